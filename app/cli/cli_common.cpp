@@ -1,0 +1,44 @@
+// Shared depthlab-cli helpers; see cli_common.h.
+#include "cli_common.h"
+
+#include <ctime>
+
+#include "util/paths.h"
+
+namespace depthlab::cli {
+
+store::RunStore openStore(const GlobalOptions& g, store::RunStore::Mode mode) {
+  std::string path = util::defaultDatabasePath(g.db);
+  if (mode == store::RunStore::Mode::ReadWrite) util::ensureDir(util::parentDir(path));
+  return store::RunStore::open(path, mode);
+}
+
+std::string formatTime(double unixSeconds) {
+  if (unixSeconds <= 0) return "-";
+  std::time_t t = static_cast<std::time_t>(unixSeconds);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", std::localtime(&t));
+  return buf;
+}
+
+nlohmann::json runToJson(const store::RunInfo& r) {
+  nlohmann::json j;
+  j["id"] = r.id;
+  j["name"] = r.name;
+  j["group"] = r.groupName;
+  j["scheme"] = r.scheme;
+  j["status"] = store::toString(r.status);
+  j["device"] = r.device;
+  j["seed"] = r.seed;
+  j["created_at"] = r.createdAt;
+  j["started_at"] = r.startedAt ? nlohmann::json(*r.startedAt) : nlohmann::json();
+  j["finished_at"] = r.finishedAt ? nlohmann::json(*r.finishedAt) : nlohmann::json();
+  j["tags"] = r.tags;
+  j["notes"] = r.notes;
+  j["host"] = r.host;
+  j["pid"] = r.pid;
+  j["config"] = nlohmann::json::parse(r.configJson, nullptr, /*allow_exceptions=*/false);
+  return j;
+}
+
+}  // namespace depthlab::cli

@@ -1,0 +1,28 @@
+// Helpers shared by the depthlab-cli subcommands: options every command takes (--db, --json)
+// and opening the run store with a user-facing error. No command logic here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "store/run_store.h"
+
+namespace depthlab::cli {
+
+struct GlobalOptions {
+  std::string db;     // --db PATH (else $DEPTHLAB_DB, else the data folder's depthlab.db)
+  bool json = false;  // --json: machine-readable output
+};
+
+/// Opens the store named by the options; creates the data folder for the default path.
+store::RunStore openStore(const GlobalOptions& g,
+                          store::RunStore::Mode mode = store::RunStore::Mode::ReadWrite);
+nlohmann::json runToJson(const store::RunInfo& r);
+std::string formatTime(double unixSeconds);
+
+void addRunsCommand(CLI::App& app, GlobalOptions& g);
+void addBenchCommand(CLI::App& app, GlobalOptions& g);
+
+}  // namespace depthlab::cli

@@ -1,0 +1,129 @@
+// `depthlab-cli runs list | show ID | rm ID | tag ID TAG | note ID TEXT`.
+#include <iomanip>
+#include <iostream>
+
+#include "cli_common.h"
+
+namespace depthlab::cli {
+
+namespace {
+
+store::RunInfo requireRun(store::RunStore& s, int64_t id) {
+  auto r = s.run(id);
+  if (!r) throw std::runtime_error("no run with id " + std::to_string(id) + " in " + s.path());
+  return *r;
+}
+
+void printRunTable(const std::vector<store::RunInfo>& runs) {
+  std::cout << std::left << std::setw(5) << "ID" << std::setw(28) << "NAME" << std::setw(14)
+            << "SCHEME" << std::setw(10) << "STATUS" << std::setw(16) << "GROUP"
+            << std::setw(20) << "CREATED" << "TAGS\n";
+  for (const auto& r : runs) {
+    std::string tags;
+    for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
+    std::cout << std::left << std::setw(5) << r.id << std::setw(28) << r.name.substr(0, 27)
+              << std::setw(14) << r.scheme << std::setw(10) << store::toString(r.status)
+              << std::setw(16) << r.groupName.substr(0, 15) << std::setw(20)
+              << formatTime(r.createdAt) << tags << "\n";
+  }
+  if (runs.empty()) std::cout << "(no runs yet)\n";
+}
+
+}  // namespace
+
+void addRunsCommand(CLI::App& app, GlobalOptions& g) {
+  auto* runs = app.add_subcommand("runs", "List and edit stored runs");
+  runs->require_subcommand(1);
+
+  auto* list = runs->add_subcommand("list", "List every run");
+  list->callback([&g] {
+    auto s = openStore(g);
+    s.reapCrashedRuns();
+    auto all = s.listRuns();
+    if (g.json) {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& r : all) j.push_back(runToJson(r));
+      std::cout << j.dump(2) << "\n";
+    } else {
+      printRunTable(all);
+    }
+  });
+
+  static int64_t id = 0;
+  static std::string text;
+  auto* show = runs->add_subcommand("show", "Show one run: config, latest metrics, events");
+  show->add_option("id", id, "Run id")->required();
+  show->callback([&g] {
+    auto s = openStore(g);
+    s.reapCrashedRuns();
+    auto r = requireRun(s, id);
+    auto latest = s.latestScalars(id);
+    auto ckpts = s.checkpoints(id);
+    auto events = s.events(id);
+    if (g.json) {
+      auto j = runToJson(r);
+      for (const auto& [k, p] : latest) j["latest"][k] = {{"step", p.step}, {"value", p.value}};
+      j["layer_metrics"] = s.layerMetrics(id);
+      j["matrix_kinds"] = s.matrixKinds(id);
+      for (const auto& c : ckpts) j["checkpoints"].push_back({{"step", c.step}, {"path", c.path}});
+      for (const auto& e : events) {
+        j["events"].push_back({{"level", store::toString(e.level)}, {"message", e.message},
+                               {"step", e.step ? nlohmann::json(*e.step) : nlohmann::json()}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::cout << "run " << r.id << ": " << r.name << "\n"
+              << "  status   " << store::toString(r.status) << "\n"
+              << "  scheme   " << r.scheme << "   group " << r.groupName << "   seed " << r.seed
+              << "\n  device   " << r.device << "   host " << r.host << " pid " << r.pid << "\n"
+              << "  created  " << formatTime(r.createdAt) << "   finished "
+              << formatTime(r.finishedAt.value_or(0)) << "\n";
+    if (!r.tags.empty()) {
+      std::cout << "  tags    ";
+      for (const auto& t : r.tags) std::cout << " " << t;
+      std::cout << "\n";
+    }
+    if (!r.notes.empty()) std::cout << "  notes    " << r.notes << "\n";
+    std::cout << "  config   " << r.configJson << "\n";
+    for (const auto& [k, p] : latest) {
+      std::cout << "  " << std::left << std::setw(16) << k << p.value << "  (step " << p.step
+                << ")\n";
+    }
+    for (const auto& c : ckpts) std::cout << "  checkpoint step " << c.step << ": " << c.path << "\n";
+    for (const auto& e : events) {
+      std::cout << "  [" << store::toString(e.level) << "] " << e.message << "\n";
+    }
+  });
+
+  auto* rm = runs->add_subcommand("rm", "Delete a run and all its metrics");
+  rm->add_option("id", id, "Run id")->required();
+  rm->callback([&g] {
+    auto s = openStore(g);
+    if (!s.deleteRun(id)) throw std::runtime_error("no run with id " + std::to_string(id));
+    if (!g.json) std::cout << "deleted run " << id << "\n";
+    else std::cout << nlohmann::json{{"deleted", id}}.dump() << "\n";
+  });
+
+  auto* tag = runs->add_subcommand("tag", "Add a tag to a run");
+  tag->add_option("id", id, "Run id")->required();
+  tag->add_option("tag", text, "Tag")->required();
+  tag->callback([&g] {
+    auto s = openStore(g);
+    requireRun(s, id);
+    s.addTag(id, text);
+    if (g.json) std::cout << runToJson(requireRun(s, id)).dump(2) << "\n";
+  });
+
+  auto* note = runs->add_subcommand("note", "Set a run's notes");
+  note->add_option("id", id, "Run id")->required();
+  note->add_option("text", text, "Notes")->required();
+  note->callback([&g] {
+    auto s = openStore(g);
+    requireRun(s, id);
+    s.setNotes(id, text);
+    if (g.json) std::cout << runToJson(requireRun(s, id)).dump(2) << "\n";
+  });
+}
+
+}  // namespace depthlab::cli

@@ -1,0 +1,27 @@
+// depthlab-cli: the headless face of DepthLab. Each subcommand lives in its own cli_*.cpp;
+// this file only lists them and turns any error into a one-line message and exit code 1.
+#include <iostream>
+
+#include "cli_common.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
+  app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);
+  app.require_subcommand(1);
+  depthlab::cli::GlobalOptions g;
+  app.add_option("--db", g.db, "Run database (default $DEPTHLAB_DB, else the data folder)");
+  app.add_flag("--json", g.json, "Machine-readable JSON output");
+
+  depthlab::cli::addRunsCommand(app, g);
+  depthlab::cli::addBenchCommand(app, g);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "depthlab-cli: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,54 @@
+// depthlab: the lab window. Opens the run store (--db, $DEPTHLAB_DB or the data folder),
+// prepares the default corpus, and shows the MainWindow. A table of contents, no logic.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QMessageBox>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "data/default_corpus.h"
+#include "main_window.h"
+#include "util/paths.h"
+
+static bool haveDisplay() {
+  const char* platform = std::getenv("QT_QPA_PLATFORM");
+  if (platform && *platform) return true;  // offscreen, xcb, wayland... chosen explicitly
+  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
+}
+
+int main(int argc, char** argv) {
+  if (!haveDisplay()) {
+    std::fprintf(stderr,
+                 "depthlab: no display found (DISPLAY/WAYLAND_DISPLAY unset).\n"
+                 "Use the headless CLI instead, e.g. `build/release/app/depthlab-cli --help`,\n"
+                 "or run under Xvfb: `xvfb-run build/release/app/depthlab`.\n");
+    return 2;
+  }
+  QApplication app(argc, argv);
+  QApplication::setApplicationName(QStringLiteral("DepthLab"));
+  QApplication::setApplicationVersion(QStringLiteral(DEPTHLAB_VERSION));
+
+  QCommandLineParser cli;
+  cli.addHelpOption();
+  cli.addVersionOption();
+  QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Run database."),
+                              QStringLiteral("path"));
+  cli.addOption(dbOption);
+  cli.process(app);
+
+  const std::string dbPath = depthlab::util::defaultDatabasePath(cli.value(dbOption).toStdString());
+  auto corpus = depthlab::data::ensureDefaultCorpus();
+  try {
+    depthlab::util::ensureDir(depthlab::util::parentDir(dbPath));
+    auto store = depthlab::store::RunStore::open(dbPath);
+    depthlab::ui::MainWindow window(std::move(store),
+                                    {QString::fromStdString(corpus.path),
+                                     QString::fromStdString(corpus.message)});
+    window.show();
+    return QApplication::exec();
+  } catch (const std::exception& e) {
+    QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));
+    return 1;
+  }
+}

@@ -1,0 +1,50 @@
+# Small helpers shared by the DepthLab targets: warnings/sanitizers, SQL embedding, tests.
+
+# depthlab_target_defaults(target): warnings and sanitizer flags for one of our targets.
+function(depthlab_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(DEPTHLAB_WARNINGS_AS_ERRORS)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(DEPTHLAB_ENABLE_ASAN)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+  if(DEPTHLAB_ENABLE_TSAN)
+    target_compile_options(${target} PRIVATE -fsanitize=thread)
+    target_link_options(${target} PRIVATE -fsanitize=thread)
+  endif()
+endfunction()
+
+# depthlab_embed_sql(OUT header VAR name FILES a.sql b.sql ...): generates a header holding
+# every migration as a raw string, in file order, so the binary carries its own schema.
+function(depthlab_embed_sql)
+  cmake_parse_arguments(E "" "OUT;VAR" "FILES" ${ARGN})
+  set(body "// Generated from core/store/schema/*.sql by CMake. Do not edit.\n#pragma once\n#include <array>\n#include <string_view>\nnamespace depthlab::store {\ninline constexpr std::array<std::string_view, ")
+  list(LENGTH E_FILES n)
+  string(APPEND body "${n}> ${E_VAR} = {\n")
+  foreach(f ${E_FILES})
+    file(READ ${f} sql)
+    string(APPEND body "  std::string_view(R\"depthlab_sql(${sql})depthlab_sql\"),\n")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${f})
+  endforeach()
+  string(APPEND body "};\n}  // namespace depthlab::store\n")
+  file(CONFIGURE OUTPUT ${E_OUT} CONTENT "${body}" @ONLY)
+endfunction()
+
+# depthlab_add_gtest(NAME name SOURCES ... LIBS ... [LABELS ...]): one GoogleTest executable,
+# each TEST registered with CTest on its own.
+function(depthlab_add_gtest)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENV" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  depthlab_target_defaults(${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  include(GoogleTest)
+  gtest_discover_tests(${T_NAME}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}" ENVIRONMENT "${T_ENV}")
+endfunction()

@@ -1,0 +1,367 @@
+// RunStore: opening (checks before any write), migrations, and the runs table.
+// Metric writes and reads live in run_store_metrics.cpp.
+#include "store/run_store.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+#include "store/run_store_statements.h"
+#include "store/schema_migrations.h"
+#include "util/process_identity.h"
+
+namespace depthlab::store {
+
+namespace {
+
+// 'DPLB': marks a SQLite file as a DepthLab run store (PRAGMA application_id).
+constexpr int64_t kApplicationId = 0x44504C42;
+
+double nowSeconds() {
+  using namespace std::chrono;
+  return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+bool fileHasBytes(const std::string& path) {
+  struct stat sb {};
+  return ::stat(path.c_str(), &sb) == 0 && sb.st_size > 0;
+}
+
+// Reads the file without writing a byte and throws StoreError when it must not be touched.
+void inspectExisting(const std::string& path) {
+  {
+    std::ifstream in(path, std::ios::binary);
+    char header[16] = {};
+    in.read(header, sizeof(header));
+    if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
+      throw StoreError("'" + path + "' is not a DepthLab database (not an SQLite file); "
+                       "it was left untouched. Choose another file with --db.");
+    }
+  }
+  try {
+    SqliteDb db(path, SQLITE_OPEN_READONLY);
+    int64_t appId = db.queryInt("PRAGMA application_id");
+    int64_t version = db.queryInt("PRAGMA user_version");
+    int64_t tables = db.queryInt("SELECT count(*) FROM sqlite_master");
+    if (appId != kApplicationId && !(appId == 0 && version == 0 && tables == 0)) {
+      throw StoreError("'" + path + "' is an SQLite file but not a DepthLab database "
+                       "(application_id " + std::to_string(appId) + "); it was left untouched.");
+    }
+    if (version > RunStore::latestSchemaVersion()) {
+      throw StoreError("'" + path + "' was written by a newer DepthLab (schema v" +
+                       std::to_string(version) + ", this build knows up to v" +
+                       std::to_string(RunStore::latestSchemaVersion()) +
+                       "); update DepthLab. The file was left untouched.");
+    }
+    std::string check = db.queryText("PRAGMA quick_check");
+    if (check != "ok") {
+      throw StoreError("'" + path + "' is corrupt (" + check + "); it was left untouched. "
+                       "Restore a backup or open another file with --db.");
+    }
+  } catch (const StoreError& e) {
+    std::string what = e.what();
+    if (what.rfind("'" + path + "'", 0) == 0) throw;
+    throw StoreError("'" + path + "' is corrupt or not a DepthLab database (" + what +
+                     "); it was left untouched.");
+  }
+}
+
+}  // namespace
+
+
+int RunStore::latestSchemaVersion() { return static_cast<int>(kSchemaMigrations.size()); }
+
+void RunStore::migrateTo(SqliteDb& db, int version) {
+  int current = static_cast<int>(db.queryInt("PRAGMA user_version"));
+  if (current >= version) return;
+  SqliteTransaction tx(db);
+  if (current == 0) db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+  for (int v = current; v < version; ++v) {
+    try {
+      db.exec(std::string(kSchemaMigrations[static_cast<size_t>(v)]));
+    } catch (const StoreError& e) {
+      throw StoreError("migration " + std::to_string(v + 1) + " failed: " + e.what());
+    }
+  }
+  db.exec("PRAGMA user_version = " + std::to_string(version));
+  tx.commit();
+}
+
+RunStore RunStore::open(const std::string& path, Mode mode) {
+  bool memory = path == ":memory:" || path.empty();
+  if (!memory && fileHasBytes(path)) inspectExisting(path);
+  if (mode == Mode::ReadOnly && !memory && !fileHasBytes(path)) {
+    throw StoreError("no DepthLab database at '" + path + "'");
+  }
+  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
+                                     : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  SqliteDb db(memory ? std::string(":memory:") : path, flags | SQLITE_OPEN_NOMUTEX);
+  db.exec("PRAGMA busy_timeout = 10000");
+  db.exec("PRAGMA foreign_keys = ON");
+  if (mode == Mode::ReadWrite) {
+    if (!memory) db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+    migrateTo(db, latestSchemaVersion());
+  } else if (db.queryInt("PRAGMA user_version") != latestSchemaVersion()) {
+    throw StoreError("'" + path + "' has schema v" +
+                     std::to_string(db.queryInt("PRAGMA user_version")) +
+                     "; open it once read-write to upgrade it to v" +
+                     std::to_string(latestSchemaVersion()));
+  }
+  return RunStore(memory ? std::string(":memory:") : path, std::move(db),
+                  mode == Mode::ReadOnly);
+}
+
+RunStore::RunStore(std::string path, SqliteDb db, bool readOnly)
+    : m_path(std::move(path)), m_db(std::move(db)), m_readOnly(readOnly),
+      m_st(readOnly ? nullptr : std::make_unique<Statements>(m_db)) {}
+
+RunStore::RunStore(RunStore&&) noexcept = default;
+RunStore& RunStore::operator=(RunStore&&) noexcept = default;
+RunStore::~RunStore() = default;
+
+int RunStore::schemaVersion() { return static_cast<int>(m_db.queryInt("PRAGMA user_version")); }
+
+void RunStore::requireWritable() const {
+  if (m_readOnly) throw StoreError("the run store '" + m_path + "' was opened read-only");
+}
+
+int64_t RunStore::bumpCounter() {
+  m_st->bump.step();
+  int64_t v = m_st->bump.columnInt(0);
+  m_st->bump.reset();
+  return v;
+}
+
+void RunStore::touchRun(int64_t runId) {
+  int64_t v = bumpCounter();
+  m_st->touch.bind(1, runId).bind(2, v).run();
+}
+
+int64_t RunStore::createRun(const NewRun& r) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db,
+                     "INSERT INTO runs(name, group_name, scheme, config_json, device, seed, "
+                     "created_at) VALUES (?1,?2,?3,?4,?5,?6,?7)");
+  st.bind(1, r.name).bind(2, r.groupName).bind(3, r.scheme).bind(4, r.configJson)
+      .bind(5, r.device).bind(6, r.seed).bind(7, nowSeconds());
+  st.run();
+  int64_t id = sqlite3_last_insert_rowid(m_db.handle());
+  touchRun(id);
+  tx.commit();
+  return id;
+}
+
+void RunStore::markRunning(int64_t runId) {
+  requireWritable();
+  auto me = util::currentProcess();
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db,
+                     "UPDATE runs SET status='running', started_at=coalesce(started_at, ?2), "
+                     "finished_at=NULL, host=?3, boot_id=?4, pid=?5, pid_start=?6, "
+                     "heartbeat_at=?2, stop_requested=0 WHERE id=?1");
+  st.bind(1, runId).bind(2, nowSeconds()).bind(3, me.host).bind(4, me.bootId)
+      .bind(5, me.pid).bind(6, me.startTicks);
+  st.run();
+  if (sqlite3_changes(m_db.handle()) == 0) throw StoreError("no run " + std::to_string(runId));
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::finishRun(int64_t runId, RunStatus status) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db, "UPDATE runs SET status=?2, finished_at=?3, heartbeat_at=?3 WHERE id=?1");
+  st.bind(1, runId).bind(2, std::string_view(toString(status))).bind(3, nowSeconds());
+  st.run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::setStatus(int64_t runId, RunStatus status) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db, "UPDATE runs SET status=?2 WHERE id=?1");
+  st.bind(1, runId).bind(2, std::string_view(toString(status))).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::heartbeat(int64_t runId) {
+  requireWritable();
+  SqliteStatement st(m_db, "UPDATE runs SET heartbeat_at=?2 WHERE id=?1");
+  st.bind(1, runId).bind(2, nowSeconds()).run();
+}
+
+static const char* kRunColumns =
+    "id, name, group_name, scheme, status, config_json, device, seed, created_at, started_at, "
+    "finished_at, heartbeat_at, notes, host, pid, stop_requested, version, "
+    "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t WHERE t.run_id = runs.id "
+    "ORDER BY tag))";
+
+RunInfo RunStore::readRunRow(SqliteStatement& st) {
+  RunInfo r;
+  r.id = st.columnInt(0);
+  r.name = st.columnText(1);
+  r.groupName = st.columnText(2);
+  r.scheme = st.columnText(3);
+  r.status = runStatusFromString(st.columnText(4)).value_or(RunStatus::Crashed);
+  r.configJson = st.columnText(5);
+  r.device = st.columnText(6);
+  r.seed = st.columnInt(7);
+  r.createdAt = st.columnDouble(8);
+  if (!st.columnIsNull(9)) r.startedAt = st.columnDouble(9);
+  if (!st.columnIsNull(10)) r.finishedAt = st.columnDouble(10);
+  if (!st.columnIsNull(11)) r.heartbeatAt = st.columnDouble(11);
+  r.notes = st.columnText(12);
+  r.host = st.columnText(13);
+  r.pid = st.columnInt(14);
+  r.stopRequested = st.columnInt(15) != 0;
+  r.version = st.columnInt(16);
+  std::string tags = st.columnText(17);
+  size_t start = 0;
+  while (!tags.empty() && start <= tags.size()) {
+    size_t end = tags.find('\x1f', start);
+    if (end == std::string::npos) end = tags.size();
+    r.tags.push_back(tags.substr(start, end - start));
+    start = end + 1;
+  }
+  return r;
+}
+
+std::optional<RunInfo> RunStore::run(int64_t runId) {
+  SqliteStatement st(m_db, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=?1");
+  st.bind(1, runId);
+  if (!st.step()) return std::nullopt;
+  return readRunRow(st);
+}
+
+std::vector<RunInfo> RunStore::listRuns() {
+  SqliteStatement st(m_db, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY id");
+  std::vector<RunInfo> out;
+  while (st.step()) out.push_back(readRunRow(st));
+  return out;
+}
+
+bool RunStore::deleteRun(int64_t runId) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db, "DELETE FROM runs WHERE id=?1");
+  st.bind(1, runId).run();
+  bool existed = sqlite3_changes(m_db.handle()) > 0;
+  bumpCounter();
+  tx.commit();
+  return existed;
+}
+
+void RunStore::renameRun(int64_t runId, const std::string& name) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "UPDATE runs SET name=?2 WHERE id=?1").bind(1, runId).bind(2, name).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::addTag(int64_t runId, const std::string& tag) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "INSERT OR IGNORE INTO run_tags(run_id, tag) VALUES (?1, ?2)")
+      .bind(1, runId).bind(2, tag).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::removeTag(int64_t runId, const std::string& tag) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "DELETE FROM run_tags WHERE run_id=?1 AND tag=?2")
+      .bind(1, runId).bind(2, tag).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::setNotes(int64_t runId, const std::string& notes) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "UPDATE runs SET notes=?2 WHERE id=?1").bind(1, runId).bind(2, notes).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::requestStop(int64_t runId) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "UPDATE runs SET stop_requested=1 WHERE id=?1").bind(1, runId).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+bool RunStore::stopRequested(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT stop_requested FROM runs WHERE id=?1");
+  st.bind(1, runId);
+  return st.step() && st.columnInt(0) != 0;
+}
+
+std::vector<int64_t> RunStore::reapCrashedRuns(double staleAfterSeconds) {
+  if (m_readOnly) return {};
+  struct Candidate { int64_t id; util::ProcessIdentity who; std::optional<double> heartbeat; };
+  std::vector<Candidate> candidates;
+  {
+    SqliteStatement st(m_db, "SELECT id, host, boot_id, pid, pid_start, heartbeat_at FROM runs "
+                             "WHERE status='running'");
+    while (st.step()) {
+      Candidate c{st.columnInt(0), {st.columnText(1), st.columnText(2), st.columnInt(3),
+                                    st.columnInt(4)}, std::nullopt};
+      if (!st.columnIsNull(5)) c.heartbeat = st.columnDouble(5);
+      candidates.push_back(std::move(c));
+    }
+  }
+  const std::string host = util::hostName();
+  const double now = nowSeconds();
+  std::vector<int64_t> dead;
+  for (const auto& c : candidates) {
+    bool gone;
+    if (c.who.host == host) {
+      gone = !util::isAlive(c.who);
+    } else {
+      gone = !c.heartbeat || now - *c.heartbeat > staleAfterSeconds;
+    }
+    if (gone) dead.push_back(c.id);
+  }
+  if (dead.empty()) return dead;
+  SqliteTransaction tx(m_db);
+  SqliteStatement st(m_db, "UPDATE runs SET status='crashed', finished_at=?2 "
+                           "WHERE id=?1 AND status='running'");
+  SqliteStatement ev(m_db, "INSERT INTO events(run_id, time, level, message) "
+                           "VALUES (?1, ?2, 'error', ?3)");
+  for (int64_t id : dead) {
+    st.bind(1, id).bind(2, now).run();
+    ev.bind(1, id).bind(2, now)
+        .bind(3, std::string_view("the training process is gone; run marked crashed"))
+        .run();
+    touchRun(id);
+  }
+  tx.commit();
+  return dead;
+}
+
+int64_t RunStore::changeCounter() {
+  return m_db.queryInt("SELECT value FROM store_meta WHERE key='change_counter'");
+}
+
+std::vector<int64_t> RunStore::runsChangedSince(int64_t since) {
+  SqliteStatement st(m_db, "SELECT id FROM runs WHERE version > ?1 ORDER BY id");
+  st.bind(1, since);
+  std::vector<int64_t> ids;
+  while (st.step()) ids.push_back(st.columnInt(0));
+  return ids;
+}
+
+int64_t RunStore::dataVersion() { return m_db.queryInt("PRAGMA data_version"); }
+
+std::string RunStore::integrityCheck() { return m_db.queryText("PRAGMA integrity_check"); }
+
+}  // namespace depthlab::store

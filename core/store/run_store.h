@@ -1,0 +1,103 @@
+// RunStore: the SQLite file that keeps every DepthLab run, and the bus between a training
+// process (which writes in batches) and any viewer (which polls the change counter).
+// Opening never modifies a file that is not a DepthLab database, is corrupt, or was written by
+// a newer schema: it throws StoreError first. Only RunStore issues SQL.
+// Thread-safety: one RunStore per thread; open a second one for a second thread or process.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/sqlite_db.h"
+#include "store/store_types.h"
+
+namespace depthlab::store {
+
+class RunStore {
+ public:
+  enum class Mode { ReadWrite, ReadOnly };
+
+  /// Opens (creating and migrating when needed) the database at `path`; ":memory:" works.
+  static RunStore open(const std::string& path, Mode mode = Mode::ReadWrite);
+  /// Schema version this binary writes (number of embedded migrations).
+  static int latestSchemaVersion();
+  /// Applies migrations 1..version to an open connection (tests build older files with it).
+  static void migrateTo(SqliteDb& db, int version);
+
+  RunStore(RunStore&&) noexcept;
+  RunStore& operator=(RunStore&&) noexcept;
+  ~RunStore();
+
+  const std::string& path() const { return m_path; }
+  int schemaVersion();
+
+  // --- runs ---------------------------------------------------------------------------
+  int64_t createRun(const NewRun& run);
+  /// Claims a run for this process: status running, host/boot/pid recorded, heartbeat now.
+  void markRunning(int64_t runId);
+  /// Ends a run with a final status (finished, stopped, diverged, crashed).
+  void finishRun(int64_t runId, RunStatus status);
+  void setStatus(int64_t runId, RunStatus status);
+  void heartbeat(int64_t runId);
+  std::optional<RunInfo> run(int64_t runId);
+  std::vector<RunInfo> listRuns();
+  /// Deletes a run and every row that belongs to it; returns false when it did not exist.
+  bool deleteRun(int64_t runId);
+  void renameRun(int64_t runId, const std::string& name);
+  void addTag(int64_t runId, const std::string& tag);
+  void removeTag(int64_t runId, const std::string& tag);
+  void setNotes(int64_t runId, const std::string& notes);
+  void requestStop(int64_t runId);
+  bool stopRequested(int64_t runId);
+  /// Marks `running` runs whose process is gone as `crashed` (same host: the pid and its start
+  /// time; other hosts: no heartbeat for `staleAfterSeconds`). Returns the ids it changed.
+  std::vector<int64_t> reapCrashedRuns(double staleAfterSeconds = 600.0);
+
+  // --- metrics ------------------------------------------------------------------------
+  /// Commits everything in `batch` for `runId` in one transaction.
+  void write(int64_t runId, const WriteBatch& batch);
+  void addCheckpoint(int64_t runId, const CheckpointInfo& ckpt);
+
+  std::vector<std::string> scalarKeys(int64_t runId);
+  std::vector<ScalarPoint> scalarSeries(int64_t runId, const std::string& key,
+                                        int64_t stepFrom = INT64_MIN,
+                                        int64_t stepTo = INT64_MAX);
+  /// Last (step, value) of every scalar key of a run.
+  std::map<std::string, ScalarPoint> latestScalars(int64_t runId);
+  std::vector<std::string> layerMetrics(int64_t runId);
+  LayerSeries layerSeries(int64_t runId, const std::string& metric,
+                          int64_t stepFrom = INT64_MIN, int64_t stepTo = INT64_MAX);
+  std::vector<std::string> matrixKinds(int64_t runId);
+  std::vector<int64_t> matrixSteps(int64_t runId, const std::string& kind);
+  std::optional<Matrix> matrix(int64_t runId, const std::string& kind, int64_t step);
+  std::vector<CheckpointInfo> checkpoints(int64_t runId);
+  std::vector<EventInfo> events(int64_t runId, int64_t afterId = 0);
+
+  // --- change tracking ----------------------------------------------------------------
+  /// Increases whenever anything is written, by any connection.
+  int64_t changeCounter();
+  /// Ids of runs changed after counter value `since` (cheap: one indexed query).
+  std::vector<int64_t> runsChangedSince(int64_t since);
+  /// SQLite's PRAGMA data_version: changes when another connection committed.
+  int64_t dataVersion();
+  std::string integrityCheck();
+
+ private:
+  RunStore(std::string path, SqliteDb db, bool readOnly);
+  int64_t bumpCounter();        // inside a transaction
+  void touchRun(int64_t runId); // bump + set runs.version
+  void requireWritable() const;
+  RunInfo readRunRow(SqliteStatement& st);
+
+  struct Statements;
+  std::string m_path;
+  SqliteDb m_db;
+  bool m_readOnly = false;
+  std::unique_ptr<Statements> m_st;
+};
+
+}  // namespace depthlab::store

@@ -1,0 +1,202 @@
+// RunStore: batched metric writes and the series reads a viewer needs.
+// Per-layer vectors and matrices are stored as little-endian float32 BLOBs.
+#include <chrono>
+#include <cstring>
+
+#include "store/run_store.h"
+#include "store/run_store_statements.h"
+
+namespace depthlab::store {
+
+namespace {
+
+static_assert(sizeof(float) == 4, "float32 BLOBs assume 4-byte floats");
+
+std::vector<float> blobToFloats(const void* data, int bytes) {
+  std::vector<float> out(static_cast<size_t>(bytes) / sizeof(float));
+  if (!out.empty()) std::memcpy(out.data(), data, out.size() * sizeof(float));
+  return out;
+}
+
+std::vector<std::string> textColumn(SqliteStatement& st) {
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.columnText(0));
+  return out;
+}
+
+}  // namespace
+
+size_t WriteBatch::valueCount() const {
+  size_t n = scalars.size();
+  for (const auto& l : layers) n += l.values.size();
+  for (const auto& m : matrices) n += m.data.size();
+  return n;
+}
+
+void RunStore::write(int64_t runId, const WriteBatch& batch) {
+  requireWritable();
+  if (batch.empty()) return;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  SqliteTransaction tx(m_db);
+  auto& s = *m_st;
+  for (const auto& x : batch.scalars) {
+    s.insScalar.bind(1, runId).bind(2, x.key).bind(3, x.step).bind(4, x.value).run();
+  }
+  for (const auto& x : batch.layers) {
+    s.insLayer.bind(1, runId).bind(2, x.metric).bind(3, x.step)
+        .bind(4, static_cast<int64_t>(x.values.size()))
+        .bindBlob(5, x.values.data(), x.values.size() * sizeof(float))
+        .run();
+  }
+  for (const auto& x : batch.matrices) {
+    if (static_cast<size_t>(x.rows) * static_cast<size_t>(x.cols) != x.data.size()) {
+      throw StoreError("matrix '" + x.kind + "' has " + std::to_string(x.data.size()) +
+                       " values, expected rows*cols");
+    }
+    s.insMatrix.bind(1, runId).bind(2, x.kind).bind(3, x.step)
+        .bind(4, static_cast<int64_t>(x.rows)).bind(5, static_cast<int64_t>(x.cols))
+        .bindBlob(6, x.data.data(), x.data.size() * sizeof(float))
+        .run();
+  }
+  for (const auto& x : batch.events) {
+    s.insEvent.bind(1, runId);
+    if (x.step) s.insEvent.bind(2, *x.step); else s.insEvent.bindNull(2);
+    s.insEvent.bind(3, now).bind(4, std::string_view(toString(x.level))).bind(5, x.message).run();
+  }
+  SqliteStatement(m_db, "UPDATE runs SET heartbeat_at=?2 WHERE id=?1").bind(1, runId)
+      .bind(2, now).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::addCheckpoint(int64_t runId, const CheckpointInfo& c) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "INSERT INTO checkpoints(run_id, step, path, checksum, created_at) "
+                        "VALUES (?1,?2,?3,?4,?5)")
+      .bind(1, runId).bind(2, c.step).bind(3, c.path).bind(4, c.checksum).bind(5, c.createdAt)
+      .run();
+  touchRun(runId);
+  tx.commit();
+}
+
+std::vector<std::string> RunStore::scalarKeys(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT DISTINCT key FROM scalars WHERE run_id=?1 ORDER BY key");
+  st.bind(1, runId);
+  return textColumn(st);
+}
+
+std::vector<ScalarPoint> RunStore::scalarSeries(int64_t runId, const std::string& key,
+                                                int64_t stepFrom, int64_t stepTo) {
+  SqliteStatement st(m_db, "SELECT step, value FROM scalars WHERE run_id=?1 AND key=?2 "
+                           "AND step BETWEEN ?3 AND ?4 ORDER BY step");
+  st.bind(1, runId).bind(2, key).bind(3, stepFrom).bind(4, stepTo);
+  std::vector<ScalarPoint> out;
+  while (st.step()) {
+    out.push_back({st.columnInt(0),
+                   st.columnIsNull(1) ? std::numeric_limits<double>::quiet_NaN()
+                                      : st.columnDouble(1)});
+  }
+  return out;
+}
+
+std::map<std::string, ScalarPoint> RunStore::latestScalars(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT key, max(step), value FROM scalars WHERE run_id=?1 GROUP BY key");
+  st.bind(1, runId);
+  std::map<std::string, ScalarPoint> out;
+  while (st.step()) out[st.columnText(0)] = {st.columnInt(1), st.columnDouble(2)};
+  return out;
+}
+
+std::vector<std::string> RunStore::layerMetrics(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT DISTINCT metric FROM layer_series WHERE run_id=?1 ORDER BY metric");
+  st.bind(1, runId);
+  return textColumn(st);
+}
+
+LayerSeries RunStore::layerSeries(int64_t runId, const std::string& metric, int64_t stepFrom,
+                                  int64_t stepTo) {
+  SqliteStatement st(m_db, "SELECT step, n_layers, data FROM layer_series WHERE run_id=?1 "
+                           "AND metric=?2 AND step BETWEEN ?3 AND ?4 ORDER BY step");
+  st.bind(1, runId).bind(2, metric).bind(3, stepFrom).bind(4, stepTo);
+  LayerSeries out;
+  while (st.step()) {
+    int n = static_cast<int>(st.columnInt(1));
+    if (out.steps.empty()) {
+      out.nLayers = n;
+    } else if (n != out.nLayers) {
+      continue;  // a vector of another width cannot join this series; skip it
+    }
+    const int bytes = st.columnBytes(2);
+    if (bytes != n * static_cast<int>(sizeof(float))) continue;
+    out.steps.push_back(st.columnInt(0));
+    const size_t at = out.values.size();
+    out.values.resize(at + static_cast<size_t>(n));
+    if (n > 0) std::memcpy(out.values.data() + at, st.columnBlob(2), static_cast<size_t>(bytes));
+  }
+  return out;
+}
+
+std::vector<std::string> RunStore::matrixKinds(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT DISTINCT kind FROM matrices WHERE run_id=?1 ORDER BY kind");
+  st.bind(1, runId);
+  return textColumn(st);
+}
+
+std::vector<int64_t> RunStore::matrixSteps(int64_t runId, const std::string& kind) {
+  SqliteStatement st(m_db, "SELECT step FROM matrices WHERE run_id=?1 AND kind=?2 ORDER BY step");
+  st.bind(1, runId).bind(2, kind);
+  std::vector<int64_t> out;
+  while (st.step()) out.push_back(st.columnInt(0));
+  return out;
+}
+
+std::optional<Matrix> RunStore::matrix(int64_t runId, const std::string& kind, int64_t step) {
+  SqliteStatement st(m_db, "SELECT step, n_rows, n_cols, data FROM matrices WHERE run_id=?1 "
+                           "AND kind=?2 AND step<=?3 ORDER BY step DESC LIMIT 1");
+  st.bind(1, runId).bind(2, kind).bind(3, step);
+  if (!st.step()) return std::nullopt;
+  Matrix m;
+  m.step = st.columnInt(0);
+  m.rows = static_cast<int>(st.columnInt(1));
+  m.cols = static_cast<int>(st.columnInt(2));
+  m.data = blobToFloats(st.columnBlob(3), st.columnBytes(3));
+  if (m.data.size() != static_cast<size_t>(m.rows) * static_cast<size_t>(m.cols)) {
+    throw StoreError("matrix '" + kind + "' of run " + std::to_string(runId) +
+                     " has a damaged BLOB");
+  }
+  return m;
+}
+
+std::vector<CheckpointInfo> RunStore::checkpoints(int64_t runId) {
+  SqliteStatement st(m_db, "SELECT step, path, checksum, created_at FROM checkpoints "
+                           "WHERE run_id=?1 ORDER BY step, id");
+  st.bind(1, runId);
+  std::vector<CheckpointInfo> out;
+  while (st.step()) {
+    out.push_back({st.columnInt(0), st.columnText(1), st.columnText(2), st.columnDouble(3)});
+  }
+  return out;
+}
+
+std::vector<EventInfo> RunStore::events(int64_t runId, int64_t afterId) {
+  SqliteStatement st(m_db, "SELECT id, step, time, level, message FROM events "
+                           "WHERE run_id=?1 AND id>?2 ORDER BY id");
+  st.bind(1, runId).bind(2, afterId);
+  std::vector<EventInfo> out;
+  while (st.step()) {
+    EventInfo e;
+    e.id = st.columnInt(0);
+    if (!st.columnIsNull(1)) e.step = st.columnInt(1);
+    e.time = st.columnDouble(2);
+    std::string level = st.columnText(3);
+    e.level = level == "error" ? EventLevel::Error
+                               : level == "warning" ? EventLevel::Warning : EventLevel::Info;
+    e.message = st.columnText(4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace depthlab::store

@@ -1,0 +1,37 @@
+// DepthLab's file locations; see paths.h.
+#include "util/paths.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+namespace depthlab::util {
+
+namespace fs = std::filesystem;
+
+std::string dataDir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) {
+    return (fs::path(x) / "depthlab").string();
+  }
+  const char* home = std::getenv("HOME");
+  return (fs::path(home && *home ? home : ".") / ".local" / "share" / "depthlab").string();
+}
+
+std::string defaultDatabasePath(const std::string& cliOverride) {
+  if (!cliOverride.empty()) return cliOverride;
+  if (const char* env = std::getenv("DEPTHLAB_DB"); env && *env) return env;
+  return (fs::path(dataDir()) / "depthlab.db").string();
+}
+
+void ensureDir(const std::string& dir) {
+  if (dir.empty()) return;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create folder '" + dir + "': " + ec.message());
+}
+
+std::string parentDir(const std::string& path) {
+  return fs::path(path).parent_path().string();
+}
+
+}  // namespace depthlab::util

@@ -1,0 +1,18 @@
+// Where DepthLab keeps its files: the data folder ($XDG_DATA_HOME/depthlab, falling back to
+// ~/.local/share/depthlab), the default database, corpora and checkpoints. No I/O beyond mkdir.
+#pragma once
+
+#include <string>
+
+namespace depthlab::util {
+
+/// $XDG_DATA_HOME/depthlab or ~/.local/share/depthlab (not created).
+std::string dataDir();
+/// --db beats $DEPTHLAB_DB beats dataDir()/depthlab.db.
+std::string defaultDatabasePath(const std::string& cliOverride = "");
+/// Creates `dir` and its parents; throws std::runtime_error naming the folder on failure.
+void ensureDir(const std::string& dir);
+/// Parent folder of a path ("" for a bare name).
+std::string parentDir(const std::string& path);
+
+}  // namespace depthlab::util

@@ -1,0 +1,28 @@
+// The one place that turns run-store series into QCustomPlot data (PlotJuggler's
+// timeseries_qwt.h role), with min/max decimation per pixel column so spikes survive.
+// Panels call these functions; they never touch SQL.
+#pragma once
+
+#include <QVector>
+
+#include <vector>
+
+#include "store/store_types.h"
+
+class QCPGraph;
+
+namespace depthlab::ui {
+
+struct DecimatedSeries {
+  QVector<double> keys, values;
+  int sourcePoints = 0;   // M in "N of M points"
+  bool decimated() const { return keys.size() < sourcePoints; }
+};
+
+/// Keeps every point when there are at most 2*columns; otherwise per column the first,
+/// min and max and last point in x order.
+DecimatedSeries decimateMinMax(const std::vector<store::ScalarPoint>& points, double xFrom,
+                               double xTo, int columns);
+void setGraphData(QCPGraph* graph, const DecimatedSeries& series);
+
+}  // namespace depthlab::ui
