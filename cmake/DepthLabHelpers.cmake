@@ -35,9 +35,14 @@ endfunction()
 # depthlab_add_gtest(NAME name SOURCES ... LIBS ... [LABELS ...]): one GoogleTest executable,
 # each TEST registered with CTest on its own.
 function(depthlab_add_gtest)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENV" ${ARGN})
-  add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;MAIN" "SOURCES;LIBS;LABELS;ENV" ${ARGN})
+  # MAIN: a source with its own main() (GUI tests); otherwise GoogleTest's.
+  add_executable(${T_NAME} ${T_SOURCES} ${T_MAIN})
+  if(T_MAIN)
+    target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest)
+  else()
+    target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  endif()
   depthlab_target_defaults(${T_NAME})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
