@@ -1,1 +1,19 @@
-
+# depthlab_core sources that include torch (compiled with the precompiled header).
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
+  model/layers.cpp
+  model/block.cpp
+  model/decoder.cpp
+  train/checkpoint.cpp
+  train/trainer.cpp
+  experiment/run_group.cpp
+  io/safetensors.cpp
+)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
+  experiment/experiment_config.cpp
+  experiment/presets.cpp
+  model/block_plan.cpp
+  data/corpus.cpp
+  data/tokenizer.cpp
+  data/token_dataset.cpp
+  train/lr_schedule.cpp
+)

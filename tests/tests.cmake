@@ -1,1 +1,10 @@
-
+# Torch-using core tests, one executable per folder, sharing depthlab_core's precompiled header.
+foreach(area model train experiment data io)
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/core/${area}/*.cpp)
+  if(sources)
+    depthlab_add_gtest(NAME test_core_${area} SOURCES ${sources}
+      LIBS depthlab_test_support LABELS core)
+    target_precompile_headers(test_core_${area} REUSE_FROM depthlab_core)
+    add_dependencies(test_core_${area} depthlab-cli)
+  endif()
+endforeach()

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.add_option("--db", g.db, "Run database (default $DEPTHLAB_DB, else the data folder)");
   app.add_flag("--json", g.json, "Machine-readable JSON output");
 
+  depthlab::cli::addTrainCommands(app, g);
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);
 

@@ -1,0 +1,176 @@
+// `depthlab-cli train ...`, `depthlab-cli resume ID` and `depthlab-cli presets`.
+// A one-line live progress display, a summary table at the end, --json for machines.
+// Ctrl-C checkpoints every run of the group and marks it stopped.
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "experiment/presets.h"
+#include "experiment/run_group.h"
+
+namespace depthlab::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+extern "C" void onSigint(int) { g_stop.store(true); }
+
+std::vector<std::string> splitList(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::string formatEta(double s) {
+  char buf[32];
+  int t = static_cast<int>(s + 0.5);
+  std::snprintf(buf, sizeof(buf), "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
+  return buf;
+}
+
+void printProgress(const experiment::GroupProgress& p) {
+  std::string line = "step " + std::to_string(p.step) + "/" + std::to_string(p.totalSteps);
+  for (const auto& m : p.members) {
+    char buf[128];
+    std::snprintf(buf, sizeof(buf), " | %s %.4f %.0f tok/s%s", m.scheme.c_str(), m.lossTrain,
+                  m.tokensPerSecond, m.status == "diverged" ? " DIVERGED" : "");
+    line += buf;
+  }
+  line += " | ETA " + formatEta(p.etaSeconds);
+  std::fprintf(stderr, "\r%-150s", line.substr(0, 150).c_str());
+  std::fflush(stderr);
+}
+
+void printSummary(const experiment::GroupResult& r, bool json) {
+  if (json) {
+    nlohmann::json j;
+    j["group"] = r.groupName;
+    j["seconds"] = r.seconds;
+    for (const auto& m : r.members) {
+      j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", m.status},
+                           {"steps", m.step}, {"loss_train", m.lossTrain},
+                           {"loss_val", m.lossVal ? nlohmann::json(*m.lossVal) : nlohmann::json()},
+                           {"diverged_at", m.divergedAt ? nlohmann::json(*m.divergedAt)
+                                                        : nlohmann::json()}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::fprintf(stderr, "\n");
+  std::printf("group %s (%.1f s)\n", r.groupName.c_str(), r.seconds);
+  std::printf("%-6s %-18s %-10s %8s %11s %10s %10s\n", "RUN", "SCHEME", "STATUS", "STEPS",
+              "LOSS_TRAIN", "LOSS_VAL", "PPL_VAL");
+  for (const auto& m : r.members) {
+    std::printf("%-6lld %-18s %-10s %8lld %11.4f %10s %10s\n", static_cast<long long>(m.runId),
+                m.scheme.c_str(), m.status.c_str(), static_cast<long long>(m.step), m.lossTrain,
+                m.lossVal ? std::to_string(*m.lossVal).substr(0, 8).c_str() : "-",
+                m.lossVal ? std::to_string(std::exp(*m.lossVal)).substr(0, 8).c_str() : "-");
+  }
+}
+
+}  // namespace
+
+void addTrainCommands(CLI::App& app, GlobalOptions& g) {
+  struct TrainArgs {
+    std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name;
+    std::string checkpointDir;
+    int steps = 0, threads = -1;
+    int64_t seed = -1;
+    bool quiet = false;
+  };
+  static TrainArgs a;
+  auto* train = app.add_subcommand("train", "Train a paired group of schemes");
+  train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
+  train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
+  train->add_option("--corpus", a.corpus, "Text file, folder or .bin tokens (default: KJV)");
+  train->add_option("--tokenizer", a.tokenizer, "byte | spm:N | spm:/path/to.model");
+  train->add_option("--steps", a.steps, "Optimizer updates");
+  train->add_option("--device", a.device, "cpu | cuda | cuda:N");
+  train->add_option("--seed", a.seed, "Seed (same seed = same batches and initial weights)");
+  train->add_option("--threads", a.threads, "Intra-op threads (0 = default)");
+  train->add_option("--config", a.configFile, "Experiment config JSON (overrides the preset)");
+  train->add_option("--name", a.name, "Group name");
+  train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
+  train->add_flag("--quiet", a.quiet, "No live progress line");
+  train->callback([&g] {
+    experiment::ExperimentConfig c;
+    if (!a.configFile.empty()) {
+      c = experiment::loadConfigFile(a.configFile);
+    } else {
+      auto p = experiment::presetConfig(a.preset);
+      if (!p) {
+        std::string known;
+        for (const auto& n : experiment::presetNames()) known += " " + n;
+        throw std::runtime_error("unknown preset '" + a.preset + "' (known:" + known + ")");
+      }
+      c = *p;
+    }
+    if (!a.schemes.empty()) c.schemes = splitList(a.schemes);
+    if (!a.corpus.empty()) c.data.corpus = a.corpus;
+    if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
+    if (a.steps > 0) {
+      c.optim.steps = a.steps;
+      if (c.optim.warmupSteps >= a.steps) c.optim.warmupSteps = a.steps / 10;
+    }
+    if (!a.device.empty()) c.run.device = a.device;
+    if (a.seed >= 0) c.run.seed = a.seed;
+    if (a.threads >= 0) c.run.threads = a.threads;
+    if (!a.name.empty()) c.name = a.name;
+    auto store = openStore(g);
+    experiment::RunGroupOptions o;
+    o.checkpointDir = a.checkpointDir;
+    o.stopFlag = &g_stop;
+    if (!a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
+    std::signal(SIGINT, onSigint);
+    std::signal(SIGTERM, onSigint);
+    auto result = experiment::runGroup(c, store, o);
+    printSummary(result, g.json);
+  });
+
+  static int64_t resumeId = 0;
+  auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
+  resume->add_option("id", resumeId, "Run id")->required();
+  resume->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
+  resume->callback([&g] {
+    auto store = openStore(g);
+    experiment::RunGroupOptions o;
+    o.checkpointDir = a.checkpointDir;
+    o.stopFlag = &g_stop;
+    if (!g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
+    std::signal(SIGINT, onSigint);
+    std::signal(SIGTERM, onSigint);
+    printSummary(experiment::resumeRun(resumeId, store, o), g.json);
+  });
+
+  auto* presets = app.add_subcommand("presets", "List presets with parameter counts");
+  presets->callback([&g] {
+    nlohmann::json j = nlohmann::json::array();
+    if (!g.json) {
+      std::printf("%-12s %10s %6s %6s %6s %6s %6s %8s %8s  %s\n", "PRESET", "PARAMS", "WIDTH",
+                  "DEPTH", "HEADS", "FFN", "SEQ", "STEPS", "LR", "DESCRIPTION");
+    }
+    for (const auto& p : experiment::presets()) {
+      const auto& m = p.config.model;
+      const auto params = experiment::parameterCount(m);
+      if (g.json) {
+        j.push_back({{"name", p.name}, {"params", params}, {"description", p.description},
+                     {"config", experiment::toJson(p.config)}});
+        continue;
+      }
+      std::printf("%-12s %9.2fM %6d %6d %6d %6d %6d %8d %8.0e  %s\n", p.name.c_str(),
+                  static_cast<double>(params) / 1e6, m.dModel, m.nLayers, m.nHeads, m.dFF,
+                  m.seqLen, p.config.optim.steps, p.config.optim.lr, p.description.c_str());
+    }
+    if (g.json) std::cout << j.dump(2) << "\n";
+  });
+}
+
+}  // namespace depthlab::cli

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Independent PyTorch reference of DepthLab's decoder, written from
+../shared/reference/curse-of-depth-facts.md (sections 1-3), not from the C++ code.
+
+Used by the parity test (same weights and tokens -> logits within 1e-5), by the golden
+test's table generator, and by `depthlab-cli bench train` (tokens/s of the same model in
+PyTorch). Run it with Debian's /usr/bin/python3 (python3-torch, the same LibTorch 1.13).
+
+  reference_model.py logits --config C.json --scheme S --weights W.safetensors \
+                            --tokens T.safetensors --out O.safetensors
+  reference_model.py golden --config C.json --scheme S --weights W.safetensors \
+                            --tokens T.safetensors --steps 10          # prints JSON losses
+  reference_model.py bench  --config C.json --scheme S --steps N --threads K  # prints JSON
+"""
+import argparse
+import json
+import math
+import struct
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+DTYPES = {"F32": torch.float32, "F64": torch.float64, "I64": torch.int64, "I32": torch.int32,
+          "BF16": torch.bfloat16, "F16": torch.float16}
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n])
+    out = {}
+    for name, e in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = e["data_offsets"]
+        buf = bytearray(data[8 + n + a:8 + n + b])
+        t = torch.frombuffer(buf, dtype=DTYPES[e["dtype"]]) if b > a else torch.empty(0)
+        out[name] = t.reshape(e["shape"]).clone()
+    return out
+
+
+def save_safetensors(path, tensors):
+    names = {v: k for k, v in DTYPES.items()}
+    header, blobs, off = {}, [], 0
+    for name, t in sorted(tensors.items()):
+        t = t.detach().contiguous().cpu()
+        raw = t.numpy().tobytes() if t.dtype != torch.bfloat16 else t.view(torch.int16).numpy().tobytes()
+        header[name] = {"dtype": names[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [off, off + len(raw)]}
+        blobs.append(raw)
+        off += len(raw)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        xf = x.float()
+        return self.weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
+
+
+def make_norm(cfg):
+    if cfg["norm"] == "layernorm":
+        return nn.LayerNorm(cfg["dModel"], eps=cfg["normEps"])
+    return RMSNorm(cfg["dModel"], cfg["normEps"])
+
+
+def rope_tables(head_dim, T, base):
+    inv = base ** (-torch.arange(0, head_dim, 2, dtype=torch.float64) / head_dim)
+    freqs = torch.outer(torch.arange(T, dtype=torch.float64), inv)
+    emb = torch.cat([freqs, freqs], -1)
+    return emb.cos().float(), emb.sin().float()
+
+
+def apply_rope(x, cos, sin):
+    d = x.shape[-1]
+    x1, x2 = x[..., :d // 2], x[..., d // 2:]
+    return x * cos + torch.cat([-x2, x1], -1) * sin
+
+
+class Attention(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.h, self.hd = h, d // h
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.o_proj = nn.Linear(d, d, bias=False)
+
+    def forward(self, x, cos, sin):
+        B, T, C = x.shape
+        q, k, v = (p(x).view(B, T, self.h, self.hd).transpose(1, 2)
+                   for p in (self.q_proj, self.k_proj, self.v_proj))
+        q, k = apply_rope(q, cos[:T], sin[:T]), apply_rope(k, cos[:T], sin[:T])
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(self.hd)
+        mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+        att = att.masked_fill(mask, float("-inf")).softmax(-1)
+        return self.o_proj((att @ v).transpose(1, 2).reshape(B, T, C))
+
+
+class MLP(nn.Module):
+    def __init__(self, d, f):
+        super().__init__()
+        self.gate_proj = nn.Linear(d, f, bias=False)
+        self.up_proj = nn.Linear(d, f, bias=False)
+        self.down_proj = nn.Linear(f, d, bias=False)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class Block(nn.Module):
+    """Facts file section 2.1: one block per scheme, written out case by case."""
+
+    def __init__(self, cfg, scheme, i, L):
+        super().__init__()
+        d = cfg["dModel"]
+        self.scheme, self.ell, self.L = scheme, i + 1, L
+        self.self_attn = Attention(d, cfg["nHeads"])
+        self.mlp = MLP(d, cfg["dFF"])
+        self.input_layernorm = make_norm(cfg)
+        self.post_attention_layernorm = make_norm(cfg)
+        if scheme == "sandwich":
+            self.attn_out_norm = make_norm(cfg)
+            self.mlp_out_norm = make_norm(cfg)
+        self.mix_post = i < round(cfg.get("mixLnAlpha", 0.25) * L)
+
+    def forward(self, x, cos, sin):
+        A = lambda t: self.self_attn(t, cos, sin)
+        Fn = self.mlp
+        N1, N2 = self.input_layernorm, self.post_attention_layernorm
+        s = self.scheme
+        if s == "pre_ln" or (s == "mix_ln" and not self.mix_post):
+            h = x + A(N1(x))
+            return h + Fn(N2(h))
+        if s == "lns":
+            c = 1.0 / math.sqrt(self.ell)
+            h = x + A(N1(x) * c)
+            return h + Fn(N2(h) * c)
+        if s == "post_ln" or s == "mix_ln":
+            h = N1(x + A(x))
+            return N2(h + Fn(h))
+        if s in ("deepnorm", "deepnorm_official"):
+            a = math.sqrt(8.0) if s == "deepnorm_official" else (2.0 * self.L) ** 0.25
+            h = N1(a * x + A(x))
+            return N2(a * h + Fn(h))
+        if s == "sandwich":
+            h = x + self.attn_out_norm(A(N1(x)))
+            return h + self.mlp_out_norm(Fn(N2(h)))
+        raise ValueError(f"unknown scheme {s}")
+
+
+class Decoder(nn.Module):
+    def __init__(self, cfg, scheme):
+        super().__init__()
+        L = cfg["nLayers"]
+        self.embed_tokens = nn.Embedding(cfg["vocabSize"], cfg["dModel"])
+        self.layers = nn.ModuleList(Block(cfg, scheme, i, L) for i in range(L))
+        self.norm = make_norm(cfg)  # final norm: never depth-scaled
+        self.lm_head = nn.Linear(cfg["dModel"], cfg["vocabSize"], bias=False)
+        self.cos, self.sin = rope_tables(cfg["dModel"] // cfg["nHeads"], cfg["seqLen"], cfg["ropeBase"])
+
+    def forward(self, idx):
+        x = self.embed_tokens(idx)
+        for b in self.layers:
+            x = b(x, self.cos, self.sin)
+        return self.lm_head(self.norm(x))
+
+
+def build(args):
+    cfg = json.load(open(args.config))
+    model_cfg = dict(cfg["model"])
+    model_cfg["mixLnAlpha"] = cfg.get("options", {}).get("mixLnAlpha", 0.25)
+    model = Decoder(model_cfg, args.scheme)
+    if getattr(args, "weights", None):
+        w = load_safetensors(args.weights)
+        missing = set(dict(model.named_parameters())) ^ set(w)
+        if missing:
+            sys.exit(f"reference_model: parameter names differ: {sorted(missing)[:5]}")
+        model.load_state_dict(w, strict=True)
+    return cfg, model
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mode", choices=["logits", "golden", "bench"])
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--scheme", required=True)
+    ap.add_argument("--weights")
+    ap.add_argument("--tokens")
+    ap.add_argument("--out")
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    cfg, model = build(args)
+    if args.mode == "logits":
+        t = load_safetensors(args.tokens)
+        with torch.no_grad():
+            save_safetensors(args.out, {"logits": model(t["inputs"])})
+    elif args.mode == "golden":
+        t = load_safetensors(args.tokens)
+        o = cfg["optim"]
+        opt = torch.optim.Adam(model.parameters(), lr=o["lr"], betas=(o["beta1"], o["beta2"]),
+                               eps=o["eps"], weight_decay=o["weightDecay"])
+        losses = []
+        for _ in range(args.steps):
+            opt.zero_grad()
+            logits = model(t["inputs"])
+            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), t["targets"].reshape(-1))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        print(json.dumps({"losses": losses}))
+    else:
+        o, m = cfg["optim"], cfg["model"]
+        B, T, V = o["batchSize"], m["seqLen"], m["vocabSize"]
+        opt = torch.optim.Adam(model.parameters(), lr=o["lr"])
+        g = torch.Generator().manual_seed(1)
+        x = torch.randint(0, V, (B, T + 1), generator=g)
+        t0 = None
+        for step in range(args.steps + 3):
+            if step == 3:
+                t0 = time.perf_counter()  # three warm-up steps
+            opt.zero_grad()
+            logits = model(x[:, :-1])
+            F.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1)).backward()
+            opt.step()
+        dt = time.perf_counter() - t0
+        print(json.dumps({"tokens_per_s": B * T * args.steps / dt, "seconds": dt}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+// Corpus readers; see corpus.h.
+#include "data/corpus.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace depthlab::data {
+
+namespace fs = std::filesystem;
+
+bool isTokenFile(const std::string& path) {
+  return path.size() > 4 && path.compare(path.size() - 4, 4, ".bin") == 0;
+}
+
+std::string binaryReason(const std::string& text) {
+  size_t invalid = 0;
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned char c = s[i];
+    if (c == 0) return "it contains NUL bytes";
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (s[i + k] & 0xC0) == 0x80;
+    if (!ok) {
+      ++invalid;
+      ++i;
+    } else {
+      i += len;
+    }
+  }
+  if (n > 0 && invalid * 100 > n) {
+    return std::to_string(invalid) + " of " + std::to_string(n) + " bytes are not valid UTF-8";
+  }
+  return "";
+}
+
+namespace {
+std::string readWhole(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw DataError("cannot read corpus file '" + p.string() + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+std::string readTextCorpus(const std::string& path) {
+  std::error_code ec;
+  if (path.empty()) throw DataError("no corpus given");
+  if (!fs::exists(path, ec)) throw DataError("corpus '" + path + "' does not exist");
+  std::string text;
+  if (fs::is_directory(path, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator(path, ec)) {
+      if (e.is_regular_file() && e.path().filename().string()[0] != '.') files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::string part = readWhole(f);
+      if (!binaryReason(part).empty()) continue;  // skip binaries inside a folder (e.g. caches)
+      text += part;
+      if (!part.empty() && part.back() != '\n') text += '\n';
+    }
+    if (files.empty()) throw DataError("corpus folder '" + path + "' holds no files");
+  } else {
+    text = readWhole(path);
+    if (auto why = binaryReason(text); !why.empty()) {
+      throw DataError("corpus '" + path + "' does not look like UTF-8 text (" + why +
+                      "); pass a text file, a folder of text files, or a .bin token file");
+    }
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw DataError("corpus '" + path + "' is empty");
+  }
+  return text;
+}
+
+std::vector<int32_t> readTokenFile(const std::string& path) {
+  std::string bytes = readWhole(path);
+  std::vector<int32_t> out;
+  size_t offset = 0, count = bytes.size() / 2;
+  if (bytes.size() >= 1024) {
+    int32_t header[256];
+    std::memcpy(header, bytes.data(), sizeof(header));
+    if (header[0] == 20240520) {  // llm.c: magic, version, token count
+      if (header[1] != 1) {
+        throw DataError("token file '" + path + "' has llm.c version " +
+                        std::to_string(header[1]) + " (only version 1, uint16, is supported)");
+      }
+      offset = 1024;
+      count = static_cast<size_t>(header[2]);
+      if (offset + count * 2 > bytes.size()) {
+        throw DataError("token file '" + path + "' is truncated: header says " +
+                        std::to_string(count) + " tokens");
+      }
+    }
+  }
+  if (count == 0) throw DataError("token file '" + path + "' holds no tokens");
+  out.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    uint16_t t;
+    std::memcpy(&t, bytes.data() + offset + 2 * i, 2);
+    out[i] = t;
+  }
+  return out;
+}
+
+}  // namespace depthlab::data

@@ -1,0 +1,57 @@
+// Tokenizers: byte-level (vocab 256, the default) and SentencePiece. SentencePiece always runs
+// out of process (Debian's spm_train / spm_encode): libsentencepiece bundles protobuf symbols
+// that crash any process also linking LibTorch. Models and encoded corpora are cached next to
+// the corpus (or in the data folder's cache when that folder is read-only).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace depthlab::data {
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+  virtual std::string name() const = 0;   // "byte", "spm:<model path>"
+  virtual int vocabSize() const = 0;
+  virtual std::vector<int32_t> encode(const std::string& text) const = 0;
+};
+
+class ByteTokenizer : public Tokenizer {
+ public:
+  std::string name() const override { return "byte"; }
+  int vocabSize() const override { return 256; }
+  std::vector<int32_t> encode(const std::string& text) const override;
+};
+
+class SpmTokenizer : public Tokenizer {
+ public:
+  explicit SpmTokenizer(std::string modelPath);  // reads the vocab size (spm_export_vocab)
+  std::string name() const override { return "spm:" + m_model; }
+  int vocabSize() const override { return m_vocab; }
+  std::vector<int32_t> encode(const std::string& text) const override;
+  /// Encodes a file without loading it first (spm_encode reading the file).
+  std::vector<int32_t> encodeFile(const std::string& path) const;
+  const std::string& modelPath() const { return m_model; }
+
+  /// Trains a BPE model of `vocab` pieces on `corpusFile` into `<prefix>.model`.
+  static std::string train(const std::string& corpusFile, const std::string& prefix, int vocab,
+                           const std::string& modelType = "bpe");
+  /// True when the spm_* tools are on PATH.
+  static bool toolsAvailable();
+
+ private:
+  std::string m_model;
+  int m_vocab = 0;
+};
+
+/// A folder where caches for `corpusPath` can be written: beside it, else the data cache.
+std::string cacheDirFor(const std::string& corpusPath);
+
+/// Builds the tokenizer a config names ("byte", "spm:N", "spm:/path.model"), training and
+/// caching an spm model on `corpusTextFile` when needed.
+std::unique_ptr<Tokenizer> makeTokenizer(const std::string& spec, const std::string& corpusTextFile);
+
+}  // namespace depthlab::data

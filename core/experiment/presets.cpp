@@ -1,0 +1,105 @@
+// Preset table; numbers from ../shared/reference/curse-of-depth-facts.md sections 3.2 and 3.4.
+#include "experiment/presets.h"
+
+namespace depthlab::experiment {
+
+namespace {
+
+ExperimentConfig paper(int d, int layers, int heads, int ff, double lr, int steps, int warmup,
+                       int globalBatch, int microBatch) {
+  ExperimentConfig c;
+  c.model.vocabSize = 32000;
+  c.model.dModel = d;
+  c.model.nLayers = layers;
+  c.model.nHeads = heads;
+  c.model.dFF = ff;
+  c.model.seqLen = 256;
+  c.data.tokenizer = "spm:32000";
+  c.optim.lr = lr;
+  c.optim.steps = steps;
+  c.optim.warmupSteps = warmup;
+  c.optim.batchSize = microBatch;
+  c.optim.gradAccum = globalBatch / microBatch;
+  c.run.evalEvery = 1000;
+  c.run.evalBatches = 32;
+  c.run.checkpointEvery = 5000;
+  c.run.logEvery = 10;
+  c.run.bf16 = true;
+  return c;
+}
+
+ExperimentConfig cpu(int d, int layers, int heads, int ff, int seq, int batch, double lr,
+                     int steps, int warmup, int evalEvery) {
+  ExperimentConfig c;
+  c.model.dModel = d;
+  c.model.nLayers = layers;
+  c.model.nHeads = heads;
+  c.model.dFF = ff;
+  c.model.seqLen = seq;
+  c.optim.lr = lr;
+  c.optim.steps = steps;
+  c.optim.warmupSteps = warmup;
+  c.optim.batchSize = batch;
+  c.run.evalEvery = evalEvery;
+  c.run.evalBatches = 8;
+  return c;
+}
+
+std::vector<Preset> buildPresets() {
+  std::vector<Preset> p;
+  auto add = [&](std::string name, std::string desc, ExperimentConfig c) {
+    c.preset = name;
+    p.push_back({std::move(name), std::move(desc), std::move(c)});
+  };
+  add("tiny", "4 layers, d=32: a smoke test that runs in seconds",
+      cpu(32, 4, 2, 88, 32, 8, 3e-3, 60, 6, 20));
+  add("cpu-demo", "24 layers, d=64, 600 steps: Pre-LN vs LNS on a laptop in minutes",
+      cpu(64, 24, 4, 172, 64, 16, 6e-3, 600, 60, 100));
+  add("cpu-long", "cpu-demo trained 10,000 steps (1-2 hours): does the deep-layer pattern flip?",
+      cpu(64, 24, 4, 172, 64, 16, 6e-3, 10000, 1000, 500));
+  // Paper configs: global batch 512 sequences of 256 tokens; micro-batches as in the scripts.
+  add("llama-71m", "LLaMA-71M (Mix-LN scripts): 12 layers, d=512",
+      paper(512, 12, 8, 1368, 1e-3, 10000, 1000, 256, 64));
+  add("llama-130m", "LLaMA-130M (paper Table 1): 12 layers, d=768",
+      paper(768, 12, 12, 2048, 1e-3, 20000, 2000, 512, 64));
+  add("llama-250m", "LLaMA-250M (paper Table 1): 24 layers, d=768",
+      paper(768, 24, 16, 2560, 1e-3, 40000, 4000, 512, 128));
+  add("llama-350m", "LLaMA-350M (paper Table 1; script lr 5e-4): 24 layers, d=1024",
+      paper(1024, 24, 16, 2736, 5e-4, 60000, 6000, 512, 128));
+  add("llama-1b", "LLaMA-1B (paper Table 1): 24 layers, d=2048",
+      paper(2048, 24, 32, 5461, 5e-4, 100000, 1000, 512, 32));
+  return p;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> all = buildPresets();
+  return all;
+}
+
+std::optional<ExperimentConfig> presetConfig(const std::string& name) {
+  for (const auto& p : presets()) {
+    if (p.name == name) return p.config;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> presetNames() {
+  std::vector<std::string> names;
+  for (const auto& p : presets()) names.push_back(p.name);
+  return names;
+}
+
+int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const SchemeOptions& o) {
+  const int64_t V = m.vocabSize, d = m.dModel, L = m.nLayers, f = m.dFF;
+  const int64_t normParams = m.norm == "layernorm" ? 2 * d : d;  // LayerNorm has a bias
+  int64_t perBlock = 4 * d * d + 3 * d * f + 2 * normParams;
+  if (scheme == "sandwich") perBlock += 2 * normParams;
+  if (scheme == "lns_learnable") perBlock += d + d + 1;  // per-channel scale, gate readout w, b
+  if (o.skipInit) perBlock += 2;
+  if (o.layerScale) perBlock += 2 * d;
+  return 2 * V * d + L * perBlock + normParams;
+}
+
+}  // namespace depthlab::experiment

@@ -1,0 +1,30 @@
+// Named experiment presets: the paper's LLaMA configs (vocab 32000, seq 256, the official
+// scripts' batch/lr/steps/warm-up) and small CPU presets that finish in minutes on 2 cores.
+// Also the closed-form parameter count used to label them. No torch here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment_config.h"
+
+namespace depthlab::experiment {
+
+struct Preset {
+  std::string name;
+  std::string description;
+  ExperimentConfig config;
+};
+
+const std::vector<Preset>& presets();
+std::optional<ExperimentConfig> presetConfig(const std::string& name);
+std::vector<std::string> presetNames();
+
+/// Parameters of the model: 2*V*d + L*(4d^2 + 3*d*d_ff + 2d) + d (untied, no biases), plus the
+/// extras a scheme adds (sandwich norms, skipinit/layerscale scales, lns_learnable gates).
+int64_t parameterCount(const ModelConfig& m, const std::string& scheme = "pre_ln",
+                       const SchemeOptions& o = {});
+
+}  // namespace depthlab::experiment

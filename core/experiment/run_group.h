@@ -1,0 +1,58 @@
+// RunGroup: the run loop. Trains one or more schemes as a paired group (same seed, same
+// batches, identical initial weights where parameters are shared), in lockstep, and writes
+// everything to the run store as it happens: per-step train loss / lr / grad norm / tokens/s,
+// per-layer gradient norms, evaluations, checkpoints, status. The one place that wires data,
+// model, trainer and store together. No Qt, no printing: progress goes to a callback.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment_config.h"
+#include "store/run_store.h"
+
+namespace depthlab::experiment {
+
+struct MemberProgress {
+  int64_t runId = 0;
+  std::string scheme;
+  std::string status;          // running, finished, diverged, stopped
+  int64_t step = 0;            // updates done
+  double lossTrain = 0;
+  std::optional<double> lossVal;
+  double tokensPerSecond = 0;
+  std::optional<int64_t> divergedAt;
+};
+
+struct GroupProgress {
+  int64_t step = 0, totalSteps = 0;
+  double elapsedSeconds = 0, etaSeconds = 0;
+  std::vector<MemberProgress> members;
+};
+
+struct RunGroupOptions {
+  std::string checkpointDir;                       // "" = dataDir()/checkpoints
+  std::function<void(const GroupProgress&)> onProgress;  // called about 4x a second
+  const std::atomic<bool>* stopFlag = nullptr;     // e.g. set by SIGINT
+  double flushSeconds = 0.25;                      // max delay before metrics hit the store
+};
+
+struct GroupResult {
+  std::string groupName;
+  std::vector<MemberProgress> members;
+  double seconds = 0;
+};
+
+/// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data
+/// throws before any run is created.
+GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
+                     const RunGroupOptions& options);
+/// Continues a stored run from its latest checkpoint to its configured step count.
+GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options);
+
+}  // namespace depthlab::experiment

@@ -1,0 +1,88 @@
+// The shared block; see block.h and the scheme table in block_plan.h.
+#include "model/block.h"
+
+namespace depthlab::model {
+
+BlockImpl::BlockImpl(const BlockPlan& plan, int64_t dModel, int64_t nHeads, int64_t dFF,
+                     double eps, bool layerNorm)
+    : m_plan(plan) {
+  self_attn = register_module("self_attn", Attention(dModel, nHeads));
+  mlp = register_module("mlp", SwiGlu(dModel, dFF));
+  input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
+  post_attention_layernorm =
+      register_module("post_attention_layernorm", Norm(dModel, eps, layerNorm));
+  if (plan.sandwich) {
+    attn_out_norm = register_module("attn_out_norm", Norm(dModel, eps, layerNorm));
+    mlp_out_norm = register_module("mlp_out_norm", Norm(dModel, eps, layerNorm));
+  }
+  if (plan.skipInit) {
+    skip_attn = register_parameter("skip_attn", torch::full({}, plan.skipInitValue));
+    skip_mlp = register_parameter("skip_mlp", torch::full({}, plan.skipInitValue));
+  }
+  if (plan.layerScale) {
+    layerscale_attn = register_parameter("layerscale_attn",
+                                         torch::full({dModel}, plan.layerScaleValue));
+    layerscale_mlp = register_parameter("layerscale_mlp",
+                                        torch::full({dModel}, plan.layerScaleValue));
+  }
+  if (plan.learnableScale) {
+    lns_scale = register_parameter("lns_scale", torch::full({dModel}, plan.depthScale));
+    lns_gate = register_module("lns_gate", torch::nn::Linear(
+                                               torch::nn::LinearOptions(dModel, 1).bias(true)));
+    torch::NoGradGuard ng;
+    lns_gate->weight.zero_();
+    lns_gate->bias.zero_();
+  }
+}
+
+torch::Tensor BlockImpl::scaleNormOut(const torch::Tensor& n, double s) {
+  if (!m_plan.learnableScale) return n * s;
+  // gate = 2*sigmoid(w . mean_{t'<=t} n_t' + b): causal pooled readout, 1 at init.
+  const int64_t T = n.size(1);
+  auto counts = torch::arange(1, T + 1, n.options()).view({1, T, 1});  // (1, T, 1)
+  auto pooled = n.cumsum(1) / counts;                                  // (B, T, C)
+  auto gate = 2.0 * torch::sigmoid(lns_gate(pooled));                  // (B, T, 1)
+  return n * lns_scale * gate;
+}
+
+torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Rope& rope,
+                                  double s, BlockTrace* trace) {
+  Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
+  auto branch = [&](const torch::Tensor& in) {
+    return which == Branch::Attn ? self_attn(in, rope) : mlp(in);
+  };
+  auto branchScale = [&](torch::Tensor y) {
+    if (m_plan.skipInit) y = y * (which == Branch::Attn ? skip_attn : skip_mlp);
+    if (m_plan.layerScale) y = y * (which == Branch::Attn ? layerscale_attn : layerscale_mlp);
+    return y;
+  };
+
+  if (m_plan.postLn) {  // N(alpha*x + F(x))
+    auto y = branchScale(branch(x));
+    return norm(m_plan.residualAlpha * x + y);
+  }
+
+  const Placement p = m_plan.placement;
+  auto in = p == Placement::BeforeNorm ? x * s : x;
+  auto n = norm(in);                                          // (B, T, C)
+  if (p == Placement::AfterNorm) n = scaleNormOut(n, s);
+  if (trace) (which == Branch::Attn ? trace->attnNormOut : trace->ffnNormOut) = n;
+  auto y = branch(n);
+  if (m_plan.sandwich) y = (which == Branch::Attn ? attn_out_norm : mlp_out_norm)(y);
+  if (p == Placement::AfterSublayer || (p == Placement::AfterAttnOnly && which == Branch::Attn) ||
+      (p == Placement::AfterFfnOnly && which == Branch::Ffn)) {
+    y = y * s;
+  }
+  auto out = x + branchScale(y);
+  if (p == Placement::AfterResidual) out = out * s;
+  return out;
+}
+
+torch::Tensor BlockImpl::forward(const torch::Tensor& x, const Rope& rope,
+                                 std::optional<double> scaleOverride, BlockTrace* trace) {
+  const double s = scaleOverride.value_or(m_plan.depthScale);
+  auto h = sublayer(x, Branch::Attn, rope, s, trace);  // (B, T, C)
+  return sublayer(h, Branch::Ffn, rope, s, trace);     // (B, T, C)
+}
+
+}  // namespace depthlab::model

@@ -1,0 +1,83 @@
+// Scheme -> per-block plan; see block_plan.h.
+#include "model/block_plan.h"
+
+#include <cmath>
+
+namespace depthlab::model {
+
+using experiment::ConfigError;
+
+int mixLnPostBlocks(int nLayers, double alpha) {
+  return static_cast<int>(std::lround(alpha * nLayers));
+}
+
+double deepnormAlpha(int nLayers, bool official) {
+  return official ? std::sqrt(8.0) : std::pow(2.0 * nLayers, 0.25);
+}
+
+double deepnormGain(int nLayers, bool official) {
+  return official ? std::pow(8.0 * nLayers, 0.25) : std::pow(8.0 * nLayers, -0.25);
+}
+
+Placement placementFromString(const std::string& s) {
+  if (s == "after_norm") return Placement::AfterNorm;
+  if (s == "before_norm") return Placement::BeforeNorm;
+  if (s == "after_sublayer") return Placement::AfterSublayer;
+  if (s == "after_residual") return Placement::AfterResidual;
+  if (s == "after_attn_only") return Placement::AfterAttnOnly;
+  if (s == "after_ffn_only") return Placement::AfterFfnOnly;
+  throw ConfigError("options.lnsPlacement: unknown placement '" + s + "'");
+}
+
+std::vector<BlockPlan> planBlocks(const experiment::ExperimentConfig& c, const std::string& scheme) {
+  const int L = c.model.nLayers;
+  const auto& o = c.options;
+  const int mixPost = mixLnPostBlocks(L, o.mixLnAlpha);
+  std::vector<BlockPlan> plans(static_cast<size_t>(L));
+  for (int i = 0; i < L; ++i) {
+    BlockPlan& p = plans[static_cast<size_t>(i)];
+    const int l = i + 1;
+    p.index = l;
+    p.stdIn = c.model.initStd;
+    p.stdOut = c.model.initStd;
+    if (scheme == "pre_ln") {
+    } else if (scheme == "lns") {
+      p.placement = placementFromString(o.lnsPlacement);
+      p.depthScale = 1.0 / std::sqrt(static_cast<double>(l));
+    } else if (scheme == "lns_learnable") {
+      p.placement = Placement::AfterNorm;
+      p.depthScale = 1.0 / std::sqrt(static_cast<double>(l));
+      p.learnableScale = true;
+    } else if (scheme == "post_ln") {
+      p.postLn = true;
+    } else if (scheme == "mix_ln") {
+      p.postLn = i < mixPost;
+    } else if (scheme == "deepnorm" || scheme == "deepnorm_official") {
+      const bool official = scheme == "deepnorm_official";
+      p.postLn = true;
+      p.residualAlpha = deepnormAlpha(L, official);
+      p.xavierGainQK = 1.0;
+      p.xavierGainVOF = deepnormGain(L, official);
+    } else if (scheme == "sandwich") {
+      p.sandwich = true;
+    } else {
+      throw ConfigError("schemes: unknown scheme '" + scheme + "'");
+    }
+    if (o.scaledInit) p.stdOut = c.model.initStd / std::sqrt(2.0 * L);
+    if (o.depthScaledInit) {
+      p.stdIn = c.model.initStd / std::sqrt(2.0 * l);
+      p.stdOut = p.stdIn;
+    }
+    if (o.skipInit) {
+      p.skipInit = true;
+      p.skipInitValue = 1.0 / std::sqrt(static_cast<double>(L));
+    }
+    if (o.layerScale) {
+      p.layerScale = true;
+      p.layerScaleValue = o.layerScaleInit;
+    }
+  }
+  return plans;
+}
+
+}  // namespace depthlab::model

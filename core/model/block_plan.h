@@ -1,0 +1,62 @@
+// BlockPlan: what a normalization scheme means for one block, as data. planBlocks() turns an
+// ExperimentConfig's scheme and options into one plan per block; the single Block
+// implementation reads it. Schemes are cases here, not subclasses. No torch here.
+//
+// Notation (l = 1-based block index, L blocks, N = norm, A = attention, F = SwiGLU MLP):
+//   pre_ln      h = x + A(N1(x));              out = h + F(N2(h))
+//   lns         h = x + A(N1(x)/sqrt(l));      out = h + F(N2(h)/sqrt(l))    (after_norm)
+//   post_ln     h = N1(x + A(x));              out = N2(h + F(h))
+//   mix_ln      post_ln for the first round(alpha*L) blocks, pre_ln after
+//   deepnorm    h = N1(a*x + A(x));            out = N2(a*h + F(h)), a=(2L)^(1/4),
+//               Xavier-normal init gain b=(8L)^(-1/4) on v/o/gate/up/down, 1 on q/k
+//   deepnorm_official  same with the official code's a = sqrt(8), gain (8L)^(+1/4)
+//   sandwich    h = x + N1b(A(N1(x)));         out = h + N2b(F(N2(h)))      (Peri-LN)
+//   lns_learnable  lns with a learnable per-channel scale (init 1/sqrt(l)) times a gate
+//               2*sigmoid(w . causal_mean(N(x)) + b) (w=0, b=0: starts equal to lns)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "experiment/experiment_config.h"
+
+namespace depthlab::model {
+
+enum class Placement {   // where the LNS factor multiplies (paper Table 8)
+  None,                  // no depth scaling
+  AfterNorm,             // LNS: norm output * s (both sublayers)
+  BeforeNorm,            // norm input * s
+  AfterSublayer,         // branch output * s, before the residual add
+  AfterResidual,         // (x + branch) * s
+  AfterAttnOnly,         // branch output * s, attention only
+  AfterFfnOnly,          // branch output * s, FFN only
+};
+
+struct BlockPlan {
+  int index = 1;                // l, 1-based original position (kept when pruning)
+  bool postLn = false;          // norm after the residual add (post_ln, mix_ln head, deepnorm)
+  bool sandwich = false;        // extra norm on each sublayer's output
+  double residualAlpha = 1.0;   // deepnorm: multiplies the skip path
+  Placement placement = Placement::None;
+  double depthScale = 1.0;      // the constant s = 1/sqrt(l); never trainable state
+  bool learnableScale = false;  // lns_learnable
+  bool skipInit = false;        // learnable scalar per branch
+  double skipInitValue = 1.0;   // 1/sqrt(L)
+  bool layerScale = false;      // learnable per-channel branch scale
+  double layerScaleValue = 1e-4;
+  // Init: std of N(0, std) for q/k/v/o and gate/up/down; xavier gains replace it when > 0.
+  double stdIn = 0.02;          // q, k, v, gate, up
+  double stdOut = 0.02;         // o, down
+  double xavierGainQK = 0.0;    // deepnorm: Xavier-normal gains instead of N(0, std)
+  double xavierGainVOF = 0.0;
+};
+
+/// One plan per block for `scheme` (one of kSchemes); throws ConfigError on unknown names.
+std::vector<BlockPlan> planBlocks(const experiment::ExperimentConfig& c, const std::string& scheme);
+/// round(alpha * L) leading Post-LN blocks of mix_ln.
+int mixLnPostBlocks(int nLayers, double alpha);
+double deepnormAlpha(int nLayers, bool official);
+double deepnormGain(int nLayers, bool official);
+Placement placementFromString(const std::string& s);
+
+}  // namespace depthlab::model

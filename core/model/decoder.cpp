@@ -1,0 +1,109 @@
+// Decoder forward pass and weight initialisation; see decoder.h.
+#include "model/decoder.h"
+
+#include <cmath>
+
+namespace depthlab::model {
+
+DecoderImpl::DecoderImpl(const experiment::ExperimentConfig& config, const std::string& scheme)
+    : m_config(config.model), m_options(config.options), m_scheme(scheme),
+      m_plans(planBlocks(config, scheme)),
+      m_rope(config.model.dModel / config.model.nHeads, config.model.seqLen, config.model.ropeBase) {
+  const auto& m = m_config;
+  const bool layerNorm = m.norm == "layernorm";
+  embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));
+  layers = register_module("layers", torch::nn::ModuleList());
+  for (const auto& plan : m_plans) {
+    Block b(plan, m.dModel, m.nHeads, m.dFF, m.normEps, layerNorm);
+    layers->push_back(b);
+    m_blocks.push_back(b);
+  }
+  norm = register_module("norm", Norm(m.dModel, m.normEps, layerNorm));
+  lm_head = register_module(
+      "lm_head", torch::nn::Linear(torch::nn::LinearOptions(m.dModel, m.vocabSize).bias(false)));
+  initWeights();
+}
+
+void DecoderImpl::initWeights() {
+  torch::NoGradGuard ng;
+  const double std = m_config.initStd;
+  embed_tokens->weight.normal_(0.0, m_config.embedStd);
+  lm_head->weight.normal_(0.0, std);
+  auto normalInit = [](torch::nn::Linear& l, double s) { l->weight.normal_(0.0, s); };
+  auto xavier = [](torch::nn::Linear& l, double gain) {
+    torch::nn::init::xavier_normal_(l->weight, gain);
+  };
+  for (auto& b : m_blocks) {
+    const BlockPlan& p = b->plan();
+    auto& a = b->self_attn;
+    auto& f = b->mlp;
+    if (p.xavierGainVOF > 0) {  // deepnorm
+      xavier(a->q_proj, p.xavierGainQK);
+      xavier(a->k_proj, p.xavierGainQK);
+      for (auto* l : {&a->v_proj, &a->o_proj, &f->gate_proj, &f->up_proj, &f->down_proj}) {
+        xavier(*l, p.xavierGainVOF);
+      }
+    } else {
+      for (auto* l : {&a->q_proj, &a->k_proj, &a->v_proj, &f->gate_proj, &f->up_proj}) {
+        normalInit(*l, p.stdIn);
+      }
+      normalInit(a->o_proj, p.stdOut);
+      normalInit(f->down_proj, p.stdOut);
+    }
+  }
+}
+
+void DecoderImpl::to(torch::Device device) {
+  torch::nn::Module::to(device);
+  m_rope.to(device);
+}
+
+torch::Tensor DecoderImpl::forward(const torch::Tensor& idx) {
+  return forward(idx, ForwardOptions{}, nullptr);
+}
+
+torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOptions& opts,
+                                   ForwardTrace* trace) {
+  auto x = embed_tokens(idx);  // (B, T, C)
+  if (trace) {
+    trace->blockInputs.clear();
+    trace->blocks.assign(m_blocks.size(), BlockTrace{});
+  }
+  for (size_t i = 0; i < m_blocks.size(); ++i) {
+    if (trace) trace->blockInputs.push_back(x);
+    if (!opts.skip.empty() && opts.skip[i]) continue;  // pruned: identity
+    std::optional<double> s;
+    if (!opts.scaleOverride.empty()) s = opts.scaleOverride[i];
+    x = m_blocks[i]->forward(x, m_rope, s, trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
+  }
+  if (trace) trace->blockInputs.push_back(x);
+  return lm_head(norm(x));  // (B, T, V)
+}
+
+torch::Tensor DecoderImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets,
+                                const ForwardOptions* opts) {
+  auto logits = opts ? forward(idx, *opts) : forward(idx);  // (B, T, V)
+  return torch::nn::functional::cross_entropy(
+      logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
+}
+
+std::vector<torch::Tensor> DecoderImpl::lnsScaleParameters() {
+  std::vector<torch::Tensor> out;
+  for (auto& b : m_blocks) {
+    if (b->lns_scale.defined()) out.push_back(b->lns_scale);
+  }
+  return out;
+}
+
+std::vector<torch::Tensor> DecoderImpl::otherParameters() {
+  std::vector<torch::Tensor> out;
+  auto special = lnsScaleParameters();
+  for (auto& p : parameters()) {
+    bool isSpecial = false;
+    for (auto& s : special) isSpecial = isSpecial || s.is_same(p);
+    if (!isSpecial) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace depthlab::model

@@ -1,0 +1,67 @@
+// Decoder: the LLaMA-style language model of the paper. Untied embedding and LM head, a
+// stack of Blocks planned by the scheme, a final norm that is never depth-scaled.
+// Parameter names follow Hugging Face Llama: embed_tokens, layers.N.*, norm, lm_head.
+// Legend: B batch, T time, C width, V vocab, L blocks.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment_config.h"
+#include "model/block.h"
+
+namespace depthlab::model {
+
+struct ForwardOptions {
+  std::vector<bool> skip;                     // size L: block l skipped (identity) when true
+  std::vector<double> scaleOverride;          // size L or empty: per-block depth scale to use
+};
+
+/// What a traced forward pass captured (probes read it; nothing else does).
+struct ForwardTrace {
+  std::vector<torch::Tensor> blockInputs;     // L+1 entries: input of block l, last = final residual
+  std::vector<BlockTrace> blocks;             // L entries: scaled norm outputs
+};
+
+class DecoderImpl : public torch::nn::Module {
+ public:
+  DecoderImpl(const experiment::ExperimentConfig& config, const std::string& scheme);
+
+  torch::Tensor forward(const torch::Tensor& idx);  // (B, T) int64 -> (B, T, V) logits
+  torch::Tensor forward(const torch::Tensor& idx, const ForwardOptions& opts,
+                        ForwardTrace* trace = nullptr);
+  /// Mean token cross-entropy of next-token prediction: idx, targets (B, T).
+  torch::Tensor loss(const torch::Tensor& idx, const torch::Tensor& targets,
+                     const ForwardOptions* opts = nullptr);
+  /// Re-draws every weight as the scheme prescribes (called by the constructor).
+  void initWeights();
+  void to(torch::Device device);
+
+  const std::string& scheme() const { return m_scheme; }
+  const experiment::ModelConfig& config() const { return m_config; }
+  const std::vector<BlockPlan>& plans() const { return m_plans; }
+  int nLayers() const { return static_cast<int>(m_plans.size()); }
+  Block& block(int i) { return m_blocks[static_cast<size_t>(i)]; }
+  /// Parameters that take the separate lns_learnable learning rate (empty otherwise).
+  std::vector<torch::Tensor> lnsScaleParameters();
+  std::vector<torch::Tensor> otherParameters();
+
+  torch::nn::Embedding embed_tokens{nullptr};
+  torch::nn::ModuleList layers{nullptr};
+  Norm norm{nullptr};
+  torch::nn::Linear lm_head{nullptr};
+
+ private:
+  experiment::ModelConfig m_config;
+  experiment::SchemeOptions m_options;
+  std::string m_scheme;
+  std::vector<BlockPlan> m_plans;
+  std::vector<Block> m_blocks;
+  Rope m_rope;
+};
+TORCH_MODULE(Decoder);
+
+}  // namespace depthlab::model

@@ -1,0 +1,93 @@
+// Decoder building blocks; see layers.h.
+#include "model/layers.h"
+
+#include <cmath>
+
+namespace depthlab::model {
+
+namespace F = torch::nn::functional;
+
+NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_layerNorm(layerNorm) {
+  weight = register_parameter("weight", torch::ones({dim}));
+  if (layerNorm) bias = register_parameter("bias", torch::zeros({dim}));
+}
+
+torch::Tensor NormImpl::forward(const torch::Tensor& x) {
+  if (m_layerNorm) {
+    return torch::layer_norm(x, {x.size(-1)}, weight, bias, m_eps);
+  }
+  auto xf = x.to(torch::kFloat32);
+  auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + m_eps);
+  return weight * normed.to(x.scalar_type());
+}
+
+Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
+  auto inv = torch::pow(base, -torch::arange(0, headDim, 2, torch::kFloat64) / headDim);  // (D/2)
+  auto t = torch::arange(maxLen, torch::kFloat64);                                       // (T)
+  auto freqs = torch::outer(t, inv);                                                     // (T, D/2)
+  auto emb = torch::cat({freqs, freqs}, -1);                                             // (T, D)
+  m_cos = emb.cos().to(torch::kFloat32);
+  m_sin = emb.sin().to(torch::kFloat32);
+}
+
+void Rope::to(torch::Device device) {
+  m_cos = m_cos.to(device);
+  m_sin = m_sin.to(device);
+}
+
+torch::Tensor Rope::apply(const torch::Tensor& x) const {
+  const int64_t T = x.size(2), D = x.size(3);
+  auto cos = m_cos.slice(0, 0, T).to(x.scalar_type());  // (T, D)
+  auto sin = m_sin.slice(0, 0, T).to(x.scalar_type());
+  auto x1 = x.slice(-1, 0, D / 2);
+  auto x2 = x.slice(-1, D / 2, D);
+  auto rotated = torch::cat({-x2, x1}, -1);  // rotate_half
+  return x * cos + rotated * sin;
+}
+
+AttentionImpl::AttentionImpl(int64_t dModel, int64_t nHeads)
+    : m_heads(nHeads), m_headDim(dModel / nHeads) {
+  auto lin = [&](const char* name) {
+    return register_module(name, torch::nn::Linear(
+                                     torch::nn::LinearOptions(dModel, dModel).bias(false)));
+  };
+  q_proj = lin("q_proj");
+  k_proj = lin("k_proj");
+  v_proj = lin("v_proj");
+  o_proj = lin("o_proj");
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
+  const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+  auto split = [&](const torch::Tensor& t) {
+    return t.view({B, T, m_heads, m_headDim}).transpose(1, 2);  // (B, H, T, D)
+  };
+  auto q = rope.apply(split(q_proj(x)));
+  auto k = rope.apply(split(k_proj(x)));
+  auto v = split(v_proj(x));
+#if TORCH_VERSION_MAJOR >= 2
+  auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
+#else
+  auto att = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(m_headDim));
+  auto mask = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device()))
+                  .triu(1);                                          // (T, T) future positions
+  att = att.masked_fill(mask, -std::numeric_limits<float>::infinity());
+  auto y = torch::matmul(torch::softmax(att, -1), v);               // (B, H, T, D)
+#endif
+  return o_proj(y.transpose(1, 2).contiguous().view({B, T, C}));
+}
+
+SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
+  gate_proj = register_module("gate_proj", torch::nn::Linear(
+                                               torch::nn::LinearOptions(dModel, dFF).bias(false)));
+  up_proj = register_module("up_proj", torch::nn::Linear(
+                                           torch::nn::LinearOptions(dModel, dFF).bias(false)));
+  down_proj = register_module("down_proj", torch::nn::Linear(
+                                               torch::nn::LinearOptions(dFF, dModel).bias(false)));
+}
+
+torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
+  return down_proj(F::silu(gate_proj(x)) * up_proj(x));
+}
+
+}  // namespace depthlab::model

@@ -1,0 +1,59 @@
+// The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm, RoPE, causal multi-head
+// attention and the SwiGLU MLP. No biases anywhere. Names follow Hugging Face Llama
+// (q_proj, ..., gate_proj) so checkpoints map one to one.
+// Legend: B batch, T time, C model width, H heads, D = C/H head dim, F FFN width.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace depthlab::model {
+
+/// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
+/// weight and bias when `layerNorm`.
+class NormImpl : public torch::nn::Module {
+ public:
+  NormImpl(int64_t dim, double eps, bool layerNorm);
+  torch::Tensor forward(const torch::Tensor& x);  // (B, T, C) -> (B, T, C)
+
+  torch::Tensor weight, bias;
+
+ private:
+  double m_eps;
+  bool m_layerNorm;
+};
+TORCH_MODULE(Norm);
+
+/// Rotary position embedding, rotate-half convention, cached cos/sin for up to maxLen.
+class Rope {
+ public:
+  Rope(int64_t headDim, int64_t maxLen, double base);
+  torch::Tensor apply(const torch::Tensor& x) const;  // (B, H, T, D) -> (B, H, T, D)
+  void to(torch::Device device);
+
+ private:
+  torch::Tensor m_cos, m_sin;  // (maxLen, D)
+};
+
+class AttentionImpl : public torch::nn::Module {
+ public:
+  AttentionImpl(int64_t dModel, int64_t nHeads);
+  torch::Tensor forward(const torch::Tensor& x, const Rope& rope);  // (B,T,C) -> (B,T,C)
+
+  torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+
+ private:
+  int64_t m_heads, m_headDim;
+};
+TORCH_MODULE(Attention);
+
+/// down(silu(gate(x)) * up(x))
+class SwiGluImpl : public torch::nn::Module {
+ public:
+  SwiGluImpl(int64_t dModel, int64_t dFF);
+  torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
+
+  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+};
+TORCH_MODULE(SwiGlu);
+
+}  // namespace depthlab::model

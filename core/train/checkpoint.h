@@ -1,0 +1,39 @@
+// Checkpoint files: model and optimizer state, the step and the run's config, in one file
+// that starts with a magic number and a format version and ends with a checksum. Written
+// atomically (temp file + rename). Batches are pure functions of (seed, step), so the step is
+// all the data-order state a resume needs.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "model/decoder.h"
+
+namespace depthlab::train {
+
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CheckpointMeta {
+  int64_t step = 0;            // updates done
+  std::string scheme;
+  nlohmann::json config;       // ExperimentConfig JSON
+  int64_t runId = 0;
+};
+
+/// Saves atomically; returns the file's checksum (hex FNV-1a 64 of its payload).
+std::string saveCheckpoint(const std::string& path, model::Decoder& model,
+                           torch::optim::Optimizer* optimizer, const CheckpointMeta& meta);
+/// Reads only the header (meta); throws CheckpointError on a bad file.
+CheckpointMeta readCheckpointMeta(const std::string& path);
+/// Loads weights (and optimizer state when given) into already-built objects.
+CheckpointMeta loadCheckpoint(const std::string& path, model::Decoder& model,
+                              torch::optim::Optimizer* optimizer, torch::Device device);
+
+}  // namespace depthlab::train

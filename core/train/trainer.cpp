@@ -1,0 +1,180 @@
+// Trainer; see trainer.h.
+#include "train/trainer.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <cmath>
+
+#include "train/lr_schedule.h"
+
+namespace depthlab::train {
+
+namespace {
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(model::Decoder& m,
+                                                       const experiment::ExperimentConfig& c,
+                                                       std::vector<double>& peakLr) {
+  const auto& o = c.optim;
+  std::vector<std::vector<torch::Tensor>> groups = {m->otherParameters()};
+  peakLr = {o.lr};
+  auto special = m->lnsScaleParameters();
+  if (!special.empty()) {
+    groups.push_back(special);
+    peakLr.push_back(c.options.lnsLearnableLr);
+  }
+  if (o.optimizer == "adamw") {
+    std::vector<torch::optim::OptimizerParamGroup> pg;
+    for (size_t i = 0; i < groups.size(); ++i) {
+      auto opts = std::make_unique<torch::optim::AdamWOptions>(peakLr[i]);
+      opts->betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
+      pg.emplace_back(groups[i], std::move(opts));
+    }
+    return std::make_unique<torch::optim::AdamW>(pg, torch::optim::AdamWOptions(o.lr));
+  }
+  std::vector<torch::optim::OptimizerParamGroup> pg;
+  for (size_t i = 0; i < groups.size(); ++i) {
+    auto opts = std::make_unique<torch::optim::AdamOptions>(peakLr[i]);
+    opts->betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
+    pg.emplace_back(groups[i], std::move(opts));
+  }
+  return std::make_unique<torch::optim::Adam>(pg, torch::optim::AdamOptions(o.lr));
+}
+
+void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {
+  if (auto* a = dynamic_cast<torch::optim::AdamOptions*>(&g.options())) a->lr(lr);
+  else if (auto* w = dynamic_cast<torch::optim::AdamWOptions*>(&g.options())) w->lr(lr);
+}
+
+}  // namespace
+
+int defaultThreads() { return 1; }
+
+torch::Device resolveDevice(const std::string& spec) {
+  if (spec == "cpu") return torch::kCPU;
+  if (!torch::cuda::is_available()) {
+    throw std::runtime_error("device '" + spec + "' requested but this LibTorch sees no CUDA GPU"
+                             " (Debian's libtorch is CPU only; build against an upstream CUDA "
+                             "LibTorch, see README)");
+  }
+  int index = spec.size() > 5 ? std::stoi(spec.substr(5)) : 0;
+  if (index >= static_cast<int>(torch::cuda::device_count())) {
+    throw std::runtime_error("device '" + spec + "': only " +
+                             std::to_string(torch::cuda::device_count()) + " CUDA device(s)");
+  }
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+std::string describeDevice(torch::Device device) {
+  return device.is_cuda() ? "cuda:" + std::to_string(device.index()) : "cpu";
+}
+
+Trainer::Trainer(const experiment::ExperimentConfig& config, const std::string& scheme,
+                 torch::Device device)
+    : m_config(config), m_scheme(scheme), m_device(device) {
+  torch::manual_seed(static_cast<uint64_t>(config.run.seed));
+  m_model = model::Decoder(config, scheme);
+  m_model->to(device);
+  m_model->train();
+  m_optimizer = makeOptimizer(m_model, config, m_groupPeakLr);
+}
+
+std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatch& b) const {
+  auto opts = torch::TensorOptions().dtype(torch::kInt64);
+  auto x = torch::from_blob(const_cast<int64_t*>(b.inputs.data()), {b.batch, b.seqLen}, opts)
+               .to(m_device, /*non_blocking=*/false, /*copy=*/true);     // (B, T)
+  auto y = torch::from_blob(const_cast<int64_t*>(b.targets.data()), {b.batch, b.seqLen}, opts)
+               .to(m_device, /*non_blocking=*/false, /*copy=*/true);     // (B, T)
+  return {x, y};
+}
+
+StepResult Trainer::trainStep(const data::TokenDataset& data, int64_t step) {
+  // 1. batches: pure functions of (seed, step, micro-batch)
+  std::vector<data::TokenBatch> micro;
+  for (int i = 0; i < m_config.optim.gradAccum; ++i) {
+    micro.push_back(data.trainBatch(m_config.run.seed, step, i));
+  }
+  return trainStepOn(micro, step);
+}
+
+StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int64_t step) {
+  const auto& o = m_config.optim;
+  StepResult r;
+  m_model->train();
+  m_optimizer->zero_grad();
+  const bool autocast = m_device.is_cuda() && m_config.run.bf16;
+  const auto nMicro = static_cast<double>(micro.size());
+  double lossSum = 0;
+  for (const auto& batch : micro) {
+    auto [x, y] = toTensors(batch);
+    // 2. forward
+    at::autocast::set_enabled(autocast);
+#if TORCH_VERSION_MAJOR >= 2 || (TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR >= 10)
+    if (autocast) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+#endif
+    auto loss = m_model->loss(x, y);
+    at::autocast::set_enabled(false);
+    if (autocast) at::autocast::clear_cache();
+    // 3. backward, averaged over micro-batches
+    (loss / nMicro).backward();
+    lossSum += loss.item<double>();
+  }
+  r.loss = lossSum / nMicro;
+  r.finite = std::isfinite(r.loss);
+  // 4. gradient norms, clip, schedule, step
+  {
+    torch::NoGradGuard ng;
+    // Squared norms per block and for everything else, read back in one transfer.
+    std::vector<torch::Tensor> squares;
+    for (int l = 0; l < m_model->nLayers(); ++l) {
+      std::vector<torch::Tensor> parts;
+      for (const auto& p : m_model->block(l)->parameters()) {
+        if (p.grad().defined()) parts.push_back(p.grad().pow(2).sum());
+      }
+      squares.push_back(parts.empty() ? torch::zeros({}, torch::TensorOptions().device(m_device))
+                                      : torch::stack(parts).sum());
+    }
+    std::vector<torch::Tensor> rest;
+    for (auto* m : {static_cast<torch::nn::Module*>(m_model->embed_tokens.get()),
+                    static_cast<torch::nn::Module*>(m_model->norm.get()),
+                    static_cast<torch::nn::Module*>(m_model->lm_head.get())}) {
+      for (const auto& p : m->parameters()) {
+        if (p.grad().defined()) rest.push_back(p.grad().pow(2).sum());
+      }
+    }
+    squares.push_back(rest.empty() ? torch::zeros({}, torch::TensorOptions().device(m_device))
+                                   : torch::stack(rest).sum());
+    auto sq = torch::stack(squares).to(torch::kCPU, torch::kFloat64);  // (L+1)
+    auto acc = sq.accessor<double, 1>();
+    double total2 = 0;
+    for (int64_t i = 0; i < sq.size(0); ++i) {
+      total2 += acc[i];
+      if (i + 1 < sq.size(0)) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(acc[i])));
+    }
+    r.gradNorm = std::sqrt(total2);
+  }
+  if (!r.finite || !std::isfinite(r.gradNorm)) {
+    r.finite = false;
+    return r;  // do not step on a non-finite loss; the run loop marks the run diverged
+  }
+  if (o.gradClip > 0) torch::nn::utils::clip_grad_norm_(m_model->parameters(), o.gradClip);
+  const double mult = lrMultiplier(step, o.warmupSteps, o.steps, o.minLrRatio);
+  auto& groups = m_optimizer->param_groups();
+  for (size_t i = 0; i < groups.size(); ++i) setGroupLr(groups[i], m_groupPeakLr[i] * mult);
+  r.lr = m_groupPeakLr[0] * mult;
+  m_optimizer->step();
+  return r;
+}
+
+double Trainer::evaluate(const data::TokenDataset& data, int nBatches) {
+  torch::NoGradGuard ng;
+  m_model->eval();
+  double sum = 0;
+  for (int i = 0; i < nBatches; ++i) {
+    auto [x, y] = toTensors(data.valBatch(i, nBatches));
+    sum += m_model->loss(x, y).item<double>();
+  }
+  m_model->train();
+  return sum / nBatches;
+}
+
+}  // namespace depthlab::train

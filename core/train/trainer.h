@@ -1,0 +1,66 @@
+// Trainer: one model, its optimizer and the training step. The step reads like a recipe:
+// 1. batches, 2. forward, 3. backward (gradient accumulation), 4. clip + lr + step.
+// Evaluation runs on fixed validation batches under NoGradGuard. The trainer knows nothing
+// of the run store; the run loop (experiment/run_group) records what it returns.
+// Legend: B micro-batch, T sequence length, V vocab.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/token_dataset.h"
+#include "experiment/experiment_config.h"
+#include "model/decoder.h"
+
+namespace depthlab::train {
+
+struct StepResult {
+  double loss = 0;              // mean over the micro-batches of this update
+  double gradNorm = 0;          // global L2 norm before clipping
+  double lr = 0;                // peak-group learning rate used for this update
+  bool finite = true;
+  std::vector<float> layerGradNorms;  // (L) L2 norm of each block's gradient
+};
+
+class Trainer {
+ public:
+  /// Builds the model with torch's RNG seeded by `seed`, so schemes that share parameters
+  /// (pre_ln and lns) start from identical weights.
+  Trainer(const experiment::ExperimentConfig& config, const std::string& scheme,
+          torch::Device device);
+
+  /// One optimizer update at `step` (0-based) on the dataset's batches for (seed, step).
+  StepResult trainStep(const data::TokenDataset& data, int64_t step);
+  /// The same update on explicit micro-batches (their mean gradient); trainStep calls it.
+  StepResult trainStepOn(const std::vector<data::TokenBatch>& micro, int64_t step);
+  /// Mean validation loss over the first `nBatches` fixed validation batches.
+  double evaluate(const data::TokenDataset& data, int nBatches);
+
+  model::Decoder& model() { return m_model; }
+  torch::optim::Optimizer& optimizer() { return *m_optimizer; }
+  const experiment::ExperimentConfig& config() const { return m_config; }
+  const std::string& scheme() const { return m_scheme; }
+  torch::Device device() const { return m_device; }
+  /// Tensors (B, T) for a TokenBatch on this trainer's device.
+  std::pair<torch::Tensor, torch::Tensor> toTensors(const data::TokenBatch& b) const;
+
+ private:
+  experiment::ExperimentConfig m_config;
+  std::string m_scheme;
+  torch::Device m_device;
+  model::Decoder m_model{nullptr};
+  std::unique_ptr<torch::optim::Optimizer> m_optimizer;
+  std::vector<double> m_groupPeakLr;
+};
+
+/// Intra-op threads to use when the config says 0: one, which measured fastest for the
+/// small CPU presets on a loaded 2-core machine (see the closing notes / bench train).
+int defaultThreads();
+/// "cpu", or "cuda:N (name)"; throws std::runtime_error when CUDA was asked for but is absent.
+torch::Device resolveDevice(const std::string& spec);
+std::string describeDevice(torch::Device device);
+
+}  // namespace depthlab::train
