@@ -1,0 +1,138 @@
+// Config JSON round trip, validation messages that name the field, presets and their sizes.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/presets.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab::experiment;
+
+namespace {
+std::string firstIssue(const ExperimentConfig& c) {
+  auto issues = validate(c);
+  return issues.empty() ? "" : issues.front().message;
+}
+}  // namespace
+
+TEST(ExperimentConfig, JsonRoundTrip) {
+  auto c = *presetConfig("cpu-demo");
+  c.schemes = {"mix_ln", "deepnorm"};
+  c.options.layerScale = true;
+  c.optim.gradAccum = 3;
+  c.run.seed = 99;
+  auto back = configFromJson(toJson(c));
+  EXPECT_EQ(toJson(back), toJson(c));
+  depthlab::test::TempDir dir;
+  saveConfigFile(c, dir.file("c.json"));
+  EXPECT_EQ(toJson(loadConfigFile(dir.file("c.json"))), toJson(c));
+}
+
+TEST(ExperimentConfig, MissingKeysKeepDefaults) {
+  auto c = configFromJson(nlohmann::json::parse(R"({"model": {"nLayers": 7}})"));
+  EXPECT_EQ(c.model.nLayers, 7);
+  EXPECT_EQ(c.model.dModel, ExperimentConfig{}.model.dModel);
+}
+
+TEST(ExperimentConfig, UnknownKeysAndWrongTypesAreNamed) {
+  try {
+    configFromJson(nlohmann::json::parse(R"({"model": {"nLayerz": 7}})"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("model.nLayerz"), std::string::npos) << e.what();
+  }
+  try {
+    configFromJson(nlohmann::json::parse(R"({"optim": {"lr": "fast"}})"));
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("optim.lr"), std::string::npos) << e.what();
+  }
+  depthlab::test::TempDir dir;
+  depthlab::test::writeFile(dir.file("broken.json"), "{ not json");
+  EXPECT_THROW(loadConfigFile(dir.file("broken.json")), ConfigError);
+  EXPECT_THROW(loadConfigFile(dir.file("absent.json")), ConfigError);
+}
+
+TEST(ExperimentConfig, ValidationNamesTheField) {
+  ExperimentConfig c;
+  EXPECT_TRUE(validate(c).empty());
+  c.model.nHeads = 3;  // 64 % 3 != 0
+  EXPECT_NE(firstIssue(c).find("model.nHeads"), std::string::npos);
+  EXPECT_NE(firstIssue(c).find("do not divide width 64"), std::string::npos);
+  c = {};
+  c.model.nLayers = 0;
+  EXPECT_NE(firstIssue(c).find("model.nLayers"), std::string::npos);
+  c = {};
+  c.optim.lr = 0;
+  EXPECT_NE(firstIssue(c).find("optim.lr"), std::string::npos);
+  c = {};
+  c.optim.lr = -1e-3;
+  EXPECT_NE(firstIssue(c).find("optim.lr"), std::string::npos);
+  c = {};
+  c.schemes = {"pre_ln", "layernorm_scaling"};
+  auto msg = firstIssue(c);
+  EXPECT_NE(msg.find("unknown scheme 'layernorm_scaling'"), std::string::npos) << msg;
+  for (const auto& known : kSchemes) EXPECT_NE(msg.find(known), std::string::npos) << known;
+  c = {};
+  c.optim.warmupSteps = c.optim.steps;
+  EXPECT_NE(firstIssue(c).find("optim.warmupSteps"), std::string::npos);
+  c = {};
+  c.run.device = "tpu";
+  EXPECT_NE(firstIssue(c).find("run.device"), std::string::npos);
+  c = {};
+  c.options.lnsPlacement = "sideways";
+  EXPECT_NE(firstIssue(c).find("options.lnsPlacement"), std::string::npos);
+  c = {};
+  c.data.tokenizer = "bpe";
+  EXPECT_NE(firstIssue(c).find("data.tokenizer"), std::string::npos);
+  EXPECT_THROW(requireValid(c), ConfigError);
+}
+
+TEST(Presets, PaperConfigsMatchTheFactsFile) {
+  // Facts file section 3.2 (our parameter formula, untied embeddings, vocab 32000).
+  const std::map<std::string, double> millions = {{"llama-71m", 70.6}, {"llama-130m", 134.1},
+                                                  {"llama-250m", 247.4}, {"llama-350m", 368.0},
+                                                  {"llama-1b", 1339.1}};
+  for (const auto& [name, m] : millions) {
+    auto c = presetConfig(name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_NEAR(parameterCount(c->model) / 1e6, m, 0.05) << name;
+    EXPECT_EQ(c->model.seqLen, 256);
+    EXPECT_EQ(c->optim.batchSize * c->optim.gradAccum, name == "llama-71m" ? 256 : 512) << name;
+    EXPECT_TRUE(validate(*c).empty()) << name;
+  }
+  auto c130 = *presetConfig("llama-130m");
+  EXPECT_EQ(c130.model.dModel, 768);
+  EXPECT_EQ(c130.model.nLayers, 12);
+  EXPECT_EQ(c130.model.nHeads, 12);
+  EXPECT_EQ(c130.model.dFF, 2048);
+  EXPECT_DOUBLE_EQ(c130.optim.lr, 1e-3);
+  EXPECT_EQ(c130.optim.steps, 20000);
+  EXPECT_EQ(c130.optim.warmupSteps, 2000);
+  auto c1b = *presetConfig("llama-1b");
+  EXPECT_DOUBLE_EQ(c1b.optim.lr, 5e-4);
+  EXPECT_EQ(c1b.optim.steps, 100000);
+  EXPECT_EQ(c1b.optim.warmupSteps, 1000);
+  EXPECT_EQ((*presetConfig("llama-250m")).optim.steps, 40000);
+  EXPECT_EQ((*presetConfig("llama-350m")).optim.warmupSteps, 6000);
+}
+
+TEST(Presets, CpuPresetsAreValidAndDefaultToPreLnPlusLns) {
+  for (const char* name : {"tiny", "cpu-demo", "cpu-long"}) {
+    auto c = presetConfig(name);
+    ASSERT_TRUE(c) << name;
+    EXPECT_TRUE(validate(*c).empty()) << name;
+    EXPECT_EQ(c->schemes, (std::vector<std::string>{"pre_ln", "lns"}));
+  }
+  EXPECT_FALSE(presetConfig("llama-9000b"));
+}
+
+TEST(Presets, ParameterCountMatchesTheModel) {
+  // Sanity: extras per scheme are counted.
+  ModelConfig m;
+  EXPECT_GT(parameterCount(m, "sandwich"), parameterCount(m, "pre_ln"));
+  SchemeOptions o;
+  o.layerScale = true;
+  EXPECT_EQ(parameterCount(m, "pre_ln", o) - parameterCount(m, "pre_ln"),
+            2LL * m.nLayers * m.dModel);
+}

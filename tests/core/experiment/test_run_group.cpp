@@ -1,0 +1,184 @@
+// The run loop end to end on a small generated corpus: paired runs recorded in the store,
+// divergence, stop-and-resume through checkpoints, bad data rejected before any run exists.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "data/corpus.h"
+#include "experiment/run_group.h"
+#include "model/decoder.h"
+#include "support/model_fixtures.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+std::string writeCorpus(const test::TempDir& dir, size_t bytes = 60000) {
+  std::string text;
+  const char* words[] = {"the ", "depth ", "of ", "layers ", "curse ", "norm ", "scaling ", "\n"};
+  for (size_t i = 0; text.size() < bytes; ++i) text += words[(i * 7 + i / 5) % 8];
+  auto path = dir.file("corpus.txt");
+  test::writeFile(path, text);
+  return path;
+}
+
+experiment::ExperimentConfig tinyRun(const test::TempDir& dir) {
+  auto c = test::smallConfig(3);
+  c.data.corpus = writeCorpus(dir);
+  c.optim.steps = 12;
+  c.run.evalEvery = 5;
+  c.name = "unit";
+  return c;
+}
+
+}  // namespace
+
+TEST(RunGroup, PairedRunsAreRecorded) {
+  test::TempDir dir;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  auto c = tinyRun(dir);
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  int progressCalls = 0;
+  o.onProgress = [&](const experiment::GroupProgress&) { ++progressCalls; };
+  auto r = experiment::runGroup(c, store, o);
+  ASSERT_EQ(r.members.size(), 2u);
+  EXPECT_GE(progressCalls, 1);
+  for (const auto& m : r.members) {
+    auto run = store.run(m.runId);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->status, store::RunStatus::Finished);
+    EXPECT_EQ(run->groupName, "unit");
+    EXPECT_EQ(store.scalarSeries(m.runId, "loss_train").size(), 12u);
+    EXPECT_EQ(store.scalarSeries(m.runId, "lr").size(), 12u);
+    EXPECT_EQ(store.scalarSeries(m.runId, "tokens_per_s").size(), 12u);
+    auto val = store.scalarSeries(m.runId, "loss_val");
+    ASSERT_EQ(val.size(), 3u);  // steps 5, 10 and the final 12
+    EXPECT_EQ(val.back().step, 12);
+    auto grads = store.layerSeries(m.runId, "grad_norm");
+    EXPECT_EQ(grads.nLayers, 3);
+    EXPECT_EQ(grads.steps.size(), 12u);
+    EXPECT_EQ(store.checkpoints(m.runId).size(), 1u);
+    auto cfg = nlohmann::json::parse(run->configJson);
+    EXPECT_EQ(cfg["schemes"], nlohmann::json::array({m.scheme}));
+    EXPECT_EQ(cfg["model"]["vocabSize"], 256);  // from the byte tokenizer
+  }
+  // Same batches: the two schemes' first losses are equal (identical weights, LNS factor 1
+  // in block 1 only, so they differ but stay close); their lr series are identical.
+  auto lr0 = store.scalarSeries(r.members[0].runId, "lr");
+  auto lr1 = store.scalarSeries(r.members[1].runId, "lr");
+  for (size_t i = 0; i < lr0.size(); ++i) EXPECT_DOUBLE_EQ(lr0[i].value, lr1[i].value);
+}
+
+TEST(RunGroup, DivergenceMarksTheRunAndStopsItCleanly) {
+  test::TempDir dir;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  auto c = tinyRun(dir);
+  c.schemes = {"post_ln", "pre_ln"};
+  c.optim.lr = 1e30;  // guaranteed blow-up
+  c.optim.warmupSteps = 0;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  auto r = experiment::runGroup(c, store, o);
+  bool anyDiverged = false;
+  for (const auto& m : r.members) {
+    auto run = store.run(m.runId);
+    if (run->status == store::RunStatus::Diverged) {
+      anyDiverged = true;
+      ASSERT_TRUE(m.divergedAt);
+      auto ev = store.events(m.runId);
+      ASSERT_FALSE(ev.empty());
+      EXPECT_NE(ev.back().message.find("diverged"), std::string::npos);
+    } else {
+      EXPECT_EQ(run->status, store::RunStatus::Finished);
+    }
+  }
+  EXPECT_TRUE(anyDiverged);
+}
+
+TEST(RunGroup, StopCheckpointsThenResumeFinishesWithTheSameLosses) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.schemes = {"lns"};
+  c.run.evalEvery = 0;
+  // Reference: straight through.
+  auto refStore = store::RunStore::open(dir.file("ref.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt-ref");
+  auto ref = experiment::runGroup(c, refStore, o);
+  auto refLoss = refStore.scalarSeries(ref.members[0].runId, "loss_train");
+
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  std::atomic<bool> stop{true};  // as if Ctrl-C arrived during the first step
+  o.checkpointDir = dir.file("ckpt");
+  o.stopFlag = &stop;
+  auto first = experiment::runGroup(c, store, o);
+  const int64_t id = first.members[0].runId;
+  EXPECT_EQ(store.run(id)->status, store::RunStatus::Stopped);
+  auto ck = store.checkpoints(id);
+  ASSERT_EQ(ck.size(), 1u);
+  EXPECT_EQ(ck[0].step, 1);
+  EXPECT_EQ(store.scalarSeries(id, "loss_train").size(), 1u);
+  o.stopFlag = nullptr;
+  experiment::resumeRun(id, store, o);
+  EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
+  auto loss = store.scalarSeries(id, "loss_train");
+  ASSERT_EQ(loss.size(), refLoss.size());
+  for (size_t i = 0; i < loss.size(); ++i) {
+    EXPECT_EQ(loss[i].value, refLoss[i].value) << "step " << i;
+  }
+}
+
+TEST(RunGroup, StopRequestedThroughTheStoreStopsTheRun) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.schemes = {"pre_ln"};
+  c.optim.steps = 100000;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  // A "viewer" connection asks for the stop, as the lab window does.
+  auto viewer = store::RunStore::open(dir.file("runs.db"));
+  o.onProgress = [&](const experiment::GroupProgress& p) {
+    for (const auto& m : p.members) viewer.requestStop(m.runId);
+  };
+  auto r = experiment::runGroup(c, store, o);
+  EXPECT_EQ(store.run(r.members[0].runId)->status, store::RunStatus::Stopped);
+  EXPECT_LT(r.members[0].step, 100000);
+  EXPECT_EQ(store.checkpoints(r.members[0].runId).size(), 1u);
+}
+
+TEST(RunGroup, BadCorporaFailBeforeAnyRunIsCreated) {
+  test::TempDir dir;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  auto c = tinyRun(dir);
+  experiment::RunGroupOptions o;
+  auto expectError = [&](const std::string& corpus, const std::string& needle) {
+    c.data.corpus = corpus;
+    try {
+      experiment::runGroup(c, store, o);
+      ADD_FAILURE() << corpus << " should be rejected";
+    } catch (const data::DataError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(store.listRuns().empty());
+  };
+  expectError(dir.file("missing.txt"), "does not exist");
+  test::writeFile(dir.file("empty.txt"), "");
+  expectError(dir.file("empty.txt"), "empty");
+  test::writeFile(dir.file("blank.txt"), "  \n\n ");
+  expectError(dir.file("blank.txt"), "empty");
+  std::string bin;
+  for (int i = 0; i < 4000; ++i) bin.push_back(static_cast<char>(i % 256));
+  test::writeFile(dir.file("model.pt"), bin);
+  expectError(dir.file("model.pt"), "does not look like UTF-8 text");
+  test::writeFile(dir.file("short.txt"), "In the beginning.\n");
+  expectError(dir.file("short.txt"), "corpus too short");
+  std::filesystem::create_directories(dir.file("emptydir"));
+  expectError(dir.file("emptydir"), "holds no files");
+  c.data.corpus = writeCorpus(dir);
+  c.model.nHeads = 5;
+  EXPECT_THROW(experiment::runGroup(c, store, o), experiment::ConfigError);
+  EXPECT_TRUE(store.listRuns().empty());
+}

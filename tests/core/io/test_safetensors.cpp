@@ -1,0 +1,55 @@
+// Safetensors round trip, parameter assignment by name, and rejection of damaged files.
+#include <gtest/gtest.h>
+
+#include "io/safetensors.h"
+#include "model/decoder.h"
+#include "support/model_fixtures.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+TEST(Safetensors, RoundTripsDtypesAndShapes) {
+  test::TempDir dir;
+  std::map<std::string, torch::Tensor> t = {
+      {"a", torch::randn({3, 4})},
+      {"b", torch::arange(10, torch::kInt64)},
+      {"c", torch::randn({2, 2}).to(torch::kBFloat16)},
+      {"empty", torch::zeros({0, 3})}};
+  io::saveSafetensors(dir.file("x.safetensors"), t, {{"format", "pt"}});
+  auto back = io::loadSafetensors(dir.file("x.safetensors"));
+  ASSERT_EQ(back.size(), t.size());
+  for (const auto& [k, v] : t) EXPECT_TRUE(torch::equal(v, back.at(k))) << k;
+}
+
+TEST(Safetensors, AssignsModelParametersByName) {
+  test::TempDir dir;
+  auto c = test::smallConfig(2);
+  torch::manual_seed(1);
+  model::Decoder a(c, "lns");
+  torch::manual_seed(2);
+  model::Decoder b(c, "lns");
+  io::saveSafetensors(dir.file("w.safetensors"), io::namedTensors(*a));
+  io::assignParameters(*b, io::loadSafetensors(dir.file("w.safetensors")));
+  auto idx = torch::randint(0, 64, {1, 8}, torch::kInt64);
+  EXPECT_TRUE(torch::equal(a->forward(idx), b->forward(idx)));
+  model::Decoder deeper(test::smallConfig(3), "lns");
+  EXPECT_THROW(io::assignParameters(*deeper, io::loadSafetensors(dir.file("w.safetensors"))),
+               io::SafetensorsError);
+}
+
+TEST(Safetensors, RejectsDamagedFiles) {
+  test::TempDir dir;
+  io::saveSafetensors(dir.file("ok"), {{"a", torch::randn({64})}});
+  std::string bytes = test::readFile(dir.file("ok"));
+  test::writeFile(dir.file("trunc"), bytes.substr(0, bytes.size() - 10));
+  test::writeFile(dir.file("tiny"), "abc");
+  std::string hugeHeader = bytes;
+  hugeHeader[7] = '\x7f';
+  test::writeFile(dir.file("huge"), hugeHeader);
+  std::string badJson = bytes;
+  badJson[8] = '[';
+  test::writeFile(dir.file("json"), badJson);
+  for (const char* n : {"trunc", "tiny", "huge", "json"}) {
+    EXPECT_THROW(io::loadSafetensors(dir.file(n)), io::SafetensorsError) << n;
+  }
+}
