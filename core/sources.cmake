@@ -7,6 +7,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   train/trainer.cpp
   experiment/run_group.cpp
   io/safetensors.cpp
+  bench/train_bench.cpp
 )
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
   experiment/experiment_config.cpp

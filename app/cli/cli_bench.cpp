@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include "bench/store_bench.h"
+#include "bench/train_bench.h"
+#include "experiment/presets.h"
 #include "cli_common.h"
 
 namespace depthlab::cli {
@@ -39,6 +41,58 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
                 r.loadMilliseconds, r.loadWorstMilliseconds,
                 r.loadMilliseconds <= 50 ? "ok" : "MISSED");
     std::printf("  file     %.1f MB\n", r.fileMegabytes);
+  });
+
+  struct TrainArgs { std::string preset = "cpu-demo", scheme = "pre_ln"; int steps = 20, threads = 1;
+                     int layers = 0, width = 0, heads = 0, ffn = 0; };
+  static TrainArgs t;
+  auto* train = bench->add_subcommand("train", "C++ trainer vs the PyTorch reference, tokens/s");
+  train->add_option("--preset", t.preset, "Preset")->capture_default_str();
+  train->add_option("--scheme", t.scheme, "Scheme")->capture_default_str();
+  train->add_option("--steps", t.steps, "Timed updates")->capture_default_str();
+  train->add_option("--threads", t.threads, "Intra-op threads (both sides)")->capture_default_str();
+  train->add_option("--layers", t.layers, "Override depth");
+  train->add_option("--width", t.width, "Override width (FFN = 8/3 width unless --ffn)");
+  train->add_option("--heads", t.heads, "Override heads");
+  train->add_option("--ffn", t.ffn, "Override FFN width");
+  train->callback([&g] {
+    auto c = experiment::presetConfig(t.preset);
+    if (!c) throw std::runtime_error("unknown preset '" + t.preset + "'");
+    if (t.layers > 0) c->model.nLayers = t.layers;
+    if (t.width > 0) {
+      c->model.dModel = t.width;
+      c->model.dFF = t.ffn > 0 ? t.ffn : t.width * 8 / 3;
+    }
+    if (t.ffn > 0) c->model.dFF = t.ffn;
+    if (t.heads > 0) c->model.nHeads = t.heads;
+    experiment::requireValid(*c);
+    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, DEPTHLAB_REFERENCE_SCRIPT);
+    const auto& m = c->model;
+    if (g.json) {
+      nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
+                          {"batch", c->optim.batchSize}, {"seq", m.seqLen},
+                          {"threads", r.threads}, {"cpp_tokens_per_s", r.cppTokensPerSecond}};
+      if (r.torchTokensPerSecond) {
+        j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
+        j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
+      } else {
+        j["torch_error"] = r.torchMessage;
+      }
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps\n",
+                t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
+                t.scheme.c_str(), r.threads, r.steps);
+    std::printf("  C++ trainer   %10.0f tokens/s\n", r.cppTokensPerSecond);
+    if (r.torchTokensPerSecond) {
+      std::printf("  PyTorch       %10.0f tokens/s\n", *r.torchTokensPerSecond);
+      std::printf("  ratio C++/PyTorch  %.2fx (target >= 1.0) %s\n",
+                  r.cppTokensPerSecond / *r.torchTokensPerSecond,
+                  r.cppTokensPerSecond >= *r.torchTokensPerSecond ? "ok" : "MISSED");
+    } else {
+      std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
+    }
   });
 }
 

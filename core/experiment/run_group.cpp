@@ -14,6 +14,7 @@
 #include "data/token_dataset.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
+#include "util/allocator_tuning.h"
 #include "util/paths.h"
 
 namespace depthlab::experiment {
@@ -173,6 +174,7 @@ data::TokenDataset loadDataset(ExperimentConfig& config) {
 }
 
 void applyThreads(const ExperimentConfig& config) {
+  util::tuneAllocatorForTraining();
   const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads();
   torch::set_num_threads(threads);
 }

@@ -68,11 +68,15 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
-  auto att = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(m_headDim));
-  auto mask = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device()))
-                  .triu(1);                                          // (T, T) future positions
-  att = att.masked_fill(mask, -std::numeric_limits<float>::infinity());
-  auto y = torch::matmul(torch::softmax(att, -1), v);               // (B, H, T, D)
+  // Scale q (smaller than the scores), then add a cached additive causal mask in place.
+  auto att = torch::matmul(q * (1.0 / std::sqrt(static_cast<double>(m_headDim))),
+                           k.transpose(-2, -1));                   // (B, H, T, T)
+  if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
+      m_mask.scalar_type() != att.scalar_type()) {
+    m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), att.options()).triu(1);
+  }
+  att.add_(m_mask.slice(0, 0, T).slice(1, 0, T));                 // future positions -> -inf
+  auto y = torch::matmul(torch::softmax(att, -1), v);              // (B, H, T, D)
 #endif
   return o_proj(y.transpose(1, 2).contiguous().view({B, T, C}));
 }

@@ -43,6 +43,7 @@ class AttentionImpl : public torch::nn::Module {
 
  private:
   int64_t m_heads, m_headDim;
+  torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state)
 };
 TORCH_MODULE(Attention);
 

@@ -76,6 +76,21 @@ Trainer::Trainer(const experiment::ExperimentConfig& config, const std::string& 
   m_model->to(device);
   m_model->train();
   m_optimizer = makeOptimizer(m_model, config, m_groupPeakLr);
+  // Which block owns each parameter (-1: embedding, final norm, head), for per-layer norms.
+  for (int l = 0; l < m_model->nLayers(); ++l) {
+    for (const auto& p : m_model->block(l)->parameters()) {
+      m_paramsInOrder.push_back(p);
+      m_paramOwner.push_back(l);
+    }
+  }
+  for (auto* m : {static_cast<torch::nn::Module*>(m_model->embed_tokens.get()),
+                  static_cast<torch::nn::Module*>(m_model->norm.get()),
+                  static_cast<torch::nn::Module*>(m_model->lm_head.get())}) {
+    for (const auto& p : m->parameters()) {
+      m_paramsInOrder.push_back(p);
+      m_paramOwner.push_back(-1);
+    }
+  }
 }
 
 std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatch& b) const {
@@ -122,34 +137,24 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   r.finite = std::isfinite(r.loss);
   // 4. gradient norms, clip, schedule, step
   {
+    // Per-parameter norms in one fused call, then summed per block on the CPU.
     torch::NoGradGuard ng;
-    // Squared norms per block and for everything else, read back in one transfer.
-    std::vector<torch::Tensor> squares;
-    for (int l = 0; l < m_model->nLayers(); ++l) {
-      std::vector<torch::Tensor> parts;
-      for (const auto& p : m_model->block(l)->parameters()) {
-        if (p.grad().defined()) parts.push_back(p.grad().pow(2).sum());
-      }
-      squares.push_back(parts.empty() ? torch::zeros({}, torch::TensorOptions().device(m_device))
-                                      : torch::stack(parts).sum());
+    std::vector<torch::Tensor> grads;
+    grads.reserve(m_paramOwner.size());
+    for (const auto& p : m_paramsInOrder) {
+      grads.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
     }
-    std::vector<torch::Tensor> rest;
-    for (auto* m : {static_cast<torch::nn::Module*>(m_model->embed_tokens.get()),
-                    static_cast<torch::nn::Module*>(m_model->norm.get()),
-                    static_cast<torch::nn::Module*>(m_model->lm_head.get())}) {
-      for (const auto& p : m->parameters()) {
-        if (p.grad().defined()) rest.push_back(p.grad().pow(2).sum());
-      }
-    }
-    squares.push_back(rest.empty() ? torch::zeros({}, torch::TensorOptions().device(m_device))
-                                   : torch::stack(rest).sum());
-    auto sq = torch::stack(squares).to(torch::kCPU, torch::kFloat64);  // (L+1)
-    auto acc = sq.accessor<double, 1>();
+    auto norms = torch::stack(at::_foreach_norm(grads, 2)).to(torch::kCPU, torch::kFloat64);
+    auto acc = norms.accessor<double, 1>();
+    std::vector<double> layerSq(static_cast<size_t>(m_model->nLayers()), 0.0);
     double total2 = 0;
-    for (int64_t i = 0; i < sq.size(0); ++i) {
-      total2 += acc[i];
-      if (i + 1 < sq.size(0)) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(acc[i])));
+    for (size_t i = 0; i < m_paramOwner.size(); ++i) {
+      const double sq = acc[static_cast<int64_t>(i)] * acc[static_cast<int64_t>(i)];
+      total2 += sq;
+      if (m_paramOwner[i] >= 0) layerSq[static_cast<size_t>(m_paramOwner[i])] += sq;
     }
+    r.layerGradNorms.reserve(layerSq.size());
+    for (double sq : layerSq) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(sq)));
     r.gradNorm = std::sqrt(total2);
   }
   if (!r.finite || !std::isfinite(r.gradNorm)) {

@@ -54,6 +54,8 @@ class Trainer {
   model::Decoder m_model{nullptr};
   std::unique_ptr<torch::optim::Optimizer> m_optimizer;
   std::vector<double> m_groupPeakLr;
+  std::vector<torch::Tensor> m_paramsInOrder;  // every parameter, grouped by block
+  std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
 };
 
 /// Intra-op threads to use when the config says 0: one, which measured fastest for the

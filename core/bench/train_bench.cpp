@@ -1,0 +1,91 @@
+// See train_bench.h.
+#include "bench/train_bench.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "train/trainer.h"
+#include "util/allocator_tuning.h"
+
+namespace depthlab::bench {
+
+namespace {
+std::string runCapture(const std::string& cmd, int* rc) {
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  if (!p) { *rc = -1; return out; }
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  *rc = pclose(p);
+  return out;
+}
+}  // namespace
+
+TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
+                               int steps, int threads, const std::string& script) {
+  TrainBenchResult r;
+  util::tuneAllocatorForTraining();
+  r.steps = steps;
+  r.threads = threads;
+  experiment::ExperimentConfig c = input;
+  c.model.vocabSize = 256;
+  c.optim.gradAccum = 1;
+  c.optim.warmupSteps = 0;
+  c.optim.minLrRatio = 1.0;
+  torch::set_num_threads(threads);
+  train::Trainer t(c, scheme, torch::kCPU);
+  const int B = c.optim.batchSize, T = c.model.seqLen;
+  data::TokenBatch batch;
+  batch.batch = B;
+  batch.seqLen = T;
+  torch::manual_seed(1);
+  auto x = torch::randint(0, c.model.vocabSize, {B, T + 1}, torch::kInt64);
+  for (int b = 0; b < B; ++b) {
+    for (int i = 0; i < T; ++i) {
+      batch.inputs.push_back(x[b][i].item<int64_t>());
+      batch.targets.push_back(x[b][i + 1].item<int64_t>());
+    }
+  }
+  for (int s = 0; s < 3; ++s) t.trainStepOn({batch}, s);
+  auto t0 = std::chrono::steady_clock::now();
+  for (int s = 0; s < steps; ++s) t.trainStepOn({batch}, s);
+  double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;
+
+  if (!std::filesystem::exists(script)) {
+    r.torchMessage = "reference script not found at " + script;
+    return r;
+  }
+  const std::string cfg = (std::filesystem::temp_directory_path() /
+                           ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
+  {
+    FILE* f = std::fopen(cfg.c_str(), "w");
+    std::fputs(experiment::toJson(c).dump().c_str(), f);
+    std::fclose(f);
+  }
+  int rc = 0;
+  std::string out = runCapture("OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 " + script +
+                                   " bench --config " + cfg + " --scheme " + scheme +
+                                   " --steps " + std::to_string(steps) + " --threads " +
+                                   std::to_string(threads),
+                               &rc);
+  std::filesystem::remove(cfg);
+  auto j = nlohmann::json::parse(out.substr(out.find('{') == std::string::npos ? 0 : out.rfind('{')),
+                                 nullptr, false);
+  if (rc != 0 || j.is_discarded() || !j.contains("tokens_per_s")) {
+    r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
+                     out.substr(0, 300);
+    return r;
+  }
+  r.torchTokensPerSecond = j["tokens_per_s"].get<double>();
+  return r;
+}
+
+}  // namespace depthlab::bench

@@ -1,0 +1,22 @@
+// See allocator_tuning.h.
+#include "util/allocator_tuning.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace depthlab::util {
+
+void tuneAllocatorForTraining() {
+#if defined(__GLIBC__)
+  static const bool done = [] {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);  // blocks below 256 MiB come from the heap
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);    // keep up to 1 GiB of free heap
+    mallopt(M_TOP_PAD, 64 << 20);
+    return true;
+  }();
+  (void)done;
+#endif
+}
+
+}  // namespace depthlab::util
