@@ -18,3 +18,11 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
   data/token_dataset.cpp
   train/lr_schedule.cpp
 )
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
+  probes/probe_math.cpp
+  probes/depth_probes.cpp
+  experiment/probe_schedule.cpp
+)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp)

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "bench/probe_bench.h"
 #include "bench/store_bench.h"
 #include "bench/train_bench.h"
 #include "experiment/presets.h"
@@ -93,6 +94,36 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     } else {
       std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
     }
+  });
+
+  static std::string probePreset = "cpu-demo", probeScheme = "lns";
+  static int probeThreads = 1;
+  auto* probes = bench->add_subcommand("probes", "Time of each depth probe and the default cadence's overhead");
+  probes->add_option("--preset", probePreset, "Preset")->capture_default_str();
+  probes->add_option("--scheme", probeScheme, "Scheme")->capture_default_str();
+  probes->add_option("--threads", probeThreads, "Intra-op threads")->capture_default_str();
+  probes->callback([&g] {
+    auto c = experiment::presetConfig(probePreset);
+    if (!c) throw std::runtime_error("unknown preset '" + probePreset + "'");
+    auto r = bench::runProbeBench(*c, probeScheme, probeThreads);
+    if (g.json) {
+      nlohmann::json j = {{"preset", probePreset}, {"step_seconds", r.stepSeconds},
+                          {"steps", r.steps}, {"scheduled_seconds", r.scheduledSeconds},
+                          {"overhead_percent", r.overheadPercent}};
+      for (const auto& p : r.probes) j["probes"][p.name] = {{"seconds", p.seconds}, {"runs", p.runs}};
+      std::cout << j.dump(2) << "\n";
+      return;
+    }
+    std::printf("bench probes: %s (%s), %d steps, one update %.1f ms\n", probePreset.c_str(),
+                probeScheme.c_str(), r.steps, r.stepSeconds * 1000);
+    for (const auto& p : r.probes) {
+      std::printf("  %-14s %9.1f ms per run, %4d runs at the default cadence = %6.2f s\n",
+                  p.name.c_str(), p.seconds * 1000, p.runs, p.seconds * p.runs);
+    }
+    std::printf("  default cadence replayed over %d steps: %.2f s of probes vs %.1f s of training\n",
+                r.steps, r.scheduledSeconds, r.steps * r.stepSeconds);
+    std::printf("  overhead of the default cadence: %.2f%% of training time (target <= 5%%) %s\n",
+                r.overheadPercent, r.overheadPercent <= 5 ? "ok" : "MISSED");
   });
 }
 

@@ -25,5 +25,6 @@ std::string formatTime(double unixSeconds);
 void addRunsCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
 void addTrainCommands(CLI::App& app, GlobalOptions& g);
+void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
 
 }  // namespace depthlab::cli

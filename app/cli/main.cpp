@@ -8,11 +8,13 @@ int main(int argc, char** argv) {
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
   app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // --db / --json may follow the subcommand too
   depthlab::cli::GlobalOptions g;
   app.add_option("--db", g.db, "Run database (default $DEPTHLAB_DB, else the data folder)");
   app.add_flag("--json", g.json, "Machine-readable JSON output");
 
   depthlab::cli::addTrainCommands(app, g);
+  depthlab::cli::addAnalysisCommands(app, g);
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);
 

@@ -134,6 +134,16 @@ TokenBatch TokenDataset::valBatch(int i, int nBatches) const {
   return window(starts);
 }
 
+TokenBatch TokenDataset::probeBatch(int rows) const {
+  const size_t span = m_tokens.size() - m_split - static_cast<size_t>(m_seqLen);
+  std::vector<size_t> starts(static_cast<size_t>(rows));
+  for (size_t r = 0; r < starts.size(); ++r) {
+    // Offset by half a stride so probe windows differ from the first validation windows.
+    starts[r] = m_split + std::min(span, span * (2 * r + 1) / (2 * starts.size()));
+  }
+  return window(starts);
+}
+
 CorpusTokens loadCorpusTokens(const experiment::DataConfig& data) {
   CorpusTokens ct;
   ct.corpusPath = data.corpus;

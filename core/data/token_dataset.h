@@ -27,6 +27,8 @@ class TokenDataset {
   TokenBatch trainBatch(int64_t seed, int64_t step, int micro) const;
   /// Fixed validation batch `i` (windows spread evenly over the validation split).
   TokenBatch valBatch(int i, int nBatches) const;
+  /// `rows` held-out windows spread evenly over the validation split (the probe batch).
+  TokenBatch probeBatch(int rows) const;
   size_t trainTokens() const { return m_split; }
   size_t valTokens() const { return m_tokens.size() - m_split; }
   int vocabSize() const { return m_vocab; }

@@ -88,6 +88,16 @@ json toJson(const ExperimentConfig& c) {
                  {"gradAccum", p.gradAccum}, {"weightDecay", p.weightDecay},
                  {"beta1", p.beta1}, {"beta2", p.beta2}, {"eps", p.eps},
                  {"gradClip", p.gradClip}}},
+      {"probes", {{"probeBatch", c.probes.probeBatch}, {"forwardEvery", c.probes.forwardEvery},
+                  {"angularMatrixEvery", c.probes.angularMatrixEvery},
+                  {"pruningEvery", c.probes.pruningEvery},
+                  {"blockPruningAtEnd", c.probes.blockPruningAtEnd},
+                  {"jacobianEvery", c.probes.jacobianEvery},
+                  {"jacobianSamples", c.probes.jacobianSamples},
+                  {"lastTokenOnly", c.probes.lastTokenOnly},
+                  {"pruneRenumber", c.probes.pruneRenumber},
+                  {"lazyThreshold", c.probes.lazyThreshold},
+                  {"lowThreshold", c.probes.lowThreshold}}},
       {"run", {{"seed", r.seed}, {"device", r.device}, {"threads", r.threads},
                {"evalEvery", r.evalEvery}, {"evalBatches", r.evalBatches},
                {"checkpointEvery", r.checkpointEvery}, {"logEvery", r.logEvery},
@@ -102,7 +112,7 @@ ExperimentConfig configFromJson(const json& j) {
   top.read("preset", c.preset);
   top.read("name", c.name);
   top.read("schemes", c.schemes);
-  for (const char* s : {"model", "options", "data", "optim", "run"}) top.allow(s);
+  for (const char* s : {"model", "options", "data", "optim", "run", "probes"}) top.allow(s);
   top.finish();
 
   auto& m = c.model;
@@ -143,6 +153,16 @@ ExperimentConfig configFromJson(const json& j) {
   sr.read("checkpointEvery", r.checkpointEvery); sr.read("logEvery", r.logEvery);
   sr.read("bf16", r.bf16);
   sr.finish();
+
+  auto& q = c.probes;
+  SectionReader sq(sectionOr(j, "probes", empty), "probes");
+  sq.read("probeBatch", q.probeBatch); sq.read("forwardEvery", q.forwardEvery);
+  sq.read("angularMatrixEvery", q.angularMatrixEvery); sq.read("pruningEvery", q.pruningEvery);
+  sq.read("blockPruningAtEnd", q.blockPruningAtEnd); sq.read("jacobianEvery", q.jacobianEvery);
+  sq.read("jacobianSamples", q.jacobianSamples); sq.read("lastTokenOnly", q.lastTokenOnly);
+  sq.read("pruneRenumber", q.pruneRenumber); sq.read("lazyThreshold", q.lazyThreshold);
+  sq.read("lowThreshold", q.lowThreshold);
+  sq.finish();
   return c;
 }
 
@@ -241,6 +261,19 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   if (r.evalBatches <= 0) bad("run.evalBatches", "must be at least 1");
   if (r.checkpointEvery < 0) bad("run.checkpointEvery", "must be >= 0");
   if (r.logEvery <= 0) bad("run.logEvery", "must be at least 1");
+
+  const auto& q = c.probes;
+  if (q.probeBatch <= 0) bad("probes.probeBatch", "must be at least 1");
+  for (auto [name, v] : {std::pair{"probes.forwardEvery", q.forwardEvery},
+                         std::pair{"probes.angularMatrixEvery", q.angularMatrixEvery},
+                         std::pair{"probes.pruningEvery", q.pruningEvery},
+                         std::pair{"probes.jacobianEvery", q.jacobianEvery}}) {
+    if (v < 0) bad(name, "must be >= 0 (0 = never)");
+  }
+  if (q.jacobianSamples <= 0) bad("probes.jacobianSamples", "must be at least 1");
+  if (!(q.lazyThreshold > 0 && q.lazyThreshold < q.lowThreshold))
+    bad("probes.lazyThreshold", "must be > 0 and below probes.lowThreshold");
+  if (!(q.lowThreshold < 1)) bad("probes.lowThreshold", "must be below 1");
   return issues;
 }
 

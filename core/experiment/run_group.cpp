@@ -12,6 +12,7 @@
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
+#include "experiment/probe_schedule.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 #include "util/allocator_tuning.h"
@@ -71,6 +72,10 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                const data::TokenDataset& data, store::RunStore& store,
                const RunGroupOptions& o, int64_t startStep, GroupResult& result) {
   const auto t0 = Clock::now();
+  ProbeSchedule probes(config.probes, data, members.front().trainer->device());
+  if (startStep == 0) {  // the state at initialisation
+    for (auto& m : members) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
+  }
   auto lastFlush = Clock::now(), lastProgress = Clock::now(), lastStopPoll = Clock::now();
   const int64_t total = config.optim.steps;
   const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
@@ -118,6 +123,9 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         m.pending.scalar(step, "tokens_per_s", p.tokensPerSecond);
         m.pending.layer(step, "grad_norm", r.layerGradNorms);
       }
+      if (step + 1 < total) {
+        result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
+      }
       if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total) {
         evaluate(m, data, step + 1);
       }
@@ -151,7 +159,10 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   for (auto& m : members) {
     if (!m.active) continue;
     const int64_t done = std::min<int64_t>(step, total);
-    if (!stopping) evaluate(m, data, done);
+    if (!stopping) {
+      evaluate(m, data, done);
+      result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
+    }
     if (stopping) {
       m.pending.event(done, store::EventLevel::Info,
                       "stopped at step " + std::to_string(done) + " on request");

@@ -46,6 +46,7 @@ struct GroupResult {
   std::string groupName;
   std::vector<MemberProgress> members;
   double seconds = 0;
+  double probeSeconds = 0;      // part of `seconds` spent in depth probes
 };
 
 /// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data

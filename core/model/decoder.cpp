@@ -64,12 +64,17 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& idx) {
 
 torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOptions& opts,
                                    ForwardTrace* trace) {
-  auto x = embed_tokens(idx);  // (B, T, C)
+  return forwardFrom(embed_tokens(idx), 0, opts, trace);  // (B, T, C) -> (B, T, V)
+}
+
+torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBlock,
+                                       const ForwardOptions& opts, ForwardTrace* trace) {
+  auto x = input;  // (B, T, C)
   if (trace) {
     trace->blockInputs.clear();
     trace->blocks.assign(m_blocks.size(), BlockTrace{});
   }
-  for (size_t i = 0; i < m_blocks.size(); ++i) {
+  for (size_t i = static_cast<size_t>(startBlock); i < m_blocks.size(); ++i) {
     if (trace) trace->blockInputs.push_back(x);
     if (!opts.skip.empty() && opts.skip[i]) continue;  // pruned: identity
     std::optional<double> s;

@@ -33,6 +33,10 @@ class DecoderImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& idx);  // (B, T) int64 -> (B, T, V) logits
   torch::Tensor forward(const torch::Tensor& idx, const ForwardOptions& opts,
                         ForwardTrace* trace = nullptr);
+  /// Runs blocks startBlock..L-1 on a residual stream x (B, T, C) entering block startBlock,
+  /// then the final norm and head: (B, T, V). forward() is embedding + forwardFrom(0).
+  torch::Tensor forwardFrom(const torch::Tensor& x, int startBlock, const ForwardOptions& opts,
+                            ForwardTrace* trace = nullptr);
   /// Mean token cross-entropy of next-token prediction: idx, targets (B, T).
   torch::Tensor loss(const torch::Tensor& idx, const torch::Tensor& targets,
                      const ForwardOptions* opts = nullptr);

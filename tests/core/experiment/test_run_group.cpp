@@ -182,3 +182,65 @@ TEST(RunGroup, BadCorporaFailBeforeAnyRunIsCreated) {
   EXPECT_THROW(experiment::runGroup(c, store, o), experiment::ConfigError);
   EXPECT_TRUE(store.listRuns().empty());
 }
+
+TEST(RunGroup, ProbesDoNotChangeTrainingBitForBit) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.optim.steps = 20;
+  c.run.evalEvery = 0;
+  c.probes.forwardEvery = 3;
+  c.probes.angularMatrixEvery = 5;
+  c.probes.pruningEvery = 7;
+  c.probes.jacobianEvery = 10;
+  auto off = c;
+  off.probes.forwardEvery = off.probes.angularMatrixEvery = off.probes.pruningEvery = 0;
+  off.probes.jacobianEvery = 0;
+  off.probes.blockPruningAtEnd = false;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  auto withStore = store::RunStore::open(dir.file("with.db"));
+  auto withoutStore = store::RunStore::open(dir.file("without.db"));
+  auto with = experiment::runGroup(c, withStore, o);
+  auto without = experiment::runGroup(off, withoutStore, o);
+  ASSERT_GT(with.probeSeconds, 0);
+  EXPECT_EQ(without.probeSeconds, 0);
+  for (size_t i = 0; i < with.members.size(); ++i) {
+    auto a = withStore.scalarSeries(with.members[i].runId, "loss_train");
+    auto b = withoutStore.scalarSeries(without.members[i].runId, "loss_train");
+    ASSERT_EQ(a.size(), 20u);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t s = 0; s < a.size(); ++s) EXPECT_EQ(a[s].value, b[s].value) << "step " << s;
+    EXPECT_TRUE(withoutStore.layerMetrics(without.members[i].runId) ==
+                std::vector<std::string>{"grad_norm"});
+  }
+}
+
+TEST(RunGroup, ProbeRowsHaveLValuesAndLxLMatrices) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);  // 3 layers, 12 steps
+  c.probes.forwardEvery = 4;
+  c.probes.angularMatrixEvery = 6;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  auto r = experiment::runGroup(c, store, o);
+  const int64_t id = r.members[1].runId;
+  for (const char* metric : {"variance", "norm_var_attn", "norm_var_ffn", "angular_adjacent",
+                             "block_influence", "effectiveness", "prune_delta", "grad_norm"}) {
+    auto s = store.layerSeries(id, metric);
+    EXPECT_EQ(s.nLayers, 3) << metric;
+    EXPECT_FALSE(s.steps.empty()) << metric;
+  }
+  // Every 4 steps, plus step 6 where the angular matrix's forward pass comes with them free.
+  EXPECT_EQ(store.layerSeries(id, "variance").steps, (std::vector<int64_t>{0, 4, 6, 8, 12}));
+  for (const char* kind : {"angular", "block_prune"}) {
+    auto m = store.matrix(id, kind, 12);
+    ASSERT_TRUE(m) << kind;
+    EXPECT_EQ(m->rows, 3);
+    EXPECT_EQ(m->cols, 3);
+    EXPECT_TRUE(std::isnan(m->data[2 * 3 + 1]));  // l = 2, n = 2: past the last block
+  }
+  EXPECT_EQ(store.matrixSteps(id, "angular"), (std::vector<int64_t>{0, 6, 12}));
+  EXPECT_EQ(store.matrixSteps(id, "block_prune"), (std::vector<int64_t>{12}));
+  EXPECT_TRUE(store.latestScalars(id).count("lazy_layers"));
+}

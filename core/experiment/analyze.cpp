@@ -1,0 +1,76 @@
+// See analyze.h.
+#include "experiment/analyze.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "data/token_dataset.h"
+#include "experiment/probe_schedule.h"
+#include "model/decoder.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace depthlab::experiment {
+
+std::set<std::string> parseProbeList(const std::string& list) {
+  std::set<std::string> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "all") {
+      out.insert(kProbeNames.begin(), kProbeNames.end());
+    } else if (std::find(kProbeNames.begin(), kProbeNames.end(), item) != kProbeNames.end()) {
+      out.insert(item);
+    } else if (!item.empty()) {
+      std::string known = "all";
+      for (const auto& k : kProbeNames) known += ", " + k;
+      throw ConfigError("unknown probe '" + item + "' (known: " + known + ")");
+    }
+  }
+  if (out.empty()) throw ConfigError("no probes chosen");
+  return out;
+}
+
+AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::optional<int64_t> step,
+                                const std::set<std::string>& which) {
+  auto run = store.run(runId);
+  if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
+  auto ckpts = store.checkpoints(runId);
+  const store::CheckpointInfo* chosen = nullptr;
+  for (const auto& c : ckpts) {
+    if (!step || c.step <= *step) chosen = &c;
+  }
+  if (!chosen) {
+    throw std::runtime_error("run " + std::to_string(runId) + " has no checkpoint" +
+                             (step ? " at or before step " + std::to_string(*step) : std::string()));
+  }
+  auto j = nlohmann::json::parse(run->configJson, nullptr, false);
+  if (j.is_discarded()) throw ConfigError("run " + std::to_string(runId) + " has a broken config");
+  ExperimentConfig config = configFromJson(j);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto corpus = data::loadCorpusTokens(config.data);
+  config.model.vocabSize = corpus.vocabSize;
+  data::TokenDataset data(std::move(corpus.tokens), config.model.vocabSize, config.data.valFraction,
+                          config.model.seqLen, config.optim.batchSize);
+  torch::Device device = train::resolveDevice(config.run.device);
+  model::Decoder model(config, run->scheme);
+  model->to(device);
+  auto meta = train::loadCheckpoint(chosen->path, model, nullptr, device);
+  ProbeSchedule probes(config.probes, data, device);
+  store::WriteBatch batch;
+  probes.run(model, meta.step, which, batch);
+  batch.event(meta.step, store::EventLevel::Info,
+              "analyzed checkpoint " + chosen->path);
+  store.write(runId, batch);
+  AnalyzeResult r;
+  r.step = meta.step;
+  r.checkpointPath = chosen->path;
+  r.valuesWritten = batch.valueCount();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace depthlab::experiment

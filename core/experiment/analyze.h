@@ -1,0 +1,28 @@
+// Analysing a stored checkpoint after the fact (`depthlab-cli analyze`): rebuilds the run's
+// model from its stored config, loads the checkpoint at (or before) a step, runs the chosen
+// probe families on the run's probe batch and writes the rows to the store at that step.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "store/run_store.h"
+
+namespace depthlab::experiment {
+
+struct AnalyzeResult {
+  int64_t step = 0;
+  std::string checkpointPath;
+  double seconds = 0;
+  size_t valuesWritten = 0;
+};
+
+/// `which`: names from kProbeNames (parseProbeList turns "all" into every family).
+AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::optional<int64_t> step,
+                                const std::set<std::string>& which);
+/// Parses "all" or "variance,angular,..." and rejects unknown names (listing the known ones).
+std::set<std::string> parseProbeList(const std::string& list);
+
+}  // namespace depthlab::experiment

@@ -1,0 +1,84 @@
+// See probe_schedule.h.
+#include "experiment/probe_schedule.h"
+
+#include <chrono>
+
+#include "probes/depth_probes.h"
+
+namespace depthlab::experiment {
+
+const std::vector<std::string> kProbeNames = {"variance", "angular", "pruning", "block_pruning",
+                                              "jacobian"};
+
+namespace {
+// A family runs at multiples of its cadence and once more at the end; 0 switches it off.
+bool due(int every, int64_t step, bool final) { return every > 0 && (final || step % every == 0); }
+}  // namespace
+
+ProbeSchedule::ProbeSchedule(const ProbeConfig& config, const data::TokenDataset& data,
+                             torch::Device device)
+    : m_config(config) {
+  auto b = data.probeBatch(config.probeBatch);
+  auto opts = torch::TensorOptions().dtype(torch::kInt64);
+  m_inputs = torch::from_blob(b.inputs.data(), {b.batch, b.seqLen}, opts).clone().to(device);
+  m_targets = torch::from_blob(b.targets.data(), {b.batch, b.seqLen}, opts).clone().to(device);
+}
+
+double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
+                             store::WriteBatch& out) {
+  std::set<std::string> which;
+  const auto& c = m_config;
+  if (due(c.forwardEvery, step, final)) which.insert("variance");
+  if (due(c.angularMatrixEvery, step, final)) which.insert("angular");
+  if (due(c.pruningEvery, step, final)) which.insert("pruning");
+  if (final && c.blockPruningAtEnd) which.insert("block_pruning");
+  if (due(c.jacobianEvery, step, final)) which.insert("jacobian");
+  if (which.empty()) return 0;
+  return run(model, step, which, out);
+}
+
+double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<std::string>& which,
+                          store::WriteBatch& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const int L = model->nLayers();
+  const bool wantMatrix = which.count("angular") || which.count("block_pruning");
+  probes::ForwardProbes f;
+  if (which.count("variance") || wantMatrix) {
+    f = probes::runForwardProbes(model, m_inputs, m_targets,
+                                 {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix});
+    out.scalar(step, "loss_probe", f.probeLoss);
+    out.layer(step, "variance", f.variance);
+    out.layer(step, "norm_var_attn", f.normVarAttn);
+    out.layer(step, "norm_var_ffn", f.normVarFfn);
+    out.layer(step, "angular_adjacent", f.angularAdjacent);
+    out.layer(step, "block_influence", f.blockInfluence);
+    out.layer(step, "effectiveness", f.effectiveness);
+    auto counts = probes::classifyLayers(f.effectiveness, m_config.lazyThreshold,
+                                         m_config.lowThreshold);
+    out.scalar(step, "lazy_layers", counts.lazy);
+    out.scalar(step, "low_layers", counts.low);
+    out.scalar(step, "lazy_ratio", static_cast<double>(counts.lazy) / L);
+    if (which.count("angular")) out.matrix(step, "angular", L, L, f.angularMatrix);
+  }
+  if (which.count("pruning")) {
+    out.layer(step, "prune_delta",
+              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber));
+  }
+  if (which.count("block_pruning")) {
+    auto bp = probes::blockPruning(model, m_inputs, m_targets, f.angularMatrix,
+                                   m_config.pruneRenumber);
+    out.matrix(step, "block_prune", L, L, bp.delta);
+    out.layer(step, "block_prune_best_start", bp.bestStart);
+  }
+  if (which.count("jacobian")) {
+    out.layer(step, "jacobian_identity",
+              probes::jacobianToIdentity(model, m_inputs, m_config.jacobianSamples,
+                                         static_cast<uint64_t>(step) + 1));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.scalar(step, "probe_seconds", seconds);
+  return seconds;
+}
+
+}  // namespace depthlab::experiment

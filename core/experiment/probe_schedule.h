@@ -1,0 +1,41 @@
+// ProbeSchedule: runs the depth probes (core/probes) on a fixed held-out probe batch at the
+// cadence of ProbeConfig and turns their arrays into run-store rows. The probe functions stay
+// pure; this is where cadence and metric names live.
+// Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
+// block_influence, effectiveness, prune_delta, jacobian_identity, block_prune_best_start;
+// matrices: angular (L x L), block_prune (L x L); scalars: loss_probe, lazy_layers,
+// low_layers, lazy_ratio, probe_seconds.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <set>
+#include <string>
+
+#include "data/token_dataset.h"
+#include "experiment/experiment_config.h"
+#include "model/decoder.h"
+#include "store/store_types.h"
+
+namespace depthlab::experiment {
+
+/// Probe families selectable by name (analyze --probes).
+extern const std::vector<std::string> kProbeNames;  // variance, angular, pruning, block_pruning, jacobian
+
+class ProbeSchedule {
+ public:
+  ProbeSchedule(const ProbeConfig& config, const data::TokenDataset& data, torch::Device device);
+
+  /// Runs what is due after `step` updates (all of it when `final`); appends rows to `out`.
+  /// Returns the seconds spent.
+  double runDue(model::Decoder& model, int64_t step, bool final, store::WriteBatch& out);
+  /// Runs the named probe families now (analyze after the fact).
+  double run(model::Decoder& model, int64_t step, const std::set<std::string>& which,
+             store::WriteBatch& out);
+
+ private:
+  ProbeConfig m_config;
+  torch::Tensor m_inputs, m_targets;  // (B, T) probe batch
+};
+
+}  // namespace depthlab::experiment

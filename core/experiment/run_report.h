@@ -1,0 +1,34 @@
+// RunReport: the Curse-of-Depth summary of one stored run, computed from the run store's
+// latest probe rows (no torch): final validation loss / perplexity, last-layer and mean
+// output variance, the slope of log-variance against depth, the deeper half's mean adjacent
+// angular distance, lazy layers, and single-layer pruning deltas deeper vs shallower half.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/run_store.h"
+
+namespace depthlab::experiment {
+
+struct RunReport {
+  int64_t runId = 0;
+  std::string name, scheme, status;
+  int64_t steps = 0;                      // last step with a train loss
+  std::optional<double> lossVal, pplVal;
+  std::optional<int64_t> probeStep;       // step of the variance / angular rows used
+  std::optional<double> varianceLast, varianceMean, logVarianceSlope;
+  std::optional<double> angularDeepMean;  // mean adjacent distance over layers >= L/2
+  std::optional<int> lazyLayers;
+  std::optional<double> pruneDeepMean, pruneShallowMean;
+  int nLayers = 0;
+  std::vector<std::string> missing;       // metrics the run does not have
+};
+
+RunReport makeRunReport(store::RunStore& store, int64_t runId);
+/// Least-squares slope of y against x = 1..n.
+double slopeAgainstIndex(const std::vector<double>& y);
+
+}  // namespace depthlab::experiment

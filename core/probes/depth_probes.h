@@ -1,0 +1,69 @@
+// Depth probes: what each block of a model does, measured on a fixed probe batch in fp32
+// under NoGradGuard and eval mode (the model is returned to train mode; no RNG is drawn, no
+// gradient state is left). Pure functions of (model, batch): they return plain arrays and
+// never write anywhere; the run loop decides cadence and storage.
+// Choices the paper leaves open (see docs/probes.md): every token of every probe sequence
+// counts (no padding exists in our windows); "output variance" is the population variance
+// over all elements of the residual stream after block l.
+// Legend: L blocks, B probe rows, T sequence length.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "model/decoder.h"
+
+namespace depthlab::probes {
+
+struct ForwardProbes {
+  std::vector<float> variance;          // (L) Var of the residual stream after block l
+  std::vector<float> normVarAttn;       // (L) Var of block l's scaled attention-norm output
+  std::vector<float> normVarFfn;        // (L) ... of its scaled FFN-norm output
+  std::vector<float> angularAdjacent;   // (L) d(x_l, x_{l+1}): input vs output of block l
+  std::vector<float> blockInfluence;    // (L) 1 - mean cos(input, output) of block l
+  std::vector<float> effectiveness;     // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
+  std::vector<float> angularMatrix;     // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
+                                        // where l + n > L. Empty unless asked for.
+  double probeLoss = 0;                 // the model's loss on the probe batch
+};
+
+struct ForwardProbeOptions {
+  bool lastTokenOnly = false;
+  bool angularMatrix = false;
+};
+
+ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
+                               const torch::Tensor& targets, const ForwardProbeOptions& o);
+
+/// Lazy (< lazy), low (< low) and effective layers from E_l.
+struct LazyCounts { int lazy = 0, low = 0, effective = 0; };
+LazyCounts classifyLayers(const std::vector<float>& effectiveness, double lazy, double low);
+
+/// Loss with the blocks in `skip` replaced by the identity. For depth-scaled schemes the
+/// survivors keep their original 1/sqrt(l) unless `renumber`, which gives them
+/// 1/sqrt(position among the survivors).
+double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets,
+                   const std::vector<bool>& skip, bool renumber);
+
+/// (L) loss(block l removed) - loss(full model).
+std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
+                                      const torch::Tensor& targets, bool renumber);
+
+struct BlockPruning {
+  std::vector<float> delta;       // (L x L) row l, column n-1: loss(n blocks from l removed)
+                                  // - loss(full); NaN where l + n > L
+  std::vector<float> bestStart;   // (L) for n = 1..L: l*(n) = argmin_l d(x_l, x_{l+n})
+                                  // (Gromov et al.), NaN past n = L
+};
+BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
+                          const torch::Tensor& targets, const std::vector<float>& angularMatrix,
+                          bool renumber);
+
+/// (L) mean over `samples` random unit vectors u of ||J_l^T u - u||: how far block l's
+/// Jacobian is from the identity (0 = identity), from vector-Jacobian products. Needs grad
+/// mode internally; leaves no gradient on the parameters.
+std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor& inputs,
+                                      int samples, uint64_t seed);
+
+}  // namespace depthlab::probes

@@ -1,0 +1,172 @@
+// The depth probes on real (small) models: shapes, agreement with the per-layer formulas,
+// pruning (prefix-cached equals full recomputation; LNS index option), no side effects.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "probes/depth_probes.h"
+#include "probes/probe_math.h"
+#include "support/model_fixtures.h"
+
+using namespace depthlab;
+
+namespace {
+model::Decoder build(const experiment::ExperimentConfig& c, const std::string& scheme) {
+  torch::manual_seed(5);
+  return model::Decoder(c, scheme);
+}
+torch::Tensor tokensFor(const experiment::ExperimentConfig& c) {
+  torch::manual_seed(9);
+  return torch::randint(0, c.model.vocabSize, {3, c.model.seqLen}, torch::kInt64);
+}
+}  // namespace
+
+TEST(DepthProbes, ShapesAndAgreementWithTheFormulas) {
+  auto c = test::smallConfig(5);
+  c.model.embedStd = 1.0;
+  auto m = build(c, "lns");
+  auto x = tokensFor(c);
+  auto r = probes::runForwardProbes(m, x, x, {false, true});
+  const size_t L = 5;
+  for (const auto* v : {&r.variance, &r.normVarAttn, &r.normVarFfn, &r.angularAdjacent,
+                        &r.blockInfluence, &r.effectiveness}) {
+    EXPECT_EQ(v->size(), L);
+  }
+  ASSERT_EQ(r.angularMatrix.size(), L * L);
+  model::ForwardTrace t;
+  {
+    torch::NoGradGuard ng;
+    m->forward(x, {}, &t);
+  }
+  for (size_t l = 0; l < L; ++l) {
+    EXPECT_NEAR(r.variance[l], probes::elementVariance(t.blockInputs[l + 1]), 1e-5 * r.variance[l]);
+    EXPECT_NEAR(r.effectiveness[l], probes::layerEffectiveness(t.blockInputs[l], t.blockInputs[l + 1]), 1e-5);
+    auto a = probes::tokens(t.blockInputs[l], false), b = probes::tokens(t.blockInputs[l + 1], false);
+    EXPECT_NEAR(r.angularAdjacent[l], probes::angularDistance(a, b).mean().item<float>(), 1e-5);
+    EXPECT_NEAR(r.blockInfluence[l], probes::blockInfluence(a, b), 1e-5);
+    EXPECT_NEAR(r.normVarAttn[l], probes::elementVariance(t.blocks[l].attnNormOut), 1e-5);
+    EXPECT_FLOAT_EQ(r.angularMatrix[l * L + 0], r.angularAdjacent[l]);  // n = 1 column
+    for (size_t n = 1; n <= L; ++n) {
+      const float v = r.angularMatrix[l * L + (n - 1)];
+      if (l + n > L) EXPECT_TRUE(std::isnan(v)) << l << "," << n;  // masked
+      else EXPECT_TRUE(v >= 0 && v <= 1) << l << "," << n;
+    }
+  }
+  auto lastOnly = probes::runForwardProbes(m, x, x, {true, false});
+  EXPECT_TRUE(lastOnly.angularMatrix.empty());
+  EXPECT_NE(lastOnly.angularAdjacent, r.angularAdjacent);
+}
+
+TEST(DepthProbes, PostLnHasNoPreNormOutputs) {
+  auto c = test::smallConfig(3);
+  auto m = build(c, "post_ln");
+  auto x = tokensFor(c);
+  auto r = probes::runForwardProbes(m, x, x, {});
+  for (float v : r.normVarAttn) EXPECT_TRUE(std::isnan(v));
+}
+
+TEST(DepthProbes, LazyClassification) {
+  auto c = probes::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, 0.05, 0.2);
+  EXPECT_EQ(c.lazy, 1);
+  EXPECT_EQ(c.low, 2);
+  EXPECT_EQ(c.effective, 2);
+}
+
+TEST(DepthProbes, PrefixCachedPruningEqualsFullRecomputation) {
+  auto c = test::smallConfig(4);
+  c.model.embedStd = 1.0;
+  for (const char* scheme : {"pre_ln", "lns", "post_ln"}) {
+    SCOPED_TRACE(scheme);
+    auto m = build(c, scheme);
+    auto x = tokensFor(c);
+    for (bool renumber : {false, true}) {
+      auto single = probes::singleLayerPruning(m, x, x, renumber);
+      const double full = probes::lossWithout(m, x, x, std::vector<bool>(4, false), false);
+      for (int l = 0; l < 4; ++l) {
+        std::vector<bool> skip(4, false);
+        skip[l] = true;
+        EXPECT_NEAR(single[l], probes::lossWithout(m, x, x, skip, renumber) - full, 1e-5);
+      }
+      auto block = probes::blockPruning(m, x, x, {}, renumber);
+      std::vector<bool> skip = {false, true, true, false};  // l = 1, n = 2
+      EXPECT_NEAR(block.delta[1 * 4 + 1], probes::lossWithout(m, x, x, skip, renumber) - full, 1e-5);
+      EXPECT_NEAR(block.delta[0 * 4 + 0], single[0], 1e-6);
+      EXPECT_TRUE(std::isnan(block.delta[3 * 4 + 1]));  // l + n > L
+      EXPECT_FALSE(std::isnan(block.delta[0 * 4 + 3]));  // everything removed
+    }
+  }
+}
+
+TEST(DepthProbes, PruningAZeroBranchBlockCostsNothing) {
+  auto c = test::smallConfig(4);
+  auto m = build(c, "lns");
+  {
+    torch::NoGradGuard ng;
+    m->block(2)->self_attn->o_proj->weight.zero_();
+    m->block(2)->mlp->down_proj->weight.zero_();
+  }
+  auto x = tokensFor(c);
+  auto delta = probes::singleLayerPruning(m, x, x, false);
+  EXPECT_NEAR(delta[2], 0.0, 1e-6);
+  EXPECT_GT(std::abs(delta[0]), 1e-5);
+}
+
+TEST(DepthProbes, LnsPruningKeepsOriginalFactorsUnlessRenumbered) {
+  auto c = test::smallConfig(4);
+  c.model.embedStd = 1.0;
+  auto m = build(c, "lns");
+  auto x = tokensFor(c);
+  std::vector<bool> skip = {true, false, false, false};  // remove block 1
+  torch::NoGradGuard ng;
+  // Original factors: blocks 2, 3, 4 keep 1/sqrt(2), 1/sqrt(3), 1/sqrt(4).
+  model::ForwardOptions keep;
+  keep.skip = skip;
+  const double kept = probes::lossWithout(m, x, x, skip, false);
+  EXPECT_NEAR(kept, torch::nn::functional::cross_entropy(m->forward(x, keep).reshape({-1, 64}),
+                                                         x.reshape({-1})).item<double>(), 1e-6);
+  // Renumbered: they become blocks 1, 2, 3.
+  model::ForwardOptions renum;
+  renum.skip = skip;
+  renum.scaleOverride = {1.0, 1.0, 1.0 / std::sqrt(2.0), 1.0 / std::sqrt(3.0)};
+  const double renumbered = probes::lossWithout(m, x, x, skip, true);
+  EXPECT_NEAR(renumbered, torch::nn::functional::cross_entropy(m->forward(x, renum).reshape({-1, 64}),
+                                                               x.reshape({-1})).item<double>(), 1e-6);
+  EXPECT_GT(std::abs(kept - renumbered), 1e-6);
+  // Pre-LN has no factor to renumber.
+  auto pre = build(c, "pre_ln");
+  EXPECT_DOUBLE_EQ(probes::lossWithout(pre, x, x, skip, false), probes::lossWithout(pre, x, x, skip, true));
+}
+
+TEST(DepthProbes, LeaveNoTraceOnTheModel) {
+  auto c = test::smallConfig(3);
+  auto m = build(c, "lns");
+  m->train();
+  auto x = tokensFor(c);
+  auto rngBefore = torch::randn({1});  // consume one draw; compare the next draws below
+  torch::manual_seed(77);
+  probes::runForwardProbes(m, x, x, {false, true});
+  probes::singleLayerPruning(m, x, x, false);
+  probes::blockPruning(m, x, x, {}, true);
+  auto jac = probes::jacobianToIdentity(m, x, 2, 3);
+  auto after = torch::randn({4});
+  torch::manual_seed(77);
+  EXPECT_TRUE(torch::equal(after, torch::randn({4})));  // no global RNG draw
+  EXPECT_TRUE(m->is_training());
+  for (const auto& p : m->parameters()) EXPECT_FALSE(p.grad().defined());
+  ASSERT_EQ(jac.size(), 3u);
+  for (float v : jac) EXPECT_TRUE(std::isfinite(v) && v >= 0);
+}
+
+TEST(DepthProbes, JacobianOfAnIdentityBlockIsZero) {
+  auto c = test::smallConfig(2);
+  auto m = build(c, "pre_ln");
+  {
+    torch::NoGradGuard ng;
+    for (int l = 0; l < 2; ++l) {
+      m->block(l)->self_attn->o_proj->weight.zero_();
+      m->block(l)->mlp->down_proj->weight.zero_();
+    }
+  }
+  auto jac = probes::jacobianToIdentity(m, tokensFor(c), 3, 1);
+  for (float v : jac) EXPECT_NEAR(v, 0.0f, 1e-6);
+}
