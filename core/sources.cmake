@@ -26,3 +26,4 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp)

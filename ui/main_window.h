@@ -1,50 +1,71 @@
-// MainWindow: the lab's window. For now a live runs browser over the run store and the
-// selected run's loss curves; the set-up panel and depth dashboard plug in here.
-// Holds no training state: everything it shows comes from the store through StorePoller.
+// MainWindow: the lab. Left: the experiment set-up panel. Centre: a runs browser over the
+// run store (stop, clone into the set-up panel, open a dashboard) and one live dashboard tab
+// per run group. Experiments run as separate depthlab-cli processes (RunLauncher); the
+// window follows them, and runs started anywhere else, through the store (StorePoller).
+// Holds no training state.
 #pragma once
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
 
 #include "store/run_store.h"
 
-class QCustomPlot;
-class QLabel;
+class QTabWidget;
 class QTableView;
 
 namespace depthlab::ui {
 
+class GroupDashboard;
+class RunLauncher;
 class RunsTableModel;
+class SetupPanel;
 class StorePoller;
 
 struct MainWindowOptions {
   QString corpusPath;     // default corpus (or the one passed on the command line)
   QString corpusMessage;  // what happened preparing it
+  QString cliPath;        // depthlab-cli to launch; "" = next to this executable
 };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
+  enum class ClosePolicy { Ask, KeepRunning, StopRuns };
+
   MainWindow(store::RunStore store, MainWindowOptions options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   RunsTableModel* runsModel() const { return m_runsModel; }
-  QCustomPlot* lossPlot() const { return m_lossPlot; }
+  SetupPanel* setupPanel() const { return m_setup; }
   StorePoller* poller() const { return m_poller; }
+  RunLauncher* launcher() const { return m_launcher; }
+  /// The dashboard tab of a group, opening it when asked (nullptr when it has no runs).
+  GroupDashboard* dashboard(const QString& group, bool open = true);
   void selectRun(int64_t runId);
+  /// Asks the selected runs (or `runId`) to checkpoint and stop, through the store.
+  void stopRun(int64_t runId);
+  /// Loads a stored run's config into the set-up panel ("clone, change, launch").
+  void cloneRun(int64_t runId);
+  void setClosePolicy(ClosePolicy p) { m_closePolicy = p; }
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
 
  private:
   void onRunsChanged(const std::vector<int64_t>& changed);
-  void showSelectedRun();
+  std::vector<int64_t> selectedRunIds() const;
 
   StorePoller* m_poller = nullptr;
+  RunLauncher* m_launcher = nullptr;
+  SetupPanel* m_setup = nullptr;
   RunsTableModel* m_runsModel = nullptr;
   QTableView* m_runsView = nullptr;
-  QCustomPlot* m_lossPlot = nullptr;
-  QLabel* m_plotInfo = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  std::map<QString, GroupDashboard*> m_dashboards;
   MainWindowOptions m_options;
-  int64_t m_selectedRun = 0;
+  ClosePolicy m_closePolicy = ClosePolicy::Ask;
 };
 
 }  // namespace depthlab::ui

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     auto store = depthlab::store::RunStore::open(dbPath);
     depthlab::ui::MainWindow window(std::move(store),
                                     {QString::fromStdString(corpus.path),
-                                     QString::fromStdString(corpus.message)});
+                                     QString::fromStdString(corpus.message), QString()});
     window.show();
     return QApplication::exec();
   } catch (const std::exception& e) {

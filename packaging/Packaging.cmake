@@ -1,0 +1,19 @@
+# Installation layout and the .deb (CPack): binaries, desktop entry, icon, reference script.
+# `cmake --build build/release --target package` builds depthlab_<version>_amd64.deb.
+include(GNUInstallDirs)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/depthlab.desktop
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+install(FILES ${PROJECT_SOURCE_DIR}/resources/depthlab.svg
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
+install(FILES ${PROJECT_SOURCE_DIR}/bench/reference_model.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/depthlab/bench)
+
+set(CPACK_GENERATOR "DEB")
+set(CPACK_PACKAGE_NAME "depthlab")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "DepthLab developers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Desktop lab for the Curse of Depth in language models")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bible-kjv, sentencepiece, python3-torch, libopenblas0-openmp")
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+include(CPack)

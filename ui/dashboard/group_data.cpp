@@ -1,0 +1,121 @@
+// See group_data.h.
+#include "dashboard/group_data.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace depthlab::ui {
+
+const std::vector<std::string> GroupData::kScalarKeys = {"loss_train", "loss_val", "lr",
+                                                         "tokens_per_s", "lazy_layers"};
+const std::vector<std::string> GroupData::kLayerMetrics = {
+    "variance", "angular_adjacent", "prune_delta", "effectiveness", "grad_norm"};
+
+QString RunData::statusLine() const {
+  QString state = QString::fromLatin1(store::toString(info.status));
+  if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
+  int64_t step = 0;
+  double tps = 0;
+  if (auto it = scalars.find("loss_train"); it != scalars.end() && !it->second.empty()) {
+    step = it->second.back().step + 1;
+  }
+  if (auto it = scalars.find("tokens_per_s"); it != scalars.end() && !it->second.empty()) {
+    // Mean of the last few steps: one step's rate is noisy.
+    const auto& v = it->second;
+    size_t n = std::min<size_t>(20, v.size());
+    for (size_t i = v.size() - n; i < v.size(); ++i) tps += v[i].value;
+    tps /= static_cast<double>(n);
+  }
+  QString eta = QStringLiteral("-");
+  if (info.status == store::RunStatus::Running && tps > 0 && totalSteps > step) {
+    // tokens/s is per run; a paired group trains its runs in turn, so divide by nothing here
+    // and let the user read the group ETA as the slowest run's.
+    auto cfg = nlohmann::json::parse(info.configJson, nullptr, false);
+    double tokensPerStep = 1;
+    if (!cfg.is_discarded()) {
+      tokensPerStep = cfg["optim"].value("batchSize", 1) * cfg["model"].value("seqLen", 1) *
+                      cfg["optim"].value("gradAccum", 1);
+    }
+    const int secs = static_cast<int>((totalSteps - step) * tokensPerStep / tps);
+    eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
+  }
+  return QStringLiteral("%1 — step %2/%3 · %4 tok/s · ETA %5 · %6 · %7")
+      .arg(QString::fromStdString(info.scheme))
+      .arg(step)
+      .arg(totalSteps)
+      .arg(tps, 0, 'f', 0)
+      .arg(eta, QString::fromStdString(info.device), state);
+}
+
+const store::Matrix* RunData::angularAt(int64_t step) const {
+  const store::Matrix* best = nullptr;
+  for (const auto& m : angular) {
+    if (m.step <= step) best = &m;
+  }
+  return best;
+}
+
+bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& changed) {
+  bool any = false;
+  for (const auto& info : store.listRuns()) {
+    if (QString::fromStdString(info.groupName) != m_group) continue;
+    auto it = std::find_if(m_runs.begin(), m_runs.end(),
+                           [&](const RunData& r) { return r.info.id == info.id; });
+    const bool isNew = it == m_runs.end();
+    if (!isNew && !changed.empty() &&
+        std::find(changed.begin(), changed.end(), info.id) == changed.end()) {
+      continue;
+    }
+    RunData d;
+    d.info = info;
+    auto cfg = nlohmann::json::parse(info.configJson, nullptr, false);
+    if (!cfg.is_discarded() && cfg.contains("optim")) {
+      d.totalSteps = cfg["optim"].value("steps", 0);
+      d.nLayers = cfg["model"].value("nLayers", 0);
+    }
+    for (const auto& k : kScalarKeys) d.scalars[k] = store.scalarSeries(info.id, k);
+    for (const auto& m : kLayerMetrics) d.layers[m] = store.layerSeries(info.id, m);
+    for (int64_t step : store.matrixSteps(info.id, "angular")) {
+      if (auto m = store.matrix(info.id, "angular", step)) d.angular.push_back(std::move(*m));
+    }
+    if (info.status == store::RunStatus::Diverged) {
+      for (const auto& e : store.events(info.id)) {
+        if (e.level == store::EventLevel::Error && e.step) d.divergedAt = e.step;
+      }
+    }
+    if (isNew) {
+      m_runs.push_back(std::move(d));
+    } else {
+      *it = std::move(d);
+    }
+    any = true;
+  }
+  std::sort(m_runs.begin(), m_runs.end(),
+            [](const RunData& a, const RunData& b) { return a.info.id < b.info.id; });
+  return any;
+}
+
+std::vector<int64_t> GroupData::probeSteps() const {
+  std::set<int64_t> steps;
+  for (const auto& r : m_runs) {
+    for (const auto& [name, s] : r.layers) {
+      if (name == "grad_norm") continue;  // every step: too fine for the scrubber
+      steps.insert(s.steps.begin(), s.steps.end());
+    }
+  }
+  return {steps.begin(), steps.end()};
+}
+
+int64_t GroupData::lastStep() const {
+  int64_t last = 0;
+  for (const auto& r : m_runs) {
+    for (const auto& [k, v] : r.scalars) {
+      if (!v.empty()) last = std::max(last, v.back().step);
+    }
+  }
+  return last;
+}
+
+}  // namespace depthlab::ui

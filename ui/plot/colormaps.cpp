@@ -1,0 +1,51 @@
+// See colormaps.h.
+#include "plot/colormaps.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace depthlab::ui {
+
+QColor schemeColor(const QString& scheme) {
+  struct Entry { const char* name; QColor color; };
+  static const Entry table[] = {
+      {"pre_ln", QColor(0, 114, 178)},     {"lns", QColor(213, 94, 0)},
+      {"post_ln", QColor(0, 158, 115)},    {"mix_ln", QColor(204, 121, 167)},
+      {"deepnorm", QColor(230, 159, 0)},   {"deepnorm_official", QColor(240, 228, 66)},
+      {"sandwich", QColor(86, 180, 233)},  {"lns_learnable", QColor(0, 0, 0)}};
+  for (const auto& e : table) {
+    if (scheme == QLatin1String(e.name)) return e.color;
+  }
+  return QColor(120, 120, 120);
+}
+
+QColor layerColor(int layer, int layers) {
+  static const QColor viridis[] = {QColor(68, 1, 84),    QColor(72, 40, 120), QColor(62, 74, 137),
+                                   QColor(49, 104, 142), QColor(38, 130, 142), QColor(31, 158, 137),
+                                   QColor(53, 183, 121), QColor(110, 206, 88), QColor(181, 222, 43),
+                                   QColor(253, 231, 37)};
+  const double t = layers > 1 ? static_cast<double>(layer) / (layers - 1) : 0.0;
+  const double x = t * 9.0;
+  const int i = std::clamp(static_cast<int>(std::floor(x)), 0, 8);
+  const double f = x - i;
+  const QColor a = viridis[i], b = viridis[i + 1];
+  return QColor::fromRgbF(static_cast<float>(a.redF() + f * (b.redF() - a.redF())),
+                          static_cast<float>(a.greenF() + f * (b.greenF() - a.greenF())),
+                          static_cast<float>(a.blueF() + f * (b.blueF() - a.blueF())));
+}
+
+QCPColorGradient viridisGradient(bool reversed) {
+  QCPColorGradient g;
+  QMap<double, QColor> stops;
+  for (int i = 0; i <= 10; ++i) {
+    const double t = i / 10.0;
+    stops[reversed ? 1.0 - t : t] = layerColor(i, 11);
+  }
+  g.setColorStops(stops);
+  g.setNanHandling(QCPColorGradient::nhTransparent);
+  return g;
+}
+
+}  // namespace depthlab::ui

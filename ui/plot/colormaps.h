@@ -1,0 +1,19 @@
+// Colour choices shared by every plot: a fixed colour per scheme (Okabe-Ito, colour-blind
+// safe) and a sequential colour per layer (viridis samples), so panels agree.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+class QCPColorGradient;
+
+namespace depthlab::ui {
+
+QColor schemeColor(const QString& scheme);
+/// Layer l of L on a sequential (viridis) scale.
+QColor layerColor(int layer, int layers);
+/// Viridis for heatmaps (QCustomPlot has no preset for it); `reversed`: yellow = small,
+/// as in the paper's angular-distance figures.
+QCPColorGradient viridisGradient(bool reversed = false);
+
+}  // namespace depthlab::ui

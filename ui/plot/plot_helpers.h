@@ -1,0 +1,39 @@
+// QCustomPlot helpers shared by the dashboard panels: a heatmap from a per-layer series, a
+// heatmap from a matrix, bar charts, hover tooltips with exact values, and zoom tracking
+// (a plot the user zoomed or panned keeps its range while data streams in; double-click
+// resets it).
+#pragma once
+
+#include <QString>
+
+#include <vector>
+
+#include "store/store_types.h"
+
+class QCustomPlot;
+class QCPColorMap;
+class QCPColorScale;
+class QCPBars;
+
+namespace depthlab::ui {
+
+/// Sets up `plot` for interactive use: drag/zoom, double-click reset, hover tooltips.
+void makeInteractive(QCustomPlot* plot);
+/// True when the user changed the view since the last reset.
+bool userZoomed(const QCustomPlot* plot);
+void resetZoom(QCustomPlot* plot);
+
+/// Fills a colour map with a layer x step heatmap (x: step, y: layer 1..L), at most
+/// `maxColumns` step columns (nearest sample). Returns the data range (min, max), NaN-safe.
+std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerSeries& s,
+                                           int maxColumns);
+/// Fills a colour map with a rows x cols matrix (x: column + 1, y: row + 1). `rowNormalize`
+/// min-max scales each row to [0, 1] (the paper's view). NaN cells are left blank.
+std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matrix& m,
+                                            bool rowNormalize);
+/// Values of a per-layer series at the last step <= `step` (empty if none).
+std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep = nullptr);
+/// Exponential moving average with weight `alpha` in [0, 1) (0 = none).
+std::vector<store::ScalarPoint> smooth(const std::vector<store::ScalarPoint>& p, double alpha);
+
+}  // namespace depthlab::ui

@@ -1,0 +1,371 @@
+// SetupPanel; see setup_panel.h.
+#include "setup/setup_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+
+#include "data/default_corpus.h"
+#include "experiment/presets.h"
+#include "train/devices.h"
+
+namespace depthlab::ui {
+
+namespace {
+
+QSpinBox* spin(int lo, int hi) {
+  auto* s = new QSpinBox;
+  s->setRange(lo, hi);
+  return s;
+}
+
+}  // namespace
+
+RunEstimate estimateRun(const experiment::ExperimentConfig& c, const std::string& scheme) {
+  RunEstimate e;
+  auto m = c.model;
+  if (c.data.tokenizer == "byte") m.vocabSize = 256;
+  e.params = experiment::parameterCount(m, scheme, c.options);
+  const double B = c.optim.batchSize, T = m.seqLen, C = m.dModel, L = m.nLayers, F = m.dFF;
+  // Weights + grads + Adam moments (fp32), plus activations kept for backward (~per block:
+  // 12 C-wide tensors, 3 F-wide, attention scores) and the logits.
+  const double activations = B * T * (L * (12 * C + 3 * F) + 2 * m.vocabSize) +
+                             B * L * m.nHeads * T * T * 2;
+  e.memoryMB = (16.0 * static_cast<double>(e.params) + 4.0 * activations) / 1e6;
+  // ~6 flops per parameter per token plus attention; this machine's LibTorch reaches about
+  // 2.5 GFLOP/s on one thread for these small shapes (measured with bench train).
+  const double tokens = B * T * c.optim.gradAccum * c.optim.steps;
+  const double flops = tokens * (6.0 * static_cast<double>(e.params) + 12.0 * L * T * C);
+  e.seconds = flops / 2.5e9;
+  return e;
+}
+
+SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  auto* body = new QWidget;
+  auto* layout = new QVBoxLayout(body);
+  scroll->setWidget(body);
+  outer->addWidget(scroll, 1);
+
+  // Model
+  auto* modelBox = new QGroupBox(tr("Model"));
+  auto* mf = new QFormLayout(modelBox);
+  m_preset = new QComboBox;
+  for (const auto& p : experiment::presets()) {
+    m_preset->addItem(QStringLiteral("%1  (%2M params)")
+                          .arg(QString::fromStdString(p.name))
+                          .arg(static_cast<double>(experiment::parameterCount(p.config.model)) / 1e6, 0, 'f', 2),
+                      QString::fromStdString(p.name));
+  }
+  m_preset->setObjectName(QStringLiteral("preset"));
+  mf->addRow(tr("Preset"), m_preset);
+  m_width = spin(8, 16384); m_width->setObjectName(QStringLiteral("model.dModel"));
+  m_depth = spin(0, 512); m_depth->setObjectName(QStringLiteral("model.nLayers"));
+  m_heads = spin(0, 256); m_heads->setObjectName(QStringLiteral("model.nHeads"));
+  m_ffn = spin(1, 65536); m_ffn->setObjectName(QStringLiteral("model.dFF"));
+  m_seq = spin(2, 8192); m_seq->setObjectName(QStringLiteral("model.seqLen"));
+  m_norm = new QComboBox; m_norm->addItems({QStringLiteral("rmsnorm"), QStringLiteral("layernorm")});
+  m_embedStd = new QDoubleSpinBox; m_embedStd->setDecimals(4); m_embedStd->setRange(0.0001, 2.0);
+  mf->addRow(tr("Width"), m_width);
+  mf->addRow(tr("Depth"), m_depth);
+  mf->addRow(tr("Heads"), m_heads);
+  mf->addRow(tr("FFN"), m_ffn);
+  mf->addRow(tr("Sequence"), m_seq);
+  mf->addRow(tr("Norm"), m_norm);
+  mf->addRow(tr("Embedding std"), m_embedStd);
+  layout->addWidget(modelBox);
+
+  // Schemes (multi-select: one paired group) and options
+  auto* schemeBox = new QGroupBox(tr("Schemes (trained as one paired group)"));
+  auto* sl = new QVBoxLayout(schemeBox);
+  for (const auto& s : experiment::kSchemes) {
+    auto* cb = new QCheckBox(QString::fromStdString(s));
+    cb->setObjectName(QStringLiteral("scheme.") + QString::fromStdString(s));
+    if (s == "lns_learnable") cb->setText(cb->text() + tr(" (experimental)"));
+    m_schemeBoxes.push_back(cb);
+    sl->addWidget(cb);
+  }
+  m_scaledInit = new QCheckBox(tr("scaled init (o/down std / sqrt(2L))"));
+  m_depthScaledInit = new QCheckBox(tr("depth-scaled init (1/sqrt(2l))"));
+  m_skipInit = new QCheckBox(tr("SkipInit (branch scalar, 1/sqrt(L))"));
+  m_layerScale = new QCheckBox(tr("LayerScale (per-channel, 1e-4)"));
+  m_lnsPlacement = new QComboBox;
+  for (const auto& p : experiment::kLnsPlacements) m_lnsPlacement->addItem(QString::fromStdString(p));
+  for (auto* w : {m_scaledInit, m_depthScaledInit, m_skipInit, m_layerScale}) sl->addWidget(w);
+  auto* placement = new QHBoxLayout;
+  placement->addWidget(new QLabel(tr("LNS placement")));
+  placement->addWidget(m_lnsPlacement, 1);
+  sl->addLayout(placement);
+  layout->addWidget(schemeBox);
+
+  // Optimizer and schedule
+  auto* optBox = new QGroupBox(tr("Training"));
+  auto* of = new QFormLayout(optBox);
+  m_optimizer = new QComboBox; m_optimizer->addItems({QStringLiteral("adam"), QStringLiteral("adamw")});
+  m_lr = new QDoubleSpinBox; m_lr->setDecimals(6); m_lr->setRange(0.0, 1.0); m_lr->setSingleStep(1e-4);
+  m_lr->setObjectName(QStringLiteral("optim.lr"));
+  m_steps = spin(0, 10000000); m_steps->setObjectName(QStringLiteral("optim.steps"));
+  m_warmup = spin(0, 10000000); m_warmup->setObjectName(QStringLiteral("optim.warmupSteps"));
+  m_batch = spin(0, 65536); m_batch->setObjectName(QStringLiteral("optim.batchSize"));
+  m_accum = spin(0, 4096); m_accum->setObjectName(QStringLiteral("optim.gradAccum"));
+  of->addRow(tr("Optimizer"), m_optimizer);
+  of->addRow(tr("Peak lr"), m_lr);
+  of->addRow(tr("Steps"), m_steps);
+  of->addRow(tr("Warm-up"), m_warmup);
+  of->addRow(tr("Batch"), m_batch);
+  of->addRow(tr("Grad accumulation"), m_accum);
+  layout->addWidget(optBox);
+
+  // Data, device, probes, seeds
+  auto* runBox = new QGroupBox(tr("Data, device, probes"));
+  auto* rf = new QFormLayout(runBox);
+  m_corpus = new QLineEdit;
+  m_corpus->setPlaceholderText(tr("default corpus (King James Bible)"));
+  m_corpus->setObjectName(QStringLiteral("data.corpus"));
+  auto* pick = new QPushButton(tr("…"));
+  auto* corpusRow = new QHBoxLayout;
+  corpusRow->addWidget(m_corpus, 1);
+  corpusRow->addWidget(pick);
+  rf->addRow(tr("Corpus"), corpusRow);
+  m_tokenizer = new QComboBox;
+  m_tokenizer->setEditable(true);
+  m_tokenizer->addItems({QStringLiteral("byte"), QStringLiteral("spm:8000"), QStringLiteral("spm:32000")});
+  m_tokenizer->setObjectName(QStringLiteral("data.tokenizer"));
+  rf->addRow(tr("Tokenizer"), m_tokenizer);
+  m_device = new QComboBox;
+  for (const auto& d : train::availableDevices()) {
+    m_device->addItem(QString::fromStdString(d.description), QString::fromStdString(d.id));
+  }
+  m_device->setObjectName(QStringLiteral("run.device"));
+  rf->addRow(tr("Device"), m_device);
+  m_threads = spin(0, 256); rf->addRow(tr("Threads (0 = default)"), m_threads);
+  m_seed = spin(0, 1 << 30); rf->addRow(tr("Seed"), m_seed);
+  m_seeds = spin(1, 64); m_seeds->setObjectName(QStringLiteral("seeds"));
+  rf->addRow(tr("Seeds (groups)"), m_seeds);
+  m_evalEvery = spin(0, 1000000); rf->addRow(tr("Eval every"), m_evalEvery);
+  m_forwardEvery = spin(0, 1000000); rf->addRow(tr("Variance/angular every"), m_forwardEvery);
+  m_angularEvery = spin(0, 1000000); rf->addRow(tr("Angular matrix every"), m_angularEvery);
+  m_pruningEvery = spin(0, 1000000); rf->addRow(tr("Pruning sweep every"), m_pruningEvery);
+  m_blockPruning = new QCheckBox(tr("block pruning at the end"));
+  rf->addRow(QString(), m_blockPruning);
+  layout->addWidget(runBox);
+  layout->addStretch(1);
+
+  m_issues = new QLabel;
+  m_issues->setObjectName(QStringLiteral("issues"));
+  m_issues->setStyleSheet(QStringLiteral("color: #c0392b;"));
+  m_issues->setWordWrap(true);
+  m_estimate = new QLabel;
+  m_estimate->setWordWrap(true);
+  m_launch = new QPushButton(tr("Launch paired group"));
+  m_launch->setObjectName(QStringLiteral("launch"));
+  auto* save = new QPushButton(tr("Save…"));
+  auto* load = new QPushButton(tr("Load…"));
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(save);
+  buttons->addWidget(load);
+  buttons->addStretch(1);
+  buttons->addWidget(m_launch);
+  outer->addWidget(m_issues);
+  outer->addWidget(m_estimate);
+  outer->addLayout(buttons);
+
+  connect(m_preset, &QComboBox::currentIndexChanged, this,
+          [this] { applyPreset(m_preset->currentData().toString()); });
+  connect(pick, &QPushButton::clicked, this, [this] {
+    auto f = QFileDialog::getOpenFileName(this, tr("Corpus"), QString(),
+                                          tr("Text or tokens (*.txt *.bin);;All files (*)"));
+    if (!f.isEmpty()) m_corpus->setText(f);
+  });
+  connect(m_launch, &QPushButton::clicked, this,
+          [this] { if (launchEnabled()) Q_EMIT launchRequested(config(), seedCount()); });
+  connect(save, &QPushButton::clicked, this, [this] {
+    auto f = QFileDialog::getSaveFileName(this, tr("Save config"), QString(), tr("JSON (*.json)"));
+    if (!f.isEmpty()) saveTo(f);
+  });
+  connect(load, &QPushButton::clicked, this, [this] {
+    auto f = QFileDialog::getOpenFileName(this, tr("Load config"), QString(), tr("JSON (*.json)"));
+    if (f.isEmpty()) return;
+    try {
+      loadFrom(f);
+    } catch (const std::exception& e) {
+      m_issues->setText(QString::fromStdString(e.what()));
+    }
+  });
+  // Every editor revalidates on change.
+  for (auto* s : findChildren<QSpinBox*>()) connect(s, &QSpinBox::valueChanged, this, &SetupPanel::revalidate);
+  for (auto* s : findChildren<QDoubleSpinBox*>()) connect(s, &QDoubleSpinBox::valueChanged, this, &SetupPanel::revalidate);
+  for (auto* c : findChildren<QCheckBox*>()) connect(c, &QCheckBox::toggled, this, &SetupPanel::revalidate);
+  for (auto* c : findChildren<QComboBox*>()) connect(c, &QComboBox::currentTextChanged, this, &SetupPanel::revalidate);
+  connect(m_corpus, &QLineEdit::textChanged, this, &SetupPanel::revalidate);
+
+  m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("cpu-demo")));
+  applyPreset(QStringLiteral("cpu-demo"));
+}
+
+void SetupPanel::applyPreset(const QString& name) {
+  auto c = experiment::presetConfig(name.toStdString());
+  if (c) setConfig(*c);
+}
+
+void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
+  m_loading = true;
+  m_base = c;
+  m_width->setValue(c.model.dModel);
+  m_depth->setValue(c.model.nLayers);
+  m_heads->setValue(c.model.nHeads);
+  m_ffn->setValue(c.model.dFF);
+  m_seq->setValue(c.model.seqLen);
+  m_norm->setCurrentText(QString::fromStdString(c.model.norm));
+  m_embedStd->setValue(c.model.embedStd);
+  setSchemes(c.schemes);
+  m_scaledInit->setChecked(c.options.scaledInit);
+  m_depthScaledInit->setChecked(c.options.depthScaledInit);
+  m_skipInit->setChecked(c.options.skipInit);
+  m_layerScale->setChecked(c.options.layerScale);
+  m_lnsPlacement->setCurrentText(QString::fromStdString(c.options.lnsPlacement));
+  m_optimizer->setCurrentText(QString::fromStdString(c.optim.optimizer));
+  m_lr->setValue(c.optim.lr);
+  m_steps->setValue(c.optim.steps);
+  m_warmup->setValue(c.optim.warmupSteps);
+  m_batch->setValue(c.optim.batchSize);
+  m_accum->setValue(c.optim.gradAccum);
+  m_corpus->setText(QString::fromStdString(c.data.corpus));
+  m_tokenizer->setCurrentText(QString::fromStdString(c.data.tokenizer));
+  int dev = m_device->findData(QString::fromStdString(c.run.device));
+  m_device->setCurrentIndex(dev >= 0 ? dev : 0);
+  m_threads->setValue(c.run.threads);
+  m_seed->setValue(static_cast<int>(c.run.seed));
+  m_evalEvery->setValue(c.run.evalEvery);
+  m_forwardEvery->setValue(c.probes.forwardEvery);
+  m_angularEvery->setValue(c.probes.angularMatrixEvery);
+  m_pruningEvery->setValue(c.probes.pruningEvery);
+  m_blockPruning->setChecked(c.probes.blockPruningAtEnd);
+  m_loading = false;
+  revalidate();
+}
+
+void SetupPanel::setSchemes(const std::vector<std::string>& schemes) {
+  for (auto* cb : m_schemeBoxes) {
+    const std::string name = cb->objectName().mid(7).toStdString();
+    cb->setChecked(std::find(schemes.begin(), schemes.end(), name) != schemes.end());
+  }
+}
+
+experiment::ExperimentConfig SetupPanel::config() const {
+  auto c = m_base;
+  c.model.dModel = m_width->value();
+  c.model.nLayers = m_depth->value();
+  c.model.nHeads = m_heads->value();
+  c.model.dFF = m_ffn->value();
+  c.model.seqLen = m_seq->value();
+  c.model.norm = m_norm->currentText().toStdString();
+  c.model.embedStd = m_embedStd->value();
+  c.schemes.clear();
+  for (auto* cb : m_schemeBoxes) {
+    if (cb->isChecked()) c.schemes.push_back(cb->objectName().mid(7).toStdString());
+  }
+  c.options.scaledInit = m_scaledInit->isChecked();
+  c.options.depthScaledInit = m_depthScaledInit->isChecked();
+  c.options.skipInit = m_skipInit->isChecked();
+  c.options.layerScale = m_layerScale->isChecked();
+  c.options.lnsPlacement = m_lnsPlacement->currentText().toStdString();
+  c.optim.optimizer = m_optimizer->currentText().toStdString();
+  c.optim.lr = m_lr->value();
+  c.optim.steps = m_steps->value();
+  c.optim.warmupSteps = m_warmup->value();
+  c.optim.batchSize = m_batch->value();
+  c.optim.gradAccum = m_accum->value();
+  c.data.corpus = m_corpus->text().trimmed().toStdString();
+  c.data.tokenizer = m_tokenizer->currentText().trimmed().toStdString();
+  c.run.device = m_device->currentData().toString().toStdString();
+  c.run.threads = m_threads->value();
+  c.run.seed = m_seed->value();
+  c.run.evalEvery = m_evalEvery->value();
+  c.probes.forwardEvery = m_forwardEvery->value();
+  c.probes.angularMatrixEvery = m_angularEvery->value();
+  c.probes.pruningEvery = m_pruningEvery->value();
+  c.probes.blockPruningAtEnd = m_blockPruning->isChecked();
+  return c;
+}
+
+int SetupPanel::seedCount() const { return m_seeds->value(); }
+
+std::vector<experiment::ConfigIssue> SetupPanel::issues() const {
+  auto c = config();
+  if (c.data.tokenizer == "byte") c.model.vocabSize = 256;
+  return experiment::validate(c);
+}
+
+bool SetupPanel::launchEnabled() const { return m_launch->isEnabled(); }
+QString SetupPanel::estimateText() const { return m_estimate->text(); }
+
+void SetupPanel::revalidate() {
+  if (m_loading) return;
+  auto problems = issues();
+  // Red frame on the offending editors, one message per problem.
+  for (auto* w : findChildren<QWidget*>()) {
+    if (!w->objectName().contains(QLatin1Char('.'))) continue;
+    bool bad = false;
+    for (const auto& i : problems) bad = bad || QString::fromStdString(i.field) == w->objectName();
+    if (qobject_cast<QSpinBox*>(w) || qobject_cast<QDoubleSpinBox*>(w) || qobject_cast<QLineEdit*>(w) ||
+        qobject_cast<QComboBox*>(w)) {
+      w->setStyleSheet(bad ? QStringLiteral("border: 1px solid #c0392b;") : QString());
+    }
+  }
+  QStringList lines;
+  for (const auto& i : problems) lines << QString::fromStdString(i.message);
+  m_issues->setText(lines.join(QLatin1Char('\n')));
+  m_launch->setEnabled(problems.empty());
+  if (problems.empty()) {
+    const auto c = config();
+    QStringList est;
+    double total = 0;
+    for (const auto& s : c.schemes) {
+      auto e = estimateRun(c, s);
+      total += e.seconds;
+      est << tr("%1: %2M params, ~%3 MB, ~%4 min")
+                 .arg(QString::fromStdString(s))
+                 .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
+                 .arg(e.memoryMB, 0, 'f', 0)
+                 .arg(e.seconds / 60.0, 0, 'f', 1);
+    }
+    est << tr("Group x %1 seed(s): ~%2 min on CPU").arg(seedCount()).arg(total * seedCount() / 60.0, 0, 'f', 1);
+    m_estimate->setText(est.join(QLatin1Char('\n')));
+  } else {
+    m_estimate->clear();
+  }
+  Q_EMIT configChanged();
+}
+
+void SetupPanel::setField(const QString& field, double value) {
+  for (auto* s : findChildren<QSpinBox*>()) {
+    if (s->objectName() == field) s->setValue(static_cast<int>(value));
+  }
+  for (auto* s : findChildren<QDoubleSpinBox*>()) {
+    if (s->objectName() == field) s->setValue(value);
+  }
+}
+
+void SetupPanel::saveTo(const QString& path) const {
+  experiment::saveConfigFile(config(), path.toStdString());
+}
+
+void SetupPanel::loadFrom(const QString& path) {
+  setConfig(experiment::loadConfigFile(path.toStdString()));
+}
+
+}  // namespace depthlab::ui

@@ -1,0 +1,74 @@
+// SetupPanel: the experiment set-up form. Edits an ExperimentConfig (preset, model shape,
+// schemes as a multi-select, init/branch options, optimizer and schedule, corpus and
+// tokenizer, device, probe cadence, seeds), validates it inline (a red message names the
+// field; Launch is disabled while invalid) and estimates parameters, memory and time.
+// Save / load as JSON. It launches nothing itself: it emits launchRequested.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+#include "experiment/experiment_config.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace depthlab::ui {
+
+class SetupPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SetupPanel(QWidget* parent = nullptr);
+
+  experiment::ExperimentConfig config() const;
+  void setConfig(const experiment::ExperimentConfig& c);
+  int seedCount() const;
+  /// Issues of the current form (empty when valid); what the red label shows.
+  std::vector<experiment::ConfigIssue> issues() const;
+  bool launchEnabled() const;
+  QString estimateText() const;
+  /// Sets a field by name (tests and "clone this run"): e.g. "model.nHeads", 3.
+  void setField(const QString& field, double value);
+  void setSchemes(const std::vector<std::string>& schemes);
+  void saveTo(const QString& path) const;
+  void loadFrom(const QString& path);  // throws ConfigError
+
+ Q_SIGNALS:
+  void launchRequested(const depthlab::experiment::ExperimentConfig& config, int seeds);
+  void configChanged();
+
+ private:
+  void applyPreset(const QString& name);
+  void revalidate();
+
+  QComboBox* m_preset = nullptr;
+  QSpinBox *m_width, *m_depth, *m_heads, *m_ffn, *m_seq, *m_steps, *m_warmup, *m_batch,
+      *m_accum, *m_seeds, *m_seed, *m_evalEvery, *m_forwardEvery, *m_angularEvery,
+      *m_pruningEvery, *m_threads;
+  QDoubleSpinBox *m_lr, *m_embedStd;
+  QComboBox *m_optimizer, *m_device, *m_tokenizer, *m_norm, *m_lnsPlacement;
+  QLineEdit* m_corpus = nullptr;
+  std::vector<QCheckBox*> m_schemeBoxes;
+  QCheckBox *m_scaledInit, *m_depthScaledInit, *m_skipInit, *m_layerScale, *m_blockPruning;
+  QLabel* m_issues = nullptr;
+  QLabel* m_estimate = nullptr;
+  QPushButton* m_launch = nullptr;
+  experiment::ExperimentConfig m_base;  // fields the form does not show come from here
+  bool m_loading = false;
+};
+
+/// Rough per-run estimates for the set-up panel: parameters, training memory, time.
+struct RunEstimate {
+  int64_t params = 0;
+  double memoryMB = 0;
+  double seconds = 0;
+};
+RunEstimate estimateRun(const experiment::ExperimentConfig& c, const std::string& scheme);
+
+}  // namespace depthlab::ui
