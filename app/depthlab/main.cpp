@@ -3,11 +3,14 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QTabWidget>
+#include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "data/default_corpus.h"
+#include "dashboard/group_dashboard.h"
 #include "main_window.h"
 #include "util/paths.h"
 
@@ -35,6 +38,13 @@ int main(int argc, char** argv) {
   QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Run database."),
                               QStringLiteral("path"));
   cli.addOption(dbOption);
+  QCommandLineOption groupOption(QStringLiteral("group"), QStringLiteral("Open the dashboard of a run group."),
+                                 QStringLiteral("name"));
+  QCommandLineOption shotOption(QStringLiteral("screenshot"),
+                                QStringLiteral("Save the window as PNG after loading, then quit."),
+                                QStringLiteral("file"));
+  cli.addOption(groupOption);
+  cli.addOption(shotOption);
   cli.process(app);
 
   const std::string dbPath = depthlab::util::defaultDatabasePath(cli.value(dbOption).toStdString());
@@ -46,6 +56,16 @@ int main(int argc, char** argv) {
                                     {QString::fromStdString(corpus.path),
                                      QString::fromStdString(corpus.message), QString()});
     window.show();
+    if (cli.isSet(groupOption)) {
+      if (auto* d = window.dashboard(cli.value(groupOption))) window.findChild<QTabWidget*>()->setCurrentWidget(d);
+    }
+    if (cli.isSet(shotOption)) {
+      QTimer::singleShot(1500, &window, [&] {
+        const bool ok = window.grab().save(cli.value(shotOption));
+        std::fprintf(stderr, "depthlab: screenshot %s\n", ok ? "saved" : "FAILED");
+        QApplication::exit(ok ? 0 : 1);
+      });
+    }
     return QApplication::exec();
   } catch (const std::exception& e) {
     QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));

@@ -108,7 +108,11 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   auto* p = new QCustomPlot(parent);
   p->setObjectName(name);
   p->setMinimumHeight(minHeight);
+  // Live panels favour speed: no antialiasing on curves, fast polylines (exports re-render
+  // with antialiasing).
   p->setNoAntialiasingOnDrag(true);
+  p->setNotAntialiasedElements(QCP::aePlottables | QCP::aeGrid | QCP::aeSubGrid);
+  p->setPlottingHint(QCP::phFastPolylines, true);
   p->setPlottingHint(QCP::phCacheLabels, true);
   makeInteractive(p);
   m_plots[name] = p;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <set>
 
 namespace depthlab::ui {
@@ -68,16 +69,32 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
         std::find(changed.begin(), changed.end(), info.id) == changed.end()) {
       continue;
     }
-    RunData d;
+    // Incremental: an existing run only fetches rows after the last step it already holds.
+    RunData d = isNew ? RunData{} : std::move(*it);
     d.info = info;
     auto cfg = nlohmann::json::parse(info.configJson, nullptr, false);
     if (!cfg.is_discarded() && cfg.contains("optim")) {
       d.totalSteps = cfg["optim"].value("steps", 0);
       d.nLayers = cfg["model"].value("nLayers", 0);
     }
-    for (const auto& k : kScalarKeys) d.scalars[k] = store.scalarSeries(info.id, k);
-    for (const auto& m : kLayerMetrics) d.layers[m] = store.layerSeries(info.id, m);
+    for (const auto& k : kScalarKeys) {
+      auto& v = d.scalars[k];
+      auto fresh = store.scalarSeries(info.id, k, v.empty() ? INT64_MIN : v.back().step + 1);
+      v.insert(v.end(), fresh.begin(), fresh.end());
+    }
+    for (const auto& m : kLayerMetrics) {
+      auto& v = d.layers[m];
+      auto fresh = store.layerSeries(info.id, m, v.steps.empty() ? INT64_MIN : v.steps.back() + 1);
+      if (v.steps.empty()) {
+        v = std::move(fresh);
+      } else if (fresh.nLayers == v.nLayers) {
+        v.steps.insert(v.steps.end(), fresh.steps.begin(), fresh.steps.end());
+        v.values.insert(v.values.end(), fresh.values.begin(), fresh.values.end());
+      }
+    }
+    const int64_t lastMatrix = d.angular.empty() ? INT64_MIN : d.angular.back().step;
     for (int64_t step : store.matrixSteps(info.id, "angular")) {
+      if (step <= lastMatrix) continue;
       if (auto m = store.matrix(info.id, "angular", step)) d.angular.push_back(std::move(*m));
     }
     if (info.status == store::RunStatus::Diverged) {
@@ -85,11 +102,8 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
         if (e.level == store::EventLevel::Error && e.step) d.divergedAt = e.step;
       }
     }
-    if (isNew) {
-      m_runs.push_back(std::move(d));
-    } else {
-      *it = std::move(d);
-    }
+    if (isNew) m_runs.push_back(std::move(d));
+    else *it = std::move(d);
     any = true;
   }
   std::sort(m_runs.begin(), m_runs.end(),

@@ -41,7 +41,9 @@ DecimatedSeries decimateMinMax(const std::vector<store::ScalarPoint>& points, do
       if (points[j].value > points[maxI].value) maxI = j;
       ++j;
     }
-    size_t picks[4] = {i, std::min(minI, maxI), std::max(minI, maxI), j - 1};
+    // Min and max of the column, in x order: the column's full vertical extent (spikes kept),
+    // two points per pixel column.
+    size_t picks[2] = {std::min(minI, maxI), std::max(minI, maxI)};
     size_t last = SIZE_MAX;
     for (size_t p : picks) {
       if (p == last) continue;

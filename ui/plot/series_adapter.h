@@ -19,8 +19,8 @@ struct DecimatedSeries {
   bool decimated() const { return keys.size() < sourcePoints; }
 };
 
-/// Keeps every point when there are at most 2*columns; otherwise per column the first,
-/// min and max and last point in x order.
+/// Keeps every point when there are at most 2*columns; otherwise the min and the max of
+/// each pixel column, in x order (so no spike is dropped).
 DecimatedSeries decimateMinMax(const std::vector<store::ScalarPoint>& points, double xFrom,
                                double xTo, int columns);
 void setGraphData(QCPGraph* graph, const DecimatedSeries& series);
