@@ -72,8 +72,9 @@ MainWindow::MainWindow(store::RunStore store, MainWindowOptions options, QWidget
   connect(m_poller, &StorePoller::storeError, this,
           [this](const QString& msg) { statusBar()->showMessage(tr("Run store: %1").arg(msg)); });
   connect(m_setup, &SetupPanel::launchRequested, this,
-          [this](const experiment::ExperimentConfig& c, int seeds) {
-            auto groups = m_launcher->enqueue(c, seeds);
+          [this](const std::vector<experiment::ExperimentConfig>& grid, int parallel) {
+            m_launcher->setMaxParallel(parallel);
+            auto groups = m_launcher->enqueueGroups(grid);
             statusBar()->showMessage(tr("Queued %1 group(s): %2").arg(groups.size()).arg(groups.join(QStringLiteral(", "))));
           });
   connect(m_launcher, &RunLauncher::groupStarted, this, [this](const QString& g) {

@@ -10,7 +10,9 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <cmath>
 #include <csignal>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -202,4 +204,97 @@ TEST(MainWindow, DecimationKeepsSpikes) {
   EXPECT_LE(d.keys.size(), 2000);
   EXPECT_EQ(d.sourcePoints, 20000);
   EXPECT_NE(std::find(d.values.begin(), d.values.end(), 100.0), d.values.end());
+}
+
+TEST(MainWindow, ASweepLaunchesOnePairedGroupPerGridPoint) {
+  test::TempDir dir;
+  auto w = openWindow(dir);
+  auto c = tinyConfig(dir, 6);
+  c.name = "sw";
+  w->setupPanel()->setConfig(c);
+  w->setupPanel()->setSweep(QStringLiteral("2, 3"), QString(), QString());
+  EXPECT_TRUE(w->setupPanel()->estimateText().contains(QStringLiteral("2 paired group")));
+  auto groups = w->setupPanel()->groups();
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[1].model.nLayers, 3);
+  w->setupPanel()->setSweep(QStringLiteral("2, x"), QString(), QString());
+  EXPECT_FALSE(w->setupPanel()->launchEnabled());
+  EXPECT_EQ(w->setupPanel()->issues().size(), 0u);  // the config itself is fine...
+  auto* label = w->setupPanel()->findChild<QLabel*>(QStringLiteral("issues"));
+  EXPECT_TRUE(label->text().contains(QStringLiteral("sweep.depth")));  // ...the sweep is not
+  w->setupPanel()->setSweep(QStringLiteral("2, 3"), QString(), QString());
+  QSignalSpy finished(w->launcher(), &ui::RunLauncher::groupFinished);
+  w->setupPanel()->findChild<QPushButton*>(QStringLiteral("launch"))->click();
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+  QTRY_COMPARE_WITH_TIMEOUT(w->runsModel()->rowCount(), 4, 3000);
+  std::set<std::string> names;
+  for (const auto& r : w->poller()->store().listRuns()) names.insert(r.groupName);
+  EXPECT_EQ(names, (std::set<std::string>{"sw-L2", "sw-L3"}));
+}
+
+TEST(MainWindow, DashboardRendersToAPngWithItsPanels) {
+  test::TempDir dir;
+  {
+    // A known run group written straight to the store: 2 schemes x 6 layers x 300 steps.
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    for (const char* scheme : {"pre_ln", "lns"}) {
+      store::NewRun nr;
+      nr.name = scheme;
+      nr.groupName = "known";
+      nr.scheme = scheme;
+      nr.configJson = R"({"optim":{"steps":300},"model":{"nLayers":6}})";
+      int64_t id = s.createRun(nr);
+      store::WriteBatch b;
+      const double k = std::string(scheme) == "lns" ? 0.2 : 1.0;
+      for (int step = 0; step < 300; ++step) {
+        b.scalar(step, "loss_train", 5.0 * std::exp(-step / 80.0) + 1.0);
+        if (step % 25 == 0) {
+          std::vector<float> v(6), a(6), m(36, NAN);
+          for (int l = 0; l < 6; ++l) { v[l] = static_cast<float>(k * (l + 1) * step / 30.0); a[l] = 0.1f * (6 - l); }
+          for (int l = 0; l < 6; ++l) for (int n = 1; l + n <= 6; ++n) m[l * 6 + n - 1] = 0.05f * n;
+          b.layer(step, "variance", v);
+          b.layer(step, "angular_adjacent", a);
+          b.layer(step, "prune_delta", a);
+          b.layer(step, "effectiveness", a);
+          b.matrix(step, "angular", 6, 6, m);
+        }
+      }
+      b.matrix(299, "block_prune", 6, 6, std::vector<float>(36, 0.5f));
+      s.write(id, b);
+      s.finishRun(id, store::RunStatus::Finished);
+    }
+  }
+  auto w = openWindow(dir);
+  auto* d = w->dashboard(QStringLiteral("known"));
+  ASSERT_NE(d, nullptr);
+  d->resize(1400, 2400);
+  QApplication::processEvents();
+  d->redraw();
+  const QString png = QString::fromStdString(dir.file("dashboard.png"));
+  ASSERT_TRUE(d->grab().save(png));
+  QImage img(png);
+  ASSERT_FALSE(img.isNull());
+  EXPECT_GE(img.width(), 1000);
+  // Non-empty: many distinct colours (curves, heatmaps), not a blank widget.
+  std::set<QRgb> colours;
+  for (int y = 0; y < img.height(); y += 7) {
+    for (int x = 0; x < img.width(); x += 7) colours.insert(img.pixel(x, y));
+  }
+  EXPECT_GT(colours.size(), 50u);
+  for (const char* name : {"loss", "lr", "variance:pre_ln", "variance:lns", "variance_map:pre_ln",
+                           "angular_map:lns", "angular_ln:pre_ln", "prune_map:pre_ln",
+                           "block_prune:lns", "prune_bars", "effectiveness", "grad_norm"}) {
+    ASSERT_TRUE(d->plots().count(QString::fromLatin1(name))) << name;
+  }
+  EXPECT_EQ(d->plots().at(QStringLiteral("variance:pre_ln"))->graphCount(), 6);
+  // One colour scale across schemes for the variance heatmaps.
+  auto range = [&](const char* name) {
+    auto* p = d->plots().at(QString::fromLatin1(name));
+    for (int i = 0; i < p->plottableCount(); ++i) {
+      if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m->dataRange();
+    }
+    return QCPRange();
+  };
+  EXPECT_EQ(range("variance_map:pre_ln"), range("variance_map:lns"));
+  EXPECT_GT(range("variance_map:lns").upper, 5.0);
 }

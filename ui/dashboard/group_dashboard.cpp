@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QSlider>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -104,6 +105,12 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
 
 GroupDashboard::~GroupDashboard() = default;
 
+void GroupDashboard::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
+  // Decimation depends on the plots' pixel widths: redo it once the layout settles.
+  if (!m_data.runs().empty()) QTimer::singleShot(0, this, [this] { redraw(); });
+}
+
 QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int minHeight) {
   auto* p = new QCustomPlot(parent);
   p->setObjectName(name);
@@ -169,6 +176,8 @@ void GroupDashboard::rebuildPanels() {
   {
     auto [box, grid] = section(tr("Single-layer pruning: loss increase when block l is removed"));
     perScheme(tr("pruning delta"), QStringLiteral("prune_map"), tr("step"), tr("layer"), 0, grid, box);
+    perScheme(tr("block pruning (l, n), end of run"), QStringLiteral("block_prune"), tr("blocks removed n"),
+              tr("first block l"), 2, grid, box);
     auto* bars = addPlot(QStringLiteral("prune_bars"), box);
     bars->xAxis->setLabel(tr("layer"));
     bars->yAxis->setLabel(tr("delta loss at cursor"));
@@ -205,6 +214,7 @@ void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>&
     if (m_followLatest && !m_steps.empty()) {
       m_scrubber->setValue(static_cast<int>(m_steps.size()) - 1);
       m_cursor = m_steps.back();
+      m_cursorLabel->setText(tr("step %1").arg(m_cursor));
     }
   }
   redraw();
@@ -385,6 +395,20 @@ void GroupDashboard::drawCursorPanels() {
   bars(QStringLiteral("prune_bars"), "prune_delta", false);
   bars(QStringLiteral("effectiveness"), "effectiveness", true);
   bars(QStringLiteral("grad_norm"), "grad_norm", false);
+  // Gromov block pruning (stored at the end of a run, or by `analyze`).
+  for (const auto& r : m_data.runs()) {
+    auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));
+    if (it == m_plots.end()) continue;
+    auto* map = colorMapOf(it->second);
+    if (r.blockPrune) {
+      auto range = fillMatrixHeatmap(map, *r.blockPrune, false);
+      map->setDataRange(QCPRange(range.first, range.second));
+      if (!userZoomed(it->second)) it->second->rescaleAxes();
+    } else {
+      map->data()->clear();
+    }
+    it->second->replot(QCustomPlot::rpQueuedReplot);
+  }
   // The full (l, n) angular matrix at the cursor step, read from the store snapshot.
   for (const auto& r : m_data.runs()) {
     auto it = m_plots.find(QStringLiteral("angular_ln:") + schemeOf(r));

@@ -41,6 +41,9 @@ class GroupDashboard : public QWidget {
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString decimationNote() const;
 
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
  private:
   void rebuildPanels();          // when the set of schemes changes
   QCustomPlot* addPlot(const QString& name, QWidget* parent, int minHeight = 220);

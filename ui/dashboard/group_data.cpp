@@ -97,6 +97,9 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
       if (step <= lastMatrix) continue;
       if (auto m = store.matrix(info.id, "angular", step)) d.angular.push_back(std::move(*m));
     }
+    if (auto steps = store.matrixSteps(info.id, "block_prune"); !steps.empty()) {
+      d.blockPrune = store.matrix(info.id, "block_prune", steps.back());
+    }
     if (info.status == store::RunStatus::Diverged) {
       for (const auto& e : store.events(info.id)) {
         if (e.level == store::EventLevel::Error && e.step) d.divergedAt = e.step;

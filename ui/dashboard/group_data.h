@@ -21,6 +21,7 @@ struct RunData {
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
   std::vector<store::Matrix> angular;                              // (L x L) by step
+  std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
   std::optional<int64_t> divergedAt;
   QString statusLine() const;
   /// The angular (l, n) matrix at the last step <= `step`, or nullptr.

@@ -7,6 +7,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include <algorithm>
+
 namespace depthlab::ui {
 
 RunLauncher::RunLauncher(QString databasePath, QString cliPath, QObject* parent)
@@ -15,17 +17,22 @@ RunLauncher::RunLauncher(QString databasePath, QString cliPath, QObject* parent)
 
 RunLauncher::~RunLauncher() {
   m_queue.clear();
-  if (m_process) {
-    m_process->disconnect(this);
+  for (auto& [process, group] : m_running) {
+    process->disconnect(this);
     if (m_detach) {
       // The training process keeps running: it is not a child we wait for.
-      m_process->setParent(nullptr);
-      m_process = nullptr;
+      process->setParent(nullptr);
     } else {
-      m_process->terminate();  // SIGTERM: the trainer checkpoints and marks runs stopped
-      m_process->waitForFinished(30000);
+      process->terminate();  // SIGTERM: the trainer checkpoints and marks runs stopped
+      process->waitForFinished(30000);
     }
   }
+  m_running.clear();
+}
+
+void RunLauncher::setMaxParallel(int n) {
+  m_maxParallel = std::max(1, n);
+  startNext();
 }
 
 QString RunLauncher::defaultCliPath() {
@@ -35,7 +42,23 @@ QString RunLauncher::defaultCliPath() {
   return onPath.isEmpty() ? local : onPath;
 }
 
-qint64 RunLauncher::runningPid() const { return m_process ? m_process->processId() : 0; }
+qint64 RunLauncher::runningPid() const {
+  return m_running.empty() ? 0 : m_running.front().first->processId();
+}
+
+QStringList RunLauncher::enqueueGroups(const std::vector<experiment::ExperimentConfig>& groups) {
+  QStringList names;
+  for (const auto& c : groups) {
+    const QString file = m_configs.filePath(QStringLiteral("group-%1-%2.json")
+                                                .arg(QDateTime::currentMSecsSinceEpoch())
+                                                .arg(m_queue.size()));
+    experiment::saveConfigFile(c, file.toStdString());
+    m_queue.emplace_back(QString::fromStdString(c.name), file);
+    names << QString::fromStdString(c.name);
+  }
+  startNext();
+  return names;
+}
 
 QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int seeds) {
   QStringList names;
@@ -54,40 +77,39 @@ QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int
     m_queue.emplace_back(QString::fromStdString(c.name), file);
     names << QString::fromStdString(c.name);
   }
-  if (!m_process) startNext();
+  startNext();
   return names;
 }
 
 void RunLauncher::startNext() {
-  if (m_process || m_queue.empty()) return;
-  auto [group, file] = m_queue.front();
-  m_queue.pop_front();
-  m_currentGroup = group;
-  m_process = new QProcess(this);
-  m_process->setProcessChannelMode(QProcess::MergedChannels);
-  auto env = QProcessEnvironment::systemEnvironment();
-  env.insert(QStringLiteral("OMP_WAIT_POLICY"), QStringLiteral("PASSIVE"));
-  m_process->setProcessEnvironment(env);
-  connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-    QString tail = QString::fromLocal8Bit(m_process->readAll()).right(2000);
-    const QString group = m_currentGroup;
-    m_process->deleteLater();
-    m_process = nullptr;
-    Q_EMIT groupFinished(group, status == QProcess::CrashExit ? -1 : code, tail);
-    startNext();
-  });
-  connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-    if (e != QProcess::FailedToStart) return;
-    const QString group = m_currentGroup;
-    QString why = m_process->errorString();
-    m_process->deleteLater();
-    m_process = nullptr;
-    Q_EMIT groupFinished(group, -1, tr("cannot start %1: %2").arg(m_cli, why));
-    startNext();
-  });
-  m_process->start(m_cli, {QStringLiteral("--db"), m_db, QStringLiteral("train"),
+  while (static_cast<int>(m_running.size()) < m_maxParallel && !m_queue.empty()) {
+    auto [group, file] = m_queue.front();
+    m_queue.pop_front();
+    auto* process = new QProcess(this);
+    m_running.emplace_back(process, group);
+    process->setProcessChannelMode(QProcess::MergedChannels);
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("OMP_WAIT_POLICY"), QStringLiteral("PASSIVE"));
+    process->setProcessEnvironment(env);
+    auto done = [this, process, group](int code, const QString& tail) {
+      m_running.erase(std::remove_if(m_running.begin(), m_running.end(),
+                                     [process](const auto& r) { return r.first == process; }),
+                      m_running.end());
+      process->deleteLater();
+      Q_EMIT groupFinished(group, code, tail);
+      startNext();
+    };
+    connect(process, &QProcess::finished, this, [process, done](int code, QProcess::ExitStatus status) {
+      done(status == QProcess::CrashExit ? -1 : code,
+           QString::fromLocal8Bit(process->readAll()).right(2000));
+    });
+    connect(process, &QProcess::errorOccurred, this, [this, process, done](QProcess::ProcessError e) {
+      if (e == QProcess::FailedToStart) done(-1, tr("cannot start %1: %2").arg(m_cli, process->errorString()));
+    });
+    process->start(m_cli, {QStringLiteral("--db"), m_db, QStringLiteral("train"),
                            QStringLiteral("--config"), file, QStringLiteral("--quiet")});
-  Q_EMIT groupStarted(group);
+    Q_EMIT groupStarted(group);
+  }
 }
 
 }  // namespace depthlab::ui

@@ -12,6 +12,7 @@
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "experiment/experiment_config.h"
 
@@ -25,9 +26,13 @@ class RunLauncher : public QObject {
 
   /// Queues one group per seed (seed, seed+1, ...). Returns the group names.
   QStringList enqueue(const experiment::ExperimentConfig& config, int seeds);
+  /// Queues paired groups as they are (a sweep grid). Returns their names.
+  QStringList enqueueGroups(const std::vector<experiment::ExperimentConfig>& groups);
+  /// Groups trained at once (1 on CPU; more on a GPU with memory to spare).
+  void setMaxParallel(int n);
   int queued() const { return static_cast<int>(m_queue.size()); }
-  bool busy() const { return m_process != nullptr; }
-  /// Pid of the running training process (0 when idle).
+  bool busy() const { return !m_running.empty(); }
+  /// Pid of the oldest running training process (0 when idle).
   qint64 runningPid() const;
   /// Leaves the running process alone when the launcher is destroyed (keep in background).
   void detachOnExit() { m_detach = true; }
@@ -46,8 +51,8 @@ class RunLauncher : public QObject {
   QString m_db, m_cli;
   QTemporaryDir m_configs;
   std::deque<std::pair<QString, QString>> m_queue;  // (group name, config file)
-  QProcess* m_process = nullptr;
-  QString m_currentGroup;
+  std::vector<std::pair<QProcess*, QString>> m_running;  // process, group
+  int m_maxParallel = 1;
   bool m_detach = false;
 };
 

@@ -29,6 +29,11 @@ class SetupPanel : public QWidget {
   experiment::ExperimentConfig config() const;
   void setConfig(const experiment::ExperimentConfig& c);
   int seedCount() const;
+  /// The paired groups a launch would start: the sweep grid (depth x width x lr x seed)
+  /// expanded from the form; throws ConfigError when a sweep list is malformed.
+  std::vector<experiment::ExperimentConfig> groups() const;
+  /// Groups to train at once (GPU only; CPU runs one group at a time).
+  int parallelGroups() const;
   /// Issues of the current form (empty when valid); what the red label shows.
   std::vector<experiment::ConfigIssue> issues() const;
   bool launchEnabled() const;
@@ -36,11 +41,13 @@ class SetupPanel : public QWidget {
   /// Sets a field by name (tests and "clone this run"): e.g. "model.nHeads", 3.
   void setField(const QString& field, double value);
   void setSchemes(const std::vector<std::string>& schemes);
+  void setSweep(const QString& depths, const QString& widths, const QString& lrs);
   void saveTo(const QString& path) const;
   void loadFrom(const QString& path);  // throws ConfigError
 
  Q_SIGNALS:
-  void launchRequested(const depthlab::experiment::ExperimentConfig& config, int seeds);
+  void launchRequested(const std::vector<depthlab::experiment::ExperimentConfig>& groups,
+                       int parallel);
   void configChanged();
 
  private:
@@ -54,6 +61,8 @@ class SetupPanel : public QWidget {
   QDoubleSpinBox *m_lr, *m_embedStd;
   QComboBox *m_optimizer, *m_device, *m_tokenizer, *m_norm, *m_lnsPlacement;
   QLineEdit* m_corpus = nullptr;
+  QLineEdit *m_sweepDepth, *m_sweepWidth, *m_sweepLr;
+  QSpinBox* m_parallel = nullptr;
   std::vector<QCheckBox*> m_schemeBoxes;
   QCheckBox *m_scaledInit, *m_depthScaledInit, *m_skipInit, *m_layerScale, *m_blockPruning;
   QLabel* m_issues = nullptr;
