@@ -54,6 +54,7 @@ void printSummary(const experiment::GroupResult& r, bool json) {
     nlohmann::json j;
     j["group"] = r.groupName;
     j["seconds"] = r.seconds;
+    j["probe_seconds"] = r.probeSeconds;
     for (const auto& m : r.members) {
       j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", m.status},
                            {"steps", m.step}, {"loss_train", m.lossTrain},
@@ -65,7 +66,8 @@ void printSummary(const experiment::GroupResult& r, bool json) {
     return;
   }
   std::fprintf(stderr, "\n");
-  std::printf("group %s (%.1f s)\n", r.groupName.c_str(), r.seconds);
+  std::printf("group %s (%.1f s, of which depth probes %.1f s)\n", r.groupName.c_str(), r.seconds,
+              r.probeSeconds);
   std::printf("%-6s %-18s %-10s %8s %11s %10s %10s\n", "RUN", "SCHEME", "STATUS", "STEPS",
               "LOSS_TRAIN", "LOSS_VAL", "PPL_VAL");
   for (const auto& m : r.members) {
