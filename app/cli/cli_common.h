@@ -26,5 +26,8 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
 void addTrainCommands(CLI::App& app, GlobalOptions& g);
 void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
+void addExportCommand(CLI::App& app, GlobalOptions& g);
+/// Runs depthlab-export when argv asks for `export` (does not return then); -1 otherwise.
+int runExportIfAsked(int argc, char** argv);
 
 }  // namespace depthlab::cli

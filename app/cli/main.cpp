@@ -5,6 +5,7 @@
 #include "cli_common.h"
 
 int main(int argc, char** argv) {
+  if (int rc = depthlab::cli::runExportIfAsked(argc, argv); rc >= 0) return rc;
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
   app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);
   app.require_subcommand(1);
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
 
   depthlab::cli::addTrainCommands(app, g);
   depthlab::cli::addAnalysisCommands(app, g);
+  depthlab::cli::addExportCommand(app, g);
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);
 

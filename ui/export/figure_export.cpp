@@ -1,0 +1,357 @@
+// See figure_export.h.
+#include "export/figure_export.h"
+
+#include <qcustomplot.h>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSvgGenerator>
+#include <QTextStream>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "experiment/experiment_config.h"
+#include "plot/colormaps.h"
+#include "plot/plot_helpers.h"
+
+namespace depthlab::ui {
+
+const QStringList kFigureNames = {QStringLiteral("loss"), QStringLiteral("variance"),
+                                  QStringLiteral("angular"), QStringLiteral("pruning")};
+
+FigureKind figureKindFromName(const QString& name) {
+  const int i = kFigureNames.indexOf(name);
+  if (i < 0) throw std::invalid_argument("unknown figure '" + name.toStdString() + "' (known: loss, variance, angular, pruning, set)");
+  return static_cast<FigureKind>(i);
+}
+
+namespace {
+
+struct Csv {
+  QStringList header;
+  QList<QStringList> rows;
+};
+
+QString num(double v) { return std::isfinite(v) ? QString::number(v, 'g', 9) : QStringLiteral("nan"); }
+
+QColor colorFor(const QString& scheme, const FigureStyle& style) {
+  auto pal = paletteColors(style.palette);
+  const auto& known = experiment::kSchemes;
+  auto it = std::find(known.begin(), known.end(), scheme.toStdString());
+  size_t i = it == known.end() ? pal.size() - 1 : static_cast<size_t>(it - known.begin());
+  return pal[i % pal.size()];
+}
+
+void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
+  QFont f(s.fontFamily);
+  f.setPointSizeF(s.fontPt);
+  plot->setFont(f);
+  plot->setBackground(Qt::white);
+  std::vector<QCPAxis*> axes;
+  for (auto* rect : plot->axisRects()) {
+    for (auto* axis : rect->axes()) axes.push_back(axis);
+  }
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+    if (auto* scale = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) {
+      axes.push_back(scale->axis());
+      scale->setBarWidth(static_cast<int>(s.fontPt));
+    }
+  }
+  {
+    for (auto* axis : axes) {
+      axis->ticker()->setTickCount(4);  // few, readable ticks at column width
+      axis->setTickLengthIn(3);
+      axis->setSubTickLengthIn(1);
+      axis->setPadding(2);
+      axis->setLabelPadding(2);
+      axis->setLabelFont(f);
+      axis->setTickLabelFont(f);
+      axis->setBasePen(QPen(Qt::black, 0.6 * s.lineWidth));
+      axis->setTickPen(QPen(Qt::black, 0.6 * s.lineWidth));
+      axis->setSubTickPen(QPen(Qt::black, 0.4 * s.lineWidth));
+      axis->grid()->setPen(QPen(QColor(225, 225, 225), 0.4 * s.lineWidth));
+      axis->grid()->setSubGridVisible(false);
+    }
+  }
+  plot->plotLayout()->setRowSpacing(0);
+  plot->plotLayout()->setColumnSpacing(2);
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+    if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
+      t->setFont(f);
+      t->setMargins(QMargins(0, 2, 0, 0));
+    }
+  }
+  if (plot->legend) {
+    plot->legend->setFont(f);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setBrush(QColor(255, 255, 255, 220));
+  }
+}
+
+// Adds one axis rect per run in a row, with a title; returns them.
+std::vector<QCPAxisRect*> panelRow(QCustomPlot* plot, const QStringList& titles) {
+  plot->plotLayout()->clear();
+  std::vector<QCPAxisRect*> rects;
+  for (int i = 0; i < titles.size(); ++i) {
+    auto* title = new QCPTextElement(plot, titles[i]);
+    plot->plotLayout()->addElement(0, i, title);
+    auto* rect = new QCPAxisRect(plot);
+    plot->plotLayout()->addElement(1, i, rect);
+    rects.push_back(rect);
+  }
+  return rects;
+}
+
+struct RunMeta {
+  store::RunInfo info;
+  QString label;
+};
+
+std::vector<RunMeta> loadRuns(store::RunStore& store, const std::vector<int64_t>& ids) {
+  std::vector<RunMeta> out;
+  for (int64_t id : ids) {
+    auto r = store.run(id);
+    if (!r) throw std::runtime_error("no run with id " + std::to_string(id));
+    out.push_back({*r, QString::fromStdString(r->scheme.empty() ? r->name : r->scheme)});
+  }
+  if (out.empty()) throw std::runtime_error("no runs given");
+  return out;
+}
+
+void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+               const FigureStyle& s, Csv& csv, QStringList& warnings) {
+  csv.header = {QStringLiteral("run"), QStringLiteral("series"), QStringLiteral("step"), QStringLiteral("value")};
+  plot->xAxis->setLabel(QStringLiteral("step"));
+  plot->yAxis->setLabel(QStringLiteral("loss"));
+  plot->legend->setVisible(true);
+  for (const auto& r : runs) {
+    const QColor c = colorFor(QString::fromStdString(r.info.scheme), s);
+    for (const char* key : {"loss_train", "loss_val"}) {
+      auto pts = store.scalarSeries(r.info.id, key);
+      if (pts.empty()) { warnings << QStringLiteral("run %1 has no %2").arg(r.info.id).arg(QLatin1String(key)); continue; }
+      auto* g = plot->addGraph();
+      const bool val = std::string(key) == "loss_val";
+      g->setName(r.label + (val ? QStringLiteral(" val") : QStringLiteral(" train")));
+      QColor col = c;
+      if (!val) col.setAlpha(150);
+      g->setPen(QPen(col, s.lineWidth * (val ? 1.2 : 0.7), val ? Qt::DashLine : Qt::SolidLine));
+      for (const auto& p : pts) {
+        g->addData(static_cast<double>(p.step), p.value);
+        csv.rows.append({QString::number(r.info.id), QLatin1String(key), QString::number(p.step), num(p.value)});
+      }
+    }
+  }
+  plot->rescaleAxes();
+}
+
+void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                   const FigureStyle& s, Csv& csv, QStringList& warnings) {
+  csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
+  QStringList titles;
+  for (const auto& r : runs) titles << r.label;
+  auto rects = panelRow(plot, titles);
+  double ymax = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto* rect = rects[i];
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
+    rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("output variance") : QString());
+    auto series = store.layerSeries(runs[i].info.id, "variance");
+    if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
+    for (int l = 0; l < series.nLayers; ++l) {
+      auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      g->setName(QStringLiteral("layer %1").arg(l + 1));
+      g->setPen(QPen(layerColor(l, series.nLayers), s.lineWidth * 0.8));
+      for (size_t k = 0; k < series.steps.size(); ++k) {
+        const double v = series.values[k * static_cast<size_t>(series.nLayers) + static_cast<size_t>(l)];
+        g->addData(static_cast<double>(series.steps[k]), v);
+        ymax = std::max(ymax, v);
+        csv.rows.append({QString::number(runs[i].info.id), QString::number(l + 1),
+                         QString::number(series.steps[k]), num(v)});
+      }
+    }
+    rect->axis(QCPAxis::atBottom)->rescale();
+  }
+  for (auto* rect : rects) rect->axis(QCPAxis::atLeft)->setRange(0, ymax > 0 ? ymax * 1.05 : 1);  // shared scale
+}
+
+void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                   const FigureStyle& s, Csv& csv, QStringList& warnings) {
+  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
+                QStringLiteral("angular_distance")};
+  QStringList titles;
+  for (const auto& r : runs) titles << r.label + QStringLiteral(" (raw)");
+  auto rects = panelRow(plot, titles);
+  std::vector<QCPColorMap*> maps;
+  double lo = 1e300, hi = -1e300;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto* rect = rects[i];
+    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
+    rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("layer l") : QString());
+    auto steps = store.matrixSteps(runs[i].info.id, "angular");
+    if (steps.empty()) { warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id); continue; }
+    auto m = store.matrix(runs[i].info.id, "angular", steps.back());
+    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    auto range = fillMatrixHeatmap(map, *m, false);
+    lo = std::min(lo, range.first);
+    hi = std::max(hi, range.second);
+    map->setGradient(viridisGradient(/*reversed=*/true));
+    maps.push_back(map);
+    for (int r = 0; r < m->rows; ++r) {
+      for (int c = 0; c < m->cols; ++c) {
+        const double v = m->data[static_cast<size_t>(r) * m->cols + c];
+        if (std::isfinite(v)) {
+          csv.rows.append({QString::number(runs[i].info.id), QString::number(m->step), QString::number(r + 1),
+                           QString::number(c + 1), num(v)});
+        }
+      }
+    }
+    rect->axis(QCPAxis::atBottom)->rescale();
+    rect->axis(QCPAxis::atLeft)->rescale();
+  }
+  if (!maps.empty()) {
+    auto* scale = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(1, static_cast<int>(runs.size()), scale);
+    scale->setLabel(QStringLiteral("angular distance"));
+    for (auto* m : maps) {
+      m->setColorScale(scale);
+      m->setDataRange(QCPRange(lo, hi));  // one scale for every panel
+    }
+    scale->setGradient(viridisGradient(true));
+  }
+}
+
+void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                  const FigureStyle& s, Csv& csv, QStringList& warnings) {
+  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer"), QStringLiteral("delta_loss")};
+  plot->xAxis->setLabel(QStringLiteral("layer removed"));
+  plot->yAxis->setLabel(QStringLiteral("loss increase"));
+  plot->legend->setVisible(true);
+  const double width = 0.8 / std::max<size_t>(1, runs.size());
+  int L = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto series = store.layerSeries(runs[i].info.id, "prune_delta");
+    if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no pruning probe").arg(runs[i].info.id); continue; }
+    int64_t step = 0;
+    auto v = layerValuesAt(series, series.steps.back(), &step);
+    L = std::max(L, static_cast<int>(v.size()));
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(runs[i].label);
+    bars->setWidth(width);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(colorFor(QString::fromStdString(runs[i].info.scheme), s));
+    for (size_t l = 0; l < v.size(); ++l) {
+      bars->addData(static_cast<double>(l + 1) - 0.4 + width * (static_cast<double>(i) + 0.5), v[l]);
+      csv.rows.append({QString::number(runs[i].info.id), QString::number(step), QString::number(l + 1), num(v[l])});
+    }
+  }
+  plot->rescaleAxes();
+  plot->xAxis->setRange(0.4, L + 0.6);
+}
+
+void writeText(const QString& path, const QString& text) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) throw std::runtime_error("cannot write " + path.toStdString());
+  f.write(text.toUtf8());
+}
+
+}  // namespace
+
+ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
+  ExportResult result;
+  const auto runs = loadRuns(store, req.runs);
+  const auto& s = req.style;
+  QCustomPlot plot;
+  Csv csv;
+  switch (req.kind) {
+    case FigureKind::Loss: buildLoss(&plot, store, runs, s, csv, result.warnings); break;
+    case FigureKind::Variance: buildVariance(&plot, store, runs, s, csv, result.warnings); break;
+    case FigureKind::Angular: buildMatrices(&plot, store, runs, s, csv, result.warnings); break;
+    case FigureKind::Pruning: buildPruning(&plot, store, runs, s, csv, result.warnings); break;
+  }
+  if (csv.rows.isEmpty()) {
+    throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
+  }
+  applyPaperStyle(&plot, s);
+  const int wPt = static_cast<int>(std::lround(s.widthPt));
+  const int hPt = static_cast<int>(std::lround(s.heightPt > 0 ? s.heightPt : s.widthPt * 0.68));
+  plot.resize(wPt, hPt);
+  QDir().mkpath(QFileInfo(req.path).absolutePath());
+  bool ok = false;
+  if (req.format == QLatin1String("pdf")) {
+    ok = plot.savePdf(req.path, wPt, hPt, QCP::epNoCosmetic, QStringLiteral("DepthLab"),
+                      kFigureNames[static_cast<int>(req.kind)]);
+  } else if (req.format == QLatin1String("svg")) {
+    QSvgGenerator svg;
+    svg.setFileName(req.path);
+    svg.setSize(QSize(wPt, hPt));
+    svg.setViewBox(QRect(0, 0, wPt, hPt));
+    svg.setResolution(72);
+    svg.setTitle(kFigureNames[static_cast<int>(req.kind)]);
+    QCPPainter painter;
+    painter.begin(&svg);
+    plot.toPainter(&painter, wPt, hPt);
+    ok = painter.end();
+  } else if (req.format == QLatin1String("png")) {
+    const double scale = s.dpi / 72.0;  // points -> pixels at the chosen DPI
+    ok = plot.savePng(req.path, wPt, hPt, scale, -1, static_cast<int>(std::lround(s.dpi)), QCP::ruDotsPerInch);
+  } else {
+    throw std::runtime_error("unknown format '" + req.format.toStdString() + "' (known: pdf, svg, png)");
+  }
+  if (!ok) throw std::runtime_error("cannot write " + req.path.toStdString());
+  result.files << req.path;
+
+  const QString base = QFileInfo(req.path).path() + QLatin1Char('/') + QFileInfo(req.path).completeBaseName();
+  QString csvText = csv.header.join(QLatin1Char(',')) + QLatin1Char('\n');
+  for (const auto& row : csv.rows) csvText += row.join(QLatin1Char(',')) + QLatin1Char('\n');
+  writeText(base + QStringLiteral(".csv"), csvText);
+  result.files << base + QStringLiteral(".csv");
+
+  QJsonArray runArray;
+  for (const auto& r : runs) {
+    runArray.append(QJsonObject{
+        {QStringLiteral("id"), static_cast<qint64>(r.info.id)},
+        {QStringLiteral("name"), QString::fromStdString(r.info.name)},
+        {QStringLiteral("scheme"), QString::fromStdString(r.info.scheme)},
+        {QStringLiteral("group"), QString::fromStdString(r.info.groupName)},
+        {QStringLiteral("config"), QJsonDocument::fromJson(QByteArray::fromStdString(r.info.configJson)).object()}});
+  }
+  QJsonObject meta{{QStringLiteral("figure"), kFigureNames[static_cast<int>(req.kind)]},
+                   {QStringLiteral("format"), req.format},
+                   {QStringLiteral("app_version"), QStringLiteral(DEPTHLAB_VERSION)},
+                   {QStringLiteral("database"), QString::fromStdString(store.path())},
+                   {QStringLiteral("style"), QJsonDocument::fromJson(styleToJson(s).toUtf8()).object()},
+                   {QStringLiteral("runs"), runArray},
+                   {QStringLiteral("warnings"), QJsonArray::fromStringList(result.warnings)}};
+  writeText(base + QStringLiteral(".json"), QString::fromUtf8(QJsonDocument(meta).toJson(QJsonDocument::Indented)));
+  result.files << base + QStringLiteral(".json");
+  return result;
+}
+
+ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
+                             const QString& format, const QString& dir, const FigureStyle& style) {
+  ExportResult all;
+  for (const auto& name : kFigureNames) {
+    ExportRequest req;
+    req.runs = runs;
+    req.kind = figureKindFromName(name);
+    req.format = format;
+    req.style = style;
+    req.path = QDir(dir).filePath(name + QLatin1Char('.') + format);
+    try {
+      auto r = exportFigure(store, req);
+      all.files << r.files;
+      all.warnings << r.warnings;
+    } catch (const std::runtime_error& e) {
+      all.warnings << QStringLiteral("%1: %2").arg(name, QString::fromStdString(e.what()));
+    }
+  }
+  if (all.files.isEmpty()) throw std::runtime_error("no figure could be made: " + all.warnings.join(QStringLiteral("; ")).toStdString());
+  return all;
+}
+
+}  // namespace depthlab::ui

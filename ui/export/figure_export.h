@@ -1,0 +1,42 @@
+// Paper figures from stored runs: loss curves, per-layer variance over training (the paper's
+// Fig. 4 analogue), angular-distance (l, n) heatmaps side by side (Fig. 3 / 7 right) and
+// single-layer pruning deltas (Fig. 7 left), rendered in a clean paper style to PDF (vector,
+// fonts embedded), SVG (vector) or PNG (DPI). Next to every figure: a CSV of exactly the
+// plotted data and a JSON with the runs' configs, the app version and the export settings.
+// Works without a display (Qt's offscreen platform).
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+#include "export/figure_style.h"
+#include "store/run_store.h"
+
+namespace depthlab::ui {
+
+enum class FigureKind { Loss, Variance, Angular, Pruning };
+extern const QStringList kFigureNames;  // loss, variance, angular, pruning (+ "set" = all)
+
+struct ExportRequest {
+  std::vector<int64_t> runs;
+  FigureKind kind = FigureKind::Variance;
+  QString format = QStringLiteral("pdf");  // pdf | svg | png
+  QString path;                            // the figure file; .csv / .json go beside it
+  FigureStyle style;
+};
+
+struct ExportResult {
+  QStringList files;                       // figure, csv, json
+  QStringList warnings;                    // e.g. a run without the metric
+};
+
+/// Throws std::runtime_error with a user-facing message (unknown run, nothing to plot, I/O).
+ExportResult exportFigure(store::RunStore& store, const ExportRequest& request);
+/// The paper figure set for a group of runs: loss, variance, angular, pruning into `dir`.
+ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
+                             const QString& format, const QString& dir, const FigureStyle& style);
+FigureKind figureKindFromName(const QString& name);  // throws std::invalid_argument
+
+}  // namespace depthlab::ui

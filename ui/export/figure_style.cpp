@@ -1,0 +1,58 @@
+// See figure_style.h.
+#include "export/figure_style.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+
+#include <stdexcept>
+
+namespace depthlab::ui {
+
+double parseLengthToPoints(const QString& text) {
+  static const QRegularExpression re(QStringLiteral("^\\s*([0-9]*\\.?[0-9]+)\\s*(cm|mm|in|pt)?\\s*$"));
+  auto m = re.match(text);
+  if (!m.hasMatch()) throw std::invalid_argument("size '" + text.toStdString() + "': use e.g. 8.5cm, 3.3in or 241pt");
+  const double v = m.captured(1).toDouble();
+  const QString unit = m.captured(2);
+  if (unit == QLatin1String("cm")) return v / 2.54 * 72.0;
+  if (unit == QLatin1String("mm")) return v / 25.4 * 72.0;
+  if (unit == QLatin1String("in")) return v * 72.0;
+  return v;
+}
+
+QString styleToJson(const FigureStyle& s) {
+  QJsonObject o{{QStringLiteral("widthPt"), s.widthPt}, {QStringLiteral("heightPt"), s.heightPt},
+                {QStringLiteral("dpi"), s.dpi},       {QStringLiteral("fontFamily"), s.fontFamily},
+                {QStringLiteral("fontPt"), s.fontPt}, {QStringLiteral("lineWidth"), s.lineWidth},
+                {QStringLiteral("palette"), s.palette}};
+  return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
+}
+
+FigureStyle styleFromJson(const QString& json) {
+  auto doc = QJsonDocument::fromJson(json.toUtf8());
+  if (!doc.isObject()) throw std::invalid_argument("figure style is not a JSON object");
+  auto o = doc.object();
+  FigureStyle s;
+  s.widthPt = o.value(QStringLiteral("widthPt")).toDouble(s.widthPt);
+  s.heightPt = o.value(QStringLiteral("heightPt")).toDouble(s.heightPt);
+  s.dpi = o.value(QStringLiteral("dpi")).toDouble(s.dpi);
+  s.fontFamily = o.value(QStringLiteral("fontFamily")).toString(s.fontFamily);
+  s.fontPt = o.value(QStringLiteral("fontPt")).toDouble(s.fontPt);
+  s.lineWidth = o.value(QStringLiteral("lineWidth")).toDouble(s.lineWidth);
+  s.palette = o.value(QStringLiteral("palette")).toString(s.palette);
+  if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2)) throw std::invalid_argument("figure style out of range");
+  return s;
+}
+
+std::vector<QColor> paletteColors(const QString& palette) {
+  if (palette == QLatin1String("tol-bright")) {
+    return {QColor(0x44, 0x77, 0xAA), QColor(0xEE, 0x66, 0x77), QColor(0x22, 0x88, 0x33),
+            QColor(0xCC, 0xBB, 0x44), QColor(0x66, 0xCC, 0xEE), QColor(0xAA, 0x33, 0x77),
+            QColor(0xBB, 0xBB, 0xBB)};
+  }
+  return {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+          QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(0, 0, 0)};
+}
+
+}  // namespace depthlab::ui

@@ -1,0 +1,31 @@
+// FigureStyle: how an exported figure looks on paper: physical size (cm, in or pt), DPI for
+// PNG, font family and size, line width, a colour-blind-safe palette, and the clean paper
+// look (white background, no UI chrome). Styles round-trip through JSON so they can be saved
+// and reused.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+#include <vector>
+
+namespace depthlab::ui {
+
+struct FigureStyle {
+  double widthPt = 241;        // 8.5 cm, one column
+  double heightPt = 0;         // 0 = width * 0.68 (per panel row)
+  double dpi = 300;            // PNG only
+  QString fontFamily = QStringLiteral("Latin Modern Roman");
+  double fontPt = 8;
+  double lineWidth = 1.0;      // pt
+  QString palette = QStringLiteral("okabe-ito");  // okabe-ito | tol-bright
+};
+
+/// "8.5cm", "3.35in", "241pt", "241" (pt) -> points; throws std::invalid_argument.
+double parseLengthToPoints(const QString& text);
+QString styleToJson(const FigureStyle& s);
+FigureStyle styleFromJson(const QString& json);  // throws std::invalid_argument
+/// The palette's colours in order (colour-blind safe).
+std::vector<QColor> paletteColors(const QString& palette);
+
+}  // namespace depthlab::ui
