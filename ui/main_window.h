@@ -10,13 +10,18 @@
 #include <map>
 #include <memory>
 
+#include "export/figure_style.h"
 #include "store/run_store.h"
 
+class QComboBox;
+class QLineEdit;
+class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
 
 namespace depthlab::ui {
 
+class CompareView;
 class GroupDashboard;
 class RunLauncher;
 class RunsTableModel;
@@ -49,11 +54,22 @@ class MainWindow : public QMainWindow {
   /// Loads a stored run's config into the set-up panel ("clone, change, launch").
   void cloneRun(int64_t runId);
   void setClosePolicy(ClosePolicy p) { m_closePolicy = p; }
+  /// Opens a comparison tab for the runs (2 or more).
+  CompareView* compareRuns(const std::vector<int64_t>& runIds);
+  /// Deletes runs and their rows; their checkpoint files too unless `keepCheckpoints`.
+  void deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpoints);
+  /// Free-text filter of the runs browser, on every column (-1) or one.
+  void setRunFilter(const QString& text, int column = -1);
+  int visibleRunCount() const;
+  void selectRuns(const std::vector<int64_t>& runIds);
 
  protected:
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  /// The figure style kept in the data folder (written with defaults on first use).
+  FigureStyle savedFigureStyle() const;
+  void exportFigureInteractive(const QString& figure, const std::vector<int64_t>& runIds);
   void onRunsChanged(const std::vector<int64_t>& changed);
   std::vector<int64_t> selectedRunIds() const;
 
@@ -62,6 +78,9 @@ class MainWindow : public QMainWindow {
   SetupPanel* m_setup = nullptr;
   RunsTableModel* m_runsModel = nullptr;
   QTableView* m_runsView = nullptr;
+  QSortFilterProxyModel* m_runsProxy = nullptr;
+  QLineEdit* m_filter = nullptr;
+  QComboBox* m_filterColumn = nullptr;
   QTabWidget* m_tabs = nullptr;
   std::map<QString, GroupDashboard*> m_dashboards;
   MainWindowOptions m_options;

@@ -4,29 +4,64 @@
 #include <QBrush>
 #include <QColor>
 #include <QDateTime>
+#include <QFileInfo>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "experiment/experiment_config.h"
+#include "experiment/presets.h"
 
 namespace depthlab::ui {
 
-void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs) {
+QString RunsTableModel::columnName(int c) {
+  static const char* names[] = {"ID",    "Name",     "Group",    "Scheme",  "Params", "Depth",
+                                "Width", "Corpus",   "Status",   "Steps",   "Val loss", "Val PPL",
+                                "Tokens", "Device",  "Duration", "Created", "Tags"};
+  return c >= 0 && c < ColumnCount ? QString::fromLatin1(names[c]) : QString();
+}
+
+void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
+                               std::map<int64_t, store::RunSummary> summaries) {
   beginResetModel();
-  m_runs = std::move(runs);
+  m_rows.clear();
+  for (auto& r : runs) {
+    Row row;
+    row.summary = summaries[r.id];
+    auto j = nlohmann::json::parse(r.configJson, nullptr, false);
+    if (!j.is_discarded() && j.is_object()) {
+      try {
+        auto c = experiment::configFromJson(j);
+        row.params = experiment::parameterCount(c.model, r.scheme, c.options);
+        row.depth = c.model.nLayers;
+        row.width = c.model.dModel;
+        row.corpus = c.data.corpus.empty() ? QStringLiteral("default (KJV)")
+                                           : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
+        row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
+      } catch (const std::exception&) {
+        row.corpus = QStringLiteral("(unreadable config)");
+      }
+    }
+    row.info = std::move(r);
+    m_rows.push_back(std::move(row));
+  }
   endResetModel();
 }
 
 const store::RunInfo* RunsTableModel::runAt(int row) const {
-  return row >= 0 && row < static_cast<int>(m_runs.size()) ? &m_runs[static_cast<size_t>(row)]
-                                                           : nullptr;
+  return row >= 0 && row < static_cast<int>(m_rows.size()) ? &m_rows[static_cast<size_t>(row)].info : nullptr;
 }
 
 int RunsTableModel::rowOfRun(int64_t id) const {
-  for (size_t i = 0; i < m_runs.size(); ++i) {
-    if (m_runs[i].id == id) return static_cast<int>(i);
+  for (size_t i = 0; i < m_rows.size(); ++i) {
+    if (m_rows[i].info.id == id) return static_cast<int>(i);
   }
   return -1;
 }
 
 int RunsTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_runs.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
 }
 
 int RunsTableModel::columnCount(const QModelIndex& parent) const {
@@ -34,30 +69,61 @@ int RunsTableModel::columnCount(const QModelIndex& parent) const {
 }
 
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
-  const auto* r = runAt(index.row());
-  if (!r) return {};
+  if (index.row() < 0 || index.row() >= static_cast<int>(m_rows.size())) return {};
+  const Row& row = m_rows[static_cast<size_t>(index.row())];
+  const auto& r = row.info;
   if (role == Qt::ForegroundRole && index.column() == Status) {
-    switch (r->status) {
+    switch (r.status) {
       case store::RunStatus::Running: return QBrush(QColor(0, 110, 200));
       case store::RunStatus::Diverged:
       case store::RunStatus::Crashed: return QBrush(QColor(200, 40, 40));
       default: return {};
     }
   }
-  if (role != Qt::DisplayRole) return {};
+  if (role == Qt::ToolTipRole && !r.notes.empty()) return QString::fromStdString(r.notes);
+  // EditRole carries sortable values (numbers stay numbers).
+  if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
+  const bool display = role == Qt::DisplayRole;
+  const int64_t steps = row.summary.lastStep + 1;
   switch (index.column()) {
-    case Id: return QVariant::fromValue<qlonglong>(r->id);
-    case Name: return QString::fromStdString(r->name);
-    case Scheme: return QString::fromStdString(r->scheme);
-    case Status: return QString::fromLatin1(store::toString(r->status));
-    case Group: return QString::fromStdString(r->groupName);
-    case Device: return QString::fromStdString(r->device);
+    case Id: return QVariant::fromValue<qlonglong>(r.id);
+    case Name: return QString::fromStdString(r.name);
+    case Group: return QString::fromStdString(r.groupName);
+    case Scheme: return QString::fromStdString(r.scheme);
+    case Params:
+      return display ? QVariant(QStringLiteral("%1M").arg(row.params / 1e6, 0, 'f', 2)) : QVariant::fromValue(row.params);
+    case Depth: return row.depth;
+    case Width: return row.width;
+    case Corpus: return row.corpus;
+    case Status: return QString::fromLatin1(store::toString(r.status));
+    case Steps: return QVariant::fromValue<qlonglong>(steps);
+    case LossVal:
+      if (!row.summary.lossVal) return display ? QVariant(QStringLiteral("-")) : QVariant(1e300);
+      return display ? QVariant(QString::number(*row.summary.lossVal, 'f', 4)) : QVariant(*row.summary.lossVal);
+    case PplVal:
+      if (!row.summary.lossVal) return display ? QVariant(QStringLiteral("-")) : QVariant(1e300);
+      return display ? QVariant(QString::number(std::exp(*row.summary.lossVal), 'f', 2))
+                     : QVariant(std::exp(*row.summary.lossVal));
+    case Tokens: {
+      const double t = row.tokensPerStep * static_cast<double>(std::max<int64_t>(steps, 0));
+      return display ? QVariant(t >= 1e9 ? QStringLiteral("%1B").arg(t / 1e9, 0, 'f', 2)
+                                         : QStringLiteral("%1M").arg(t / 1e6, 0, 'f', 2))
+                     : QVariant(t);
+    }
+    case Device: return QString::fromStdString(r.device);
+    case Duration: {
+      if (!r.startedAt) return display ? QVariant(QStringLiteral("-")) : QVariant(0.0);
+      const double end = r.finishedAt ? *r.finishedAt : r.heartbeatAt.value_or(*r.startedAt);
+      const int s = static_cast<int>(end - *r.startedAt);
+      return display ? QVariant(QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+                                    .arg(s % 60, 2, 10, QLatin1Char('0')))
+                     : QVariant(end - *r.startedAt);
+    }
     case Created:
-      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r->createdAt))
-          .toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.createdAt)).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
     case Tags: {
       QStringList tags;
-      for (const auto& t : r->tags) tags << QString::fromStdString(t);
+      for (const auto& t : r.tags) tags << QString::fromStdString(t);
       return tags.join(QStringLiteral(", "));
     }
     default: return {};
@@ -66,9 +132,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant RunsTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"ID", "Name", "Scheme", "Status", "Group", "Device", "Created",
-                                "Tags"};
-  return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+  return columnName(section);
 }
 
 }  // namespace depthlab::ui

@@ -17,7 +17,9 @@
 
 #include <unistd.h>
 
+#include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
+#include "export/figure_export.h"
 #include "store/run_store.h"
 
 using namespace depthlab;
@@ -154,5 +156,33 @@ int main(int argc, char** argv) {
               *std::max_element(pollWork.begin(), pollWork.end()));
   std::printf("  %s\n", dash.decimationNote().toLocal8Bit().constData());
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+
+  // Comparison of 8 runs (24 layers x 20,000 steps each): time to the first frame.
+  const std::string cpath = "/tmp/depthlab-bench-compare-" + std::to_string(getpid()) + ".db";
+  {
+    auto s = store::RunStore::open(cpath);
+    for (int i = 0; i < 8; ++i) writeSyntheticRun(s, i % 2 ? "lns" : "pre_ln", layers, steps);
+  }
+  auto cstore = store::RunStore::open(cpath);
+  timer.restart();
+  {
+    ui::CompareView view(cstore, {1, 2, 3, 4, 5, 6, 7, 8});
+    view.resize(1500, 950);
+    view.show();
+    for (auto& [name, p] : view.plots()) p->replot(QCustomPlot::rpImmediateRefresh);
+    QApplication::processEvents();
+    const double compareMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    std::printf("  comparison of 8 runs (24 layers x %d steps): first frame in %.0f ms (target < 1000 ms) %s\n",
+                steps, compareMs, compareMs < 1000 ? "ok" : "MISSED");
+  }
+  // The paper figure set for a pair, as `depthlab-cli export --figure set` makes it.
+  const std::string outDir = "/tmp/depthlab-bench-figures-" + std::to_string(getpid());
+  timer.restart();
+  auto exported = ui::exportFigureSet(cstore, {1, 2}, QStringLiteral("pdf"), QString::fromStdString(outDir), ui::FigureStyle{});
+  const double exportMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+  std::printf("  figure set for a pair (%lld files, PDF): %.0f ms in process (target < 5 s with process start) %s\n",
+              static_cast<long long>(exported.files.size()), exportMs, exportMs < 5000 ? "ok" : "MISSED");
+  std::filesystem::remove_all(outDir);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(cpath + suffix);
   return 0;
 }

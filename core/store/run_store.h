@@ -62,6 +62,8 @@ class RunStore {
   void write(int64_t runId, const WriteBatch& batch);
   void addCheckpoint(int64_t runId, const CheckpointInfo& ckpt);
 
+  /// Latest train step and validation loss of every run, in one query.
+  std::map<int64_t, RunSummary> runSummaries();
   std::vector<std::string> scalarKeys(int64_t runId);
   std::vector<ScalarPoint> scalarSeries(int64_t runId, const std::string& key,
                                         int64_t stepFrom = INT64_MIN,

@@ -81,6 +81,22 @@ void RunStore::addCheckpoint(int64_t runId, const CheckpointInfo& c) {
   tx.commit();
 }
 
+std::map<int64_t, RunSummary> RunStore::runSummaries() {
+  std::map<int64_t, RunSummary> out;
+  SqliteStatement st(m_db, "SELECT run_id, key, max(step), value FROM scalars "
+                           "WHERE key IN ('loss_train', 'loss_val') GROUP BY run_id, key");
+  while (st.step()) {
+    auto& s = out[st.columnInt(0)];
+    if (st.columnText(1) == "loss_train") {
+      s.lastStep = st.columnInt(2);
+    } else if (!st.columnIsNull(3)) {
+      s.lossVal = st.columnDouble(3);
+      s.lossValStep = st.columnInt(2);
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> RunStore::scalarKeys(int64_t runId) {
   SqliteStatement st(m_db, "SELECT DISTINCT key FROM scalars WHERE run_id=?1 ORDER BY key");
   st.bind(1, runId);

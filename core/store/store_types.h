@@ -45,6 +45,13 @@ struct ScalarPoint {
   double value = 0;
 };
 
+/// What the runs browser shows per run without loading series.
+struct RunSummary {
+  int64_t lastStep = -1;               // last step with a train loss (-1: none)
+  std::optional<double> lossVal;       // latest validation loss
+  std::optional<int64_t> lossValStep;
+};
+
 /// One per-layer metric over steps: values[i * nLayers + l] is layer l at steps[i].
 struct LayerSeries {
   int nLayers = 0;

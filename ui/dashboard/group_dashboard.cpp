@@ -8,6 +8,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QScrollArea>
 #include <QSlider>
 #include <QTimer>
@@ -122,6 +123,22 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   p->setPlottingHint(QCP::phFastPolylines, true);
   p->setPlottingHint(QCP::phCacheLabels, true);
   makeInteractive(p);
+  const QString figure = figureForPanel(name);
+  if (!figure.isEmpty()) {
+    p->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(p, &QWidget::customContextMenuRequested, this, [this, p, figure](const QPoint& pos) {
+      QMenu menu;
+      auto* exportAction = menu.addAction(tr("Export as paper figure (%1)…").arg(figure));
+      auto* reset = menu.addAction(tr("Reset zoom"));
+      auto* chosen = menu.exec(p->mapToGlobal(pos));
+      if (chosen == reset) resetZoom(p);
+      if (chosen == exportAction) {
+        std::vector<int64_t> ids;
+        for (const auto& r : m_data.runs()) ids.push_back(r.info.id);
+        Q_EMIT exportRequested(figure, ids);
+      }
+    });
+  }
   m_plots[name] = p;
   return p;
 }
@@ -232,6 +249,14 @@ void GroupDashboard::redraw() {
 }
 
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }
+
+QString GroupDashboard::figureForPanel(const QString& panel) {
+  if (panel == QLatin1String("loss") || panel == QLatin1String("lr")) return QStringLiteral("loss");
+  if (panel.startsWith(QLatin1String("variance"))) return QStringLiteral("variance");
+  if (panel.startsWith(QLatin1String("angular"))) return QStringLiteral("angular");
+  if (panel.startsWith(QLatin1String("prune"))) return QStringLiteral("pruning");
+  return QString();
+}
 
 void GroupDashboard::setCursorStep(int64_t step) {
   m_cursor = step;

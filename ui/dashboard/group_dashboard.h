@@ -40,6 +40,12 @@ class GroupDashboard : public QWidget {
   /// Every plot, by panel name ("loss", "lr", "variance:<scheme>", ...), for tests and export.
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString decimationNote() const;
+  /// The paper figure a panel corresponds to ("loss", "variance", "angular", "pruning"), or "".
+  static QString figureForPanel(const QString& panel);
+
+ Q_SIGNALS:
+  /// The user asked to export a panel as a paper figure (context menu).
+  void exportRequested(const QString& figure, const std::vector<int64_t>& runIds);
 
  protected:
   void resizeEvent(QResizeEvent* e) override;

@@ -215,3 +215,18 @@ TEST(RunStore, ReadOnlyRejectsWrites) {
   EXPECT_THROW(makeRun(ro), StoreError);
   EXPECT_THROW(RunStore::open(dir.file("absent.db"), RunStore::Mode::ReadOnly), StoreError);
 }
+
+TEST(RunStore, RunSummariesInOneQuery) {
+  auto s = RunStore::open(":memory:");
+  int64_t a = makeRun(s, "a"), b = makeRun(s, "b");
+  WriteBatch w;
+  w.scalar(0, "loss_train", 5);
+  w.scalar(9, "loss_train", 4);
+  w.scalar(10, "loss_val", 3.5);
+  s.write(a, w);
+  auto sum = s.runSummaries();
+  EXPECT_EQ(sum[a].lastStep, 9);
+  EXPECT_DOUBLE_EQ(*sum[a].lossVal, 3.5);
+  EXPECT_EQ(sum[a].lossValStep, 10);
+  EXPECT_FALSE(sum.count(b));
+}

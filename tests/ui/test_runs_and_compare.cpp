@@ -1,0 +1,158 @@
+// The runs browser (columns, filter, sort, delete with or without checkpoint files) and the
+// comparison view (different depths, missing metrics, seed statistics, results table).
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include <QFile>
+#include <QTableWidget>
+#include <QTest>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "compare/compare_view.h"
+#include "experiment/presets.h"
+#include "main_window.h"
+#include "runs_table_model.h"
+#include "store_poller.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+int64_t addRun(store::RunStore& s, const std::string& scheme, int depth, int64_t seed, double valLoss,
+               bool probes) {
+  auto c = *experiment::presetConfig("cpu-demo");
+  c.model.nLayers = depth;
+  c.run.seed = seed;
+  c.schemes = {scheme};
+  store::NewRun nr;
+  nr.name = scheme + " L" + std::to_string(depth) + " s" + std::to_string(seed);
+  nr.groupName = "g" + std::to_string(depth) + "s" + std::to_string(seed);
+  nr.scheme = scheme;
+  nr.configJson = experiment::toJson(c).dump();
+  int64_t id = s.createRun(nr);
+  store::WriteBatch b;
+  for (int step = 0; step < 200; ++step) b.scalar(step, "loss_train", 4 - step * 0.01);
+  b.scalar(200, "loss_val", valLoss);
+  if (probes) {
+    for (int step = 0; step <= 200; step += 50) {
+      std::vector<float> v(static_cast<size_t>(depth));
+      for (int l = 0; l < depth; ++l) v[static_cast<size_t>(l)] = static_cast<float>((l + 1) * (scheme == "lns" ? 0.2 : 1.0) * step / 50.0);
+      b.layer(step, "variance", v);
+      b.layer(step, "angular_adjacent", std::vector<float>(static_cast<size_t>(depth), 0.1f));
+    }
+  }
+  s.write(id, b);
+  s.finishRun(id, store::RunStatus::Finished);
+  return id;
+}
+
+std::unique_ptr<ui::MainWindow> openWindow(const std::string& db) {
+  auto w = std::make_unique<ui::MainWindow>(store::RunStore::open(db), ui::MainWindowOptions{});
+  w->setClosePolicy(ui::MainWindow::ClosePolicy::KeepRunning);
+  w->show();
+  return w;
+}
+
+}  // namespace
+
+TEST(RunsBrowser, ColumnsFilterAndSort) {
+  test::TempDir dir;
+  {
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    addRun(s, "pre_ln", 24, 1, 2.0, true);
+    addRun(s, "lns", 24, 1, 1.9, true);
+    addRun(s, "lns", 12, 1, 1.95, false);
+  }
+  auto w = openWindow(dir.file("lab.db"));
+  auto* m = w->runsModel();
+  ASSERT_EQ(m->rowCount(), 3);
+  const int row = m->rowOfRun(2);
+  auto cell = [&](int c) { return m->data(m->index(row, c), Qt::DisplayRole).toString(); };
+  EXPECT_EQ(cell(ui::RunsTableModel::Depth), QStringLiteral("24"));
+  EXPECT_EQ(cell(ui::RunsTableModel::Width), QStringLiteral("64"));
+  EXPECT_EQ(cell(ui::RunsTableModel::Steps), QStringLiteral("200"));
+  EXPECT_EQ(cell(ui::RunsTableModel::LossVal), QStringLiteral("1.9000"));
+  EXPECT_EQ(cell(ui::RunsTableModel::PplVal), QString::number(std::exp(1.9), 'f', 2));
+  EXPECT_EQ(cell(ui::RunsTableModel::Params), QStringLiteral("1.22M"));
+  EXPECT_EQ(cell(ui::RunsTableModel::Corpus), QStringLiteral("default (KJV)"));
+  EXPECT_EQ(cell(ui::RunsTableModel::Tokens), QStringLiteral("0.20M"));  // 200 steps x 1024
+  w->setRunFilter(QStringLiteral("lns"));
+  EXPECT_EQ(w->visibleRunCount(), 2);
+  w->setRunFilter(QStringLiteral("12"), ui::RunsTableModel::Depth);
+  EXPECT_EQ(w->visibleRunCount(), 1);
+  w->setRunFilter(QString());
+  EXPECT_EQ(w->visibleRunCount(), 3);
+}
+
+TEST(RunsBrowser, DeleteRemovesTheRunAndOptionallyItsCheckpoints) {
+  test::TempDir dir;
+  int64_t a, b;
+  {
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    a = addRun(s, "pre_ln", 4, 1, 2.0, true);
+    b = addRun(s, "lns", 4, 1, 1.9, true);
+    test::writeFile(dir.file("a.ckpt"), "x");
+    test::writeFile(dir.file("b.ckpt"), "y");
+    s.addCheckpoint(a, {200, dir.file("a.ckpt"), "", 0});
+    s.addCheckpoint(b, {200, dir.file("b.ckpt"), "", 0});
+  }
+  auto w = openWindow(dir.file("lab.db"));
+  w->deleteRuns({a}, /*keepCheckpoints=*/true);
+  EXPECT_TRUE(QFile::exists(QString::fromStdString(dir.file("a.ckpt"))));
+  auto& s = w->poller()->store();
+  EXPECT_FALSE(s.run(a));
+  EXPECT_TRUE(s.layerSeries(a, "variance").steps.empty());
+  EXPECT_EQ(s.layerSeries(b, "variance").steps.size(), 5u);  // nothing else removed
+  w->deleteRuns({b}, /*keepCheckpoints=*/false);
+  EXPECT_FALSE(QFile::exists(QString::fromStdString(dir.file("b.ckpt"))));
+  EXPECT_TRUE(QFile::exists(QString::fromStdString(dir.file("a.ckpt"))));
+  QTRY_COMPARE_WITH_TIMEOUT(w->runsModel()->rowCount(), 0, 2000);
+}
+
+TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  int64_t deep = addRun(s, "pre_ln", 24, 1, 2.0, true);
+  int64_t shallow = addRun(s, "lns", 12, 1, 1.9, true);
+  int64_t bare = addRun(s, "post_ln", 8, 1, 2.5, false);
+  ui::CompareView v(s, {deep, shallow, bare});
+  v.show();
+  EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no").arg(bare)));
+  EXPECT_TRUE(v.missingText().contains(QStringLiteral("variance")));
+  // The deep run lacks only the pruning probe (this store never wrote it).
+  EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no prune_delta;").arg(deep)))
+      << v.missingText().toStdString();
+  EXPECT_EQ(v.plots().at(QStringLiteral("variance"))->graphCount(), 2);
+  // Different depths: the difference heatmap aligns them by relative depth.
+  EXPECT_TRUE(v.plots().at(QStringLiteral("difference"))->xAxis->label().contains(QStringLiteral("relative depth")));
+  EXPECT_GT(v.configDiffTable()->rowCount(), 0);
+  bool depthKey = false;
+  for (int r = 0; r < v.configDiffTable()->rowCount(); ++r) {
+    depthKey = depthKey || v.configDiffTable()->item(r, 0)->text() == QStringLiteral("model.nLayers");
+  }
+  EXPECT_TRUE(depthKey);
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("needs two seed groups")));
+}
+
+TEST(CompareView, SeedGroupsGetAWelchTestAndTheTableMarksTheBest) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  std::vector<int64_t> ids;
+  for (int64_t seed : {1, 2, 3}) {
+    ids.push_back(addRun(s, "pre_ln", 24, seed, 2.00 + 0.01 * seed, true));
+    ids.push_back(addRun(s, "lns", 24, seed, 1.90 + 0.01 * seed, true));
+  }
+  ui::CompareView v(s, ids);
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("Welch t-test"))) << v.statsText().toStdString();
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("n=3")));
+  const auto& t = v.resultsTable();
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_NE(t.toLatex().find("\\textbf"), std::string::npos);
+  EXPECT_EQ(t.n[0][0], 3);
+  EXPECT_EQ(v.plots().at(QStringLiteral("seed_groups"))->graphCount(), 2);
+}

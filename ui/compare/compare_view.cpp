@@ -1,0 +1,378 @@
+// CompareView; see compare_view.h.
+#include "compare/compare_view.h"
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFile>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "analysis/statistics.h"
+#include "plot/colormaps.h"
+#include "plot/plot_helpers.h"
+#include "plot/series_adapter.h"
+
+namespace depthlab::ui {
+
+namespace {
+const char* kProfiles[] = {"variance", "angular_adjacent", "prune_delta"};
+const char* kProfileTitles[] = {"final output variance", "adjacent angular distance", "pruning delta"};
+Qt::PenStyle styleFor(int k) {
+  static const Qt::PenStyle s[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+  return s[k % 4];
+}
+}  // namespace
+
+CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent)
+    : QWidget(parent) {
+  std::vector<store::RunInfo> infos;
+  for (int64_t id : runIds) {
+    auto r = store.run(id);
+    if (!r) continue;
+    Loaded l;
+    l.info = *r;
+    l.lossTrain = store.scalarSeries(id, "loss_train");
+    l.lossVal = store.scalarSeries(id, "loss_val");
+    for (const char* m : kProfiles) l.layers[m] = store.layerSeries(id, m);
+    infos.push_back(*r);
+    m_runs.push_back(std::move(l));
+  }
+  m_groups = analysis::seedGroups(store, infos);
+  m_table = analysis::resultsTable(m_groups);
+
+  auto* outer = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout;
+  m_relativeDepth = new QCheckBox(tr("align runs of different depth by relative depth"));
+  m_band = new QComboBox;
+  m_band->addItems({tr("std"), tr("standard error"), tr("min-max")});
+  controls->addWidget(m_relativeDepth);
+  controls->addWidget(new QLabel(tr("seed band")));
+  controls->addWidget(m_band);
+  controls->addStretch(1);
+  outer->addLayout(controls);
+  m_missing = new QLabel;
+  m_missing->setStyleSheet(QStringLiteral("color: #a04000;"));
+  m_missing->setWordWrap(true);
+  outer->addWidget(m_missing);
+
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  auto* host = new QWidget;
+  auto* grid = new QGridLayout(host);
+  scroll->setWidget(host);
+  outer->addWidget(scroll, 1);
+  auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1) {
+    auto* p = new QCustomPlot;
+    p->setObjectName(name);
+    p->setMinimumHeight(240);
+    p->xAxis->setLabel(x);
+    p->yAxis->setLabel(y);
+    p->legend->setVisible(true);
+    p->setNotAntialiasedElements(QCP::aePlottables);
+    makeInteractive(p);
+    grid->addWidget(p, row, col, 1, span);
+    m_plots[name] = p;
+    return p;
+  };
+  addPlot(QStringLiteral("loss"), tr("step"), tr("loss (train smoothed, val dashed)"), 0, 0, 2);
+  addPlot(QStringLiteral("difference"), tr("step"), tr("layer"), 0, 2);
+  for (int i = 0; i < 3; ++i) addPlot(QString::fromLatin1(kProfiles[i]), tr("layer"), tr(kProfileTitles[i]), 1, i);
+  addPlot(QStringLiteral("seed_groups"), tr("seed group"), tr("final validation loss"), 2, 0);
+  addPlot(QStringLiteral("depth_scaling"), tr("depth (layers)"), tr("final validation loss"), 2, 1);
+  m_stats = new QLabel;
+  m_stats->setWordWrap(true);
+  m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_gain = new QLabel;
+  auto* statsBox = new QGroupBox(tr("Statistics"));
+  auto* sl = new QVBoxLayout(statsBox);
+  sl->addWidget(m_stats);
+  sl->addWidget(m_gain);
+  sl->addStretch(1);
+  grid->addWidget(statsBox, 2, 2);
+
+  m_diff = new QTableWidget;
+  m_diff->setObjectName(QStringLiteral("configDiff"));
+  auto* diffBox = new QGroupBox(tr("Config keys that differ"));
+  (new QVBoxLayout(diffBox))->addWidget(m_diff);
+  grid->addWidget(diffBox, 3, 0, 1, 2);
+  m_results = new QTableWidget;
+  auto* resultsBox = new QGroupBox(tr("Results table (perplexity; best per column in bold)"));
+  auto* rl = new QVBoxLayout(resultsBox);
+  rl->addWidget(m_results);
+  auto* copyLatex = new QPushButton(tr("Copy LaTeX"));
+  auto* saveCsv = new QPushButton(tr("Save CSV…"));
+  auto* saveTex = new QPushButton(tr("Save LaTeX…"));
+  auto* rb = new QHBoxLayout;
+  rb->addWidget(copyLatex);
+  rb->addWidget(saveCsv);
+  rb->addWidget(saveTex);
+  rl->addLayout(rb);
+  grid->addWidget(resultsBox, 3, 2);
+
+  auto saveText = [this](const QString& filter, const std::string& text) {
+    auto f = QFileDialog::getSaveFileName(this, tr("Save"), QString(), filter);
+    if (f.isEmpty()) return;
+    QFile out(f);
+    if (out.open(QIODevice::WriteOnly)) out.write(QByteArray::fromStdString(text));
+  };
+  connect(copyLatex, &QPushButton::clicked, this,
+          [this] { QApplication::clipboard()->setText(QString::fromStdString(m_table.toLatex())); });
+  connect(saveCsv, &QPushButton::clicked, this, [this, saveText] { saveText(tr("CSV (*.csv)"), m_table.toCsv()); });
+  connect(saveTex, &QPushButton::clicked, this, [this, saveText] { saveText(tr("LaTeX (*.tex)"), m_table.toLatex()); });
+  connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(m_band, &QComboBox::currentIndexChanged, this, [this] { drawGroups(); });
+  redraw();
+}
+
+QString CompareView::missingText() const { return m_missing->text(); }
+QString CompareView::statsText() const { return m_stats->text(); }
+
+void CompareView::redraw() {
+  // Missing metrics, said plainly.
+  QStringList missing;
+  for (const auto& r : m_runs) {
+    QStringList m;
+    if (r.lossTrain.empty()) m << QStringLiteral("train loss");
+    if (r.lossVal.empty()) m << QStringLiteral("validation loss");
+    for (const char* p : kProfiles) if (r.layers.at(p).steps.empty()) m << QString::fromLatin1(p);
+    if (!m.isEmpty()) missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
+  }
+  m_missing->setText(missing.join(QStringLiteral("; ")));
+
+  // Loss curves: one colour per scheme, a line style per run within the scheme.
+  auto* loss = m_plots[QStringLiteral("loss")];
+  loss->clearGraphs();
+  std::map<std::string, int> perScheme;
+  for (const auto& r : m_runs) {
+    const QColor c = schemeColor(QString::fromStdString(r.info.scheme));
+    const int k = perScheme[r.info.scheme]++;
+    const QString label = QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id);
+    if (!r.lossTrain.empty()) {
+      auto d = decimateMinMax(smooth(r.lossTrain, 0.9), static_cast<double>(r.lossTrain.front().step),
+                              static_cast<double>(r.lossTrain.back().step), 800);
+      auto* g = loss->addGraph();
+      g->setName(label);
+      g->setPen(QPen(c, 1.4, styleFor(k)));
+      setGraphData(g, d);
+    }
+    if (!r.lossVal.empty()) {
+      auto* g = loss->addGraph();
+      g->setName(label + tr(" val"));
+      g->setPen(QPen(c, 2.0, Qt::DashLine));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+      for (const auto& p : r.lossVal) g->addData(static_cast<double>(p.step), p.value);
+      g->removeFromLegend();
+    }
+  }
+  loss->rescaleAxes();
+  loss->replot(QCustomPlot::rpQueuedReplot);
+  drawProfiles();
+  drawDifference();
+  drawGroups();
+
+  // Config diff.
+  std::vector<store::RunInfo> infos;
+  for (const auto& r : m_runs) infos.push_back(r.info);
+  auto diff = analysis::configDiff(infos);
+  m_diff->clear();
+  m_diff->setRowCount(static_cast<int>(diff.size()));
+  m_diff->setColumnCount(static_cast<int>(m_runs.size()) + 1);
+  QStringList headers{tr("key")};
+  for (const auto& r : m_runs) headers << tr("run %1").arg(r.info.id);
+  m_diff->setHorizontalHeaderLabels(headers);
+  int row = 0;
+  for (const auto& [key, values] : diff) {
+    m_diff->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key)));
+    for (size_t i = 0; i < values.size(); ++i) {
+      m_diff->setItem(row, static_cast<int>(i) + 1, new QTableWidgetItem(QString::fromStdString(values[i])));
+    }
+    ++row;
+  }
+  m_diff->horizontalHeader()->setStretchLastSection(true);
+
+  // Results table with the best per column in bold.
+  m_results->clear();
+  m_results->setRowCount(static_cast<int>(m_table.rows.size()));
+  m_results->setColumnCount(static_cast<int>(m_table.columns.size()));
+  QStringList cols;
+  for (const auto& c : m_table.columns) cols << QString::fromStdString(c);
+  m_results->setHorizontalHeaderLabels(cols);
+  QStringList rows;
+  for (const auto& r : m_table.rows) rows << QString::fromStdString(r);
+  m_results->setVerticalHeaderLabels(rows);
+  for (size_t c = 0; c < m_table.columns.size(); ++c) {
+    double best = 1e300;
+    for (size_t r = 0; r < m_table.rows.size(); ++r) if (m_table.ppl[r][c]) best = std::min(best, *m_table.ppl[r][c]);
+    for (size_t r = 0; r < m_table.rows.size(); ++r) {
+      auto* item = new QTableWidgetItem(m_table.ppl[r][c] ? QString::number(*m_table.ppl[r][c], 'f', 2) +
+                                                                QStringLiteral(" (n=%1)").arg(m_table.n[r][c])
+                                                          : QStringLiteral("–"));
+      if (m_table.ppl[r][c] && *m_table.ppl[r][c] == best) {
+        QFont f = item->font();
+        f.setBold(true);
+        item->setFont(f);
+      }
+      m_results->setItem(static_cast<int>(r), static_cast<int>(c), item);
+    }
+  }
+}
+
+void CompareView::drawProfiles() {
+  const bool relative = m_relativeDepth->isChecked();
+  for (const char* metric : kProfiles) {
+    auto* p = m_plots[QString::fromLatin1(metric)];
+    p->clearGraphs();
+    p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
+    std::map<std::string, int> perScheme;
+    for (const auto& r : m_runs) {
+      const auto& s = r.layers.at(metric);
+      if (s.steps.empty()) continue;
+      auto v = layerValuesAt(s, s.steps.back());
+      std::vector<double> profile(v.begin(), v.end());
+      auto* g = p->addGraph();
+      g->setName(QStringLiteral("%1 #%2 (L=%3)").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id).arg(v.size()));
+      g->setPen(QPen(schemeColor(QString::fromStdString(r.info.scheme)), 1.6, styleFor(perScheme[r.info.scheme]++)));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
+      for (size_t l = 0; l < profile.size(); ++l) {
+        const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
+        g->addData(x, profile[l]);
+      }
+    }
+    p->rescaleAxes();
+    p->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void CompareView::drawDifference() {
+  auto* p = m_plots[QStringLiteral("difference")];
+  p->clearPlottables();
+  p->legend->setVisible(false);
+  std::vector<const Loaded*> withVar;
+  for (const auto& r : m_runs) if (!r.layers.at("variance").steps.empty()) withVar.push_back(&r);
+  if (withVar.size() < 2) {
+    p->plotLayout()->setVisible(true);
+    p->xAxis->setLabel(tr("needs two runs with per-layer variance"));
+    p->replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
+  const auto& a = withVar[0]->layers.at("variance");
+  const auto& b = withVar[1]->layers.at("variance");
+  const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
+  const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
+  // Steps both runs have, in order.
+  std::vector<int64_t> steps;
+  std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(steps));
+  auto* map = new QCPColorMap(p->xAxis, p->yAxis);
+  map->data()->setSize(std::max<int>(1, static_cast<int>(steps.size())), rows);
+  map->data()->setRange(QCPRange(steps.empty() ? 0 : static_cast<double>(steps.front()),
+                                 steps.empty() ? 1 : static_cast<double>(steps.back())),
+                        QCPRange(1, rows));
+  double maxAbs = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    auto va = layerValuesAt(a, steps[i]), vb = layerValuesAt(b, steps[i]);
+    std::vector<double> pa(va.begin(), va.end()), pb(vb.begin(), vb.end());
+    if (relative) {
+      pa = analysis::toRelativeDepth(pa, rows);
+      pb = analysis::toRelativeDepth(pb, rows);
+    }
+    for (int l = 0; l < rows; ++l) {
+      const double d = pb[static_cast<size_t>(l)] - pa[static_cast<size_t>(l)];
+      map->data()->setCell(static_cast<int>(i), l, d);
+      maxAbs = std::max(maxAbs, std::abs(d));
+    }
+  }
+  map->setGradient(QCPColorGradient::gpPolar);  // diverging
+  map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));  // centred at 0
+  p->xAxis->setLabel(tr("step — variance of #%1 minus #%2%3")
+                         .arg(withVar[1]->info.id).arg(withVar[0]->info.id)
+                         .arg(relative ? tr(" (relative depth)") : QString()));
+  p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
+  p->rescaleAxes();
+  p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CompareView::drawGroups() {
+  auto* p = m_plots[QStringLiteral("seed_groups")];
+  p->clearPlottables();
+  const int band = m_band->currentIndex();
+  QStringList lines;
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  int x = 0;
+  for (const auto& g : m_groups) {
+    ++x;
+    auto s = analysis::summarize(g.finalValLoss);
+    ticker->addTick(x, QString::fromStdString(g.scheme) + QStringLiteral("\nL=%1").arg(g.depth));
+    if (s.n == 0) continue;
+    double lo = s.mean - s.std, hi = s.mean + s.std;
+    if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
+    if (band == 2) { lo = s.min; hi = s.max; }
+    auto* graph = p->addGraph();
+    graph->setName(QStringLiteral("%1 L=%2 (n=%3)").arg(QString::fromStdString(g.scheme)).arg(g.depth).arg(s.n));
+    graph->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 2));
+    graph->setLineStyle(QCPGraph::lsNone);
+    graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
+    graph->addData(x, s.mean);
+    auto* err = new QCPErrorBars(p->xAxis, p->yAxis);
+    err->removeFromLegend();
+    err->setDataPlottable(graph);
+    err->setData(QVector<double>{s.mean - lo}, QVector<double>{hi - s.mean});
+    err->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 1.5));
+    lines << tr("%1: mean %2, %3 [%4, %5], n=%6")
+                 .arg(QString::fromStdString(g.key.substr(0, g.key.rfind(" |")))).arg(s.mean, 0, 'f', 4)
+                 .arg(m_band->currentText()).arg(lo, 0, 'f', 4).arg(hi, 0, 'f', 4).arg(s.n);
+  }
+  p->xAxis->setTicker(ticker);
+  p->rescaleAxes();
+  p->xAxis->setRange(0.5, x + 0.5);
+  p->replot(QCustomPlot::rpQueuedReplot);
+  // Welch t-test and bootstrap between the first two groups with at least two seeds.
+  std::vector<const analysis::SeedGroup*> testable;
+  for (const auto& g : m_groups) if (g.finalValLoss.size() >= 2) testable.push_back(&g);
+  if (testable.size() >= 2) {
+    auto w = analysis::welchTTest(testable[0]->finalValLoss, testable[1]->finalValLoss);
+    auto ci = analysis::bootstrapMeanDiff(testable[0]->finalValLoss, testable[1]->finalValLoss);
+    lines << tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% interval [%7, %8]")
+                 .arg(QString::fromStdString(testable[0]->scheme), QString::fromStdString(testable[1]->scheme))
+                 .arg(w.meanDiff, 0, 'f', 4).arg(w.t, 0, 'f', 3).arg(w.df, 0, 'f', 1).arg(w.p, 0, 'g', 3)
+                 .arg(ci.low, 0, 'f', 4).arg(ci.high, 0, 'f', 4);
+  } else {
+    lines << tr("A t-test needs two seed groups with at least two seeds each.");
+  }
+  m_stats->setText(lines.join(QLatin1Char('\n')));
+
+  // Depth scaling: final loss against depth per scheme, with the LNS gain.
+  auto* d = m_plots[QStringLiteral("depth_scaling")];
+  d->clearGraphs();
+  auto scaling = analysis::depthScaling(m_groups);
+  for (const auto& [scheme, points] : scaling) {
+    auto* g = d->addGraph();
+    g->setName(QString::fromStdString(scheme));
+    g->setPen(QPen(schemeColor(QString::fromStdString(scheme)), 1.8));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
+    for (const auto& pt : points) g->addData(pt.depth, pt.lossVal);
+  }
+  d->rescaleAxes();
+  d->replot(QCustomPlot::rpQueuedReplot);
+  QStringList gains;
+  for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {
+    gains << tr("L=%1: %2%").arg(depth).arg(gain, 0, 'f', 2);
+  }
+  m_gain->setText(gains.isEmpty() ? tr("LNS gain: needs pre_ln and lns runs at the same depth")
+                                  : tr("LNS perplexity gain over Pre-LN — ") + gains.join(QStringLiteral(", ")));
+}
+
+}  // namespace depthlab::ui

@@ -1,0 +1,62 @@
+// CompareView: side-by-side comparison of any stored runs (schemes, sizes, seeds): overlaid
+// loss curves with one colour per scheme; final per-layer profiles (variance, adjacent
+// angular distance, pruning delta) overlaid, by layer or by relative depth; a difference
+// heatmap (second run minus first) of per-layer variance on a diverging scale centred at 0;
+// seed groups with mean and a chosen band plus Welch's t-test and a bootstrap interval on the
+// final validation loss; the config keys that differ; final loss against depth per scheme
+// with the LNS gain; and a Table-1-style results table (CSV / LaTeX). Missing metrics are
+// listed, never fatal.
+#pragma once
+
+#include <QWidget>
+
+#include <map>
+#include <vector>
+
+#include "analysis/run_comparison.h"
+#include "store/run_store.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QTableWidget;
+
+namespace depthlab::ui {
+
+class CompareView : public QWidget {
+  Q_OBJECT
+ public:
+  CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent = nullptr);
+
+  void redraw();
+  const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
+  QString missingText() const;
+  QString statsText() const;
+  const analysis::ResultsTable& resultsTable() const { return m_table; }
+  QTableWidget* configDiffTable() const { return m_diff; }
+
+ private:
+  struct Loaded {
+    store::RunInfo info;
+    std::vector<store::ScalarPoint> lossTrain, lossVal;
+    std::map<std::string, store::LayerSeries> layers;
+  };
+  void drawProfiles();
+  void drawDifference();
+  void drawGroups();
+
+  std::vector<Loaded> m_runs;
+  std::vector<analysis::SeedGroup> m_groups;
+  analysis::ResultsTable m_table;
+  std::map<QString, QCustomPlot*> m_plots;
+  QCheckBox* m_relativeDepth = nullptr;
+  QComboBox* m_band = nullptr;
+  QLabel* m_missing = nullptr;
+  QLabel* m_stats = nullptr;
+  QLabel* m_gain = nullptr;
+  QTableWidget* m_diff = nullptr;
+  QTableWidget* m_results = nullptr;
+};
+
+}  // namespace depthlab::ui
