@@ -99,11 +99,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   auto* gui = bench->add_subcommand("gui", "Dashboard replot time and metric-to-screen latency (offscreen)");
   gui->callback([] {
     // The GUI benchmark lives in its own executable next to this one (the CLI has no Qt).
-    char self[4096] = {};
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    std::string dir = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string("./depthlab-cli");
-    dir = dir.substr(0, dir.rfind('/'));
-    const std::string exe = dir + "/depthlab-bench-gui";
+    const std::string exe = siblingExecutable("depthlab-bench-gui");
     execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
     throw std::runtime_error("cannot run " + exe + " (built with the GUI, DEPTHLAB_BUILD_GUI=ON)");
   });
