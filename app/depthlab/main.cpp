@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "data/default_corpus.h"
+#include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
 #include "main_window.h"
 #include "util/paths.h"
@@ -43,6 +44,9 @@ int main(int argc, char** argv) {
   QCommandLineOption shotOption(QStringLiteral("screenshot"),
                                 QStringLiteral("Save the window as PNG after loading, then quit."),
                                 QStringLiteral("file"));
+  QCommandLineOption compareOption(QStringLiteral("compare"), QStringLiteral("Open a comparison of runs (ids, comma-separated)."),
+                                   QStringLiteral("ids"));
+  cli.addOption(compareOption);
   cli.addOption(groupOption);
   cli.addOption(shotOption);
   cli.process(app);
@@ -58,6 +62,11 @@ int main(int argc, char** argv) {
     window.show();
     if (cli.isSet(groupOption)) {
       if (auto* d = window.dashboard(cli.value(groupOption))) window.findChild<QTabWidget*>()->setCurrentWidget(d);
+    }
+    if (cli.isSet(compareOption)) {
+      std::vector<int64_t> ids;
+      for (const auto& id : cli.value(compareOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
+      if (auto* v = window.compareRuns(ids)) window.findChild<QTabWidget*>()->setCurrentWidget(v);
     }
     if (cli.isSet(shotOption)) {
       QTimer::singleShot(1500, &window, [&] {

@@ -75,10 +75,15 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   auto* grid = new QGridLayout(host);
   scroll->setWidget(host);
   outer->addWidget(scroll, 1);
+  for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
   auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1) {
     auto* p = new QCustomPlot;
     p->setObjectName(name);
     p->setMinimumHeight(240);
+    p->setMinimumWidth(280);
+    QFont small = p->legend->font();
+    small.setPointSizeF(small.pointSizeF() * 0.8);
+    p->legend->setFont(small);
     p->xAxis->setLabel(x);
     p->yAxis->setLabel(y);
     p->legend->setVisible(true);
@@ -337,6 +342,7 @@ void CompareView::drawGroups() {
   }
   p->xAxis->setTicker(ticker);
   p->rescaleAxes();
+  p->yAxis->scaleRange(1.2, p->yAxis->range().center());  // markers and bands off the frame
   p->xAxis->setRange(0.5, x + 0.5);
   p->replot(QCustomPlot::rpQueuedReplot);
   // Welch t-test and bootstrap between the first two groups with at least two seeds.
@@ -366,6 +372,8 @@ void CompareView::drawGroups() {
     for (const auto& pt : points) g->addData(pt.depth, pt.lossVal);
   }
   d->rescaleAxes();
+  d->yAxis->scaleRange(1.2, d->yAxis->range().center());
+  d->xAxis->scaleRange(1.2, d->xAxis->range().center());
   d->replot(QCustomPlot::rpQueuedReplot);
   QStringList gains;
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {
