@@ -44,6 +44,8 @@ function(depthlab_add_gtest)
     target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   endif()
   depthlab_target_defaults(${T_NAME})
+  # Tests define no QObjects of their own: no moc pass (saves compile time on 2 cores).
+  set_target_properties(${T_NAME} PROPERTIES AUTOMOC OFF)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
