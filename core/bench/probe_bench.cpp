@@ -8,7 +8,6 @@
 
 #include "experiment/probe_schedule.h"
 #include "train/trainer.h"
-#include "util/allocator_tuning.h"
 
 namespace depthlab::bench {
 
@@ -22,7 +21,6 @@ int cadenceRuns(int every, int steps) { return every > 0 ? (steps + every - 1) /
 
 ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const std::string& scheme,
                                int threads) {
-  util::tuneAllocatorForTraining();
   torch::set_num_threads(threads);
   experiment::ExperimentConfig c = input;
   c.model.vocabSize = 256;

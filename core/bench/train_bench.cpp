@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "train/trainer.h"
-#include "util/allocator_tuning.h"
 
 namespace depthlab::bench {
 
@@ -31,7 +30,6 @@ std::string runCapture(const std::string& cmd, int* rc) {
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
                                int steps, int threads, const std::string& script) {
   TrainBenchResult r;
-  util::tuneAllocatorForTraining();
   r.steps = steps;
   r.threads = threads;
   experiment::ExperimentConfig c = input;

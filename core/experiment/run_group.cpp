@@ -15,7 +15,6 @@
 #include "experiment/probe_schedule.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
-#include "util/allocator_tuning.h"
 #include "util/paths.h"
 
 namespace depthlab::experiment {
@@ -185,7 +184,6 @@ data::TokenDataset loadDataset(ExperimentConfig& config) {
 }
 
 void applyThreads(const ExperimentConfig& config) {
-  util::tuneAllocatorForTraining();
   const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads();
   torch::set_num_threads(threads);
 }
