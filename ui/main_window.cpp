@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -98,6 +99,7 @@ MainWindow::MainWindow(store::RunStore store, MainWindowOptions options, QWidget
   m_tabs->setObjectName(QStringLiteral("tabs"));
   m_tabs->setTabsClosable(true);
   m_tabs->addTab(runsPage, tr("Runs"));
+  m_tabs->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);  // the runs browser stays
   setCentralWidget(m_tabs);
   statusBar()->showMessage(m_options.corpusMessage);
 
