@@ -72,7 +72,7 @@ struct ProbeConfig {
   int probeBatch = 8;             // held-out validation sequences the probes run on
   int forwardEvery = 25;          // variance, adjacent angular distance, BI, effectiveness
   int angularMatrixEvery = 100;   // the full (l, n) angular-distance matrix
-  int pruningEvery = 200;         // single-layer pruning sweep (L+1 evaluations)
+  int pruningEvery = 300;         // single-layer pruning sweep (L+1 evaluations)
   bool blockPruningAtEnd = true;  // Gromov block pruning (l, n) matrix at the end
   int jacobianEvery = 0;          // Jacobian-to-identity estimate (off by default)
   int jacobianSamples = 4;        // random vector-Jacobian products per block
