@@ -155,4 +155,24 @@ TEST(CompareView, SeedGroupsGetAWelchTestAndTheTableMarksTheBest) {
   EXPECT_NE(t.toLatex().find("\\textbf"), std::string::npos);
   EXPECT_EQ(t.n[0][0], 3);
   EXPECT_EQ(v.plots().at(QStringLiteral("seed_groups"))->graphCount(), 2);
+  // Mean validation curves with a band for each seed group of 2+ runs, n in the legend.
+  auto* loss = v.plots().at(QStringLiteral("loss"));
+  int bands = 0;
+  for (int i = 0; i < loss->graphCount(); ++i) {
+    if (loss->graph(i)->name().contains(QStringLiteral("(n=3)"))) ++bands;
+  }
+  EXPECT_EQ(bands, 2);
+}
+
+TEST(CompareView, CurvesCanBeColouredByADifferingConfigKey) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  int64_t a = addRun(s, "lns", 12, 1, 2.0, true);
+  int64_t b = addRun(s, "lns", 24, 1, 1.9, true);
+  ui::CompareView v(s, {a, b});
+  auto* profile = v.plots().at(QStringLiteral("variance"));
+  ASSERT_EQ(profile->graphCount(), 2);
+  EXPECT_EQ(profile->graph(0)->pen().color(), profile->graph(1)->pen().color());  // same scheme
+  v.setColorBy(QStringLiteral("model.nLayers"));
+  EXPECT_NE(profile->graph(0)->pen().color(), profile->graph(1)->pen().color());
 }

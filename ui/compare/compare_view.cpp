@@ -52,6 +52,7 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
     m_runs.push_back(std::move(l));
   }
   m_groups = analysis::seedGroups(store, infos);
+  m_configDiff = analysis::configDiff(infos);
   m_table = analysis::resultsTable(m_groups);
 
   auto* outer = new QVBoxLayout(this);
@@ -62,6 +63,13 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   controls->addWidget(m_relativeDepth);
   controls->addWidget(new QLabel(tr("seed band")));
   controls->addWidget(m_band);
+  m_colorBy = new QComboBox;
+  m_colorBy->addItem(tr("scheme"), QString());
+  for (const auto& [key, values] : m_configDiff) {
+    if (key != "scheme" && key != "name" && key != "schemes") m_colorBy->addItem(QString::fromStdString(key), QString::fromStdString(key));
+  }
+  controls->addWidget(new QLabel(tr("colour by")));
+  controls->addWidget(m_colorBy);
   controls->addStretch(1);
   outer->addLayout(controls);
   m_missing = new QLabel;
@@ -139,11 +147,76 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   connect(saveCsv, &QPushButton::clicked, this, [this, saveText] { saveText(tr("CSV (*.csv)"), m_table.toCsv()); });
   connect(saveTex, &QPushButton::clicked, this, [this, saveText] { saveText(tr("LaTeX (*.tex)"), m_table.toLatex()); });
   connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
-  connect(m_band, &QComboBox::currentIndexChanged, this, [this] { drawGroups(); });
+  connect(m_band, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   redraw();
 }
 
 QString CompareView::missingText() const { return m_missing->text(); }
+
+void CompareView::setColorBy(const QString& key) {
+  const int i = m_colorBy->findData(key);
+  m_colorBy->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+QColor CompareView::colorOf(const store::RunInfo& run) const {
+  const QString key = m_colorBy->currentData().toString();
+  if (key.isEmpty()) return schemeColor(QString::fromStdString(run.scheme));
+  // A colour per distinct value of the chosen key, in order of first appearance.
+  auto it = m_configDiff.find(key.toStdString());
+  if (it == m_configDiff.end()) return schemeColor(QString::fromStdString(run.scheme));
+  std::vector<std::string> distinct;
+  for (const auto& v : it->second) if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(v);
+  size_t runIndex = 0;
+  for (size_t i = 0; i < m_runs.size(); ++i) if (m_runs[i].info.id == run.id) runIndex = i;
+  const auto& value = it->second[runIndex];
+  const size_t k = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), value) - distinct.begin());
+  static const QColor palette[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115),
+                                   QColor(204, 121, 167), QColor(230, 159, 0), QColor(86, 180, 233),
+                                   QColor(0, 0, 0)};
+  return palette[k % 7];
+}
+
+void CompareView::drawSeedBands(QCustomPlot* loss) {
+  // Seed groups of two or more runs: the mean validation curve with the chosen band.
+  const int band = m_band->currentIndex();
+  for (const auto& g : m_groups) {
+    if (g.runIds.size() < 2) continue;
+    std::map<int64_t, std::vector<double>> byStep;
+    for (int64_t id : g.runIds) {
+      for (const auto& r : m_runs) {
+        if (r.info.id != id) continue;
+        for (const auto& p : r.lossVal) byStep[p.step].push_back(p.value);
+      }
+    }
+    auto* lower = loss->addGraph();
+    auto* upper = loss->addGraph();
+    auto* mean = loss->addGraph();
+    QColor c = schemeColor(QString::fromStdString(g.scheme));
+    for (const auto& r : m_runs) if (r.info.id == g.runIds.front()) c = colorOf(r.info);
+    for (const auto& [step, values] : byStep) {
+      if (values.size() != g.runIds.size()) continue;  // steps every seed has
+      auto s = analysis::summarize(values);
+      double lo = s.mean - s.std, hi = s.mean + s.std;
+      if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
+      if (band == 2) { lo = s.min; hi = s.max; }
+      lower->addData(static_cast<double>(step), lo);
+      upper->addData(static_cast<double>(step), hi);
+      mean->addData(static_cast<double>(step), s.mean);
+    }
+    QColor fill = c;
+    fill.setAlpha(50);
+    lower->setPen(Qt::NoPen);
+    upper->setPen(Qt::NoPen);
+    upper->setBrush(fill);
+    upper->setChannelFillGraph(lower);
+    lower->removeFromLegend();
+    upper->removeFromLegend();
+    mean->setPen(QPen(c, 2.4));
+    mean->setName(tr("%1 L=%2 val mean ± %3 (n=%4)").arg(QString::fromStdString(g.scheme)).arg(g.depth)
+                      .arg(m_band->currentText()).arg(g.runIds.size()));
+  }
+}
 QString CompareView::statsText() const { return m_stats->text(); }
 
 void CompareView::redraw() {
@@ -163,7 +236,7 @@ void CompareView::redraw() {
   loss->clearGraphs();
   std::map<std::string, int> perScheme;
   for (const auto& r : m_runs) {
-    const QColor c = schemeColor(QString::fromStdString(r.info.scheme));
+    const QColor c = colorOf(r.info);
     const int k = perScheme[r.info.scheme]++;
     const QString label = QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id);
     if (!r.lossTrain.empty()) {
@@ -183,6 +256,7 @@ void CompareView::redraw() {
       g->removeFromLegend();
     }
   }
+  drawSeedBands(loss);
   loss->rescaleAxes();
   loss->replot(QCustomPlot::rpQueuedReplot);
   drawProfiles();
@@ -250,7 +324,7 @@ void CompareView::drawProfiles() {
       std::vector<double> profile(v.begin(), v.end());
       auto* g = p->addGraph();
       g->setName(QStringLiteral("%1 #%2 (L=%3)").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id).arg(v.size()));
-      g->setPen(QPen(schemeColor(QString::fromStdString(r.info.scheme)), 1.6, styleFor(perScheme[r.info.scheme]++)));
+      g->setPen(QPen(colorOf(r.info), 1.6, styleFor(perScheme[r.info.scheme]++)));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
       for (size_t l = 0; l < profile.size(); ++l) {
         const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);

@@ -35,6 +35,8 @@ class CompareView : public QWidget {
   QString statsText() const;
   const analysis::ResultsTable& resultsTable() const { return m_table; }
   QTableWidget* configDiffTable() const { return m_diff; }
+  /// Colours curves by a differing config key ("" = by scheme).
+  void setColorBy(const QString& key);
 
  private:
   struct Loaded {
@@ -42,6 +44,8 @@ class CompareView : public QWidget {
     std::vector<store::ScalarPoint> lossTrain, lossVal;
     std::map<std::string, store::LayerSeries> layers;
   };
+  QColor colorOf(const store::RunInfo& run) const;
+  void drawSeedBands(QCustomPlot* loss);
   void drawProfiles();
   void drawDifference();
   void drawGroups();
@@ -52,6 +56,8 @@ class CompareView : public QWidget {
   std::map<QString, QCustomPlot*> m_plots;
   QCheckBox* m_relativeDepth = nullptr;
   QComboBox* m_band = nullptr;
+  QComboBox* m_colorBy = nullptr;  // "scheme" or a config key that differs
+  std::map<std::string, std::vector<std::string>> m_configDiff;
   QLabel* m_missing = nullptr;
   QLabel* m_stats = nullptr;
   QLabel* m_gain = nullptr;
