@@ -62,13 +62,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   auto split = [&](const torch::Tensor& t) {
     return t.view({B, T, m_heads, m_headDim}).transpose(1, 2);  // (B, H, T, D)
   };
-  // One GEMM for q, k and v (the weights stay three HF-named parameters): fewer, larger
-  // matrix products run faster on CPU than three small ones.
-  auto w = torch::cat({q_proj->weight, k_proj->weight, v_proj->weight}, 0);  // (3C, C)
-  auto qkv = torch::linear(x, w).split(C, -1);                                 // 3 x (B, T, C)
-  auto q = rope.apply(split(qkv[0]));
-  auto k = rope.apply(split(qkv[1]));
-  auto v = split(qkv[2]);
+  auto q = rope.apply(split(q_proj(x)));
+  auto k = rope.apply(split(k_proj(x)));
+  auto v = split(v_proj(x));
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
@@ -95,10 +91,7 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
-  // gate and up in one GEMM (still two parameters): (B, T, 2F) -> 2 x (B, T, F)
-  auto gu = torch::linear(x, torch::cat({gate_proj->weight, up_proj->weight}, 0))
-                .split(gate_proj->weight.size(0), -1);
-  return down_proj(F::silu(gu[0]) * gu[1]);
+  return down_proj(F::silu(gate_proj(x)) * up_proj(x));
 }
 
 }  // namespace depthlab::model
