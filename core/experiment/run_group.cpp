@@ -184,7 +184,7 @@ data::TokenDataset loadDataset(ExperimentConfig& config) {
 }
 
 void applyThreads(const ExperimentConfig& config) {
-  const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads();
+  const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads(config.model);
   torch::set_num_threads(threads);
 }
 

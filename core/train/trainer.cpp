@@ -3,7 +3,9 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "train/lr_schedule.h"
 
@@ -47,7 +49,10 @@ void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {
 
 }  // namespace
 
-int defaultThreads() { return 1; }
+int defaultThreads(const experiment::ModelConfig& model) {
+  if (model.dModel < 128) return 1;
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
 
 torch::Device resolveDevice(const std::string& spec) {
   if (spec == "cpu") return torch::kCPU;

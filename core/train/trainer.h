@@ -58,9 +58,10 @@ class Trainer {
   std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
 };
 
-/// Intra-op threads to use when the config says 0: one, which measured fastest for the
-/// small CPU presets on a loaded 2-core machine (see the closing notes / bench train).
-int defaultThreads();
+/// Intra-op threads to use when the config says 0. Measured on this 2-core machine with
+/// `bench train` (tokens/s, 1 vs 2 threads): d=64 (cpu-demo) 6823 vs 4952, d=128 2674 vs
+/// 2698, d=256 1682 vs 2367. So: one thread below width 128, every core from there on.
+int defaultThreads(const experiment::ModelConfig& model);
 /// "cpu", or "cuda:N (name)"; throws std::runtime_error when CUDA was asked for but is absent.
 torch::Device resolveDevice(const std::string& spec);
 std::string describeDevice(torch::Device device);
