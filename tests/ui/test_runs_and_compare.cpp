@@ -128,6 +128,16 @@ TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {
   EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no prune_delta;").arg(deep)))
       << v.missingText().toStdString();
   EXPECT_EQ(v.plots().at(QStringLiteral("variance"))->graphCount(), 2);
+  // Side-by-side heatmaps share one colour scale; a run without the metric gets an empty panel.
+  auto mapRange = [&](int64_t id) {
+    auto* p = v.plots().at(QStringLiteral("variance_map:%1").arg(id));
+    for (int i = 0; i < p->plottableCount(); ++i) {
+      if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m->dataRange();
+    }
+    return QCPRange(-1, -1);
+  };
+  EXPECT_EQ(mapRange(deep), mapRange(shallow));
+  EXPECT_EQ(mapRange(bare), QCPRange(-1, -1));
   // Different depths: the difference heatmap aligns them by relative depth.
   EXPECT_TRUE(v.plots().at(QStringLiteral("difference"))->xAxis->label().contains(QStringLiteral("relative depth")));
   EXPECT_GT(v.configDiffTable()->rowCount(), 0);

@@ -106,6 +106,25 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   for (int i = 0; i < 3; ++i) addPlot(QString::fromLatin1(kProfiles[i]), tr("layer"), tr(kProfileTitles[i]), 1, i);
   addPlot(QStringLiteral("seed_groups"), tr("seed group"), tr("final validation loss"), 2, 0);
   addPlot(QStringLiteral("depth_scaling"), tr("depth (layers)"), tr("final validation loss"), 2, 1);
+  // Per-layer variance of every run side by side (4 per row), one shared colour scale.
+  auto* heatBox = new QGroupBox(tr("Per-layer output variance over training, side by side (one colour scale)"));
+  auto* heatGrid = new QGridLayout(heatBox);
+  for (size_t i = 0; i < m_runs.size(); ++i) {
+    auto* p = new QCustomPlot;
+    const QString name = QStringLiteral("variance_map:%1").arg(m_runs[i].info.id);
+    p->setObjectName(name);
+    p->setMinimumHeight(200);
+    p->setMinimumWidth(240);
+    p->plotLayout()->insertRow(0);
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QStringLiteral("%1 #%2").arg(
+        QString::fromStdString(m_runs[i].info.scheme)).arg(m_runs[i].info.id)));
+    p->xAxis->setLabel(tr("step"));
+    p->yAxis->setLabel(tr("layer"));
+    makeInteractive(p);
+    heatGrid->addWidget(p, static_cast<int>(i / 4), static_cast<int>(i % 4));
+    m_plots[name] = p;
+  }
+  grid->addWidget(heatBox, 4, 0, 1, 3);
   m_stats = new QLabel;
   m_stats->setWordWrap(true);
   m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -260,6 +279,7 @@ void CompareView::redraw() {
   loss->rescaleAxes();
   loss->replot(QCustomPlot::rpQueuedReplot);
   drawProfiles();
+  drawHeatmaps();
   drawDifference();
   drawGroups();
 
@@ -307,6 +327,30 @@ void CompareView::redraw() {
       }
       m_results->setItem(static_cast<int>(r), static_cast<int>(c), item);
     }
+  }
+}
+
+void CompareView::drawHeatmaps() {
+  double lo = 1e300, hi = -1e300;
+  std::vector<QCPColorMap*> maps;
+  for (const auto& r : m_runs) {
+    auto it = m_plots.find(QStringLiteral("variance_map:%1").arg(r.info.id));
+    if (it == m_plots.end()) continue;
+    auto* p = it->second;
+    p->clearPlottables();
+    const auto& s = r.layers.at("variance");
+    if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
+    auto* map = new QCPColorMap(p->xAxis, p->yAxis);
+    map->setGradient(viridisGradient());
+    auto range = fillLayerHeatmap(map, s, 400);
+    lo = std::min(lo, range.first);
+    hi = std::max(hi, range.second);
+    maps.push_back(map);
+    p->rescaleAxes();
+  }
+  for (auto* m : maps) {
+    m->setDataRange(QCPRange(lo, hi));
+    m->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
   }
 }
 

@@ -47,6 +47,7 @@ class CompareView : public QWidget {
   QColor colorOf(const store::RunInfo& run) const;
   void drawSeedBands(QCustomPlot* loss);
   void drawProfiles();
+  void drawHeatmaps();
   void drawDifference();
   void drawGroups();
 
