@@ -14,6 +14,7 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "DepthLab developers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Desktop lab for the Curse of Depth in language models")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # depthlab_<version>_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bible-kjv, sentencepiece, python3-torch, libopenblas0-openmp")
 set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 include(CPack)

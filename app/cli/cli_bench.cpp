@@ -11,6 +11,16 @@
 
 namespace depthlab::cli {
 
+namespace {
+// The PyTorch reference: in the source tree for a build, under share/ for an installed package.
+std::string referenceScript() {
+  const std::string built = DEPTHLAB_REFERENCE_SCRIPT;
+  if (access(built.c_str(), R_OK) == 0) return built;
+  const std::string exe = siblingExecutable("depthlab-cli");
+  return exe.substr(0, exe.rfind("/bin/")) + "/share/depthlab/bench/reference_model.py";
+}
+}  // namespace
+
 void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   auto* bench = app.add_subcommand("bench", "Benchmarks (speed and memory targets)");
   bench->require_subcommand(1);
@@ -67,7 +77,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     if (t.ffn > 0) c->model.dFF = t.ffn;
     if (t.heads > 0) c->model.nHeads = t.heads;
     experiment::requireValid(*c);
-    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, DEPTHLAB_REFERENCE_SCRIPT);
+    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, referenceScript());
     const auto& m = c->model;
     if (g.json) {
       nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
