@@ -51,7 +51,9 @@ TEST(RunComparison, SeedGroupsTableAndDepthScaling) {
   auto groups = analysis::seedGroups(s, s.listRuns());
   ASSERT_EQ(groups.size(), 5u);
   for (const auto& g : groups) {
-    if (g.scheme != "post_ln") EXPECT_EQ(g.runIds.size(), 2u);
+    if (g.scheme != "post_ln") {
+      EXPECT_EQ(g.runIds.size(), 2u);
+    }
   }
   auto table = analysis::resultsTable(groups);
   EXPECT_EQ(table.rows, (std::vector<std::string>{"pre_ln", "lns", "post_ln"}));
