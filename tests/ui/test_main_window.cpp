@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include <QPushButton>
+#include <QWheelEvent>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -194,6 +195,46 @@ TEST(MainWindow, CloneLoadsARunsConfigIntoTheSetupPanel) {
   w->cloneRun(id);
   EXPECT_EQ(w->setupPanel()->config().model.nLayers, 12);
   EXPECT_EQ(w->setupPanel()->config().schemes, std::vector<std::string>{"mix_ln"});
+}
+
+TEST(MainWindow, ZoomingInRedecimatesForTheView) {
+  test::TempDir dir;
+  {
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    store::NewRun nr;
+    nr.name = "long";
+    nr.groupName = "long";
+    nr.scheme = "lns";
+    nr.configJson = R"({"optim":{"steps":20000},"model":{"nLayers":2}})";
+    int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (int step = 0; step < 20000; ++step) b.scalar(step, "loss_train", 3.0 + std::sin(step * 0.01));
+    s.write(id, b);
+    s.finishRun(id, store::RunStatus::Finished);
+  }
+  auto w = openWindow(dir);
+  auto* d = w->dashboard(QStringLiteral("long"));
+  ASSERT_NE(d, nullptr);
+  d->redraw();
+  auto* loss = d->plots().at(QStringLiteral("loss"));
+  auto pointsIn = [&](double lo, double hi) {
+    int n = 0;
+    for (int g = 0; g < loss->graphCount(); ++g) {
+      for (auto it = loss->graph(g)->data()->constBegin(); it != loss->graph(g)->data()->constEnd(); ++it) {
+        n += it->key >= lo && it->key <= hi;
+      }
+    }
+    return n;
+  };
+  const int before = pointsIn(1000, 1100);
+  EXPECT_TRUE(d->decimationNote().contains(QStringLiteral("of 20000 points")));
+  // The user zooms to steps 1000-1100 (wheel): the view is rebuilt from the full data.
+  QWheelEvent wheel(QPointF(100, 100), loss->mapToGlobal(QPoint(100, 100)), QPoint(), QPoint(0, 120),
+                    Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(loss, &wheel);
+  loss->xAxis->setRange(1000, 1100);
+  QTRY_VERIFY_WITH_TIMEOUT(pointsIn(1000, 1100) >= 2 * 100, 2000);  // every raw + smoothed point
+  EXPECT_GT(pointsIn(1000, 1100), before);
 }
 
 TEST(MainWindow, DecimationKeepsSpikes) {

@@ -94,6 +94,9 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   scroll->setWidget(m_panelHost);
   outer->addWidget(scroll, 1);
 
+  m_zoomTimer.setSingleShot(true);
+  m_zoomTimer.setInterval(80);
+  connect(&m_zoomTimer, &QTimer::timeout, this, [this] { redraw(); });
   connect(m_scrubber, &QSlider::valueChanged, this, [this](int i) {
     if (i < 0 || i >= static_cast<int>(m_steps.size())) return;
     m_followLatest = i == static_cast<int>(m_steps.size()) - 1;
@@ -123,6 +126,11 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   p->setPlottingHint(QCP::phFastPolylines, true);
   p->setPlottingHint(QCP::phCacheLabels, true);
   makeInteractive(p);
+  // Zooming or panning re-decimates for the new view (full data is kept; only the drawn
+  // points change), shortly after the gesture so a wheel spin costs one rebuild.
+  auto redecimate = [this] { m_zoomTimer.start(); };
+  connect(p, &QCustomPlot::mouseWheel, this, redecimate);
+  connect(p, &QCustomPlot::mouseRelease, this, redecimate);
   const QString figure = figureForPanel(name);
   if (!figure.isEmpty()) {
     p->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -341,7 +349,21 @@ void GroupDashboard::drawLayerPanels() {
         g->setPen(QPen(layerColor(l, v.nLayers), 1.3));
         setGraphData(g, d);
       }
-      p->legend->setVisible(v.nLayers > 0 && v.nLayers <= 12);
+      // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
+      // sequential colours), compact at any depth; hover a curve for its exact layer.
+      p->legend->setVisible(false);
+      QCPColorScale* bar = nullptr;
+      for (int i = 0; i < p->plotLayout()->elementCount(); ++i) {
+        if (auto* cs = qobject_cast<QCPColorScale*>(p->plotLayout()->elementAt(i))) bar = cs;
+      }
+      if (!bar && v.nLayers > 0) {
+        bar = new QCPColorScale(p);
+        p->plotLayout()->addElement(1, 1, bar);  // row 0 holds the title
+        bar->setBarWidth(8);
+        bar->setLabel(tr("layer"));
+        bar->setGradient(viridisGradient());
+      }
+      if (bar) bar->setDataRange(QCPRange(1, std::max(2, v.nLayers)));
       if (!keep) p->rescaleAxes();
       placeCursor(p, static_cast<double>(m_cursor));
     }

@@ -7,6 +7,7 @@
 // Reads GroupData snapshots only; holds no training state.
 #pragma once
 
+#include <QTimer>
 #include <QWidget>
 
 #include <map>
@@ -73,6 +74,7 @@ class GroupDashboard : public QWidget {
   int64_t m_cursor = 0;
   bool m_followLatest = true;     // the cursor tracks the newest step until the user moves it
   QStringList m_decimationNotes;
+  QTimer m_zoomTimer;             // re-decimates after a zoom / pan gesture
 };
 
 }  // namespace depthlab::ui
