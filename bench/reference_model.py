@@ -226,6 +226,12 @@ def main():
     else:
         o, m = cfg["optim"], cfg["model"]
         B, T, V = o["batchSize"], m["seqLen"], m["vocabSize"]
+        # The paper's init (facts file 2.1): every Linear and the embedding N(0, 0.02), norms 1,
+        # as the C++ trainer does, so both time the same model in the same numeric regime.
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if p.dim() == 2:
+                    p.normal_(0.0, m.get("initStd", 0.02) if "embed" not in name else m.get("embedStd", 0.02))
         opt = torch.optim.Adam(model.parameters(), lr=o["lr"])
         g = torch.Generator().manual_seed(1)
         x = torch.randint(0, V, (B, T + 1), generator=g)
