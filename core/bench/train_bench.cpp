@@ -11,21 +11,10 @@
 #include <unistd.h>
 
 #include "train/trainer.h"
+#include "util/run_command.h"
 
 namespace depthlab::bench {
 
-namespace {
-std::string runCapture(const std::string& cmd, int* rc) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::string out;
-  if (!p) { *rc = -1; return out; }
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
-  *rc = pclose(p);
-  return out;
-}
-}  // namespace
 
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
                                int steps, int threads, const std::string& script) {
@@ -68,12 +57,11 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  int rc = 0;
-  std::string out = runCapture("OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 " + script +
-                                   " bench --config " + cfg + " --scheme " + scheme +
-                                   " --steps " + std::to_string(steps) + " --threads " +
-                                   std::to_string(threads),
-                               &rc);
+  auto run = util::runCommand("OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 " + util::shellQuote(script) +
+                              " bench --config " + cfg + " --scheme " + scheme + " --steps " +
+                              std::to_string(steps) + " --threads " + std::to_string(threads) + " 2>&1");
+  const int rc = run.status;
+  const std::string& out = run.output;
   std::filesystem::remove(cfg);
   auto j = nlohmann::json::parse(out.substr(out.find('{') == std::string::npos ? 0 : out.rfind('{')),
                                  nullptr, false);

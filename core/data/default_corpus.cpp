@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "util/paths.h"
+#include "util/run_command.h"
 
 namespace depthlab::data {
 
@@ -47,17 +48,9 @@ DefaultCorpusStatus ensureDefaultCorpus() {
       "The default corpus comes from Debian's bible-kjv package: sudo apt-get install "
       "bible-kjv bible-kjv-text (or `make run`, which installs it). Any UTF-8 text file works "
       "instead: pass --corpus FILE.";
-  FILE* pipe = popen("bible -l 100000 'gen1:1-rev22:21' 2>/dev/null", "r");
-  if (!pipe) {
-    st.message = std::string("cannot run `bible`. ") + hint;
-    return st;
-  }
-  std::string raw;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) raw.append(buf, n);
-  int rc = pclose(pipe);
-  if (rc != 0 || raw.size() < 1000000) {
+  auto bible = util::runCommand("bible -l 100000 'gen1:1-rev22:21' 2>/dev/null");
+  const std::string& raw = bible.output;
+  if (bible.status != 0 || raw.size() < 1000000) {
     st.message = std::string("the `bible` program is missing or printed too little. ") + hint;
     return st;
   }

@@ -12,6 +12,7 @@
 
 #include "data/corpus.h"
 #include "util/paths.h"
+#include "util/run_command.h"
 
 namespace depthlab::data {
 
@@ -19,24 +20,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string shellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using util::shellQuote;
 
-// Runs a shell command; returns its stdout; throws DataError with its stderr tail on failure.
+// Runs a tool; returns its stdout; throws DataError with its stderr tail on failure.
 std::string runTool(const std::string& cmd) {
-  std::string errFile = (fs::temp_directory_path() / ("depthlab-spm-" + std::to_string(getpid()) +
-                                                      ".err")).string();
-  FILE* pipe = popen((cmd + " 2>" + shellQuote(errFile)).c_str(), "r");
-  if (!pipe) throw DataError("cannot run: " + cmd);
-  std::string out;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-  int status = pclose(pipe);
-  if (status != 0) {
+  const std::string errFile = (fs::temp_directory_path() /
+                               ("depthlab-spm-" + std::to_string(getpid()) + ".err")).string();
+  auto r = util::runCommand(cmd + " 2>" + shellQuote(errFile));
+  if (r.status != 0) {
     std::ifstream in(errFile);
     std::stringstream ss;
     ss << in.rdbuf();
@@ -46,7 +37,7 @@ std::string runTool(const std::string& cmd) {
     throw DataError("`" + cmd.substr(0, cmd.find(' ')) + "` failed: " + err);
   }
   fs::remove(errFile);
-  return out;
+  return r.output;
 }
 
 std::vector<int32_t> parseIds(const std::string& text) {

@@ -1,9 +1,11 @@
 // See devices.h.
 #include "train/devices.h"
 
+#include "util/run_command.h"
+
 #include <torch/torch.h>
 
-#include <cstdio>
+#include <sstream>
 #include <thread>
 
 namespace depthlab::train {
@@ -14,15 +16,9 @@ std::vector<DeviceInfo> availableDevices() {
   if (torch::cuda::is_available()) {
     // Names and memory from nvidia-smi when present (no CUDA headers needed at build time).
     std::vector<std::string> names;
-    if (FILE* p = popen("nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null", "r")) {
-      char line[512];
-      while (std::fgets(line, sizeof(line), p)) {
-        std::string s(line);
-        while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-        names.push_back(s);
-      }
-      pclose(p);
-    }
+    std::istringstream smi(
+        util::runCommand("nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null").output);
+    for (std::string line; std::getline(smi, line);) names.push_back(line);
     for (size_t i = 0; i < torch::cuda::device_count(); ++i) {
       out.push_back({"cuda:" + std::to_string(i),
                      "cuda:" + std::to_string(i) + " " + (i < names.size() ? names[i] : std::string("CUDA GPU"))});

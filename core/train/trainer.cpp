@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <thread>
+#include <type_traits>
 
 #include "train/lr_schedule.h"
 
@@ -24,22 +25,22 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(model::Decoder& m,
     groups.push_back(special);
     peakLr.push_back(c.options.lnsLearnableLr);
   }
-  if (o.optimizer == "adamw") {
+  // Adam and AdamW share options; one builder for both.
+  auto build = [&](auto optionsTag, auto optimizerTag) -> std::unique_ptr<torch::optim::Optimizer> {
+    using Options = decltype(optionsTag);
+    using Optim = std::remove_pointer_t<decltype(optimizerTag)>;
     std::vector<torch::optim::OptimizerParamGroup> pg;
     for (size_t i = 0; i < groups.size(); ++i) {
-      auto opts = std::make_unique<torch::optim::AdamWOptions>(peakLr[i]);
+      auto opts = std::make_unique<Options>(peakLr[i]);
       opts->betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
       pg.emplace_back(groups[i], std::move(opts));
     }
-    return std::make_unique<torch::optim::AdamW>(pg, torch::optim::AdamWOptions(o.lr));
+    return std::make_unique<Optim>(pg, Options(o.lr));
+  };
+  if (o.optimizer == "adamw") {
+    return build(torch::optim::AdamWOptions(o.lr), static_cast<torch::optim::AdamW*>(nullptr));
   }
-  std::vector<torch::optim::OptimizerParamGroup> pg;
-  for (size_t i = 0; i < groups.size(); ++i) {
-    auto opts = std::make_unique<torch::optim::AdamOptions>(peakLr[i]);
-    opts->betas({o.beta1, o.beta2}).eps(o.eps).weight_decay(o.weightDecay);
-    pg.emplace_back(groups[i], std::move(opts));
-  }
-  return std::make_unique<torch::optim::Adam>(pg, torch::optim::AdamOptions(o.lr));
+  return build(torch::optim::AdamOptions(o.lr), static_cast<torch::optim::Adam*>(nullptr));
 }
 
 void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {

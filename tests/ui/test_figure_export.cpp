@@ -10,9 +10,12 @@
 
 #include <cmath>
 #include <iterator>
+#include <set>
 #include <sstream>
 
+#include "experiment/experiment_config.h"
 #include "export/figure_export.h"
+#include "plot/colormaps.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -192,4 +195,16 @@ TEST(FigureExport, HeadlessCliExport) {
   for (const char* f : {"loss.png", "variance.png", "angular.png", "pruning.png", "variance.csv", "angular.json"}) {
     EXPECT_TRUE(QFile::exists(QString::fromStdString(dir.file(std::string("headless/") + f)))) << f;
   }
+}
+
+TEST(FigureExport, EverySchemeHasOneColourInEveryView) {
+  // Dashboard, comparison and exports all call schemeColor: one distinct colour per scheme.
+  std::set<QRgb> seen;
+  for (const auto& s : experiment::kSchemes) {
+    const QColor c = ui::schemeColor(QString::fromStdString(s));
+    EXPECT_TRUE(seen.insert(c.rgb()).second) << s;
+    EXPECT_EQ(ui::schemeColor(QString::fromStdString(s), QStringLiteral("okabe-ito")), c);
+  }
+  EXPECT_NE(ui::schemeColor(QStringLiteral("lns"), QStringLiteral("tol-bright")),
+            ui::schemeColor(QStringLiteral("lns")));
 }

@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "analysis/statistics.h"
+#include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
@@ -190,10 +191,8 @@ QColor CompareView::colorOf(const store::RunInfo& run) const {
   for (size_t i = 0; i < m_runs.size(); ++i) if (m_runs[i].info.id == run.id) runIndex = i;
   const auto& value = it->second[runIndex];
   const size_t k = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), value) - distinct.begin());
-  static const QColor palette[] = {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115),
-                                   QColor(204, 121, 167), QColor(230, 159, 0), QColor(86, 180, 233),
-                                   QColor(0, 0, 0)};
-  return palette[k % 7];
+  const auto palette = paletteColors(QStringLiteral("okabe-ito"));
+  return palette[k % palette.size()];
 }
 
 void CompareView::redraw() {

@@ -39,13 +39,7 @@ struct Csv {
 
 QString num(double v) { return std::isfinite(v) ? QString::number(v, 'g', 9) : QStringLiteral("nan"); }
 
-QColor colorFor(const QString& scheme, const FigureStyle& style) {
-  auto pal = paletteColors(style.palette);
-  const auto& known = experiment::kSchemes;
-  auto it = std::find(known.begin(), known.end(), scheme.toStdString());
-  size_t i = it == known.end() ? pal.size() - 1 : static_cast<size_t>(it - known.begin());
-  return pal[i % pal.size()];
-}
+QColor colorFor(const QString& scheme, const FigureStyle& style) { return schemeColor(scheme, style.palette); }
 
 void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
   QFont f(s.fontFamily);

@@ -3,22 +3,20 @@
 
 #include <qcustomplot.h>
 
+#include "experiment/experiment_config.h"
+#include "export/figure_style.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace depthlab::ui {
 
-QColor schemeColor(const QString& scheme) {
-  struct Entry { const char* name; QColor color; };
-  static const Entry table[] = {
-      {"pre_ln", QColor(0, 114, 178)},     {"lns", QColor(213, 94, 0)},
-      {"post_ln", QColor(0, 158, 115)},    {"mix_ln", QColor(204, 121, 167)},
-      {"deepnorm", QColor(230, 159, 0)},   {"deepnorm_official", QColor(240, 228, 66)},
-      {"sandwich", QColor(86, 180, 233)},  {"lns_learnable", QColor(0, 0, 0)}};
-  for (const auto& e : table) {
-    if (scheme == QLatin1String(e.name)) return e.color;
-  }
-  return QColor(120, 120, 120);
+QColor schemeColor(const QString& scheme, const QString& palette) {
+  const auto colors = paletteColors(palette);
+  const auto& known = experiment::kSchemes;
+  auto it = std::find(known.begin(), known.end(), scheme.toStdString());
+  if (it == known.end()) return QColor(120, 120, 120);
+  return colors[static_cast<size_t>(it - known.begin()) % colors.size()];
 }
 
 QColor layerColor(int layer, int layers) {

@@ -9,7 +9,9 @@ class QCPColorGradient;
 
 namespace depthlab::ui {
 
-QColor schemeColor(const QString& scheme);
+/// The colour of a scheme everywhere (dashboard, comparison, exported figures): the
+/// palette's colour at the scheme's position in experiment::kSchemes.
+QColor schemeColor(const QString& scheme, const QString& palette = QStringLiteral("okabe-ito"));
 /// Layer l of L on a sequential (viridis) scale.
 QColor layerColor(int layer, int layers);
 /// Viridis for heatmaps (QCustomPlot has no preset for it); `reversed`: yellow = small,
