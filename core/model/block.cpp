@@ -59,13 +59,15 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
 
   if (m_plan.postLn) {  // N(alpha*x + F(x))
     auto y = branchScale(branch(x));
-    return norm(m_plan.residualAlpha * x + y);
+    return norm(m_plan.residualAlpha == 1.0 ? x + y : m_plan.residualAlpha * x + y);
   }
 
   const Placement p = m_plan.placement;
   auto in = p == Placement::BeforeNorm ? x * s : x;
-  auto n = norm(in);                                          // (B, T, C)
-  if (p == Placement::AfterNorm) n = scaleNormOut(n, s);
+  // The constant LNS factor after the norm is folded into the norm's own kernel.
+  const bool foldScale = p == Placement::AfterNorm && !m_plan.learnableScale;
+  auto n = norm(in, foldScale ? s : 1.0);                     // (B, T, C)
+  if (p == Placement::AfterNorm && !foldScale) n = scaleNormOut(n, s);
   if (trace) (which == Branch::Attn ? trace->attnNormOut : trace->ffnNormOut) = n;
   auto y = branch(n);
   if (m_plan.sandwich) y = (which == Branch::Attn ? attn_out_norm : mlp_out_norm)(y);

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "model/fused_ops.h"
+
 namespace depthlab::model {
 
 namespace F = torch::nn::functional;
@@ -12,13 +14,16 @@ NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_laye
   if (layerNorm) bias = register_parameter("bias", torch::zeros({dim}));
 }
 
-torch::Tensor NormImpl::forward(const torch::Tensor& x) {
+torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
   if (m_layerNorm) {
-    return torch::layer_norm(x, {x.size(-1)}, weight, bias, m_eps);
+    auto y = torch::layer_norm(x, {x.size(-1)}, weight, bias, m_eps);
+    return scale == 1.0 ? y : y * scale;
   }
+  if (fusedOpsApply(x)) return fusedRmsNorm(x, weight, m_eps, scale);
   auto xf = x.to(torch::kFloat32);
   auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + m_eps);
-  return weight * normed.to(x.scalar_type());
+  auto y = weight * normed.to(x.scalar_type());
+  return scale == 1.0 ? y : y * scale;
 }
 
 Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
@@ -33,6 +38,12 @@ Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
 void Rope::to(torch::Device device) {
   m_cos = m_cos.to(device);
   m_sin = m_sin.to(device);
+}
+
+torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const {
+  const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
+  if (fusedOpsApply(x)) return fusedRopeSplitHeads(x, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads);
+  return apply(x.view({B, T, heads, C / heads}).transpose(1, 2));
 }
 
 torch::Tensor Rope::apply(const torch::Tensor& x) const {
@@ -59,24 +70,25 @@ AttentionImpl::AttentionImpl(int64_t dModel, int64_t nHeads)
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  auto split = [&](const torch::Tensor& t) {
-    return t.view({B, T, m_heads, m_headDim}).transpose(1, 2);  // (B, H, T, D)
-  };
-  auto q = rope.apply(split(q_proj(x)));
-  auto k = rope.apply(split(k_proj(x)));
-  auto v = split(v_proj(x));
+  auto q = rope.applySplitHeads(q_proj(x), m_heads);                    // (B, H, T, D)
+  auto k = rope.applySplitHeads(k_proj(x), m_heads);                    // (B, H, T, D)
+  auto v = v_proj(x).view({B, T, m_heads, m_headDim}).transpose(1, 2);  // (B, H, T, D)
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
-  // Scale q (smaller than the scores), then add a cached additive causal mask in place.
-  auto att = torch::matmul(q * (1.0 / std::sqrt(static_cast<double>(m_headDim))),
-                           k.transpose(-2, -1));                   // (B, H, T, T)
+  // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive causal
+  // mask (future positions -inf) ride along in baddbmm's alpha and beta.
+  const int64_t BH = B * m_heads;
   if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
-      m_mask.scalar_type() != att.scalar_type()) {
-    m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), att.options()).triu(1);
+      m_mask.scalar_type() != q.scalar_type()) {
+    m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
   }
-  att.add_(m_mask.slice(0, 0, T).slice(1, 0, T));                 // future positions -> -inf
-  auto y = torch::matmul(torch::softmax(att, -1), v);              // (B, H, T, D)
+  auto att = torch::baddbmm(m_mask.slice(0, 0, T).slice(1, 0, T),
+                            q.reshape({BH, T, m_headDim}),
+                            k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
+                            /*alpha=*/1.0 / std::sqrt(static_cast<double>(m_headDim)));  // (BH,T,T)
+  auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
+               .view({B, m_heads, T, m_headDim});                               // (B, H, T, D)
 #endif
   return o_proj(y.transpose(1, 2).contiguous().view({B, T, C}));
 }

@@ -9,11 +9,12 @@
 namespace depthlab::model {
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
-/// weight and bias when `layerNorm`.
+/// weight and bias when `layerNorm`; times `scale` (the LNS factor, a constant) when given.
+/// RMSNorm on CPU runs as one fused kernel (model/fused_ops.h).
 class NormImpl : public torch::nn::Module {
  public:
   NormImpl(int64_t dim, double eps, bool layerNorm);
-  torch::Tensor forward(const torch::Tensor& x);  // (B, T, C) -> (B, T, C)
+  torch::Tensor forward(const torch::Tensor& x, double scale = 1.0);  // (B, T, C) -> (B, T, C)
 
   torch::Tensor weight, bias;
 
@@ -28,6 +29,8 @@ class Rope {
  public:
   Rope(int64_t headDim, int64_t maxLen, double base);
   torch::Tensor apply(const torch::Tensor& x) const;  // (B, H, T, D) -> (B, H, T, D)
+  /// Splits heads and rotates in one step (fused on CPU): (B, T, H*D) -> (B, H, T, D).
+  torch::Tensor applySplitHeads(const torch::Tensor& x, int64_t heads) const;
   void to(torch::Device device);
 
  private:

@@ -8,6 +8,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "train/fused_adam.h"
 #include "train/lr_schedule.h"
 
 namespace depthlab::train {
@@ -25,7 +26,7 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(model::Decoder& m,
     groups.push_back(special);
     peakLr.push_back(c.options.lnsLearnableLr);
   }
-  // Adam and AdamW share options; one builder for both.
+  // Adam and AdamW share options; one builder for both. Both are the fused-step subclasses.
   auto build = [&](auto optionsTag, auto optimizerTag) -> std::unique_ptr<torch::optim::Optimizer> {
     using Options = decltype(optionsTag);
     using Optim = std::remove_pointer_t<decltype(optimizerTag)>;
@@ -38,9 +39,9 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(model::Decoder& m,
     return std::make_unique<Optim>(pg, Options(o.lr));
   };
   if (o.optimizer == "adamw") {
-    return build(torch::optim::AdamWOptions(o.lr), static_cast<torch::optim::AdamW*>(nullptr));
+    return build(torch::optim::AdamWOptions(o.lr), static_cast<FusedAdamW*>(nullptr));
   }
-  return build(torch::optim::AdamOptions(o.lr), static_cast<torch::optim::Adam*>(nullptr));
+  return build(torch::optim::AdamOptions(o.lr), static_cast<FusedAdam*>(nullptr));
 }
 
 void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {
@@ -121,7 +122,10 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   const auto& o = m_config.optim;
   StepResult r;
   m_model->train();
-  m_optimizer->zero_grad();
+  // Gradients set to none rather than zeroed: the first backward then hands its fresh
+  // gradient buffers over instead of adding them into zeroed ones (a memset and an add pass
+  // per parameter saved); later micro-batches accumulate as usual.
+  for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
   const bool autocast = m_device.is_cuda() && m_config.run.bf16;
   const auto nMicro = static_cast<double>(micro.size());
   double lossSum = 0;

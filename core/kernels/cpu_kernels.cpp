@@ -1,0 +1,130 @@
+// See cpu_kernels.h. Row reductions accumulate in double with `omp simd` (no -ffast-math
+// needed for them to vectorise); elementwise parts stay in the tensor's type.
+#include "kernels/cpu_kernels.h"
+
+#include <atomic>
+#include <cmath>
+
+namespace depthlab::kernels {
+
+namespace {
+std::atomic<bool> g_enabled{true};
+}  // namespace
+
+void setFusedKernelsEnabled(bool enabled) { g_enabled = enabled; }
+bool fusedKernelsEnabled() { return g_enabled; }
+
+template <typename T>
+void rmsNormForward(const T* x, const T* w, T* y, T* rstd, int64_t begin, int64_t end, int64_t C,
+                    double eps, double scale) {
+  const T s = static_cast<T>(scale);
+  for (int64_t i = begin; i < end; ++i) {
+    const T* xr = x + i * C;
+    T* yr = y + i * C;
+    double ss = 0;
+#pragma omp simd reduction(+ : ss)
+    for (int64_t j = 0; j < C; ++j) ss += static_cast<double>(xr[j]) * static_cast<double>(xr[j]);
+    const T r = static_cast<T>(1.0 / std::sqrt(ss / static_cast<double>(C) + eps));
+    rstd[i] = r;
+    // Same rounding order as the composite w * (x * r), then * scale (exact when scale is 1).
+#pragma omp simd
+    for (int64_t j = 0; j < C; ++j) yr[j] = w[j] * (xr[j] * r) * s;
+  }
+}
+
+template <typename T>
+void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, double* dwPartial,
+                     int64_t begin, int64_t end, int64_t C, double scale) {
+  // y_j = s w_j x_j r with r = (mean(x^2) + eps)^-1/2, so with g_j = dy_j s w_j:
+  // dx_j = r g_j - x_j r^3 (sum_k g_k x_k) / C, and dw_j = sum over rows of dy_j s x_j r.
+  for (int64_t i = begin; i < end; ++i) {
+    const T* dyr = dy + i * C;
+    const T* xr = x + i * C;
+    T* dxr = dx + i * C;
+    const double r = static_cast<double>(rstd[i]);
+    double dot = 0;
+#pragma omp simd reduction(+ : dot)
+    for (int64_t j = 0; j < C; ++j) {
+      dot += static_cast<double>(dyr[j] * w[j]) * static_cast<double>(xr[j]);
+    }
+    const T c = static_cast<T>(dot * scale * r * r * r / static_cast<double>(C));
+    const T rs = static_cast<T>(r * scale);
+#pragma omp simd
+    for (int64_t j = 0; j < C; ++j) dxr[j] = dyr[j] * w[j] * rs - xr[j] * c;
+    const double rsd = r * scale;
+#pragma omp simd
+    for (int64_t j = 0; j < C; ++j) {
+      dwPartial[j] += static_cast<double>(dyr[j] * xr[j]) * rsd;
+    }
+  }
+}
+
+template <typename T>
+void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t begin,
+                           int64_t end, int64_t Tlen, int64_t H, int64_t D) {
+  const int64_t half = D / 2;
+  for (int64_t row = begin; row < end; ++row) {  // row = b * T + t
+    const int64_t b = row / Tlen, t = row % Tlen;
+    const T* c = cos + t * D;
+    const T* s = sin + t * D;
+    for (int64_t h = 0; h < H; ++h) {
+      const T* xr = x + (row * H + h) * D;
+      T* yr = y + ((b * H + h) * Tlen + t) * D;
+      // y = x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1)
+#pragma omp simd
+      for (int64_t j = 0; j < half; ++j) yr[j] = xr[j] * c[j] - xr[j + half] * s[j];
+#pragma omp simd
+      for (int64_t j = half; j < D; ++j) yr[j] = xr[j] * c[j] + xr[j - half] * s[j];
+    }
+  }
+}
+
+template <typename T>
+void ropeSplitHeadsBackward(const T* dy, const T* cos, const T* sin, T* dx, int64_t begin,
+                            int64_t end, int64_t Tlen, int64_t H, int64_t D) {
+  const int64_t half = D / 2;
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t b = row / Tlen, t = row % Tlen;
+    const T* c = cos + t * D;
+    const T* s = sin + t * D;
+    for (int64_t h = 0; h < H; ++h) {
+      const T* dyr = dy + ((b * H + h) * Tlen + t) * D;
+      T* dxr = dx + (row * H + h) * D;
+#pragma omp simd
+      for (int64_t j = 0; j < half; ++j) dxr[j] = dyr[j] * c[j] + dyr[j + half] * s[j + half];
+#pragma omp simd
+      for (int64_t j = half; j < D; ++j) dxr[j] = dyr[j] * c[j] - dyr[j - half] * s[j - half];
+    }
+  }
+}
+
+void adamUpdate(float* p, const float* g, float* m, float* v, int64_t begin, int64_t end,
+                const AdamStepConstants& k) {
+  const float negStep = -k.stepSize;
+#pragma omp simd
+  for (int64_t i = begin; i < end; ++i) {
+    const float pi = p[i] * k.decoupledDecay;
+    const float gi = g[i] + k.weightDecay * pi;
+    const float mi = m[i] * k.beta1 + k.oneMinusBeta1 * gi;
+    const float vi = v[i] * k.beta2 + k.oneMinusBeta2 * gi * gi;
+    const float denom = std::sqrt(vi) / k.biasCorrection2Sqrt + k.eps;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = pi + negStep * (mi / denom);
+  }
+}
+
+#define DEPTHLAB_INSTANTIATE(T)                                                                 \
+  template void rmsNormForward<T>(const T*, const T*, T*, T*, int64_t, int64_t, int64_t, double, \
+                                  double);                                                      \
+  template void rmsNormBackward<T>(const T*, const T*, const T*, const T*, T*, double*, int64_t, \
+                                   int64_t, int64_t, double);                                   \
+  template void ropeSplitHeadsForward<T>(const T*, const T*, const T*, T*, int64_t, int64_t,    \
+                                         int64_t, int64_t, int64_t);                            \
+  template void ropeSplitHeadsBackward<T>(const T*, const T*, const T*, T*, int64_t, int64_t,   \
+                                          int64_t, int64_t, int64_t);
+DEPTHLAB_INSTANTIATE(float)
+DEPTHLAB_INSTANTIATE(double)
+#undef DEPTHLAB_INSTANTIATE
+
+}  // namespace depthlab::kernels

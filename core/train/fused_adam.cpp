@@ -1,0 +1,111 @@
+// See fused_adam.h. The state bookkeeping mirrors torch/csrc/api/src/optim/adam.cpp (and
+// adamw.cpp): state created on a parameter's first step, step counter incremented before the
+// bias corrections, parameters without a gradient skipped.
+#include "train/fused_adam.h"
+
+#include <ATen/Parallel.h>
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "kernels/cpu_kernels.h"
+
+namespace depthlab::train {
+
+namespace {
+
+// torch::optim keys its state by the parameter's TensorImpl: a string in 1.x, a pointer in
+// later releases. Either way the key comes from the same address.
+template <class Key>
+Key stateKey(const torch::Tensor& p) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    return c10::guts::to_string(p.unsafeGetTensorImpl());
+  } else {
+    return static_cast<Key>(p.unsafeGetTensorImpl());
+  }
+}
+
+bool fusable(const torch::Tensor& t) {
+  return t.defined() && t.device().is_cpu() && t.layout() == torch::kStrided &&
+         t.scalar_type() == torch::kFloat32 && t.is_contiguous();
+}
+
+}  // namespace
+
+template <class Base, class Options, class State>
+bool FusedAdamT<Base, Options, State>::canFuse() const {
+  if (!kernels::fusedKernelsEnabled()) return false;
+  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
+  for (const auto& group : this->param_groups_) {
+    const auto& o = static_cast<const Options&>(group.options());
+    if (o.amsgrad()) return false;
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      if (!fusable(p) || !fusable(p.grad())) return false;
+      auto it = this->state_.find(stateKey<Key>(p));
+      if (it != this->state_.end()) {
+        const auto& s = static_cast<const State&>(*it->second);
+        if (!fusable(s.exp_avg()) || !fusable(s.exp_avg_sq())) return false;
+      }
+    }
+  }
+  return true;
+}
+
+template <class Base, class Options, class State>
+torch::Tensor FusedAdamT<Base, Options, State>::step(
+    torch::optim::Optimizer::LossClosure closure) {
+  if (!canFuse()) return Base::step(std::move(closure));
+  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
+  constexpr bool kDecoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
+  torch::NoGradGuard noGrad;
+  torch::Tensor loss;
+  if (closure) {
+    at::AutoGradMode enableGrad(true);
+    loss = closure();
+  }
+  for (auto& group : this->param_groups_) {
+    auto& o = static_cast<Options&>(group.options());
+    const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      const auto key = stateKey<Key>(p);
+      if (this->state_.find(key) == this->state_.end()) {
+        auto s = std::make_unique<State>();
+        s->step(0);
+        s->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        s->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        this->state_[key] = std::move(s);
+      }
+      auto& s = static_cast<State&>(*this->state_[key]);
+      s.step(s.step() + 1);
+      const double t = static_cast<double>(s.step());
+      kernels::AdamStepConstants k{};
+      k.beta1 = static_cast<float>(beta1);
+      k.oneMinusBeta1 = static_cast<float>(1.0 - beta1);
+      k.beta2 = static_cast<float>(beta2);
+      k.oneMinusBeta2 = static_cast<float>(1.0 - beta2);
+      k.stepSize = static_cast<float>(o.lr() / (1.0 - std::pow(beta1, t)));
+      k.biasCorrection2Sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(beta2, t)));
+      k.eps = static_cast<float>(o.eps());
+      k.weightDecay = kDecoupled ? 0.0f : static_cast<float>(o.weight_decay());
+      k.decoupledDecay = kDecoupled ? static_cast<float>(1.0 - o.lr() * o.weight_decay()) : 1.0f;
+      float* pp = p.template data_ptr<float>();
+      const float* gp = p.grad().template data_ptr<float>();
+      float* mp = s.exp_avg().template data_ptr<float>();
+      float* vp = s.exp_avg_sq().template data_ptr<float>();
+      at::parallel_for(0, p.numel(), at::internal::GRAIN_SIZE, [&](int64_t b, int64_t e) {
+        kernels::adamUpdate(pp, gp, mp, vp, b, e, k);
+      });
+    }
+  }
+  return loss;
+}
+
+template class FusedAdamT<torch::optim::Adam, torch::optim::AdamOptions,
+                          torch::optim::AdamParamState>;
+template class FusedAdamT<torch::optim::AdamW, torch::optim::AdamWOptions,
+                          torch::optim::AdamWParamState>;
+
+}  // namespace depthlab::train
