@@ -3,9 +3,11 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "util/allocator_tuning.h"
 
 int main(int argc, char** argv) {
   if (int rc = depthlab::cli::runExportIfAsked(argc, argv); rc >= 0) return rc;
+  depthlab::util::keepFreedMemoryForReuse();  // this process trains: no page-fault churn
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
   app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);
   app.require_subcommand(1);
