@@ -55,7 +55,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   });
 
   struct TrainArgs { std::string preset = "cpu-demo", scheme = "pre_ln"; int steps = 20, threads = 1;
-                     int layers = 0, width = 0, heads = 0, ffn = 0; };
+                     int layers = 0, width = 0, heads = 0, ffn = 0; bool unfused = false; };
   static TrainArgs t;
   auto* train = bench->add_subcommand("train", "C++ trainer vs the PyTorch reference, tokens/s");
   train->add_option("--preset", t.preset, "Preset")->capture_default_str();
@@ -66,6 +66,8 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   train->add_option("--width", t.width, "Override width (FFN = 8/3 width unless --ffn)");
   train->add_option("--heads", t.heads, "Override heads");
   train->add_option("--ffn", t.ffn, "Override FFN width");
+  train->add_flag("--unfused", t.unfused,
+                  "C++ side without the fused CPU kernels (composite ATen ops, torch::optim step)");
   train->callback([&g] {
     auto c = experiment::presetConfig(t.preset);
     if (!c) throw std::runtime_error("unknown preset '" + t.preset + "'");
@@ -77,12 +79,15 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     if (t.ffn > 0) c->model.dFF = t.ffn;
     if (t.heads > 0) c->model.nHeads = t.heads;
     experiment::requireValid(*c);
-    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, referenceScript());
+    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, referenceScript(), !t.unfused);
     const auto& m = c->model;
     if (g.json) {
       nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
                           {"batch", c->optim.batchSize}, {"seq", m.seqLen},
-                          {"threads", r.threads}, {"cpp_tokens_per_s", r.cppTokensPerSecond}};
+                          {"threads", r.threads}, {"fused_kernels", r.fusedKernels},
+                          {"cpp_tokens_per_s", r.cppTokensPerSecond},
+                          {"cpp_page_faults_per_step", r.cppPageFaultsPerStep},
+                          {"cpp_resident_mb", r.cppResidentMb}};
       if (r.torchTokensPerSecond) {
         j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
         j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
@@ -92,10 +97,11 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
       std::cout << j.dump(2) << "\n";
       return;
     }
-    std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps\n",
+    std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
                 t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
-                t.scheme.c_str(), r.threads, r.steps);
-    std::printf("  C++ trainer   %10.0f tokens/s\n", r.cppTokensPerSecond);
+                t.scheme.c_str(), r.threads, r.steps, r.fusedKernels ? "" : ", C++ unfused");
+    std::printf("  C++ trainer   %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident)\n",
+                r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb);
     if (r.torchTokensPerSecond) {
       std::printf("  PyTorch       %10.0f tokens/s\n", *r.torchTokensPerSecond);
       std::printf("  ratio C++/PyTorch  %.2fx (target >= 1.0) %s\n",

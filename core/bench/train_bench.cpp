@@ -8,17 +8,43 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <fstream>
+
+#include "kernels/cpu_kernels.h"
 #include "train/trainer.h"
 #include "util/run_command.h"
 
 namespace depthlab::bench {
 
+namespace {
+
+long minorFaults() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_minflt;
+}
+
+double residentMb() {  // VmRSS from /proc/self/status; 0 where there is no /proc
+  std::ifstream f("/proc/self/status");
+  for (std::string line; std::getline(f, line);) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return 0;
+}
+
+}  // namespace
+
 
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
-                               int steps, int threads, const std::string& script) {
+                               int steps, int threads, const std::string& script,
+                               bool fusedKernels) {
   TrainBenchResult r;
+  r.fusedKernels = fusedKernels;
+  const bool wasFused = kernels::fusedKernelsEnabled();
+  kernels::setFusedKernelsEnabled(fusedKernels);
   r.steps = steps;
   r.threads = threads;
   experiment::ExperimentConfig c = input;
@@ -41,10 +67,14 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     }
   }
   for (int s = 0; s < 3; ++s) t.trainStepOn({batch}, s);
+  const long faults0 = minorFaults();
   auto t0 = std::chrono::steady_clock::now();
   for (int s = 0; s < steps; ++s) t.trainStepOn({batch}, s);
   double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.cppPageFaultsPerStep = static_cast<double>(minorFaults() - faults0) / steps;
+  r.cppResidentMb = residentMb();
   r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;
+  kernels::setFusedKernelsEnabled(wasFused);
 
   if (!std::filesystem::exists(script)) {
     r.torchMessage = "reference script not found at " + script;
@@ -57,7 +87,7 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  auto run = util::runCommand("OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 " + util::shellQuote(script) +
+  auto run = util::runCommand("/usr/bin/python3 " + util::shellQuote(script) +
                               " bench --config " + cfg + " --scheme " + scheme + " --steps " +
                               std::to_string(steps) + " --threads " + std::to_string(threads) + " 2>&1");
   const int rc = run.status;
