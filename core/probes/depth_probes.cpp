@@ -2,10 +2,13 @@
 #include "probes/depth_probes.h"
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
 
 #include <cmath>
 #include <limits>
 
+#include "kernels/cpu_kernels.h"
+#include "kernels/probe_kernels.h"
 #include "probes/probe_math.h"
 
 namespace depthlab::probes {
@@ -33,24 +36,18 @@ double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
       .item<double>();
 }
 
-}  // namespace
+std::vector<float> toVec(const torch::Tensor& t) {
+  auto c = t.to(torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
 
-ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
-                               const torch::Tensor& targets, const ForwardProbeOptions& o) {
-  torch::NoGradGuard ng;
-  EvalScope scope(model);
-  model::ForwardTrace trace;
-  auto logits = model->forward(inputs, {}, &trace);
-  const int L = model->nLayers();
-  ForwardProbes r;
-  r.probeLoss = lossOf(logits, targets);
+// The stats from tensor operations in float64 (any device): the reference path, and the one
+// GPU runs take.
+void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
+                      const ForwardProbeOptions& o, int L) {
   // All L+1 residual streams at once: x[l] enters block l, x[L] is the final residual.
   auto xs = torch::stack(trace.blockInputs).to(torch::kFloat64);        // (L+1, B, T, C)
   auto flat = xs.flatten(1);                                           // (L+1, B*T*C)
-  auto toVec = [](const torch::Tensor& t) {
-    auto c = t.to(torch::kFloat32).contiguous();
-    return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-  };
   r.variance = toVec(flat.slice(0, 1).var(1, /*unbiased=*/false));     // (L)
   auto diff2 = (flat.slice(0, 1) - flat.slice(0, 0, L)).pow(2).sum(1);  // (L)
   auto norm2 = flat.slice(0, 1).pow(2).sum(1);                         // (L)
@@ -95,6 +92,77 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
         r.angularMatrix[static_cast<size_t>(l) * L + (n - 1)] = row[static_cast<size_t>(l)];
       }
     }
+  }
+}
+
+// The same stats from the one-pass CPU kernels (kernels/probe_kernels.h), layers split across
+// ATen's intra-op threads.
+void statsFromKernels(ForwardProbes& r, const model::ForwardTrace& trace,
+                      const ForwardProbeOptions& o, int L) {
+  std::vector<torch::Tensor> streams;  // L+1 x (B, T, C) float32, contiguous
+  std::vector<const float*> x;
+  for (const auto& t : trace.blockInputs) {
+    streams.push_back(t.to(torch::kFloat32).contiguous());
+    x.push_back(streams.back().data_ptr<float>());
+  }
+  const int64_t B = streams[0].size(0), T = streams[0].size(1), C = streams[0].size(2);
+  kernels::TokenRows rows;
+  rows.first = o.lastTokenOnly ? T - 1 : 0;
+  rows.step = o.lastTokenOnly ? T : 1;
+  rows.count = o.lastTokenOnly ? B : B * T;
+  std::vector<kernels::AdjacentStats> stats(static_cast<size_t>(L));
+  at::parallel_for(0, L, 1, [&](int64_t b, int64_t e) {
+    kernels::adjacentStats(x.data(), B * T, C, rows, b, e, stats.data());
+  });
+  for (const auto& s : stats) {
+    r.variance.push_back(static_cast<float>(s.variance));
+    r.effectiveness.push_back(static_cast<float>(s.effectiveness));
+    r.angularAdjacent.push_back(static_cast<float>(s.angular));
+    r.blockInfluence.push_back(static_cast<float>(s.blockInfluence));
+  }
+  auto normVariance = [&](bool attn) {  // (L), NaN for blocks without a pre-norm (Post-LN)
+    std::vector<float> out(static_cast<size_t>(L), kNaN);
+    for (int l = 0; l < L; ++l) {
+      const auto& bt = trace.blocks[static_cast<size_t>(l)];
+      const auto& t = attn ? bt.attnNormOut : bt.ffnNormOut;
+      if (!t.defined()) continue;
+      auto c = t.to(torch::kFloat32).contiguous();
+      out[static_cast<size_t>(l)] =
+          static_cast<float>(kernels::elementVariance(c.data_ptr<float>(), c.numel()));
+    }
+    return out;
+  };
+  r.normVarAttn = normVariance(true);
+  r.normVarFfn = normVariance(false);
+  if (o.angularMatrix) {
+    r.angularMatrix.assign(static_cast<size_t>(L) * L, kNaN);
+    std::vector<double> norms(static_cast<size_t>((L + 1) * rows.count));  // (L+1, tokens)
+    at::parallel_for(0, L + 1, 1, [&](int64_t b, int64_t e) {
+      for (int64_t l = b; l < e; ++l) {
+        kernels::tokenNorms(x[static_cast<size_t>(l)], C, rows, norms.data() + l * rows.count);
+      }
+    });
+    at::parallel_for(0, L, 1, [&](int64_t b, int64_t e) {
+      kernels::angularMatrixRows(x.data(), L, C, rows, norms.data(), b, e, r.angularMatrix.data());
+    });
+  }
+}
+
+}  // namespace
+
+ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
+                               const torch::Tensor& targets, const ForwardProbeOptions& o) {
+  torch::NoGradGuard ng;
+  EvalScope scope(model);
+  model::ForwardTrace trace;
+  auto logits = model->forward(inputs, {}, &trace);
+  const int L = model->nLayers();
+  ForwardProbes r;
+  r.probeLoss = lossOf(logits, targets);
+  if (kernels::fusedKernelsEnabled() && inputs.device().is_cpu()) {
+    statsFromKernels(r, trace, o, L);
+  } else {
+    statsFromTensors(r, trace, o, L);
   }
   return r;
 }

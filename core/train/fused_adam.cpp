@@ -6,6 +6,7 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
+#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -15,12 +16,14 @@ namespace depthlab::train {
 
 namespace {
 
-// torch::optim keys its state by the parameter's TensorImpl: a string in 1.x, a pointer in
-// later releases. Either way the key comes from the same address.
+// torch::optim keys its state by the parameter's TensorImpl: in 1.x the address printed to a
+// string (c10::guts::to_string, i.e. an ostream <<), in 2.x the pointer itself.
 template <class Key>
 Key stateKey(const torch::Tensor& p) {
   if constexpr (std::is_same_v<Key, std::string>) {
-    return c10::guts::to_string(p.unsafeGetTensorImpl());
+    std::ostringstream s;
+    s << p.unsafeGetTensorImpl();
+    return s.str();
   } else {
     return static_cast<Key>(p.unsafeGetTensorImpl());
   }

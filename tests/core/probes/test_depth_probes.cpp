@@ -1,9 +1,11 @@
 // The depth probes on real (small) models: shapes, agreement with the per-layer formulas,
-// pruning (prefix-cached equals full recomputation; LNS index option), no side effects.
+// pruning (prefix-cached equals full recomputation; LNS index option), no side effects, and
+// the CPU kernels against the float64 tensor path.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "kernels/cpu_kernels.h"
 #include "probes/depth_probes.h"
 #include "probes/probe_math.h"
 #include "support/model_fixtures.h"
@@ -169,4 +171,43 @@ TEST(DepthProbes, JacobianOfAnIdentityBlockIsZero) {
   }
   auto jac = probes::jacobianToIdentity(m, tokensFor(c), 3, 1);
   for (float v : jac) EXPECT_NEAR(v, 0.0f, 1e-6);
+}
+
+TEST(DepthProbes, KernelAndTensorPathsAgree) {
+  // CPU runs take the one-pass kernels, GPU runs the float64 tensor path: same numbers.
+  auto c = test::smallConfig(6);
+  c.model.embedStd = 1.0;
+  for (const char* scheme : {"pre_ln", "lns", "post_ln", "sandwich"}) {
+    for (bool lastOnly : {false, true}) {
+      SCOPED_TRACE(std::string(scheme) + (lastOnly ? " last token" : " all tokens"));
+      auto m = build(c, scheme);
+      auto x = tokensFor(c);
+      {  // a zero residual stream for one block's input exercises the zero-vector rules
+        torch::NoGradGuard ng;
+        m->embed_tokens->weight[x[0][0].item<int64_t>()].zero_();
+      }
+      auto viaKernels = probes::runForwardProbes(m, x, x, {lastOnly, true});
+      kernels::setFusedKernelsEnabled(false);
+      auto viaTensors = probes::runForwardProbes(m, x, x, {lastOnly, true});
+      kernels::setFusedKernelsEnabled(true);
+      auto expectSame = [](const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+        ASSERT_EQ(a.size(), b.size()) << what;
+        for (size_t i = 0; i < a.size(); ++i) {
+          if (std::isnan(b[i])) {
+            EXPECT_TRUE(std::isnan(a[i])) << what << " " << i;
+          } else {
+            EXPECT_NEAR(a[i], b[i], 1e-5 * std::max(1.0f, std::abs(b[i]))) << what << " " << i;
+          }
+        }
+      };
+      expectSame(viaKernels.variance, viaTensors.variance, "variance");
+      expectSame(viaKernels.effectiveness, viaTensors.effectiveness, "effectiveness");
+      expectSame(viaKernels.angularAdjacent, viaTensors.angularAdjacent, "angular");
+      expectSame(viaKernels.blockInfluence, viaTensors.blockInfluence, "block influence");
+      expectSame(viaKernels.normVarAttn, viaTensors.normVarAttn, "attn norm variance");
+      expectSame(viaKernels.normVarFfn, viaTensors.normVarFfn, "ffn norm variance");
+      expectSame(viaKernels.angularMatrix, viaTensors.angularMatrix, "angular matrix");
+      EXPECT_NEAR(viaKernels.probeLoss, viaTensors.probeLoss, 1e-5);
+    }
+  }
 }
