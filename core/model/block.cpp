@@ -35,8 +35,7 @@ BlockImpl::BlockImpl(const BlockPlan& plan, int64_t dModel, int64_t nHeads, int6
   }
 }
 
-torch::Tensor BlockImpl::scaleNormOut(const torch::Tensor& n, double s) {
-  if (!m_plan.learnableScale) return n * s;
+torch::Tensor BlockImpl::learnableScaleOut(const torch::Tensor& n) {
   // gate = 2*sigmoid(w . mean_{t'<=t} n_t' + b): causal pooled readout, 1 at init.
   const int64_t T = n.size(1);
   auto counts = torch::arange(1, T + 1, n.options()).view({1, T, 1});  // (1, T, 1)
@@ -64,10 +63,11 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
 
   const Placement p = m_plan.placement;
   auto in = p == Placement::BeforeNorm ? x * s : x;
-  // The constant LNS factor after the norm is folded into the norm's own kernel.
-  const bool foldScale = p == Placement::AfterNorm && !m_plan.learnableScale;
-  auto n = norm(in, foldScale ? s : 1.0);                     // (B, T, C)
-  if (p == Placement::AfterNorm && !foldScale) n = scaleNormOut(n, s);
+  // The constant LNS factor after the norm is folded into the norm's own kernel;
+  // lns_learnable's trainable scale (initialised to it) replaces it.
+  const bool afterNorm = p == Placement::AfterNorm;
+  auto n = norm(in, afterNorm && !m_plan.learnableScale ? s : 1.0);  // (B, T, C)
+  if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
   if (trace) (which == Branch::Attn ? trace->attnNormOut : trace->ffnNormOut) = n;
   auto y = branch(n);
   if (m_plan.sandwich) y = (which == Branch::Attn ? attn_out_norm : mlp_out_norm)(y);

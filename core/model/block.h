@@ -42,7 +42,8 @@ class BlockImpl : public torch::nn::Module {
   enum class Branch { Attn, Ffn };
   torch::Tensor sublayer(const torch::Tensor& x, Branch which, const Rope& rope, double s,
                          BlockTrace* trace);
-  torch::Tensor scaleNormOut(const torch::Tensor& n, double s);
+  /// lns_learnable's scale on a norm output: per-channel scale times the causal gate.
+  torch::Tensor learnableScaleOut(const torch::Tensor& n);
 
   BlockPlan m_plan;
 };

@@ -59,8 +59,9 @@ class Trainer {
 };
 
 /// Intra-op threads to use when the config says 0. Measured on this 2-core machine with
-/// `bench train` (tokens/s, 1 vs 2 threads): d=64 (cpu-demo) 6823 vs 4952, d=128 2674 vs
-/// 2698, d=256 1682 vs 2367. So: one thread below width 128, every core from there on.
+/// `bench train` (C++ tokens/s, 1 vs 2 threads, fused kernels): d=64 (cpu-demo, 24 layers)
+/// 8272-8442 vs 7658-7714, d=128 (24 layers) 2951-2963 vs 4518-4540, d=256 (12 layers)
+/// 1785-1788 vs 3113-3135. So: one thread below width 128, every core from there on.
 int defaultThreads(const experiment::ModelConfig& model);
 /// "cpu", or "cuda:N (name)"; throws std::runtime_error when CUDA was asked for but is absent.
 torch::Device resolveDevice(const std::string& spec);
