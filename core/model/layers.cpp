@@ -42,7 +42,9 @@ void Rope::to(torch::Device device) {
 
 torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  if (fusedOpsApply(x)) return fusedRopeSplitHeads(x, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads);
+  if (fusedOpsApply(x)) {
+    return fusedRopeSplitHeads(x, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads);
+  }
   return apply(x.view({B, T, heads, C / heads}).transpose(1, 2));
 }
 

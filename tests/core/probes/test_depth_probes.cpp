@@ -190,7 +190,8 @@ TEST(DepthProbes, KernelAndTensorPathsAgree) {
       kernels::setFusedKernelsEnabled(false);
       auto viaTensors = probes::runForwardProbes(m, x, x, {lastOnly, true});
       kernels::setFusedKernelsEnabled(true);
-      auto expectSame = [](const std::vector<float>& a, const std::vector<float>& b, const char* what) {
+      auto expectSame = [](const std::vector<float>& a, const std::vector<float>& b,
+                           const char* what) {
         ASSERT_EQ(a.size(), b.size()) << what;
         for (size_t i = 0; i < a.size(); ++i) {
           if (std::isnan(b[i])) {

@@ -72,7 +72,8 @@ TEST(FusedAdam, MatchesTorchAdamW) {
   for (double wd : {0.0, 0.1}) {
     SCOPED_TRACE(wd);
     auto o = torch::optim::AdamWOptions(1e-2).weight_decay(wd);
-    expectClose(trainSteps<train::FusedAdamW>(o, 8, false), trainSteps<torch::optim::AdamW>(o, 8, false));
+    expectClose(trainSteps<train::FusedAdamW>(o, 8, false),
+                trainSteps<torch::optim::AdamW>(o, 8, false));
   }
 }
 
