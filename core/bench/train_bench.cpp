@@ -43,8 +43,12 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
                                bool fusedKernels) {
   TrainBenchResult r;
   r.fusedKernels = fusedKernels;
-  const bool wasFused = kernels::fusedKernelsEnabled();
-  kernels::setFusedKernelsEnabled(fusedKernels);
+  // The switch is process-wide: set for the C++ timing, restored however this returns.
+  struct FusedSwitch {
+    bool was = kernels::fusedKernelsEnabled();
+    explicit FusedSwitch(bool on) { kernels::setFusedKernelsEnabled(on); }
+    ~FusedSwitch() { kernels::setFusedKernelsEnabled(was); }
+  } fusedSwitch(fusedKernels);
   r.steps = steps;
   r.threads = threads;
   experiment::ExperimentConfig c = input;
@@ -74,7 +78,6 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   r.cppPageFaultsPerStep = static_cast<double>(minorFaults() - faults0) / steps;
   r.cppResidentMb = residentMb();
   r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;
-  kernels::setFusedKernelsEnabled(wasFused);
 
   if (!std::filesystem::exists(script)) {
     r.torchMessage = "reference script not found at " + script;
