@@ -47,7 +47,7 @@ void tokenNorms(const float* x, int64_t C, const TokenRows& rows, double* out) {
 }
 
 void adjacentStats(const float* const* x, int64_t N, int64_t C, const TokenRows& rows,
-                   int64_t begin, int64_t end, AdjacentStats* out) {
+                   const double* norms, int64_t begin, int64_t end, AdjacentStats* out) {
   const int64_t n = N * C;
   for (int64_t l = begin; l < end; ++l) {
     const float* prev = x[l];
@@ -66,10 +66,9 @@ void adjacentStats(const float* const* x, int64_t N, int64_t C, const TokenRows&
     double angular = 0, cosSum = 0;
     for (int64_t t = 0; t < rows.count; ++t) {
       const int64_t row = rows.first + t * rows.step;
-      const float* a = prev + row * C;
-      const float* b = cur + row * C;
-      const double d = angularDistanceOf(dotOf(a, b, C), std::sqrt(dotOf(a, a, C)),
-                                         std::sqrt(dotOf(b, b, C)));
+      const double d = angularDistanceOf(dotOf(prev + row * C, cur + row * C, C),
+                                         norms[l * rows.count + t],
+                                         norms[(l + 1) * rows.count + t]);
       angular += d;
       cosSum += std::cos(d * M_PI);
     }

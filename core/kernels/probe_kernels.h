@@ -26,9 +26,10 @@ struct AdjacentStats {
   double blockInfluence = 0;  // 1 - mean over token rows of cos(pi * that distance)
 };
 
-/// Stats for blocks [begin, end). x: L+1 stream pointers, each N*C floats.
+/// Stats for blocks [begin, end). x: L+1 stream pointers, each N*C floats; norms: (L+1,
+/// rows.count) token norms from tokenNorms().
 void adjacentStats(const float* const* x, int64_t N, int64_t C, const TokenRows& rows,
-                   int64_t begin, int64_t end, AdjacentStats* out);
+                   const double* norms, int64_t begin, int64_t end, AdjacentStats* out);
 
 /// Mean angular distance between streams a and a+n, for a in [begin, end) and every n >= 1
 /// with a + n <= L, written to out[a * L + (n - 1)]. norms: (L+1, rows.count) token norms

@@ -110,9 +110,15 @@ void statsFromKernels(ForwardProbes& r, const model::ForwardTrace& trace,
   rows.first = o.lastTokenOnly ? T - 1 : 0;
   rows.step = o.lastTokenOnly ? T : 1;
   rows.count = o.lastTokenOnly ? B : B * T;
+  std::vector<double> norms(static_cast<size_t>((L + 1) * rows.count));  // (L+1, tokens)
+  at::parallel_for(0, L + 1, 1, [&](int64_t b, int64_t e) {
+    for (int64_t l = b; l < e; ++l) {
+      kernels::tokenNorms(x[static_cast<size_t>(l)], C, rows, norms.data() + l * rows.count);
+    }
+  });
   std::vector<kernels::AdjacentStats> stats(static_cast<size_t>(L));
   at::parallel_for(0, L, 1, [&](int64_t b, int64_t e) {
-    kernels::adjacentStats(x.data(), B * T, C, rows, b, e, stats.data());
+    kernels::adjacentStats(x.data(), B * T, C, rows, norms.data(), b, e, stats.data());
   });
   for (const auto& s : stats) {
     r.variance.push_back(static_cast<float>(s.variance));
@@ -136,12 +142,6 @@ void statsFromKernels(ForwardProbes& r, const model::ForwardTrace& trace,
   r.normVarFfn = normVariance(false);
   if (o.angularMatrix) {
     r.angularMatrix.assign(static_cast<size_t>(L) * L, kNaN);
-    std::vector<double> norms(static_cast<size_t>((L + 1) * rows.count));  // (L+1, tokens)
-    at::parallel_for(0, L + 1, 1, [&](int64_t b, int64_t e) {
-      for (int64_t l = b; l < e; ++l) {
-        kernels::tokenNorms(x[static_cast<size_t>(l)], C, rows, norms.data() + l * rows.count);
-      }
-    });
     at::parallel_for(0, L, 1, [&](int64_t b, int64_t e) {
       kernels::angularMatrixRows(x.data(), L, C, rows, norms.data(), b, e, r.angularMatrix.data());
     });

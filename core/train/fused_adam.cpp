@@ -74,14 +74,15 @@ torch::Tensor FusedAdamT<Base, Options, State>::step(
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       const auto key = stateKey<Key>(p);
-      if (this->state_.find(key) == this->state_.end()) {
-        auto s = std::make_unique<State>();
-        s->step(0);
-        s->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        s->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        this->state_[key] = std::move(s);
+      auto it = this->state_.find(key);
+      if (it == this->state_.end()) {  // first step of this parameter: zero moments
+        auto fresh = std::make_unique<State>();
+        fresh->step(0);
+        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        it = this->state_.emplace(key, std::move(fresh)).first;
       }
-      auto& s = static_cast<State&>(*this->state_[key]);
+      auto& s = static_cast<State&>(*it->second);
       s.step(s.step() + 1);
       const double t = static_cast<double>(s.step());
       kernels::AdamStepConstants k{};
