@@ -1,10 +1,14 @@
 # DepthLab's two commands. `make run`: install what is missing, build Release, open the lab.
 # `make test`: install, build, run every test. Both are idempotent and quick when nothing changed.
+# The torch2 configuration builds the same tree against PyTorch's own LibTorch 2.x (the CUDA
+# build of pip's torch, in a private virtual environment; see scripts/torch2-env.sh):
+# `make test-torch2` runs every test there, `make run-torch2` opens the lab built with it.
 BUILD_DIR ?= build/release
+TORCH2_BUILD_DIR ?= build/torch2
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: run test build deps configure bench clean
+.PHONY: run test build deps configure bench clean torch2-configure build-torch2 test-torch2 run-torch2
 
 deps:
 	@bash scripts/install-deps.sh
@@ -22,6 +26,20 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+torch2-configure: deps
+	@torch_dir=$$(bash scripts/torch2-env.sh | tail -n 1) && \
+	  cmake --preset torch2 -DCMAKE_PREFIX_PATH="$$torch_dir/share/cmake;$$torch_dir" >/dev/null && \
+	  echo "torch2: configured $(TORCH2_BUILD_DIR) against $$torch_dir"
+
+build-torch2: torch2-configure
+	cmake --build $(TORCH2_BUILD_DIR) -j $(JOBS)
+
+test-torch2: build-torch2
+	cd $(TORCH2_BUILD_DIR) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+run-torch2: build-torch2
+	@bash scripts/run-lab.sh $(TORCH2_BUILD_DIR)
 
 bench: build
 	$(BUILD_DIR)/app/depthlab-cli bench store

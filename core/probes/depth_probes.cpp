@@ -30,29 +30,66 @@ class EvalScope {
   bool m_wasTraining;
 };
 
-double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
+// Mean cross-entropy in float32: () on the logits' device.
+torch::Tensor lossTensor(const torch::Tensor& logits, const torch::Tensor& targets) {
   return torch::nn::functional::cross_entropy(
-             logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}))
-      .item<double>();
+      logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
 }
 
-std::vector<float> toVec(const torch::Tensor& t) {
-  auto c = t.to(torch::kFloat32).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
+  return lossTensor(logits, targets).item<double>();
 }
+
+// (n) float64 values of n scalar tensors, in one device-to-host copy.
+std::vector<double> hostValues(const std::vector<torch::Tensor>& scalars) {
+  if (scalars.empty()) return {};
+  auto host = torch::stack(scalars).to(torch::kCPU, torch::kFloat64).contiguous();
+  return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + host.numel());
+}
+
+// Small device results brought to the host together: one copy (and one synchronisation on a
+// GPU) for all of them, instead of one per result.
+class HostBatch {
+ public:
+  /// Queues `t` (any shape, any device); returns its slot.
+  size_t add(const torch::Tensor& t) {
+    m_parts.push_back(t.detach().flatten().to(torch::kFloat64));
+    return m_parts.size() - 1;
+  }
+  /// Copies every queued tensor to the host.
+  void fetch() {
+    if (m_parts.empty()) return;
+    auto host = torch::cat(m_parts).to(torch::kCPU).contiguous();
+    const double* p = host.data_ptr<double>();
+    for (const auto& part : m_parts) {
+      m_values.emplace_back(p, p + part.numel());
+      p += part.numel();
+    }
+  }
+  std::vector<float> floats(size_t slot) const {
+    const auto& v = m_values.at(slot);
+    return std::vector<float>(v.begin(), v.end());
+  }
+
+ private:
+  std::vector<torch::Tensor> m_parts;
+  std::vector<std::vector<double>> m_values;
+};
 
 // The stats from tensor operations in float64 (any device): the reference path, and the one
-// GPU runs take.
+// GPU runs take. Everything stays on the model's device until the small results come back
+// in one copy.
 void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
                       const ForwardProbeOptions& o, int L) {
+  HostBatch out;
   // All L+1 residual streams at once: x[l] enters block l, x[L] is the final residual.
   auto xs = torch::stack(trace.blockInputs).to(torch::kFloat64);        // (L+1, B, T, C)
   auto flat = xs.flatten(1);                                           // (L+1, B*T*C)
-  r.variance = toVec(flat.slice(0, 1).var(1, /*unbiased=*/false));     // (L)
+  const size_t variance = out.add(flat.slice(0, 1).var(1, /*unbiased=*/false));  // (L)
   auto diff2 = (flat.slice(0, 1) - flat.slice(0, 0, L)).pow(2).sum(1);  // (L)
   auto norm2 = flat.slice(0, 1).pow(2).sum(1);                         // (L)
-  r.effectiveness = toVec(torch::where(norm2 > 0, diff2 / norm2.clamp_min(1e-300),
-                                       torch::zeros_like(norm2)));
+  const size_t effectiveness = out.add(torch::where(
+      norm2 > 0, diff2 / norm2.clamp_min(1e-300), torch::zeros_like(norm2)));
   // Tokens for the angular measures: (L+1, N, C), unit length (zero vectors stay zero).
   auto tok = o.lastTokenOnly ? xs.select(2, xs.size(2) - 1) : xs.flatten(1, 2);
   auto norms = tok.norm(2, -1, /*keepdim=*/true);                     // (L+1, N, 1)
@@ -65,10 +102,10 @@ void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
     return torch::where(bothZero, torch::zeros_like(d), d);
   };
   auto adjacent = distance(1);                                         // (L, N)
-  r.angularAdjacent = toVec(adjacent.mean(1));
-  r.blockInfluence = toVec(1.0 - torch::cos(adjacent * M_PI).mean(1));
-  auto normVariance = [&](bool attn) {  // (L), NaN for blocks without a pre-norm (Post-LN)
-    std::vector<float> out(static_cast<size_t>(L), kNaN);
+  const size_t angular = out.add(adjacent.mean(1));
+  const size_t influence = out.add(1.0 - torch::cos(adjacent * M_PI).mean(1));
+  // Norm-output variances: (L) each, NaN for blocks without a pre-norm (Post-LN).
+  auto normVariance = [&](bool attn) {
     std::vector<torch::Tensor> outs;
     std::vector<size_t> where;
     for (int l = 0; l < L; ++l) {
@@ -76,20 +113,38 @@ void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
       const auto& t = attn ? bt.attnNormOut : bt.ffnNormOut;
       if (t.defined()) { outs.push_back(t.flatten()); where.push_back(static_cast<size_t>(l)); }
     }
-    if (!outs.empty()) {
-      auto v = toVec(torch::stack(outs).to(torch::kFloat64).var(1, /*unbiased=*/false));
-      for (size_t i = 0; i < where.size(); ++i) out[where[i]] = v[i];
-    }
-    return out;
+    if (outs.empty()) return std::make_pair(std::vector<size_t>{}, size_t{0});
+    return std::make_pair(where, out.add(torch::stack(outs).to(torch::kFloat64)
+                                              .var(1, /*unbiased=*/false)));
   };
-  r.normVarAttn = normVariance(true);
-  r.normVarFfn = normVariance(false);
+  const auto attnVar = normVariance(true), ffnVar = normVariance(false);
+  size_t matrix = 0;
+  if (o.angularMatrix) {  // rows n = 1..L of (L+1-n) values each, concatenated
+    std::vector<torch::Tensor> rows;
+    for (int n = 1; n <= L; ++n) rows.push_back(distance(n).mean(1));
+    matrix = out.add(torch::cat(rows));
+  }
+  out.fetch();
+  r.variance = out.floats(variance);
+  r.effectiveness = out.floats(effectiveness);
+  r.angularAdjacent = out.floats(angular);
+  r.blockInfluence = out.floats(influence);
+  auto scatter = [&](const std::pair<std::vector<size_t>, size_t>& v) {
+    std::vector<float> values(static_cast<size_t>(L), kNaN);
+    if (v.first.empty()) return values;
+    const auto got = out.floats(v.second);
+    for (size_t i = 0; i < v.first.size(); ++i) values[v.first[i]] = got[i];
+    return values;
+  };
+  r.normVarAttn = scatter(attnVar);
+  r.normVarFfn = scatter(ffnVar);
   if (o.angularMatrix) {
     r.angularMatrix.assign(static_cast<size_t>(L) * L, kNaN);
+    const auto all = out.floats(matrix);
+    size_t k = 0;
     for (int n = 1; n <= L; ++n) {
-      auto row = toVec(distance(n).mean(1));                           // (L+1-n) for l = 0..L-n
       for (int l = 0; l + n <= L; ++l) {
-        r.angularMatrix[static_cast<size_t>(l) * L + (n - 1)] = row[static_cast<size_t>(l)];
+        r.angularMatrix[static_cast<size_t>(l) * L + (n - 1)] = all[k++];
       }
     }
   }
@@ -197,26 +252,29 @@ std::vector<double> renumberedScales(model::Decoder& model, const std::vector<bo
 // evaluations start at the first removed block instead of the embedding.
 struct PrefixCache {
   std::vector<torch::Tensor> inputs;  // L+1 entries
-  double fullLoss = 0;
+  torch::Tensor fullLoss;             // () on the model's device
 };
 
 PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
   model::ForwardTrace trace;
   PrefixCache c;
-  c.fullLoss = lossOf(model->forward(inputs, {}, &trace), targets);
+  c.fullLoss = lossTensor(model->forward(inputs, {}, &trace), targets);
   c.inputs = std::move(trace.blockInputs);
   return c;
 }
 
-double prunedLoss(model::Decoder& model, const PrefixCache& cache, const torch::Tensor& targets,
-                  const std::vector<bool>& skip, bool renumber) {
+// () the loss with the blocks in `skip` removed, left on the device.
+torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
+                         const torch::Tensor& targets, const std::vector<bool>& skip,
+                         bool renumber) {
   int first = 0;
   while (first < model->nLayers() && !skip[static_cast<size_t>(first)]) ++first;
   model::ForwardOptions opts;
   opts.skip = skip;
   if (renumber) opts.scaleOverride = renumberedScales(model, skip);
   if (first == model->nLayers()) return cache.fullLoss;
-  return lossOf(model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets);
+  return lossTensor(model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts),
+                    targets);
 }
 
 }  // namespace
@@ -238,13 +296,15 @@ std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor
   const int L = model->nLayers();
   const auto cache = prefix(model, inputs, targets);
   std::vector<bool> none(static_cast<size_t>(L), false);
-  std::vector<float> delta;
+  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then block l removed
   for (int l = 0; l < L; ++l) {
     auto skip = none;
     skip[static_cast<size_t>(l)] = true;
-    delta.push_back(static_cast<float>(prunedLoss(model, cache, targets, skip, renumber) -
-                                       cache.fullLoss));
+    losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
   }
+  const auto v = hostValues(losses);
+  std::vector<float> delta;
+  for (int l = 0; l < L; ++l) delta.push_back(static_cast<float>(v[static_cast<size_t>(l) + 1] - v[0]));
   return delta;
 }
 
@@ -259,12 +319,19 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
   BlockPruning r;
   r.delta.assign(static_cast<size_t>(L) * L, kNaN);
   r.bestStart.assign(static_cast<size_t>(L), kNaN);
+  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then (l, n) row by row
   for (int l = 0; l < L; ++l) {
     for (int n = 1; l + n <= L; ++n) {
       auto skip = none;
       for (int k = l; k < l + n; ++k) skip[static_cast<size_t>(k)] = true;
-      r.delta[static_cast<size_t>(l) * L + (n - 1)] =
-          static_cast<float>(prunedLoss(model, cache, targets, skip, renumber) - cache.fullLoss);
+      losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
+    }
+  }
+  const auto v = hostValues(losses);
+  size_t k = 1;
+  for (int l = 0; l < L; ++l) {
+    for (int n = 1; l + n <= L; ++n) {
+      r.delta[static_cast<size_t>(l) * L + (n - 1)] = static_cast<float>(v[k++] - v[0]);
     }
   }
   if (angular.size() == static_cast<size_t>(L) * L) {
@@ -295,19 +362,23 @@ std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor
   model::Rope rope(model->config().dModel / model->config().nHeads, model->config().seqLen,
                    model->config().ropeBase);
   rope.to(inputs.device());
-  std::vector<float> out;
+  std::vector<torch::Tensor> sums;  // (L) of () on the device, read once at the end
   for (int l = 0; l < model->nLayers(); ++l) {
     auto x = trace.blockInputs[static_cast<size_t>(l)].detach().clone().requires_grad_(true);
     auto y = model->block(l)->forward(x, rope);
-    double sum = 0;
+    torch::Tensor sum;
     for (int s = 0; s < samples; ++s) {
+      // Drawn on the CPU from the private generator: the same vectors on every device.
       auto u = torch::randn(x.sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32)).to(x.device());
       u = u / u.norm();
       auto vjp = torch::autograd::grad({y}, {x}, {u}, /*retain_graph=*/true)[0];
-      sum += (vjp - u).norm().item<double>();
+      auto d = (vjp - u).norm().to(torch::kFloat64).detach();
+      sum = sum.defined() ? sum + d : d;
     }
-    out.push_back(static_cast<float>(sum / samples));
+    sums.push_back(sum.defined() ? sum : torch::zeros({}, x.options().dtype(torch::kFloat64)));
   }
+  std::vector<float> out;
+  for (double v : hostValues(sums)) out.push_back(static_cast<float>(v / samples));
   return out;
 }
 

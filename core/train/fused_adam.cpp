@@ -6,11 +6,19 @@
 #include <ATen/Parallel.h>
 
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
 
 #include "kernels/cpu_kernels.h"
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define DEPTHLAB_ATEN_FUSED_ADAM 1  // _fused_adam_ and _fused_adamw_ on CUDA and CPU
+#include <ATen/ops/_fused_adam.h>
+#include <ATen/ops/_fused_adamw.h>
+#endif
 
 namespace depthlab::train {
 
@@ -57,9 +65,97 @@ bool FusedAdamT<Base, Options, State>::canFuse() const {
 }
 
 template <class Base, class Options, class State>
+bool FusedAdamT<Base, Options, State>::canMultiTensor() const {
+#ifdef DEPTHLAB_ATEN_FUSED_ADAM
+  if (!kernels::fusedKernelsEnabled()) return false;
+  bool any = false;
+  std::optional<torch::Device> device;
+  for (const auto& group : this->param_groups_) {
+    if (static_cast<const Options&>(group.options()).amsgrad()) return false;
+    for (const auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      if (p.is_sparse() || p.grad().is_sparse() || !at::isFloatingType(p.scalar_type())) {
+        return false;
+      }
+      if (p.device().is_cpu() && !m_multiTensorOnCpu) return false;
+      if (device && *device != p.device()) return false;  // one device per launch
+      device = p.device();
+      any = true;
+    }
+  }
+  return any;
+#else
+  return false;
+#endif
+}
+
+// One ATen multi-tensor launch per (group, step count): parameters, gradients and moments as
+// lists. The step counts live in the state objects (for checkpoints); the kernel reads them
+// from a float tensor on the device, made here without a host synchronisation.
+template <class Base, class Options, class State>
+void FusedAdamT<Base, Options, State>::multiTensorStep() {
+#ifdef DEPTHLAB_ATEN_FUSED_ADAM
+  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
+  constexpr bool kDecoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
+  for (auto& group : this->param_groups_) {
+    auto& o = static_cast<Options&>(group.options());
+    struct Lists { std::vector<torch::Tensor> p, g, m, v; };
+    std::map<int64_t, Lists> byStep;  // step count after this update -> its parameters
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      const auto key = stateKey<Key>(p);
+      auto it = this->state_.find(key);
+      if (it == this->state_.end()) {
+        auto fresh = std::make_unique<State>();
+        fresh->step(0);
+        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+        it = this->state_.emplace(key, std::move(fresh)).first;
+      }
+      auto& s = static_cast<State&>(*it->second);
+      s.step(s.step() + 1);
+      auto& l = byStep[s.step()];
+      l.p.push_back(p);
+      l.g.push_back(p.grad());
+      l.m.push_back(s.exp_avg());
+      l.v.push_back(s.exp_avg_sq());
+    }
+    const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+    for (auto& [step, l] : byStep) {
+      auto stepTensor = torch::full({}, static_cast<double>(step),
+                                    torch::TensorOptions().dtype(torch::kFloat32).device(l.p[0].device()));
+      std::vector<torch::Tensor> steps(l.p.size(), stepTensor);
+      if constexpr (kDecoupled) {
+        at::_fused_adamw_(l.p, l.g, l.m, l.v, {}, steps, o.lr(), beta1, beta2, o.weight_decay(),
+                          o.eps(), /*amsgrad=*/false, /*maximize=*/false);
+      } else {
+        at::_fused_adam_(l.p, l.g, l.m, l.v, {}, steps, o.lr(), beta1, beta2, o.weight_decay(),
+                         o.eps(), /*amsgrad=*/false, /*maximize=*/false);
+      }
+    }
+  }
+#endif
+}
+
+template <class Base, class Options, class State>
 torch::Tensor FusedAdamT<Base, Options, State>::step(
     torch::optim::Optimizer::LossClosure closure) {
-  if (!canFuse()) return Base::step(std::move(closure));
+  if (canMultiTensor()) {
+    torch::NoGradGuard noGrad;
+    torch::Tensor loss;
+    if (closure) {
+      at::AutoGradMode enableGrad(true);
+      loss = closure();
+    }
+    multiTensorStep();
+    m_lastPath = "multi-tensor";
+    return loss;
+  }
+  if (!canFuse()) {
+    m_lastPath = "torch::optim";
+    return Base::step(std::move(closure));
+  }
+  m_lastPath = "cpu-kernel";
   using Key = typename std::decay_t<decltype(this->state_)>::key_type;
   constexpr bool kDecoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
   torch::NoGradGuard noGrad;

@@ -1,13 +1,12 @@
 // Trainer; see trainer.h.
 #include "train/trainer.h"
 
-#include <ATen/autocast_mode.h>
-
 #include <algorithm>
 #include <cmath>
 #include <thread>
 #include <type_traits>
 
+#include "train/autocast_scope.h"
 #include "train/fused_adam.h"
 #include "train/lr_schedule.h"
 
@@ -128,50 +127,55 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
   const bool autocast = m_device.is_cuda() && m_config.run.bf16;
   const auto nMicro = static_cast<double>(micro.size());
-  double lossSum = 0;
+  // The losses stay on the device: the step reads the host once, below.
+  torch::Tensor lossSum;  // () float32
   for (const auto& batch : micro) {
     auto [x, y] = toTensors(batch);
-    // 2. forward
-    at::autocast::set_enabled(autocast);
-#if TORCH_VERSION_MAJOR >= 2 || (TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR >= 10)
-    if (autocast) at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-#endif
-    auto loss = m_model->loss(x, y);
-    at::autocast::set_enabled(false);
-    if (autocast) at::autocast::clear_cache();
+    torch::Tensor loss;
+    {  // 2. forward
+      AutocastScope scope(autocast);
+      loss = m_model->loss(x, y);
+    }
     // 3. backward, averaged over micro-batches
     (loss / nMicro).backward();
-    lossSum += loss.item<double>();
+    auto l = loss.detach().to(torch::kFloat32);
+    lossSum = lossSum.defined() ? lossSum + l : l;
   }
-  r.loss = lossSum / nMicro;
-  r.finite = std::isfinite(r.loss);
   // 4. gradient norms, clip, schedule, step
+  torch::NoGradGuard ng;
+  std::vector<torch::Tensor> grads;  // the defined gradients, for clipping
   {
-    // Per-parameter norms in one fused call, then summed per block on the CPU.
-    torch::NoGradGuard ng;
-    std::vector<torch::Tensor> grads;
-    grads.reserve(m_paramOwner.size());
+    // Per-parameter norms in one fused call; they and the loss come to the host in one copy
+    // (the step's only synchronisation), then are summed per block there.
+    std::vector<torch::Tensor> all;
+    all.reserve(m_paramOwner.size());
     for (const auto& p : m_paramsInOrder) {
-      grads.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
+      all.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
+      if (p.grad().defined()) grads.push_back(p.grad());
     }
-    auto norms = torch::stack(at::_foreach_norm(grads, 2)).to(torch::kCPU, torch::kFloat64);
-    auto acc = norms.accessor<double, 1>();
+    auto norms = torch::stack(at::_foreach_norm(all, 2)).to(torch::kFloat32);     // (P)
+    auto host = torch::cat({lossSum.view({1}), norms}).to(torch::kCPU, torch::kFloat64);
+    auto acc = host.accessor<double, 1>();                                          // (1 + P)
+    r.loss = acc[0] / nMicro;
     std::vector<double> layerSq(static_cast<size_t>(m_model->nLayers()), 0.0);
     double total2 = 0;
     for (size_t i = 0; i < m_paramOwner.size(); ++i) {
-      const double sq = acc[static_cast<int64_t>(i)] * acc[static_cast<int64_t>(i)];
-      total2 += sq;
-      if (m_paramOwner[i] >= 0) layerSq[static_cast<size_t>(m_paramOwner[i])] += sq;
+      const double n = acc[static_cast<int64_t>(i) + 1];
+      total2 += n * n;
+      if (m_paramOwner[i] >= 0) layerSq[static_cast<size_t>(m_paramOwner[i])] += n * n;
     }
     r.layerGradNorms.reserve(layerSq.size());
     for (double sq : layerSq) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(sq)));
     r.gradNorm = std::sqrt(total2);
   }
-  if (!r.finite || !std::isfinite(r.gradNorm)) {
-    r.finite = false;
-    return r;  // do not step on a non-finite loss; the run loop marks the run diverged
+  r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);
+  if (!r.finite) return r;  // do not step on a non-finite loss; the run loop marks the run diverged
+  // Clipping as torch::nn::utils::clip_grad_norm_ does it (coefficient max / (norm + 1e-6),
+  // capped at 1), from the norm already on the host: no second reduction, no device read.
+  if (o.gradClip > 0 && !grads.empty()) {
+    const double coef = o.gradClip / (r.gradNorm + 1e-6);
+    if (coef < 1.0) at::_foreach_mul_(grads, coef);
   }
-  if (o.gradClip > 0) torch::nn::utils::clip_grad_norm_(m_model->parameters(), o.gradClip);
   const double mult = lrMultiplier(step, o.warmupSteps, o.steps, o.minLrRatio);
   auto& groups = m_optimizer->param_groups();
   for (size_t i = 0; i < groups.size(); ++i) setGroupLr(groups[i], m_groupPeakLr[i] * mult);
@@ -183,13 +187,14 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
 double Trainer::evaluate(const data::TokenDataset& data, int nBatches) {
   torch::NoGradGuard ng;
   m_model->eval();
-  double sum = 0;
+  torch::Tensor sum;  // () on the device; read once
   for (int i = 0; i < nBatches; ++i) {
     auto [x, y] = toTensors(data.valBatch(i, nBatches));
-    sum += m_model->loss(x, y).item<double>();
+    auto l = m_model->loss(x, y).to(torch::kFloat64);
+    sum = sum.defined() ? sum + l : l;
   }
   m_model->train();
-  return sum / nBatches;
+  return sum.defined() ? sum.item<double>() / nBatches : 0.0;
 }
 
 }  // namespace depthlab::train

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <string>
+#include <type_traits>
 
 #include "kernels/cpu_kernels.h"
 #include "train/fused_adam.h"
@@ -28,7 +30,9 @@ void setGrads(std::vector<torch::Tensor>& ps, int s) {
 }
 
 template <class Optim, class Options>
-std::vector<torch::Tensor> trainSteps(Options o, int steps, bool twoGroups) {
+std::vector<torch::Tensor> trainSteps(Options o, int steps, bool twoGroups,
+                                      bool multiTensor = false,
+                                      std::string* lastPath = nullptr) {
   auto ps = makeParams();
   std::vector<torch::optim::OptimizerParamGroup> groups;
   if (twoGroups) {
@@ -40,9 +44,17 @@ std::vector<torch::Tensor> trainSteps(Options o, int steps, bool twoGroups) {
     groups.emplace_back(ps, std::make_unique<Options>(o));
   }
   Optim opt(groups, o);
+  if constexpr (!std::is_same_v<Optim, torch::optim::Adam> &&
+                !std::is_same_v<Optim, torch::optim::AdamW>) {
+    opt.preferMultiTensorOnCpu(multiTensor);
+  }
   for (int s = 0; s < steps; ++s) {
     setGrads(ps, s);
     opt.step();
+    if constexpr (!std::is_same_v<Optim, torch::optim::Adam> &&
+                  !std::is_same_v<Optim, torch::optim::AdamW>) {
+      if (lastPath) *lastPath = opt.lastPath();
+    }
   }
   return ps;
 }
@@ -72,9 +84,36 @@ TEST(FusedAdam, MatchesTorchAdamW) {
   for (double wd : {0.0, 0.1}) {
     SCOPED_TRACE(wd);
     auto o = torch::optim::AdamWOptions(1e-2).weight_decay(wd);
-    expectClose(trainSteps<train::FusedAdamW>(o, 8, false),
+    std::string path;
+    expectClose(trainSteps<train::FusedAdamW>(o, 8, false, false, &path),
                 trainSteps<torch::optim::AdamW>(o, 8, false));
+    EXPECT_EQ(path, "cpu-kernel");
   }
+}
+
+// ATen's multi-tensor kernels (the CUDA path, also on the CPU from LibTorch 2.4): same numbers
+// as torch::optim, two groups, a parameter without gradient, decay on and off.
+TEST(FusedAdam, MultiTensorPathMatchesTorchOptim) {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  for (double wd : {0.0, 0.05}) {
+    SCOPED_TRACE(wd);
+    auto a = torch::optim::AdamOptions(3e-3).betas({0.9, 0.95}).eps(1e-8).weight_decay(wd);
+    std::string path;
+    auto fused = trainSteps<train::FusedAdam>(a, 8, /*twoGroups=*/true, /*multiTensor=*/true,
+                                              &path);
+    EXPECT_EQ(path, "multi-tensor");
+    expectClose(fused, trainSteps<torch::optim::Adam>(a, 8, true));
+    EXPECT_TRUE(torch::equal(fused[2], makeParams()[2]));
+    auto w = torch::optim::AdamWOptions(1e-2).weight_decay(wd);
+    path.clear();
+    expectClose(trainSteps<train::FusedAdamW>(w, 8, true, true, &path),
+                trainSteps<torch::optim::AdamW>(w, 8, true));
+    EXPECT_EQ(path, "multi-tensor");
+  }
+#else
+  GTEST_SKIP() << "ATen's fused Adam runs on the CPU from LibTorch 2.4; this is "
+               << TORCH_VERSION;
+#endif
 }
 
 TEST(FusedAdam, TorchAdamContinuesFromItsSavedState) {

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Makes sure PyTorch's own LibTorch (2.x, the CUDA build from the Python package index) is
+# installed in DepthLab's private virtual environment, and prints the folder of the `torch`
+# package (its C++ headers, libraries and CMake config live under it) as the last line.
+# Never touches the system Python: the environment lives in the user's cache
+# (${XDG_CACHE_HOME:-~/.cache}/depthlab/torch2-<version>), shared by every checkout, so a clean
+# clone (CI) does not download the ~4.5 GB again. Set LIBTORCH_DIR to an unpacked LibTorch to
+# skip all of this and use that instead. Installs python3-venv from Debian when missing.
+# Does not build anything.
+set -euo pipefail
+
+if [ -n "${LIBTORCH_DIR:-}" ]; then
+  [ -f "$LIBTORCH_DIR/share/cmake/Torch/TorchConfig.cmake" ] || {
+    echo "torch2-env: LIBTORCH_DIR=$LIBTORCH_DIR has no share/cmake/Torch/TorchConfig.cmake" >&2; exit 1; }
+  echo "$LIBTORCH_DIR"
+  exit 0
+fi
+
+version=${DEPTHLAB_TORCH2_VERSION:-2.11.0}   # the PyTorch of the lab's H200 checks (CUDA 13.0)
+venv=${DEPTHLAB_TORCH2_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/depthlab/torch2-$version}
+python=${DEPTHLAB_TORCH2_PYTHON:-python3}
+
+installed() {
+  [ -x "$venv/bin/python" ] &&
+    "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$version')" \
+      2>/dev/null
+}
+
+if ! installed; then
+  if ! "$python" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    echo "torch2-env: $python cannot make virtual environments; installing python3-venv" >&2
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >&2
+  fi
+  echo "torch2-env: installing torch==$version into $venv (about 4.5 GB, once)" >&2
+  SECONDS=0
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  "$python" -m venv "$venv" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
+    "torch==$version" >&2
+  echo "torch2-env: torch $version installed in ${SECONDS}s" >&2
+fi
+
+"$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null
