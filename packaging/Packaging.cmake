@@ -5,7 +5,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/resources/depthlab.desktop
         DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/depthlab.svg
         DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
-install(FILES ${PROJECT_SOURCE_DIR}/bench/reference_model.py
+install(FILES ${PROJECT_SOURCE_DIR}/bench/reference_model.py ${PROJECT_SOURCE_DIR}/bench/hf_llama_bench.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/depthlab/bench)
 
 set(CPACK_GENERATOR "DEB")

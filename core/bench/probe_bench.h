@@ -21,9 +21,13 @@ struct ProbeBenchResult {
   std::vector<ProbeTiming> probes;
   double scheduledSeconds = 0;   // all probes of the default cadence over the run
   double overheadPercent = 0;    // scheduledSeconds / (steps * stepSeconds)
+  bool replayed = true;          // the cadence was replayed step by step (CPU); on a GPU it is
+                                 // estimated as sum(time x runs) per family (an upper bound)
+  std::string device = "cpu";
 };
 
+/// `device`: "cpu", "cuda" or "cuda:N" (the model, the update and the probes run there).
 ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& config, const std::string& scheme,
-                               int threads);
+                               int threads, const std::string& device = "cpu");
 
 }  // namespace depthlab::bench

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "model/cuda_ops.h"
+
 namespace depthlab::model {
 
 DecoderImpl::DecoderImpl(const experiment::ExperimentConfig& config, const std::string& scheme)
@@ -88,6 +90,9 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
 torch::Tensor DecoderImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets,
                                 const ForwardOptions* opts) {
   auto logits = opts ? forward(idx, *opts) : forward(idx);  // (B, T, V)
+  if (cudaOpsApply(logits)) {  // straight from bf16 logits, no float32 copy of them
+    return cudaCrossEntropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}));
+  }
   return torch::nn::functional::cross_entropy(
       logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
 }

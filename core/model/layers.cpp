@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "model/cuda_ops.h"
 #include "model/fused_ops.h"
 
 namespace depthlab::model {
@@ -20,6 +21,10 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
     return scale == 1.0 ? y : y * scale;
   }
   if (fusedOpsApply(x)) return fusedRmsNorm(x, weight, m_eps, scale);
+  if (cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
+      weight.scalar_type() == torch::kFloat32) {
+    return cudaRmsNorm(x, weight, m_eps, scale);
+  }
   auto xf = x.to(torch::kFloat32);
   auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + m_eps);
   auto y = weight * normed.to(x.scalar_type());
@@ -45,6 +50,7 @@ torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const
   if (fusedOpsApply(x)) {
     return fusedRopeSplitHeads(x, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads);
   }
+  if (cudaOpsApply(x)) return cudaRopeSplitHeads(x, m_cos, m_sin, heads);
   return apply(x.view({B, T, heads, C / heads}).transpose(1, 2));
 }
 
@@ -105,7 +111,9 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
-  return down_proj(F::silu(gate_proj(x)) * up_proj(x));
+  auto g = gate_proj(x), u = up_proj(x);  // (B, T, F)
+  if (cudaOpsApply(g) && g.scalar_type() == u.scalar_type()) return down_proj(cudaSwiglu(g, u));
+  return down_proj(F::silu(g) * u);
 }
 
 }  // namespace depthlab::model

@@ -1,0 +1,141 @@
+// See gpu_train_bench.h.
+#include "bench/gpu_train_bench.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <sstream>
+
+#include "kernels/cpu_kernels.h"
+#include "model/cuda_ops.h"
+#include "train/devices.h"
+#include "train/trainer.h"
+#include "util/run_command.h"
+
+namespace depthlab::bench {
+
+double flopsPerToken(const experiment::ModelConfig& m) {
+  const double d = m.dModel, f = m.dFF, L = m.nLayers, V = m.vocabSize, T = m.seqLen;
+  const double weights = L * (4 * d * d + 3 * d * f) + V * d;
+  return 6 * weights + 6 * L * T * d;
+}
+
+std::optional<double> bf16PeakTflops(const std::string& name) {
+  // H100 / H200: the dense bf16 GEMM rate measured on the lab's H200 (~790; spec sheet 989),
+  // which the project's MFU targets use. Others: NVIDIA's dense (non-sparse) bf16 figures.
+  struct Row { const char* key; double tflops; };
+  static const Row table[] = {{"H200", 790}, {"H100", 790}, {"GH200", 790}, {"A100", 312},
+                              {"A10G", 70},  {"L40S", 362}, {"L4", 121},    {"4090", 165},
+                              {"3090", 71}};
+  for (const auto& r : table) {
+    if (name.find(r.key) != std::string::npos) return r.tflops;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void runHfBaseline(GpuTrainBenchResult& r, const experiment::ExperimentConfig& c,
+                   const std::string& script, std::string python) {
+  if (script.empty()) {
+    r.hfMessage = "baseline not asked for";
+    return;
+  }
+  if (python.empty()) {
+    const char* env = std::getenv("DEPTHLAB_PYTHON");
+    python = env && *env ? env : "python3";
+  }
+  const auto probe = util::runCommand(
+      util::shellQuote(python) +
+      " -c 'import torch, transformers; assert torch.cuda.is_available()' 2>&1");
+  if (probe.status != 0) {
+    r.hfMessage = python + " cannot import torch (with CUDA) and transformers";
+    return;
+  }
+  const auto& m = c.model;
+  std::ostringstream cmd;
+  cmd << util::shellQuote(python) << " " << util::shellQuote(script) << " --layers " << m.nLayers
+      << " --width " << m.dModel << " --heads " << m.nHeads << " --ffn " << m.dFF << " --seq "
+      << m.seqLen << " --batch " << c.optim.batchSize << " --accum " << c.optim.gradAccum
+      << " --vocab " << m.vocabSize << " --eps " << m.normEps << " --steps "
+      << std::max(5, r.steps) << " 2>/dev/null";
+  const auto run = util::runCommand(cmd.str());
+  std::istringstream lines(run.output);
+  for (std::string line; std::getline(lines, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    if (j.contains("error")) r.hfMessage = j["error"].get<std::string>();
+    if (!j.contains("tokens_per_s")) continue;
+    (j.value("mode", "") == "eager" ? r.hfEager : r.hfCompile) = j["tokens_per_s"].get<double>();
+    r.hfMessage = "torch " + j.value("torch", std::string("?"));
+  }
+  if (!r.hfEager && !r.hfCompile && r.hfMessage.empty()) {
+    r.hfMessage = "the baseline printed no result (exit " + std::to_string(run.status) + ")";
+  }
+}
+
+}  // namespace
+
+GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
+                                     const std::string& scheme, const GpuTrainBenchOptions& o) {
+  const torch::Device device = train::resolveDevice(o.device);
+  struct Switches {
+    bool fused = kernels::fusedKernelsEnabled(), cuda = model::cudaKernelsEnabled();
+    ~Switches() {
+      kernels::setFusedKernelsEnabled(fused);
+      model::setCudaKernelsEnabled(cuda);
+    }
+  } restore;
+  kernels::setFusedKernelsEnabled(o.fusedKernels);
+  if (o.cudaKernels) model::setCudaKernelsEnabled(true);
+  const int steps = o.steps;
+  experiment::ExperimentConfig c = input;
+  c.model.vocabSize = 256;  // byte tokens, as the baseline
+  GpuTrainBenchResult r;
+  r.steps = steps;
+  r.cudaKernels = model::cudaKernelsEnabled() && model::cudaKernelsBuilt() && o.fusedKernels;
+  r.tokensPerUpdate = static_cast<int64_t>(c.optim.batchSize) * c.optim.gradAccum * c.model.seqLen;
+  const std::string name = train::cudaDeviceName(device.index());
+  r.device = train::describeDevice(device) + (name.empty() ? "" : " " + name);
+
+  // Random tokens, the same batch every update (timing does not depend on the text).
+  torch::manual_seed(1);
+  auto tokens = torch::randint(0, c.model.vocabSize, {c.optim.batchSize, c.model.seqLen + 1},
+                               torch::kInt64).contiguous();
+  data::TokenBatch batch;
+  batch.batch = c.optim.batchSize;
+  batch.seqLen = c.model.seqLen;
+  const int64_t* p = tokens.data_ptr<int64_t>();
+  for (int64_t b = 0; b < batch.batch; ++b) {
+    batch.inputs.insert(batch.inputs.end(), p + b * (batch.seqLen + 1), p + b * (batch.seqLen + 1) + batch.seqLen);
+    batch.targets.insert(batch.targets.end(), p + b * (batch.seqLen + 1) + 1, p + (b + 1) * (batch.seqLen + 1));
+  }
+  const std::vector<data::TokenBatch> micro(static_cast<size_t>(c.optim.gradAccum), batch);
+  {
+    train::Trainer t(c, scheme, device);
+    for (int s = 0; s < 3; ++s) t.trainStepOn(micro, s);  // warm-up: allocator, cuBLAS plans
+    torch::cuda::synchronize(device.index());
+    const double t0 = seconds();
+    for (int s = 0; s < steps; ++s) t.trainStepOn(micro, s + 3);
+    torch::cuda::synchronize(device.index());
+    const double dt = seconds() - t0;
+    r.tokensPerSecond = static_cast<double>(r.tokensPerUpdate) * steps / dt;
+    const auto mem = train::cudaMemory(device.index());
+    r.usedMemoryGb = (mem.second - mem.first) / 1073741824.0;
+  }
+  r.flopsPerToken = flopsPerToken(c.model);
+  r.tflops = r.tokensPerSecond * r.flopsPerToken / 1e12;
+  r.peakTflops = o.peakTflops > 0 ? std::optional<double>(o.peakTflops) : bf16PeakTflops(name);
+  if (r.peakTflops) r.mfu = r.tflops / *r.peakTflops;
+  runHfBaseline(r, c, o.hfScript, o.python);
+  return r;
+}
+
+}  // namespace depthlab::bench

@@ -1,0 +1,62 @@
+// Launchers of DepthLab's own CUDA kernels (core/kernels/cuda/*.cu), for the memory-bound parts
+// of the training step: RMSNorm with the LNS factor folded in, RoPE fused with the head split,
+// the SwiGLU product, and cross-entropy over the vocabulary straight from bf16 logits. Plain C++:
+// raw device pointers, a dtype tag, the stream; no torch and no CUDA headers, so only the .cu
+// files see nvcc. Built only in a configuration whose LibTorch has CUDA (DEPTHLAB_WITH_CUDA).
+// Each launcher throws std::runtime_error with CUDA's message when a launch fails.
+// The autograd wiring lives in model/cuda_ops.{h,cpp}.
+// Legend: N rows, C width, B batch, T time, H heads, D head dim, V vocabulary, n elements.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace depthlab::kernels::cuda {
+
+enum class DType { Float32, BFloat16, Float16 };
+using Stream = void*;  // cudaStream_t
+
+/// y = scale * w * (x * rstd), rstd = 1 / sqrt(mean(x^2) + eps) per row. float32.
+/// x, y (N, C); w (C); rstd (N) saved for the backward.
+void rmsNormForward(const float* x, const float* w, float* y, float* rstd, int64_t N, int64_t C,
+                    float eps, float scale, Stream s);
+/// Rows of partial weight-gradient sums rmsNormBackward writes (the caller sums them).
+int64_t rmsNormPartialRows(int64_t N);
+/// dx (N, C); dwPartial (rmsNormPartialRows(N), C), summed over rows by the caller.
+void rmsNormBackward(const float* dy, const float* x, const float* w, const float* rstd,
+                     float* dx, float* dwPartial, int64_t N, int64_t C, float scale, Stream s);
+
+/// h = silu(g) * u, elementwise over n values (computed in float32).
+void swigluForward(DType t, const void* g, const void* u, void* h, int64_t n, Stream s);
+/// dg = dh * u * silu'(g), du = dh * silu(g).
+void swigluBackward(DType t, const void* dh, const void* g, const void* u, void* dg, void* du,
+                    int64_t n, Stream s);
+
+/// Rotate-half RoPE per head with the head split: x (B, T, H*D) contiguous -> y (B, H, T, D)
+/// contiguous; cos, sin (T, D) float32.
+void ropeSplitHeadsForward(DType t, const void* x, const float* cos, const float* sin, void* y,
+                           int64_t B, int64_t T, int64_t H, int64_t D, Stream s);
+/// dy (B, H, T, D) -> dx (B, T, H*D).
+void ropeSplitHeadsBackward(DType t, const void* dy, const float* cos, const float* sin,
+                            void* dx, int64_t B, int64_t T, int64_t H, int64_t D, Stream s);
+
+/// Per-row cross-entropy from logits (N, V) of type t, targets (N) int64: loss (N) and the
+/// log-sum-exp (N) for the backward, float32. A target outside [0, V) gives NaN.
+void crossEntropyForward(DType t, const void* logits, const int64_t* targets, float* loss,
+                         float* lse, int64_t N, int64_t V, Stream s);
+/// dlogits = (softmax - onehot) * (*gradScale) * rowScale, in the logits' type. gradScale is a
+/// device pointer (the incoming gradient), so the backward never reads the host.
+void crossEntropyBackward(DType t, const void* logits, const int64_t* targets, const float* lse,
+                          const float* gradScale, float rowScale, void* dlogits, int64_t N,
+                          int64_t V, Stream s);
+
+struct DeviceInfo {
+  std::string name;
+  int major = 0, minor = 0, multiprocessors = 0;
+  size_t freeBytes = 0, totalBytes = 0;
+};
+/// Name, compute capability and memory of CUDA device `index` (cudaMemGetInfo for free bytes).
+DeviceInfo deviceInfo(int index);
+
+}  // namespace depthlab::kernels::cuda

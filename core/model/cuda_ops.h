@@ -1,0 +1,37 @@
+// Autograd functions over DepthLab's CUDA kernels (kernels/cuda/cuda_kernels.h): RMSNorm with the
+// LNS factor folded in, RoPE fused with the head split, the SwiGLU product, and cross-entropy from
+// bf16 logits. Each has a hand-written backward (first order only). `cudaOpsApply(x)` says when
+// layers.cpp and decoder.cpp use them: a build whose LibTorch has CUDA, a CUDA tensor of a
+// supported type, and the switch on. Everywhere else the composite ATen expressions run, and the
+// GPU tests check the two agree, forward and backward.
+//
+// The switch starts from DEPTHLAB_CUDA_KERNELS (1 = on). It is off by default until the kernels
+// have passed the `gpu` tests on a GPU (they have only been compiled so far: see README, GPU).
+// Legend: B batch, T time, C width, H heads, D = C/H head dim, V vocabulary.
+#pragma once
+
+#include <torch/torch.h>
+
+namespace depthlab::model {
+
+/// True when this build has the CUDA kernels (its LibTorch has CUDA).
+bool cudaKernelsBuilt();
+void setCudaKernelsEnabled(bool enabled);
+bool cudaKernelsEnabled();
+
+/// True when the functions below handle `x`: built, switched on (and the fused-kernel switch
+/// kernels::fusedKernelsEnabled() on), x on CUDA, strided, float32 / bf16 / fp16.
+bool cudaOpsApply(const torch::Tensor& x);
+
+/// scale * weight * x / sqrt(mean(x^2, -1) + eps): (..., C) float32, weight (C) float32.
+torch::Tensor cudaRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
+                          double scale);
+/// silu(g) * u, same shape and type.
+torch::Tensor cudaSwiglu(const torch::Tensor& g, const torch::Tensor& u);
+/// (B, T, H*D) -> (B, H, T, D) contiguous, rotated; cos, sin (>= T, D) float32 tables.
+torch::Tensor cudaRopeSplitHeads(const torch::Tensor& x, const torch::Tensor& cos,
+                                 const torch::Tensor& sin, int64_t heads);
+/// Mean cross-entropy () float32 of logits (N, V) against targets (N) int64.
+torch::Tensor cudaCrossEntropy(const torch::Tensor& logits, const torch::Tensor& targets);
+
+}  // namespace depthlab::model
