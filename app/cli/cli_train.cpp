@@ -84,7 +84,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs {
     std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name;
     std::string checkpointDir;
-    int steps = 0, threads = -1;
+    int steps = 0, threads = -1, microBatch = 0;
     int64_t seed = -1;
     bool quiet = false;
   };
@@ -98,6 +98,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--device", a.device, "cpu | cuda | cuda:N");
   train->add_option("--seed", a.seed, "Seed (same seed = same batches and initial weights)");
   train->add_option("--threads", a.threads, "Intra-op threads (0 = default)");
+  train->add_option("--micro-batch", a.microBatch,
+                    "Sequences per micro-batch (the global batch stays; default on a GPU for "
+                    "the paper presets: as many as free memory allows)");
   train->add_option("--config", a.configFile, "Experiment config JSON (overrides the preset)");
   train->add_option("--name", a.name, "Group name");
   train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
@@ -125,6 +128,17 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (!a.device.empty()) c.run.device = a.device;
     if (a.seed >= 0) c.run.seed = a.seed;
     if (a.threads >= 0) c.run.threads = a.threads;
+    if (a.microBatch > 0) {
+      const int global = c.optim.batchSize * c.optim.gradAccum;
+      if (global % a.microBatch != 0) {
+        throw std::runtime_error("--micro-batch " + std::to_string(a.microBatch) +
+                                 " must divide the global batch of " + std::to_string(global) +
+                                 " sequences");
+      }
+      c.optim.batchSize = a.microBatch;
+      c.optim.gradAccum = global / a.microBatch;
+      c.optim.autoMicroBatch = false;
+    }
     if (!a.name.empty()) c.name = a.name;
     auto store = openStore(g);
     experiment::RunGroupOptions o;

@@ -85,7 +85,8 @@ json toJson(const ExperimentConfig& c) {
       {"data", {{"corpus", d.corpus}, {"tokenizer", d.tokenizer}, {"valFraction", d.valFraction}}},
       {"optim", {{"optimizer", p.optimizer}, {"lr", p.lr}, {"minLrRatio", p.minLrRatio},
                  {"warmupSteps", p.warmupSteps}, {"steps", p.steps}, {"batchSize", p.batchSize},
-                 {"gradAccum", p.gradAccum}, {"weightDecay", p.weightDecay},
+                 {"gradAccum", p.gradAccum}, {"autoMicroBatch", p.autoMicroBatch},
+                 {"weightDecay", p.weightDecay},
                  {"beta1", p.beta1}, {"beta2", p.beta2}, {"eps", p.eps},
                  {"gradClip", p.gradClip}}},
       {"probes", {{"probeBatch", c.probes.probeBatch}, {"forwardEvery", c.probes.forwardEvery},
@@ -142,6 +143,7 @@ ExperimentConfig configFromJson(const json& j) {
   sp.read("optimizer", p.optimizer); sp.read("lr", p.lr); sp.read("minLrRatio", p.minLrRatio);
   sp.read("warmupSteps", p.warmupSteps); sp.read("steps", p.steps);
   sp.read("batchSize", p.batchSize); sp.read("gradAccum", p.gradAccum);
+  sp.read("autoMicroBatch", p.autoMicroBatch);
   sp.read("weightDecay", p.weightDecay); sp.read("beta1", p.beta1); sp.read("beta2", p.beta2);
   sp.read("eps", p.eps); sp.read("gradClip", p.gradClip);
   sp.finish();

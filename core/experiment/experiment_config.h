@@ -51,6 +51,8 @@ struct OptimConfig {
   int steps = 1000;               // optimizer updates
   int batchSize = 16;             // sequences per micro-batch
   int gradAccum = 1;              // micro-batches per update
+  bool autoMicroBatch = false;    // CUDA: choose the micro-batch from free GPU memory, keeping
+                                  // batchSize x gradAccum (train/micro_batch.h); recorded after
   double weightDecay = 0.0;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double gradClip = 0.0;          // 0 = off (as in the paper)

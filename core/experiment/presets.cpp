@@ -20,6 +20,7 @@ ExperimentConfig paper(int d, int layers, int heads, int ff, double lr, int step
   c.optim.warmupSteps = warmup;
   c.optim.batchSize = microBatch;
   c.optim.gradAccum = globalBatch / microBatch;
+  c.optim.autoMicroBatch = true;  // on a GPU: as large as free memory allows (global batch kept)
   c.run.evalEvery = 1000;
   c.run.evalBatches = 32;
   c.run.checkpointEvery = 5000;

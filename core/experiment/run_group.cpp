@@ -14,6 +14,7 @@
 #include "data/token_dataset.h"
 #include "experiment/probe_schedule.h"
 #include "train/checkpoint.h"
+#include "train/micro_batch.h"
 #include "train/trainer.h"
 #include "util/paths.h"
 
@@ -176,9 +177,13 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   for (const auto& m : members) result.members.push_back(m.progress);
 }
 
-data::TokenDataset loadDataset(ExperimentConfig& config) {
+// Loads the corpus (its vocabulary sets the model's), then, for a new group, lets
+// `beforeBatching` settle the micro-batch before the dataset is cut into batches.
+data::TokenDataset loadDataset(ExperimentConfig& config,
+                               const std::function<void()>& beforeBatching = {}) {
   auto corpus = data::loadCorpusTokens(config.data);
   config.model.vocabSize = corpus.vocabSize;
+  if (beforeBatching) beforeBatching();
   return data::TokenDataset(std::move(corpus.tokens), corpus.vocabSize, config.data.valFraction,
                             config.model.seqLen, config.optim.batchSize);
 }
@@ -202,7 +207,11 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
   requireValid(input);
   ExperimentConfig config = input;
   const torch::Device device = train::resolveDevice(config.run.device);
-  data::TokenDataset dataset = loadDataset(config);  // bad corpora fail here, before any run
+  std::string microBatchChoice;
+  // bad corpora fail here, before any run; so does a model that does not fit the GPU at all
+  data::TokenDataset dataset = loadDataset(config, [&] {
+    microBatchChoice = train::chooseMicroBatch(config, device);
+  });
   applyThreads(config);
   if (config.name.empty()) config.name = defaultGroupName(config);
 
@@ -225,7 +234,13 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     m.progress = {m.runId, scheme, "running", 0, 0, std::nullopt, 0, std::nullopt};
     members.push_back(std::move(m));
   }
-  for (auto& m : members) store.markRunning(m.runId);
+  for (auto& m : members) {
+    store.markRunning(m.runId);
+    if (microBatchChoice.empty()) continue;
+    store::WriteBatch b;
+    b.event(0, store::EventLevel::Info, microBatchChoice);
+    store.write(m.runId, b);
+  }
   trainLoop(members, config, dataset, store, options, 0, result);
   return result;
 }

@@ -14,6 +14,7 @@
 #include "support/model_fixtures.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
+#include "train/micro_batch.h"
 #include "train/trainer.h"
 
 using namespace depthlab;
@@ -169,4 +170,17 @@ TEST(Cuda, PreLnLnsPairRunsThroughTheStore) {
     EXPECT_EQ(a.step, 12);
     EXPECT_GT(a.valuesWritten, 0u);
   }
+}
+
+TEST(Cuda, MicroBatchIsChosenFromFreeMemoryKeepingTheGlobalBatch) {
+  REQUIRE_CUDA();
+  auto c = test::smallConfig(2);
+  c.schemes = {"pre_ln", "lns"};
+  c.optim.batchSize = 8;
+  c.optim.gradAccum = 4;
+  c.optim.autoMicroBatch = true;
+  const auto line = train::chooseMicroBatch(c, kGpu);
+  EXPECT_FALSE(line.empty());
+  EXPECT_EQ(c.optim.batchSize * c.optim.gradAccum, 32);
+  EXPECT_EQ(c.optim.batchSize, 32) << line;  // a tiny model: the whole global batch fits
 }

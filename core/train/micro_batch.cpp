@@ -1,0 +1,83 @@
+// See micro_batch.h.
+#include "train/micro_batch.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "train/devices.h"
+#include "train/trainer.h"
+
+#ifdef DEPTHLAB_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
+namespace depthlab::train {
+
+int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<bool(int)>& fits) {
+  for (int b = std::min(globalBatch, maxMicro); b >= 1; --b) {
+    if (globalBatch % b != 0) continue;
+    if (fits(b)) return b;
+  }
+  throw std::runtime_error("not even a micro-batch of 1 sequence fits in the device's memory");
+}
+
+namespace {
+
+bool isOutOfMemory(const c10::Error& e) {
+  const std::string what = e.what_without_backtrace();
+  return what.find("out of memory") != std::string::npos;
+}
+
+void releaseCachedMemory() {
+#ifdef DEPTHLAB_WITH_CUDA
+  c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
+}  // namespace
+
+bool updateFits(const experiment::ExperimentConfig& input, const std::vector<std::string>& schemes,
+                torch::Device device, int micro, double headroom) {
+  experiment::ExperimentConfig c = input;
+  c.optim.batchSize = micro;
+  c.optim.gradAccum = 1;
+  c.optim.warmupSteps = 0;
+  bool fits = true;
+  try {
+    data::TokenBatch batch;
+    batch.batch = micro;
+    batch.seqLen = c.model.seqLen;
+    batch.inputs.assign(static_cast<size_t>(micro) * c.model.seqLen, 1);
+    batch.targets.assign(batch.inputs.size(), 2);
+    std::vector<std::unique_ptr<Trainer>> trainers;
+    for (const auto& s : schemes) trainers.push_back(std::make_unique<Trainer>(c, s, device));
+    for (auto& t : trainers) t->trainStepOn({batch}, 0);
+    if (device.is_cuda()) {
+      torch::cuda::synchronize(device.index());
+      const auto [freeBytes, totalBytes] = cudaMemory(device.index());
+      if (totalBytes > 0 && static_cast<double>(freeBytes) < headroom * static_cast<double>(totalBytes)) {
+        fits = false;
+      }
+    }
+  } catch (const c10::Error& e) {
+    if (!isOutOfMemory(e)) throw;
+    fits = false;
+  }
+  releaseCachedMemory();
+  return fits;
+}
+
+std::string chooseMicroBatch(experiment::ExperimentConfig& c, torch::Device device) {
+  if (!c.optim.autoMicroBatch || !device.is_cuda()) return "";
+  const int global = c.optim.batchSize * c.optim.gradAccum;
+  const int micro = largestFittingMicroBatch(global, global, [&](int b) {
+    return updateFits(c, c.schemes, device, b);
+  });
+  c.optim.batchSize = micro;
+  c.optim.gradAccum = global / micro;
+  return "micro-batch " + std::to_string(micro) + " x " + std::to_string(global / micro) +
+         " accumulation steps (chosen from free GPU memory for " + std::to_string(c.schemes.size()) +
+         " model(s))";
+}
+
+}  // namespace depthlab::train
