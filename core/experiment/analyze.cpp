@@ -9,6 +9,7 @@
 
 #include "data/token_dataset.h"
 #include "experiment/probe_schedule.h"
+#include "experiment/run_checkpoints.h"
 #include "model/decoder.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
@@ -38,15 +39,11 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
                                 const std::set<std::string>& which) {
   auto run = store.run(runId);
   if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
-  auto ckpts = store.checkpoints(runId);
-  const store::CheckpointInfo* chosen = nullptr;
-  for (const auto& c : ckpts) {
-    if (!step || c.step <= *step) chosen = &c;
-  }
-  if (!chosen) {
-    throw std::runtime_error("run " + std::to_string(runId) + " has no checkpoint" +
-                             (step ? " at or before step " + std::to_string(*step) : std::string()));
-  }
+  if (step && *step < 0) throw ConfigError("--step must be >= 0 (got " + std::to_string(*step) + ")");
+  // The newest checkpoint at or before `step` that verifies as this run's (throws, listing
+  // why each candidate was refused, when none does).
+  const auto verified = newestVerifiedCheckpoint(store, *run, step);
+  const store::CheckpointInfo* chosen = &verified.info;
   auto j = nlohmann::json::parse(run->configJson, nullptr, false);
   if (j.is_discarded()) throw ConfigError("run " + std::to_string(runId) + " has a broken config");
   ExperimentConfig config = configFromJson(j);
@@ -62,6 +59,9 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   ProbeSchedule probes(config.probes, data, device);
   store::WriteBatch batch;
   probes.run(model, meta.step, which, batch);
+  for (const auto& why : verified.skipped) {
+    batch.event(meta.step, store::EventLevel::Warning, "analyze skipped the checkpoint at " + why);
+  }
   batch.event(meta.step, store::EventLevel::Info,
               "analyzed checkpoint " + chosen->path);
   store.write(runId, batch);

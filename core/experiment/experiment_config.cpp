@@ -101,8 +101,9 @@ json toJson(const ExperimentConfig& c) {
                   {"lowThreshold", c.probes.lowThreshold}}},
       {"run", {{"seed", r.seed}, {"device", r.device}, {"threads", r.threads},
                {"evalEvery", r.evalEvery}, {"evalBatches", r.evalBatches},
-               {"checkpointEvery", r.checkpointEvery}, {"logEvery", r.logEvery},
-               {"bf16", r.bf16}}},
+               {"checkpointEvery", r.checkpointEvery},
+               {"checkpointMinutes", r.checkpointMinutes}, {"checkpointKeep", r.checkpointKeep},
+               {"logEvery", r.logEvery}, {"bf16", r.bf16}}},
   };
 }
 
@@ -153,6 +154,7 @@ ExperimentConfig configFromJson(const json& j) {
   sr.read("seed", r.seed); sr.read("device", r.device); sr.read("threads", r.threads);
   sr.read("evalEvery", r.evalEvery); sr.read("evalBatches", r.evalBatches);
   sr.read("checkpointEvery", r.checkpointEvery); sr.read("logEvery", r.logEvery);
+  sr.read("checkpointMinutes", r.checkpointMinutes); sr.read("checkpointKeep", r.checkpointKeep);
   sr.read("bf16", r.bf16);
   sr.finish();
 
@@ -262,6 +264,8 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   if (r.evalEvery < 0) bad("run.evalEvery", "must be >= 0");
   if (r.evalBatches <= 0) bad("run.evalBatches", "must be at least 1");
   if (r.checkpointEvery < 0) bad("run.checkpointEvery", "must be >= 0");
+  if (!(r.checkpointMinutes >= 0)) bad("run.checkpointMinutes", "must be >= 0 (0 = off)");
+  if (r.checkpointKeep < 1) bad("run.checkpointKeep", "must be at least 1");
   if (r.logEvery <= 0) bad("run.logEvery", "must be at least 1");
 
   const auto& q = c.probes;

@@ -64,7 +64,9 @@ struct RunConfig {
   int threads = 0;                // intra-op threads; 0 = the measured default
   int evalEvery = 100;            // steps between validation passes (and at the end)
   int evalBatches = 8;            // fixed validation batches
-  int checkpointEvery = 0;        // 0 = only at the end / on stop
+  int checkpointEvery = 0;        // steps between checkpoints; 0 = by wall time only
+  double checkpointMinutes = 10;  // wall time between checkpoints; 0 = off
+  int checkpointKeep = 3;         // the last N checkpoints kept (plus the best and the final)
   int logEvery = 1;               // steps between train-loss rows
   bool bf16 = false;              // autocast to bf16 (CUDA only)
 };

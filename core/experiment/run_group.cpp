@@ -9,10 +9,13 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
 #include "experiment/probe_schedule.h"
+#include "experiment/run_checkpoints.h"
+#include "experiment/store_link.h"
 #include "train/checkpoint.h"
 #include "train/micro_batch.h"
 #include "train/trainer.h"
@@ -31,40 +34,73 @@ struct Member {
   MemberProgress progress;
   store::WriteBatch pending;
   bool active = true;
+  std::string checkpointDir;            // runCheckpointDir(...)
+  std::string storeId;                  // the database's id, written into every checkpoint
+  std::optional<double> bestVal;        // lowest validation loss so far
+  std::optional<int64_t> bestStep;      // its step, when a checkpoint was written there
+  std::optional<int64_t> lastCheckpoint;
 };
 
-std::string checkpointPath(const RunGroupOptions& o, int64_t runId, int64_t step) {
-  std::string dir = o.checkpointDir.empty()
-                        ? (std::filesystem::path(util::dataDir()) / "checkpoints").string()
-                        : o.checkpointDir;
-  return (std::filesystem::path(dir) / ("run-" + std::to_string(runId)) /
-          ("step-" + std::to_string(step) + ".ckpt")).string();
-}
-
-void checkpoint(Member& m, store::RunStore& store, const RunGroupOptions& o, int64_t step) {
+// Writes a checkpoint of `m` after `step` updates and prunes the older ones: the last
+// checkpointKeep, the best and (at the end) the final one stay.
+void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
+  if (m.lastCheckpoint == step) return;
+  const auto& c = m.trainer->config();
   train::CheckpointMeta meta;
   meta.step = step;
   meta.scheme = m.progress.scheme;
   meta.runId = m.runId;
-  meta.config = toJson(m.trainer->config());
-  const std::string path = checkpointPath(o, m.runId, step);
+  meta.config = toJson(c);
+  meta.storeId = m.storeId;
+  const std::string path =
+      (std::filesystem::path(m.checkpointDir) / ("step-" + std::to_string(step) + ".ckpt")).string();
   std::string sum = train::saveCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), meta);
   auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch());
-  store.addCheckpoint(m.runId, {step, path, sum, now.count()});
+  link.addCheckpoint(m.runId, {step, path, sum, now.count()});
+  m.lastCheckpoint = step;
+  // Prune by the files on disk (the store's rows follow), so a store outage cannot make the
+  // folder grow without bound.
+  std::vector<int64_t> steps;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(m.checkpointDir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) != 0 || e.path().extension() != ".ckpt") continue;
+    try {
+      steps.push_back(std::stoll(name.substr(5)));
+    } catch (const std::exception&) {
+    }
+  }
+  for (int64_t old : checkpointsToPrune(steps, c.run.checkpointKeep, m.bestStep,
+                                        final ? std::optional<int64_t>(step) : std::nullopt)) {
+    if (old == step) continue;
+    std::filesystem::remove(std::filesystem::path(m.checkpointDir) /
+                                ("step-" + std::to_string(old) + ".ckpt"), ec);
+    link.removeCheckpoint(m.runId, old);
+  }
 }
 
-void flush(Member& m, store::RunStore& store) {
+void flush(Member& m, StoreLink& link) {
   if (m.pending.empty()) return;
-  store.write(m.runId, m.pending);
+  link.write(m.runId, std::move(m.pending));
   m.pending.clear();
 }
 
-void evaluate(Member& m, const data::TokenDataset& data, int64_t step) {
+// Validation; a new best is checkpointed (when checkpoints are kept at all) so that the best
+// state survives pruning.
+void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink* link) {
   const auto& c = m.trainer->config();
   double v = m.trainer->evaluate(data, c.run.evalBatches);
   m.progress.lossVal = v;
   m.pending.scalar(step, "loss_val", v);
   m.pending.scalar(step, "ppl_val", std::exp(std::min(v, 700.0)));
+  if (std::isfinite(v) && (!m.bestVal || v < *m.bestVal)) {
+    m.bestVal = v;
+    if (link) {
+      m.bestStep = step;
+      flush(m, *link);
+      checkpoint(m, *link, step, false);
+    }
+  }
 }
 
 // Trains every active member from `startStep` to the configured number of steps.
@@ -72,11 +108,21 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                const data::TokenDataset& data, store::RunStore& store,
                const RunGroupOptions& o, int64_t startStep, GroupResult& result) {
   const auto t0 = Clock::now();
+  StoreLink link(store);
+  link.onNotice = o.onNotice;
+  for (auto& m : members) {
+    m.trainer->setInterruptFlag(o.stopFlag);
+    if (int n = removeTemporaryFiles(m.checkpointDir); n > 0) {
+      m.pending.event(startStep, store::EventLevel::Info,
+                      "removed " + std::to_string(n) + " unfinished checkpoint file(s) (*.tmp)");
+    }
+  }
   ProbeSchedule probes(config.probes, data, members.front().trainer->device());
   if (startStep == 0) {  // the state at initialisation
     for (auto& m : members) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
   }
   auto lastFlush = Clock::now(), lastProgress = Clock::now(), lastStopPoll = Clock::now();
+  auto lastCheckpoint = Clock::now();
   const int64_t total = config.optim.steps;
   const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
                                config.model.seqLen * config.optim.gradAccum;
@@ -92,14 +138,18 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     o.onProgress(gp);
   };
   bool stopping = false;
-  int64_t step = startStep;
-  for (; step < total; ++step) {
+  std::string stopReason = "on request";
+  for (int64_t step = startStep; step < total && !stopping; ++step) {
     bool anyActive = false;
     for (auto& m : members) {
       if (!m.active) continue;
       anyActive = true;
       const auto ts = Clock::now();
       train::StepResult r = m.trainer->trainStep(data, step);
+      if (r.interrupted) {  // stop asked for in the middle of an update: it is abandoned
+        stopping = true;
+        break;
+      }
       const double dt = since(ts);
       auto& p = m.progress;
       p.step = step + 1;
@@ -112,8 +162,8 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         m.pending.scalar(step, "loss_train", r.loss);
         m.pending.event(step, store::EventLevel::Error,
                         "non-finite loss at step " + std::to_string(step) + ": run diverged");
-        flush(m, store);
-        store.finishRun(m.runId, store::RunStatus::Diverged);
+        flush(m, link);
+        link.finishRun(m.runId, store::RunStatus::Diverged);
         continue;
       }
       if (step % config.run.logEvery == 0 || step + 1 == total) {
@@ -127,58 +177,78 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
       }
       if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total) {
-        evaluate(m, data, step + 1);
+        evaluate(m, data, step + 1, &link);
       }
       if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
           step + 1 < total) {
-        flush(m, store);
-        checkpoint(m, store, o, step + 1);
+        flush(m, link);
+        checkpoint(m, link, step + 1, false);
       }
     }
     if (!anyActive) break;
+    if (!stopping && config.run.checkpointMinutes > 0 && step + 1 < total &&
+        since(lastCheckpoint) >= config.run.checkpointMinutes * 60) {
+      for (auto& m : members) {
+        if (!m.active) continue;
+        flush(m, link);
+        checkpoint(m, link, step + 1, false);
+      }
+      lastCheckpoint = Clock::now();
+    }
     if (since(lastFlush) >= o.flushSeconds) {
-      for (auto& m : members) flush(m, store);
+      for (auto& m : members) flush(m, link);
+      link.flush();
       lastFlush = Clock::now();
     }
     if (since(lastProgress) >= 0.25) {
       report(step + 1);
       lastProgress = Clock::now();
     }
-    bool stop = o.stopFlag && o.stopFlag->load();
+    bool stop = stopping || (o.stopFlag && o.stopFlag->load());
     if (!stop && since(lastStopPoll) >= 1.0) {
       lastStopPoll = Clock::now();
-      for (auto& m : members) stop = stop || (m.active && store.stopRequested(m.runId));
+      for (auto& m : members) stop = stop || (m.active && link.stopRequested(m.runId));
     }
-    if (stop) {
-      stopping = true;
-      ++step;
-      break;
+    if (!stop && link.unwritableSeconds() > o.storeGiveUpSeconds) {
+      stop = true;
+      stopReason = "because the run store stayed unwritable for " +
+                   std::to_string(static_cast<int>(link.unwritableSeconds())) + " s (" +
+                   link.lastError() + ")";
     }
+    if (stop) stopping = true;
   }
   // Finish: final evaluation and checkpoint for every member still active.
   for (auto& m : members) {
     if (!m.active) continue;
-    const int64_t done = std::min<int64_t>(step, total);
+    const int64_t done = m.progress.step;
     if (!stopping) {
-      evaluate(m, data, done);
+      evaluate(m, data, done, nullptr);
       result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
-    }
-    if (stopping) {
+    } else {
       m.pending.event(done, store::EventLevel::Info,
-                      "stopped at step " + std::to_string(done) + " on request");
+                      "stopped at step " + std::to_string(done) + " " + stopReason);
     }
-    flush(m, store);
-    checkpoint(m, store, o, done);
+    flush(m, link);
+    checkpoint(m, link, done, true);
     m.progress.status = stopping ? "stopped" : "finished";
-    store.finishRun(m.runId, stopping ? store::RunStatus::Stopped : store::RunStatus::Finished);
+    link.finishRun(m.runId, stopping ? store::RunStatus::Stopped : store::RunStatus::Finished);
   }
-  report(std::min<int64_t>(step, total));
+  // The last writes: retried with back-off for as long as the store is given.
+  while (!link.flush(true) && link.unwritableSeconds() <= o.storeGiveUpSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  int64_t reached = startStep;
+  for (const auto& m : members) reached = std::max(reached, m.progress.step);
+  report(std::min<int64_t>(reached, total));
   result.seconds = since(t0);
   for (const auto& m : members) result.members.push_back(m.progress);
+  if (!link.idle()) {
+    throw std::runtime_error("the run store '" + store.path() + "' stayed unwritable (" +
+                             link.lastError() + "); the checkpoints are on disk, but the last " +
+                             "metrics and statuses could not be recorded");
+  }
 }
 
-// Loads the corpus (its vocabulary sets the model's), then, for a new group, lets
-// `beforeBatching` settle the micro-batch before the dataset is cut into batches.
 data::TokenDataset loadDataset(ExperimentConfig& config,
                                const std::function<void()>& beforeBatching = {}) {
   auto corpus = data::loadCorpusTokens(config.data);
@@ -231,6 +301,8 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     nr.device = train::describeDevice(device);
     nr.seed = config.run.seed;
     m.runId = store.createRun(nr);
+    m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
+    m.storeId = store.storeId();
     m.progress = {m.runId, scheme, "running", 0, 0, std::nullopt, 0, std::nullopt};
     members.push_back(std::move(m));
   }
@@ -248,20 +320,33 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
   auto run = store.run(runId);
   if (!run) throw std::runtime_error("no run with id " + std::to_string(runId));
-  auto ckpts = store.checkpoints(runId);
-  if (ckpts.empty()) throw std::runtime_error("run " + std::to_string(runId) + " has no checkpoint");
+  // A run has one owner: a live process keeps it; a dead one's run is taken over.
+  store.reapCrashedRuns();
+  if (auto who = store.liveOwner(runId)) {
+    throw std::runtime_error("run " + std::to_string(runId) + " is being trained by " + *who +
+                             "; resume takes over only a run whose process is gone (stop it first)");
+  }
+  run = store.run(runId);
   auto j = nlohmann::json::parse(run->configJson, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error("run " + std::to_string(runId) + " has a broken config");
   ExperimentConfig config = configFromJson(j);
+  const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
   const torch::Device device = train::resolveDevice(config.run.device);
   data::TokenDataset dataset = loadDataset(config);
   applyThreads(config);
 
   Member m;
   m.runId = runId;
+  m.checkpointDir = runCheckpointDir(store, runId, options.checkpointDir);
+  m.storeId = store.storeId();
   m.trainer = std::make_unique<train::Trainer>(config, run->scheme, device);
-  auto meta = train::loadCheckpoint(ckpts.back().path, m.trainer->model(),
+  auto meta = train::loadCheckpoint(chosen.info.path, m.trainer->model(),
                                     &m.trainer->optimizer(), device);
+  m.lastCheckpoint = meta.step;
+  // The best validation so far, so pruning keeps its checkpoint when there is one.
+  for (const auto& v : store.scalarSeries(runId, "loss_val", INT64_MIN, meta.step)) {
+    if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
+  }
   m.progress = {runId, run->scheme, "running", meta.step, 0, std::nullopt, 0, std::nullopt};
   GroupResult result;
   result.groupName = run->groupName;
@@ -272,8 +357,17 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   }
   store.markRunning(runId);
   store::WriteBatch b;
-  b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step));
+  for (const auto& why : chosen.skipped) {
+    b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);
+  }
+  b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
+                                                  " (" + chosen.info.path + ")");
   store.write(runId, b);
+  if (options.onNotice) {
+    for (const auto& why : chosen.skipped) options.onNotice("skipped the checkpoint at " + why);
+    options.onNotice("resuming run " + std::to_string(runId) + " from step " +
+                     std::to_string(meta.step) + " (" + chosen.info.path + ")");
+  }
   std::vector<Member> members;
   members.push_back(std::move(m));
   trainLoop(members, config, dataset, store, options, meta.step, result);

@@ -36,10 +36,14 @@ struct GroupProgress {
 };
 
 struct RunGroupOptions {
-  std::string checkpointDir;                       // "" = dataDir()/checkpoints
+  std::string checkpointDir;                       // "" = dataDir()/checkpoints; each database
+                                                   // gets its own folder under it
   std::function<void(const GroupProgress&)> onProgress;  // called about 4x a second
   const std::atomic<bool>* stopFlag = nullptr;     // e.g. set by SIGINT
   double flushSeconds = 0.25;                      // max delay before metrics hit the store
+  double storeGiveUpSeconds = 600;                 // a store unwritable this long stops the
+                                                   // group (checkpointed); shorter hiccups wait
+  std::function<void(const std::string&)> onNotice;  // lines for the user (store trouble, resume)
 };
 
 struct GroupResult {
@@ -53,7 +57,8 @@ struct GroupResult {
 /// throws before any run is created.
 GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
                      const RunGroupOptions& options);
-/// Continues a stored run from its latest checkpoint to its configured step count.
+/// Continues a stored run from its newest checkpoint that verifies (newer broken ones are
+/// skipped, saying why) to its configured step count. Refuses a run whose process is alive.
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options);
 
 }  // namespace depthlab::experiment

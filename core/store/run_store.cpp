@@ -74,9 +74,12 @@ void inspectExisting(const std::string& path) {
 int RunStore::latestSchemaVersion() { return static_cast<int>(kSchemaMigrations.size()); }
 
 void RunStore::migrateTo(SqliteDb& db, int version) {
+  if (db.queryInt("PRAGMA user_version") >= version) return;
+  // The version is read again under the write lock: another process may have migrated the
+  // file between the first look and BEGIN IMMEDIATE (two trainers opening a new database).
+  SqliteTransaction tx(db);
   int current = static_cast<int>(db.queryInt("PRAGMA user_version"));
   if (current >= version) return;
-  SqliteTransaction tx(db);
   if (current == 0) db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
   for (int v = current; v < version; ++v) {
     try {
@@ -123,6 +126,17 @@ RunStore& RunStore::operator=(RunStore&&) noexcept = default;
 RunStore::~RunStore() = default;
 
 int RunStore::schemaVersion() { return static_cast<int>(m_db.queryInt("PRAGMA user_version")); }
+
+void RunStore::setBusyTimeout(int milliseconds) {
+  m_db.exec("PRAGMA busy_timeout = " + std::to_string(milliseconds));
+}
+
+std::string RunStore::storeId() {
+  if (m_storeId.empty()) {
+    m_storeId = m_db.queryText("SELECT value FROM store_info WHERE key = 'store_id'");
+  }
+  return m_storeId;
+}
 
 void RunStore::requireWritable() const {
   if (m_readOnly) throw StoreError("the run store '" + m_path + "' was opened read-only");
@@ -248,6 +262,10 @@ std::vector<RunInfo> RunStore::listRuns() {
 
 bool RunStore::deleteRun(int64_t runId) {
   requireWritable();
+  if (auto who = liveOwner(runId)) {
+    throw StoreError("run " + std::to_string(runId) + " is still training (" + *who +
+                     "); stop it first (Stop in the window, or Ctrl-C where it runs), then delete it");
+  }
   SqliteTransaction tx(m_db);
   SqliteStatement st(m_db, "DELETE FROM runs WHERE id=?1");
   st.bind(1, runId).run();
@@ -305,31 +323,45 @@ bool RunStore::stopRequested(int64_t runId) {
   return st.step() && st.columnInt(0) != 0;
 }
 
-std::vector<int64_t> RunStore::reapCrashedRuns(double staleAfterSeconds) {
-  if (m_readOnly) return {};
-  struct Candidate { int64_t id; util::ProcessIdentity who; std::optional<double> heartbeat; };
-  std::vector<Candidate> candidates;
-  {
-    SqliteStatement st(m_db, "SELECT id, host, boot_id, pid, pid_start, heartbeat_at FROM runs "
-                             "WHERE status='running'");
-    while (st.step()) {
-      Candidate c{st.columnInt(0), {st.columnText(1), st.columnText(2), st.columnInt(3),
-                                    st.columnInt(4)}, std::nullopt};
-      if (!st.columnIsNull(5)) c.heartbeat = st.columnDouble(5);
-      candidates.push_back(std::move(c));
+namespace {
+struct Owner { int64_t id; util::ProcessIdentity who; std::optional<double> heartbeat; };
+
+// A running run's process is gone: same host, by pid and start time; elsewhere, by heartbeat.
+bool ownerGone(const Owner& c, double staleAfterSeconds) {
+  if (c.who.host == util::hostName()) return !util::isAlive(c.who);
+  return !c.heartbeat || nowSeconds() - *c.heartbeat > staleAfterSeconds;
+}
+
+std::vector<Owner> runningOwners(SqliteDb& db, std::optional<int64_t> only) {
+  std::vector<Owner> out;
+  SqliteStatement st(db, "SELECT id, host, boot_id, pid, pid_start, heartbeat_at FROM runs "
+                         "WHERE status='running' AND (?1 < 0 OR id = ?1)");
+  st.bind(1, only.value_or(-1));
+  while (st.step()) {
+    Owner c{st.columnInt(0), {st.columnText(1), st.columnText(2), st.columnInt(3),
+                              st.columnInt(4)}, std::nullopt};
+    if (!st.columnIsNull(5)) c.heartbeat = st.columnDouble(5);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<std::string> RunStore::liveOwner(int64_t runId, double staleAfterSeconds) {
+  for (const auto& c : runningOwners(m_db, runId)) {
+    if (!ownerGone(c, staleAfterSeconds)) {
+      return "pid " + std::to_string(c.who.pid) + " on " + c.who.host;
     }
   }
-  const std::string host = util::hostName();
+  return std::nullopt;
+}
+
+std::vector<int64_t> RunStore::reapCrashedRuns(double staleAfterSeconds) {
+  if (m_readOnly) return {};
   const double now = nowSeconds();
   std::vector<int64_t> dead;
-  for (const auto& c : candidates) {
-    bool gone;
-    if (c.who.host == host) {
-      gone = !util::isAlive(c.who);
-    } else {
-      gone = !c.heartbeat || now - *c.heartbeat > staleAfterSeconds;
-    }
-    if (gone) dead.push_back(c.id);
+  for (const auto& c : runningOwners(m_db, std::nullopt)) {
+    if (ownerGone(c, staleAfterSeconds)) dead.push_back(c.id);
   }
   if (dead.empty()) return dead;
   SqliteTransaction tx(m_db);

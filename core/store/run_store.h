@@ -34,6 +34,10 @@ class RunStore {
 
   const std::string& path() const { return m_path; }
   int schemaVersion();
+  /// How long a write waits for another connection's lock before failing (default 10 s).
+  void setBusyTimeout(int milliseconds);
+  /// This database's unique id (32 hex digits, made when it was created or upgraded).
+  std::string storeId();
 
   // --- runs ---------------------------------------------------------------------------
   int64_t createRun(const NewRun& run);
@@ -56,11 +60,16 @@ class RunStore {
   /// Marks `running` runs whose process is gone as `crashed` (same host: the pid and its start
   /// time; other hosts: no heartbeat for `staleAfterSeconds`). Returns the ids it changed.
   std::vector<int64_t> reapCrashedRuns(double staleAfterSeconds = 600.0);
+  /// "pid P on HOST" when `runId` is running and its process is alive (as reapCrashedRuns
+  /// judges it); nullopt otherwise. deleteRun refuses such a run, resume does not take it over.
+  std::optional<std::string> liveOwner(int64_t runId, double staleAfterSeconds = 600.0);
 
   // --- metrics ------------------------------------------------------------------------
   /// Commits everything in `batch` for `runId` in one transaction.
   void write(int64_t runId, const WriteBatch& batch);
   void addCheckpoint(int64_t runId, const CheckpointInfo& ckpt);
+  /// Forgets the checkpoint row of `runId` at `step` (the file is the caller's business).
+  void removeCheckpoint(int64_t runId, int64_t step);
 
   /// Latest train step and validation loss of every run, in one query.
   std::map<int64_t, RunSummary> runSummaries();
@@ -100,6 +109,7 @@ class RunStore {
   SqliteDb m_db;
   bool m_readOnly = false;
   std::unique_ptr<Statements> m_st;
+  std::string m_storeId;  // cached
 };
 
 }  // namespace depthlab::store

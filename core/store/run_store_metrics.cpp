@@ -185,6 +185,15 @@ std::optional<Matrix> RunStore::matrix(int64_t runId, const std::string& kind, i
   return m;
 }
 
+void RunStore::removeCheckpoint(int64_t runId, int64_t step) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "DELETE FROM checkpoints WHERE run_id=?1 AND step=?2")
+      .bind(1, runId).bind(2, step).run();
+  touchRun(runId);
+  tx.commit();
+}
+
 std::vector<CheckpointInfo> RunStore::checkpoints(int64_t runId) {
   SqliteStatement st(m_db, "SELECT step, path, checksum, created_at FROM checkpoints "
                            "WHERE run_id=?1 ORDER BY step, id");

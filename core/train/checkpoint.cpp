@@ -85,6 +85,10 @@ Parsed parse(const std::string& path, bool payloads) {
   p.meta.scheme = j.value("scheme", std::string());
   p.meta.runId = j.value("run_id", int64_t{0});
   p.meta.config = j.value("config", nlohmann::json::object());
+  p.meta.storeId = j.value("store_id", std::string());
+  p.meta.configHash = j.value("config_hash", std::string());
+  if (p.meta.configHash.empty()) p.meta.configHash = modelConfigHash(p.meta.config);  // older files
+  p.meta.checksum = hex(stored);
   return p;
 }
 
@@ -93,7 +97,9 @@ Parsed parse(const std::string& path, bool payloads) {
 std::string saveCheckpoint(const std::string& path, model::Decoder& model,
                            torch::optim::Optimizer* optimizer, const CheckpointMeta& meta) {
   nlohmann::json j = {{"step", meta.step}, {"scheme", meta.scheme}, {"run_id", meta.runId},
-                      {"config", meta.config}};
+                      {"config", meta.config}, {"store_id", meta.storeId},
+                      {"config_hash", meta.configHash.empty() ? modelConfigHash(meta.config)
+                                                              : meta.configHash}};
   std::string metaText = j.dump();
   std::ostringstream modelBytes, optimBytes;
   {
@@ -130,6 +136,36 @@ std::string saveCheckpoint(const std::string& path, model::Decoder& model,
 }
 
 CheckpointMeta readCheckpointMeta(const std::string& path) { return parse(path, false).meta; }
+
+std::string modelConfigHash(const nlohmann::json& config) {
+  const auto empty = nlohmann::json::object();
+  const auto& c = config.is_object() ? config : empty;
+  nlohmann::json shape = {{"model", c.value("model", empty)}, {"options", c.value("options", empty)}};
+  return hex(fnv1a(shape.dump()));
+}
+
+CheckpointMeta verifyCheckpoint(const std::string& path, const CheckpointOwner& owner) {
+  const CheckpointMeta m = parse(path, false).meta;
+  auto refuse = [&](const std::string& what, const std::string& expected, const std::string& found) {
+    throw CheckpointError("checkpoint '" + path + "' does not belong to run " +
+                          std::to_string(owner.runId) + ": " + what + " is " + found +
+                          " in the file, " + expected + " in the database");
+  };
+  if (!owner.checksum.empty() && owner.checksum != m.checksum) {
+    refuse("the checksum", owner.checksum, m.checksum + " (the file was replaced or modified)");
+  }
+  if (owner.runId != 0 && m.runId != owner.runId) {
+    refuse("the run id", std::to_string(owner.runId), std::to_string(m.runId));
+  }
+  if (!owner.scheme.empty() && m.scheme != owner.scheme) refuse("the scheme", owner.scheme, m.scheme);
+  if (!owner.storeId.empty() && !m.storeId.empty() && m.storeId != owner.storeId) {
+    refuse("the database id", owner.storeId, m.storeId + " (another database's run)");
+  }
+  if (!owner.configHash.empty() && m.configHash != owner.configHash) {
+    refuse("the model config hash", owner.configHash, m.configHash.empty() ? "absent" : m.configHash);
+  }
+  return m;
+}
 
 CheckpointMeta loadCheckpoint(const std::string& path, model::Decoder& model,
                               torch::optim::Optimizer* optimizer, torch::Device device) {

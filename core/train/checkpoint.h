@@ -25,7 +25,25 @@ struct CheckpointMeta {
   std::string scheme;
   nlohmann::json config;       // ExperimentConfig JSON
   int64_t runId = 0;
+  std::string storeId;         // the database the run belongs to ("" in files before it)
+  std::string configHash;      // modelConfigHash() of `config`
+  std::string checksum;        // read back: the file's own checksum (hex), as saveCheckpoint returns
 };
+
+/// Hex FNV-1a of the model-shaping part of an ExperimentConfig JSON (model and options): two
+/// configs with the same hash build models with the same parameters.
+std::string modelConfigHash(const nlohmann::json& config);
+
+/// What a checkpoint must be to belong to a run; empty strings are not checked.
+struct CheckpointOwner {
+  int64_t runId = 0;
+  std::string scheme, storeId, configHash;
+  std::string checksum;        // what the store recorded when the file was written
+};
+
+/// Reads and checks the whole file (format, checksum) and that it belongs to `owner`; throws
+/// CheckpointError naming the file, the expected owner and what the file says otherwise.
+CheckpointMeta verifyCheckpoint(const std::string& path, const CheckpointOwner& owner);
 
 /// Saves atomically; returns the file's checksum (hex FNV-1a 64 of its payload).
 std::string saveCheckpoint(const std::string& path, model::Decoder& model,

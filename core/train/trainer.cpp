@@ -130,6 +130,11 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   // The losses stay on the device: the step reads the host once, below.
   torch::Tensor lossSum;  // () float32
   for (const auto& batch : micro) {
+    if (m_interrupt && m_interrupt->load()) {
+      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+      r.interrupted = true;
+      return r;
+    }
     auto [x, y] = toTensors(batch);
     torch::Tensor loss;
     {  // 2. forward

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@ struct StepResult {
   double gradNorm = 0;          // global L2 norm before clipping
   double lr = 0;                // peak-group learning rate used for this update
   bool finite = true;
+  bool interrupted = false;     // the interrupt flag was set between micro-batches: no update
   std::vector<float> layerGradNorms;  // (L) L2 norm of each block's gradient
 };
 
@@ -36,6 +38,9 @@ class Trainer {
   StepResult trainStep(const data::TokenDataset& data, int64_t step);
   /// The same update on explicit micro-batches (their mean gradient); trainStep calls it.
   StepResult trainStepOn(const std::vector<data::TokenBatch>& micro, int64_t step);
+  /// Checked between micro-batches: when set, the update in progress is abandoned (no optimizer
+  /// step, gradients dropped) and trainStepOn returns with `interrupted`. nullptr: never.
+  void setInterruptFlag(const std::atomic<bool>* flag) { m_interrupt = flag; }
   /// Mean validation loss over the first `nBatches` fixed validation batches.
   double evaluate(const data::TokenDataset& data, int nBatches);
 
@@ -56,6 +61,7 @@ class Trainer {
   std::vector<double> m_groupPeakLr;
   std::vector<torch::Tensor> m_paramsInOrder;  // every parameter, grouped by block
   std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
+  const std::atomic<bool>* m_interrupt = nullptr;
 };
 
 /// Intra-op threads to use when the config says 0. Measured on this 2-core machine with

@@ -19,6 +19,18 @@
 
 using namespace depthlab;
 
+namespace {
+train::CheckpointMeta ckMeta(int64_t step, const std::string& scheme, nlohmann::json config,
+                             int64_t runId) {
+  train::CheckpointMeta m;
+  m.step = step;
+  m.scheme = scheme;
+  m.config = std::move(config);
+  m.runId = runId;
+  return m;
+}
+}  // namespace
+
 #define REQUIRE_CUDA() \
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible to LibTorch"
 
@@ -123,7 +135,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   auto data = makeData(c);
   train::Trainer gpu(c, "lns", kGpu);
   for (int s = 0; s < 3; ++s) gpu.trainStep(data, s);
-  train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), {1, "lns", {}, 3});
+  train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), ckMeta(3, "lns", {}, 1));
   train::Trainer cpu(c, "lns", torch::kCPU);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-gpu"), cpu.model(), &cpu.optimizer(), torch::kCPU));
@@ -131,7 +143,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   for (size_t i = 0; i < pg.size(); ++i) EXPECT_TRUE(torch::equal(pg[i].cpu(), pc[i]));
   // ... and back: both continue to the same loss.
   cpu.trainStep(data, 3);
-  train::saveCheckpoint(dir.file("from-cpu"), cpu.model(), &cpu.optimizer(), {1, "lns", {}, 4});
+  train::saveCheckpoint(dir.file("from-cpu"), cpu.model(), &cpu.optimizer(), ckMeta(4, "lns", {}, 1));
   train::Trainer gpu2(c, "lns", kGpu);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-cpu"), gpu2.model(), &gpu2.optimizer(), kGpu));

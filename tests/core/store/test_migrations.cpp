@@ -1,6 +1,12 @@
 // Migrations: from an empty file and from every older schema version, keeping the data.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <vector>
+
 #include "store/run_store.h"
 #include "support/temp_dir.h"
 
@@ -59,4 +65,52 @@ TEST(RunStoreMigrations, ReopeningIsANoOp) {
   { auto s = RunStore::open(path); NewRun r; r.name = "x"; s.createRun(r); }
   auto s = RunStore::open(path);
   EXPECT_EQ(s.listRuns().size(), 1u);
+}
+
+TEST(RunStoreMigrations, EveryDatabaseHasItsOwnStableId) {
+  depthlab::test::TempDir dir;
+  std::string a, b;
+  { auto s = RunStore::open(dir.file("a.db")); a = s.storeId(); }
+  { auto s = RunStore::open(dir.file("b.db")); b = s.storeId(); }
+  EXPECT_EQ(a.size(), 32u);
+  EXPECT_NE(a, b);
+  auto again = RunStore::open(dir.file("a.db"));
+  EXPECT_EQ(again.storeId(), a);
+}
+
+// Processes opening a brand-new file at the same moment: every open succeeds (the schema
+// version is re-read under the write lock), one id, one schema.
+TEST(RunStoreMigrations, ConcurrentOpensOfANewFileAllSucceed) {
+  for (int round = 0; round < 5; ++round) {
+    depthlab::test::TempDir dir;
+    const auto path = dir.file("new.db");
+    constexpr int kProcs = 8;
+    std::vector<pid_t> kids;
+    for (int i = 0; i < kProcs; ++i) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        try {
+          auto s = RunStore::open(path);
+          NewRun r;
+          r.name = "p" + std::to_string(i);
+          s.createRun(r);
+          _exit(s.schemaVersion() == RunStore::latestSchemaVersion() ? 0 : 2);
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "open failed: %s\n", e.what());
+          _exit(1);
+        }
+      }
+      kids.push_back(pid);
+    }
+    int failed = 0;
+    for (pid_t k : kids) {
+      int status = 0;
+      waitpid(k, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    }
+    EXPECT_EQ(failed, 0) << "round " << round;
+    auto s = RunStore::open(path);
+    EXPECT_EQ(s.listRuns().size(), static_cast<size_t>(kProcs));
+    EXPECT_EQ(s.integrityCheck(), "ok");
+  }
 }

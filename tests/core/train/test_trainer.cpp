@@ -14,6 +14,18 @@
 using namespace depthlab;
 
 namespace {
+train::CheckpointMeta ckMeta(int64_t step, const std::string& scheme, nlohmann::json config,
+                             int64_t runId) {
+  train::CheckpointMeta m;
+  m.step = step;
+  m.scheme = scheme;
+  m.config = std::move(config);
+  m.runId = runId;
+  return m;
+}
+}  // namespace
+
+namespace {
 
 data::TokenDataset makeData(const experiment::ExperimentConfig& c) {
   return data::TokenDataset(test::patternTokens(20000, c.model.vocabSize), c.model.vocabSize,
@@ -110,7 +122,7 @@ TEST(Trainer, ResumeGivesTheSameNextLossesAsNotStopping) {
   for (int s = 0; s < 8; ++s) {
     losses.push_back(straight.trainStep(data, s).loss);
     if (s == 4) {
-      train::CheckpointMeta meta{5, "lns", experiment::toJson(c), 1};
+      train::CheckpointMeta meta = ckMeta(5, "lns", experiment::toJson(c), 1);
       train::saveCheckpoint(dir.file("ckpt"), straight.model(), &straight.optimizer(), meta);
     }
   }
@@ -129,7 +141,7 @@ TEST(Trainer, CheckpointRejectsDamage) {
   test::TempDir dir;
   auto c = test::smallConfig(2);
   train::Trainer t(c, "pre_ln", torch::kCPU);
-  train::saveCheckpoint(dir.file("ok"), t.model(), &t.optimizer(), {3, "pre_ln", {}, 0});
+  train::saveCheckpoint(dir.file("ok"), t.model(), &t.optimizer(), ckMeta(3, "pre_ln", {}, 0));
   std::string bytes = test::readFile(dir.file("ok"));
   test::writeFile(dir.file("truncated"), bytes.substr(0, bytes.size() / 2));
   std::string flipped = bytes;

@@ -1,0 +1,45 @@
+// A run's checkpoints: where they live, which of them can be trusted, and which are kept.
+// Files go to <base>/<database id>/run-<id>/step-<n>.ckpt (base: --checkpoint-dir, or the data
+// folder's checkpoints/), so runs of different databases never share a folder. Loading takes
+// the newest checkpoint whose file verifies (format, the checksum the store recorded, run id,
+// scheme, database id, model config) and says which newer ones were skipped and why. Pruning
+// keeps the last N, the best (lowest validation loss) and the final one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/run_store.h"
+#include "train/checkpoint.h"
+
+namespace depthlab::experiment {
+
+/// <base or dataDir()/checkpoints>/<store id>/run-<id>
+std::string runCheckpointDir(store::RunStore& store, int64_t runId, const std::string& base);
+
+/// What a checkpoint of `run` must say about itself.
+train::CheckpointOwner ownerOf(store::RunStore& store, const store::RunInfo& run,
+                               const store::CheckpointInfo& recorded);
+
+struct VerifiedCheckpoint {
+  store::CheckpointInfo info;
+  train::CheckpointMeta meta;
+  std::vector<std::string> skipped;  // "step-500.ckpt: <why>", newest first
+};
+
+/// The newest checkpoint of `run` at or before `atOrBefore` that verifies; throws
+/// std::runtime_error listing every candidate's reason when none does.
+VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store::RunInfo& run,
+                                            std::optional<int64_t> atOrBefore = std::nullopt);
+
+/// Steps whose checkpoints to delete: all but the last `keepLast`, `best` and `final`.
+std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int keepLast,
+                                        std::optional<int64_t> best, std::optional<int64_t> final);
+
+/// Removes "*.tmp" leftovers of interrupted writes in `dir`; returns how many.
+int removeTemporaryFiles(const std::string& dir);
+
+}  // namespace depthlab::experiment
