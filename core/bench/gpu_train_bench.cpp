@@ -52,21 +52,19 @@ void runHfBaseline(GpuTrainBenchResult& r, const experiment::ExperimentConfig& c
     const char* env = std::getenv("DEPTHLAB_PYTHON");
     python = env && *env ? env : "python3";
   }
-  const auto probe = util::runCommand(
-      util::shellQuote(python) +
-      " -c 'import torch, transformers; assert torch.cuda.is_available()' 2>&1");
+  const auto probe = util::runProgram(
+      {python, "-c", "import torch, transformers; assert torch.cuda.is_available()"});
   if (probe.status != 0) {
     r.hfMessage = python + " cannot import torch (with CUDA) and transformers";
     return;
   }
   const auto& m = c.model;
-  std::ostringstream cmd;
-  cmd << util::shellQuote(python) << " " << util::shellQuote(script) << " --layers " << m.nLayers
-      << " --width " << m.dModel << " --heads " << m.nHeads << " --ffn " << m.dFF << " --seq "
-      << m.seqLen << " --batch " << c.optim.batchSize << " --accum " << c.optim.gradAccum
-      << " --vocab " << m.vocabSize << " --eps " << m.normEps << " --steps "
-      << std::max(5, r.steps) << " 2>/dev/null";
-  const auto run = util::runCommand(cmd.str());
+  auto n = [](auto v) { std::ostringstream s; s << v; return s.str(); };
+  const auto run = util::runProgram(
+      {python, script, "--layers", n(m.nLayers), "--width", n(m.dModel), "--heads", n(m.nHeads),
+       "--ffn", n(m.dFF), "--seq", n(m.seqLen), "--batch", n(c.optim.batchSize), "--accum",
+       n(c.optim.gradAccum), "--vocab", n(m.vocabSize), "--eps", n(m.normEps), "--steps",
+       n(std::max(5, r.steps))});
   std::istringstream lines(run.output);
   for (std::string line; std::getline(lines, line);) {
     auto j = nlohmann::json::parse(line, nullptr, false);

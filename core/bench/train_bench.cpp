@@ -90,9 +90,10 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  auto run = util::runCommand("/usr/bin/python3 " + util::shellQuote(script) +
-                              " bench --config " + cfg + " --scheme " + scheme + " --steps " +
-                              std::to_string(steps) + " --threads " + std::to_string(threads) + " 2>&1");
+  auto run = util::runProgram({"/usr/bin/python3", script, "bench", "--config", cfg, "--scheme",
+                               scheme, "--steps", std::to_string(steps), "--threads",
+                               std::to_string(threads)},
+                              {"", util::Stderr::Merge});
   const int rc = run.status;
   const std::string& out = run.output;
   std::filesystem::remove(cfg);

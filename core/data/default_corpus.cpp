@@ -48,7 +48,7 @@ DefaultCorpusStatus ensureDefaultCorpus() {
       "The default corpus comes from Debian's bible-kjv package: sudo apt-get install "
       "bible-kjv bible-kjv-text (or `make run`, which installs it). Any UTF-8 text file works "
       "instead: pass --corpus FILE.";
-  auto bible = util::runCommand("bible -l 100000 'gen1:1-rev22:21' 2>/dev/null");
+  auto bible = util::runProgram({"bible", "-l", "100000", "gen1:1-rev22:21"});
   const std::string& raw = bible.output;
   if (bible.status != 0 || raw.size() < 1000000) {
     st.message = std::string("the `bible` program is missing or printed too little. ") + hint;

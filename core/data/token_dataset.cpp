@@ -9,6 +9,7 @@
 #include "data/corpus.h"
 #include "data/default_corpus.h"
 #include "data/tokenizer.h"
+#include "util/content_hash.h"
 
 namespace depthlab::data {
 
@@ -24,9 +25,10 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 constexpr char kTokenMagic[8] = {'D', 'L', 'T', 'O', 'K', 'E', 'N', 'S'};
-constexpr uint32_t kTokenVersion = 1;
+constexpr uint32_t kTokenVersion = 2;
 
-// Cached token file: magic, version, vocab, count, source size, then uint32 tokens.
+// Cached token file: magic, version, vocab, count, source key, then uint32 tokens. The source
+// key hashes the text's bytes and the tokenizer model's bytes: any edit re-encodes.
 bool readTokenCache(const std::string& path, uint64_t sourceSize, std::vector<int32_t>& out,
                     int& vocab) {
   std::ifstream in(path, std::ios::binary);
@@ -182,10 +184,11 @@ CorpusTokens loadCorpusTokens(const experiment::DataConfig& data) {
   std::string cache = (fs::path(cacheDir) / (fs::path(textFile).filename().string() + "." +
                                              fs::path(spm->modelPath()).stem().string() +
                                              ".tokens")).string();
+  const uint64_t key = util::fnv1a(text, util::fnv1aFile(spm->modelPath()));
   int cachedVocab = 0;
-  if (!readTokenCache(cache, text.size(), ct.tokens, cachedVocab) || cachedVocab != ct.vocabSize) {
+  if (!readTokenCache(cache, key, ct.tokens, cachedVocab) || cachedVocab != ct.vocabSize) {
     ct.tokens = spm->encodeFile(textFile);
-    writeTokenCache(cache, text.size(), ct.tokens, ct.vocabSize);
+    writeTokenCache(cache, key, ct.tokens, ct.vocabSize);
   }
   return ct;
 }

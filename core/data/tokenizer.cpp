@@ -12,6 +12,7 @@
 
 #include "data/corpus.h"
 #include "util/paths.h"
+#include "util/content_hash.h"
 #include "util/run_command.h"
 
 namespace depthlab::data {
@@ -20,23 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using util::shellQuote;
-
-// Runs a tool; returns its stdout; throws DataError with its stderr tail on failure.
-std::string runTool(const std::string& cmd) {
-  const std::string errFile = (fs::temp_directory_path() /
-                               ("depthlab-spm-" + std::to_string(getpid()) + ".err")).string();
-  auto r = util::runCommand(cmd + " 2>" + shellQuote(errFile));
+// Runs a tool with an argument vector; returns its stdout; throws DataError with its stderr
+// tail on failure.
+std::string runTool(const std::vector<std::string>& argv, const std::string& stdinFile = "") {
+  util::CommandOptions o;
+  o.stdinFile = stdinFile;
+  o.stderrMode = util::Stderr::Capture;
+  auto r = util::runProgram(argv, o);
   if (r.status != 0) {
-    std::ifstream in(errFile);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string err = ss.str();
-    fs::remove(errFile);
+    std::string err = r.errors;
     if (err.size() > 600) err = "..." + err.substr(err.size() - 600);
-    throw DataError("`" + cmd.substr(0, cmd.find(' ')) + "` failed: " + err);
+    throw DataError("`" + argv.front() + "` failed" +
+                    (r.status == 127 ? std::string(" to start") : std::string()) + ": " + err);
   }
-  fs::remove(errFile);
   return r.output;
 }
 
@@ -68,8 +65,7 @@ std::vector<int32_t> ByteTokenizer::encode(const std::string& text) const {
 }
 
 bool SpmTokenizer::toolsAvailable() {
-  return std::system("command -v spm_encode >/dev/null 2>&1 && command -v spm_train "
-                     ">/dev/null 2>&1") == 0;
+  return util::programExists("spm_encode") && util::programExists("spm_train");
 }
 
 SpmTokenizer::SpmTokenizer(std::string modelPath) : m_model(std::move(modelPath)) {
@@ -77,14 +73,13 @@ SpmTokenizer::SpmTokenizer(std::string modelPath) : m_model(std::move(modelPath)
   if (!toolsAvailable()) {
     throw DataError("SentencePiece tools not found: sudo apt-get install sentencepiece");
   }
-  std::string vocab = runTool("spm_export_vocab --model=" + shellQuote(m_model));
+  std::string vocab = runTool({"spm_export_vocab", "--model=" + m_model});
   for (char c : vocab) m_vocab += c == '\n';
   if (m_vocab <= 0) throw DataError("SentencePiece model '" + m_model + "' has no vocabulary");
 }
 
 std::vector<int32_t> SpmTokenizer::encodeFile(const std::string& path) const {
-  return parseIds(runTool("spm_encode --model=" + shellQuote(m_model) +
-                          " --output_format=id < " + shellQuote(path)));
+  return parseIds(runTool({"spm_encode", "--model=" + m_model, "--output_format=id"}, path));
 }
 
 std::vector<int32_t> SpmTokenizer::encode(const std::string& text) const {
@@ -104,11 +99,11 @@ std::string SpmTokenizer::train(const std::string& corpusFile, const std::string
   if (!toolsAvailable()) {
     throw DataError("SentencePiece tools not found: sudo apt-get install sentencepiece");
   }
-  runTool("spm_train --input=" + shellQuote(corpusFile) + " --model_prefix=" +
-          shellQuote(prefix) + " --vocab_size=" + std::to_string(vocab) +
-          " --model_type=" + modelType +
-          " --character_coverage=1.0 --input_sentence_size=2000000 --shuffle_input_sentence=true"
-          " --pad_id=0 --unk_id=2 --bos_id=-1 --eos_id=1 --minloglevel=2");
+  runTool({"spm_train", "--input=" + corpusFile, "--model_prefix=" + prefix,
+           "--vocab_size=" + std::to_string(vocab), "--model_type=" + modelType,
+           "--character_coverage=1.0", "--input_sentence_size=2000000",
+           "--shuffle_input_sentence=true", "--pad_id=0", "--unk_id=2", "--bos_id=-1",
+           "--eos_id=1", "--minloglevel=2"});
   return prefix + ".model";
 }
 
@@ -122,18 +117,29 @@ std::string cacheDirFor(const std::string& corpusPath) {
   return fallback;
 }
 
+int spmVocabSize(const std::string& spec) {
+  const std::string arg = spec.substr(spec.rfind(':') + 1);
+  if (arg.empty() || arg.size() > 7 || arg.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(arg) < kSpmMinVocab || std::stoi(arg) > kSpmMaxVocab) {
+    throw DataError("tokenizer '" + spec + "': the SentencePiece vocabulary size must be a number from " +
+                    std::to_string(kSpmMinVocab) + " to " + std::to_string(kSpmMaxVocab));
+  }
+  return std::stoi(arg);
+}
+
 std::unique_ptr<Tokenizer> makeTokenizer(const std::string& spec, const std::string& corpusFile) {
   if (spec == "byte") return std::make_unique<ByteTokenizer>();
   if (spec.rfind("spm:", 0) != 0) throw DataError("unknown tokenizer '" + spec + "'");
   std::string arg = spec.substr(4);
   if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos) {
-    int vocab = std::stoi(arg);
-    // Cache key: corpus name, size and vocab, beside the corpus (or in the data cache).
-    std::error_code ec;
-    auto size = fs::is_regular_file(corpusFile, ec) ? fs::file_size(corpusFile, ec) : 0;
+    const int vocab = spmVocabSize(spec);
+    // Cache key: the corpus's content (a hash of its bytes), the vocabulary size and the
+    // training settings' version, beside the corpus (or in the data cache). An edited corpus
+    // of the same size gets a new model.
     std::string prefix = (fs::path(cacheDirFor(corpusFile)) /
-                          (fs::path(corpusFile).filename().string() + ".spm" + arg + "-" +
-                           std::to_string(size))).string();
+                          (fs::path(corpusFile).filename().string() + ".spm" +
+                           std::to_string(vocab) + "-" + kSpmSettingsVersion + "-" +
+                           util::hex64(util::fnv1aFile(corpusFile)))).string();
     std::string model = prefix + ".model";
     if (!fs::exists(model)) SpmTokenizer::train(corpusFile, prefix, vocab);
     return std::make_unique<SpmTokenizer>(model);

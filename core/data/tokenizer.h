@@ -50,6 +50,14 @@ class SpmTokenizer : public Tokenizer {
 /// A folder where caches for `corpusPath` can be written: beside it, else the data cache.
 std::string cacheDirFor(const std::string& corpusPath);
 
+/// Vocabulary sizes `spm:N` accepts, and the version of the training settings (part of the
+/// cache key: a change of settings retrains).
+inline constexpr int kSpmMinVocab = 16;
+inline constexpr int kSpmMaxVocab = 1000000;
+inline constexpr const char* kSpmSettingsVersion = "s1";
+/// N of "spm:N"; throws DataError naming the spec when N is not a number in range.
+int spmVocabSize(const std::string& spec);
+
 /// Builds the tokenizer a config names ("byte", "spm:N", "spm:/path.model"), training and
 /// caching an spm model on `corpusTextFile` when needed.
 std::unique_ptr<Tokenizer> makeTokenizer(const std::string& spec, const std::string& corpusTextFile);

@@ -1,6 +1,8 @@
 // ExperimentConfig JSON round trip and validation; see experiment_config.h.
 #include "experiment/experiment_config.h"
 
+#include "data/tokenizer.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -236,6 +238,14 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
 
   const auto& d = c.data;
   if (!(d.valFraction > 0 && d.valFraction < 0.5)) bad("data.valFraction", "must be in (0, 0.5)");
+  if (d.tokenizer.rfind("spm:", 0) == 0 && d.tokenizer.size() > 4 &&
+      d.tokenizer.find_first_not_of("0123456789", 4) == std::string::npos) {
+    try {
+      data::spmVocabSize(d.tokenizer);
+    } catch (const std::exception& e) {
+      bad("data.tokenizer", e.what());
+    }
+  }
   if (d.tokenizer != "byte" && d.tokenizer.rfind("spm:", 0) != 0)
     bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
                               "' (known: byte, spm:N, spm:/path/to.model)");

@@ -42,6 +42,7 @@ void inspectExisting(const std::string& path) {
   }
   try {
     SqliteDb db(path, SQLITE_OPEN_READONLY);
+    db.exec("PRAGMA busy_timeout = 10000");  // another process may be creating it right now
     int64_t appId = db.queryInt("PRAGMA application_id");
     int64_t version = db.queryInt("PRAGMA user_version");
     int64_t tables = db.queryInt("SELECT count(*) FROM sqlite_master");

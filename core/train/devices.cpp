@@ -22,7 +22,8 @@ std::vector<DeviceInfo> availableDevices() {
     // Names and memory from nvidia-smi when present (no CUDA headers needed at build time).
     std::vector<std::string> names;
     std::istringstream smi(
-        util::runCommand("nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null").output);
+        util::runProgram({"nvidia-smi", "--query-gpu=name,memory.total", "--format=csv,noheader"})
+            .output);
     for (std::string line; std::getline(smi, line);) names.push_back(line);
     const size_t count = static_cast<size_t>(torch::cuda::device_count());
     for (size_t i = 0; i < count; ++i) {
@@ -45,8 +46,8 @@ std::vector<DeviceInfo> availableDevices() {
 namespace {
 // One line of `nvidia-smi --query-gpu=FIELD` for device `index`.
 std::string smiField(const std::string& field, int index) {
-  auto r = util::runCommand("nvidia-smi --query-gpu=" + field + " --format=csv,noheader,nounits -i " +
-                            std::to_string(index) + " 2>/dev/null");
+  auto r = util::runProgram({"nvidia-smi", "--query-gpu=" + field,
+                             "--format=csv,noheader,nounits", "-i", std::to_string(index)});
   std::string line = r.status == 0 ? r.output.substr(0, r.output.find('\n')) : std::string();
   while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
   return line;

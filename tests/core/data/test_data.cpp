@@ -148,6 +148,42 @@ TEST(SpmTokenizer, TrainsCachesAndEncodesOutOfProcess) {
   EXPECT_THROW(SpmTokenizer(dir.file("absent.model")), DataError);
 }
 
+// The caches are keyed on content: an edited corpus of exactly the same size gets a new
+// model and new tokens, never the stale ones.
+TEST(SpmTokenizer, AnEditOfTheSameSizeIsNotServedStaleTokens) {
+  if (!SpmTokenizer::toolsAvailable()) GTEST_SKIP() << "sentencepiece tools not installed";
+  test::TempDir dir;
+  auto corpus = writeSpmCorpus(dir);
+  experiment::DataConfig dc;
+  dc.corpus = corpus;
+  dc.tokenizer = "spm:120";
+  auto first = loadCorpusTokens(dc);
+  std::string text = test::readFile(corpus);
+  for (auto& ch : text) {  // same length, other content
+    if (ch == 'e') ch = 'q';
+  }
+  test::writeFile(corpus, text);
+  auto edited = loadCorpusTokens(dc);
+  EXPECT_NE(edited.tokenizerName, first.tokenizerName);  // another model file
+  EXPECT_NE(edited.tokens, first.tokens);
+  SpmTokenizer tok(edited.tokenizerName.substr(4));
+  auto direct = tok.encode(text);
+  EXPECT_EQ(direct, edited.tokens);
+}
+
+TEST(SpmTokenizer, VocabularySizesOutOfRangeAreRefusedByName) {
+  for (const char* spec : {"spm:99999999999", "spm:3", "spm:2000000"}) {
+    try {
+      spmVocabSize(spec);
+      ADD_FAILURE() << spec << " accepted";
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find(spec), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("vocabulary size"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(spmVocabSize("spm:32000"), 32000);
+}
+
 TEST(SpmTokenizer, TheCliStartsAndTrainsWithAnSpmTokenizer) {
   // The protobuf clash would crash a process linking both libraries before main(); the CLI
   // links LibTorch and must run SentencePiece out of process.
