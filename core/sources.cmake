@@ -24,7 +24,8 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   experiment/probe_schedule.cpp
 )
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/store_link.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/store_link.cpp
+  experiment/resource_estimate.cpp)
 # Checkpoint ownership, verification and pruning (reads checkpoint headers; no tensors).
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/run_checkpoints.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)

@@ -8,3 +8,7 @@ foreach(area model train experiment data io probes analysis)
     add_dependencies(test_core_${area} depthlab-cli)
   endif()
 endforeach()
+# The command line end to end: bad input answered clearly (runs the real depthlab-cli).
+file(GLOB DEPTHLAB_TEST_CLI CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/app/cli/*.cpp)
+depthlab_add_gtest(NAME test_cli SOURCES ${DEPTHLAB_TEST_CLI} LIBS depthlab_test_support LABELS cli)
+add_dependencies(test_cli depthlab-cli)

@@ -44,7 +44,10 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--step", step, "Checkpoint step (latest at or before it; default: last)");
   analyze->add_option("--probes", probes, "all | variance,angular,pruning,block_pruning,jacobian")
       ->capture_default_str();
-  analyze->callback([&g] {
+  analyze->callback([&g, analyze] {
+    if (analyze->count("--step") && step < 0) {
+      throw std::runtime_error("--step must be 0 or more (got " + std::to_string(step) + ")");
+    }
     auto which = experiment::parseProbeList(probes);
     auto s = openStore(g);
     auto r = experiment::analyzeCheckpoint(s, runId,
@@ -65,11 +68,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   report->callback([&g] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
     std::vector<experiment::RunReport> reports;
-    std::stringstream ss(runs);
-    std::string id;
-    while (std::getline(ss, id, ',')) {
-      if (!id.empty()) reports.push_back(experiment::makeRunReport(s, std::stoll(id)));
-    }
+    for (int64_t id : parseRunIds(runs, s)) reports.push_back(experiment::makeRunReport(s, id));
     if (g.json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& r : reports) j.push_back(reportJson(r));

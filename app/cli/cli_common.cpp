@@ -2,6 +2,7 @@
 #include "cli_common.h"
 
 #include <ctime>
+#include <sstream>
 
 #include "util/paths.h"
 
@@ -11,6 +12,52 @@ store::RunStore openStore(const GlobalOptions& g, store::RunStore::Mode mode) {
   std::string path = util::defaultDatabasePath(g.db);
   if (mode == store::RunStore::Mode::ReadWrite) util::ensureDir(util::parentDir(path));
   return store::RunStore::open(path, mode);
+}
+
+store::RunStore openStoreToRead(const GlobalOptions& g) {
+  const std::string path = util::defaultDatabasePath(g.db);
+  try {
+    auto s = store::RunStore::open(path);
+    try {
+      s.reapCrashedRuns();
+    } catch (const store::StoreError&) {
+      // a full disk or a lock: the list is still worth showing
+    }
+    return s;
+  } catch (const store::StoreError& e) {
+    const std::string what = e.what();
+    if (what.find("cannot be written") == std::string::npos &&
+        what.find("readonly") == std::string::npos && what.find("disk") == std::string::npos) {
+      throw;
+    }
+    return store::RunStore::open(path, store::RunStore::Mode::ReadOnly);
+  }
+}
+
+std::vector<int64_t> parseRunIds(const std::string& list, store::RunStore& store) {
+  std::vector<int64_t> ids;
+  if (list == "all") {
+    for (const auto& r : store.listRuns()) ids.push_back(r.id);
+    if (ids.empty()) throw std::runtime_error("--runs all: the database '" + store.path() + "' has no runs");
+    return ids;
+  }
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) continue;
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v <= 0) {
+      throw std::runtime_error("--runs: '" + item + "' is not a run id (expected ids like 3,4,7 or all)");
+    }
+    ids.push_back(v);
+  }
+  if (ids.empty()) throw std::runtime_error("--runs: no run ids given (expected ids like 3,4,7 or all)");
+  return ids;
 }
 
 std::string formatTime(double unixSeconds) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "store/run_store.h"
 
@@ -19,7 +20,12 @@ struct GlobalOptions {
 /// Opens the store named by the options; creates the data folder for the default path.
 store::RunStore openStore(const GlobalOptions& g,
                           store::RunStore::Mode mode = store::RunStore::Mode::ReadWrite);
+/// For commands that only read: read-write when possible (runs whose process died are marked
+/// crashed first), else read-only (a read-only file or folder, a full disk).
+store::RunStore openStoreToRead(const GlobalOptions& g);
 nlohmann::json runToJson(const store::RunInfo& r);
+/// "3,4,7" or "all" (every run in `store`) -> ids; throws naming --runs and the bad item.
+std::vector<int64_t> parseRunIds(const std::string& list, store::RunStore& store);
 std::string formatTime(double unixSeconds);
 
 void addRunsCommand(CLI::App& app, GlobalOptions& g);

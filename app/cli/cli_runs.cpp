@@ -37,8 +37,7 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
 
   auto* list = runs->add_subcommand("list", "List every run");
   list->callback([&g] {
-    auto s = openStore(g);
-    s.reapCrashedRuns();
+    auto s = openStoreToRead(g);
     auto all = s.listRuns();
     if (g.json) {
       nlohmann::json j = nlohmann::json::array();
@@ -54,8 +53,7 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
   auto* show = runs->add_subcommand("show", "Show one run: config, latest metrics, events");
   show->add_option("id", id, "Run id")->required();
   show->callback([&g] {
-    auto s = openStore(g);
-    s.reapCrashedRuns();
+    auto s = openStoreToRead(g);
     auto r = requireRun(s, id);
     auto latest = s.latestScalars(id);
     auto ckpts = s.checkpoints(id);

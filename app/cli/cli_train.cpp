@@ -1,11 +1,16 @@
 // `depthlab-cli train ...`, `depthlab-cli resume ID` and `depthlab-cli presets`.
 // A one-line live progress display, a summary table at the end, --json for machines.
 // Ctrl-C checkpoints every run of the group and marks it stopped.
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "cli_common.h"
@@ -17,7 +22,80 @@ namespace depthlab::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void onSigint(int) { g_stop.store(true); }
+std::atomic<int> g_signals{0};
+extern "C" void onSigint(int) {
+  g_signals.fetch_add(1);
+  g_stop.store(true);
+}
+
+// Watches for Ctrl-C / SIGTERM while a group trains. The first asks the run loop to stop
+// after the current micro-batch (it checkpoints and marks the runs stopped); a second one
+// marks the runs stopped through a connection of its own and exits at once, keeping the last
+// checkpoint already written (resume continues from it).
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(std::string dbPath) : m_dbPath(std::move(dbPath)) {
+    std::signal(SIGINT, onSigint);
+    std::signal(SIGTERM, onSigint);
+    m_thread = std::thread([this] { run(); });
+  }
+  ~SignalWatcher() {
+    m_done = true;
+    m_thread.join();
+  }
+  void setRuns(const std::vector<int64_t>& ids) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_runs.insert(m_runs.end(), ids.begin(), ids.end());
+  }
+
+ private:
+  void run() {
+    bool told = false;
+    while (!m_done) {
+      const int n = g_signals.load();
+      if (n == 1 && !told) {
+        told = true;
+        std::fprintf(stderr, "\nstopping after the current micro-batch (checkpoint, then exit); "
+                             "press Ctrl-C again to stop at once\n");
+      }
+      if (n >= 2) stopNow();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  [[noreturn]] void stopNow() {
+    std::vector<int64_t> runs;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      runs = m_runs;
+    }
+    try {
+      auto store = store::RunStore::open(m_dbPath);
+      for (int64_t id : runs) {
+        auto r = store.run(id);
+        if (!r || r->status != store::RunStatus::Running) continue;
+        auto ck = store.checkpoints(id);
+        store::WriteBatch b;
+        b.event(std::nullopt, store::EventLevel::Warning,
+                "stopped at once by a second signal; " +
+                    (ck.empty() ? std::string("no checkpoint was written yet")
+                                : "resume continues from the checkpoint at step " +
+                                      std::to_string(ck.back().step)));
+        store.write(id, b);
+        store.finishRun(id, store::RunStatus::Stopped);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "\ndepthlab-cli: could not mark the runs stopped: %s\n", e.what());
+    }
+    std::fprintf(stderr, "\nstopped at once (second signal)\n");
+    std::_Exit(130);
+  }
+
+  std::string m_dbPath;
+  std::atomic<bool> m_done{false};
+  std::mutex m_mutex;
+  std::vector<int64_t> m_runs;
+  std::thread m_thread;
+};
 
 std::vector<std::string> splitList(const std::string& s) {
   std::vector<std::string> out;
@@ -48,6 +126,8 @@ void printProgress(const experiment::GroupProgress& p) {
   std::fprintf(stderr, "\r%-150s", line.substr(0, 150).c_str());
   std::fflush(stderr);
 }
+
+void printNotice(const std::string& line) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", line.c_str()); }
 
 void printSummary(const experiment::GroupResult& r, bool json) {
   if (json) {
@@ -105,7 +185,18 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--name", a.name, "Group name");
   train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
   train->add_flag("--quiet", a.quiet, "No live progress line");
-  train->callback([&g] {
+  train->callback([&g, train] {
+    if (train->count("--steps") && a.steps <= 0) {
+      throw std::runtime_error("--steps must be at least 1 (got " + std::to_string(a.steps) + ")");
+    }
+    if (train->count("--threads") && a.threads < 0) {
+      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
+                               std::to_string(a.threads) + ")");
+    }
+    if (train->count("--micro-batch") && a.microBatch <= 0) {
+      throw std::runtime_error("--micro-batch must be at least 1 (got " +
+                               std::to_string(a.microBatch) + ")");
+    }
     experiment::ExperimentConfig c;
     if (!a.configFile.empty()) {
       c = experiment::loadConfigFile(a.configFile);
@@ -145,8 +236,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.checkpointDir = a.checkpointDir;
     o.stopFlag = &g_stop;
     if (!a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
-    std::signal(SIGINT, onSigint);
-    std::signal(SIGTERM, onSigint);
+    o.onNotice = printNotice;
+    SignalWatcher watcher(store.path());
+    o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     auto result = experiment::runGroup(c, store, o);
     printSummary(result, g.json);
   });
@@ -161,8 +253,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.checkpointDir = a.checkpointDir;
     o.stopFlag = &g_stop;
     if (!g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
-    std::signal(SIGINT, onSigint);
-    std::signal(SIGTERM, onSigint);
+    o.onNotice = printNotice;
+    SignalWatcher watcher(store.path());
+    o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     printSummary(experiment::resumeRun(resumeId, store, o), g.json);
   });
 

@@ -27,7 +27,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::cerr << "depthlab-cli: " << e.what() << "\n";
+    // LibTorch's errors carry a C++ backtrace after the message: the user gets the message.
+    std::string what = e.what();
+    if (auto at = what.find("\nException raised from"); at != std::string::npos) what.resize(at);
+    if (auto at = what.find("\nframe #"); at != std::string::npos) what.resize(at);
+    std::cerr << "depthlab-cli: " << what << "\n";
     return 1;
   }
   return 0;

@@ -22,7 +22,12 @@ int main(int argc, char** argv) {
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
   }
-  QApplication app(argc, argv);
+  // Our options are parsed from the full argument list; QApplication sees only the program
+  // name, so Qt's own -style / -platform options cannot swallow ours (--style is a figure style).
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  int qtArgc = 1;
+  QApplication app(qtArgc, argv);
   QCommandLineParser p;
   p.addHelpOption();
   auto opt = [&](const char* name, const char* help, const char* value, const char* def = nullptr) {
@@ -45,7 +50,7 @@ int main(int argc, char** argv) {
   auto saveStyle = opt("save-style", "Also save the style used to this file", "file");
   auto out = opt("out", "Output file (a folder for --figure set)", "path");
   auto db = opt("db", "Run database", "path");
-  p.process(app);
+  p.process(arguments);
   try {
     if (!p.isSet(runs) || !p.isSet(out)) throw std::invalid_argument("--runs and --out are required");
     ui::FigureStyle style;
@@ -57,6 +62,18 @@ int main(int argc, char** argv) {
     if (!p.isSet(styleFile) || p.isSet(width)) style.widthPt = ui::parseLengthToPoints(p.value(width));
     if (p.isSet(height)) style.heightPt = ui::parseLengthToPoints(p.value(height));
     if (!p.isSet(styleFile) || p.isSet(dpi)) style.dpi = p.value(dpi).toDouble();
+    // Sizes a page can hold: 0.5 cm to 1 m wide, 36 to 2400 dpi.
+    if (!(style.widthPt >= 14 && style.widthPt <= 2835)) {
+      throw std::invalid_argument("--width '" + p.value(width).toStdString() +
+                                  "' must be a length from 0.5cm to 100cm (e.g. 8.5cm, 3.3in, 240pt)");
+    }
+    if (p.isSet(height) && !(style.heightPt >= 14 && style.heightPt <= 2835)) {
+      throw std::invalid_argument("--height '" + p.value(height).toStdString() +
+                                  "' must be a length from 0.5cm to 100cm");
+    }
+    if (!(style.dpi >= 36 && style.dpi <= 2400)) {
+      throw std::invalid_argument("--dpi '" + p.value(dpi).toStdString() + "' must be from 36 to 2400");
+    }
     if (!p.isSet(styleFile) || p.isSet(font)) style.fontFamily = p.value(font);
     if (!p.isSet(styleFile) || p.isSet(fontSize)) style.fontPt = p.value(fontSize).toDouble();
     if (!p.isSet(styleFile) || p.isSet(lineWidth)) style.lineWidth = p.value(lineWidth).toDouble();
@@ -69,8 +86,9 @@ int main(int argc, char** argv) {
     for (const auto& s : p.value(runs).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
       bool ok = false;
       ids.push_back(s.trimmed().toLongLong(&ok));
-      if (!ok) throw std::invalid_argument("--runs: '" + s.toStdString() + "' is not a run id");
+      if (!ok || ids.back() <= 0) throw std::invalid_argument("--runs: '" + s.toStdString() + "' is not a run id");
     }
+    if (ids.empty()) throw std::invalid_argument("--runs: no run ids given (e.g. --runs 3,4)");
     auto store = store::RunStore::open(util::defaultDatabasePath(p.value(db).toStdString()),
                                        store::RunStore::Mode::ReadOnly);
     ui::ExportResult r;

@@ -59,13 +59,24 @@ std::string readTextCorpus(const std::string& path) {
       if (e.is_regular_file() && e.path().filename().string()[0] != '.') files.push_back(e.path());
     }
     std::sort(files.begin(), files.end());
+    std::vector<std::string> skipped;
     for (const auto& f : files) {
       std::string part = readWhole(f);
-      if (!binaryReason(part).empty()) continue;  // skip binaries inside a folder (e.g. caches)
+      if (!binaryReason(part).empty()) {  // skip binaries inside a folder (e.g. caches)
+        skipped.push_back(f.filename().string());
+        continue;
+      }
       text += part;
       if (!part.empty() && part.back() != '\n') text += '\n';
     }
     if (files.empty()) throw DataError("corpus folder '" + path + "' holds no files");
+    if (skipped.size() == files.size()) {
+      std::string names;
+      for (size_t i = 0; i < skipped.size() && i < 5; ++i) names += (i ? ", " : "") + skipped[i];
+      throw DataError("corpus folder '" + path + "' holds no text files: all " +
+                      std::to_string(skipped.size()) + " are binary (" + names +
+                      (skipped.size() > 5 ? ", ..." : "") + ")");
+    }
   } else {
     text = readWhole(path);
     if (auto why = binaryReason(text); !why.empty()) {

@@ -14,9 +14,11 @@
 #include "data/corpus.h"
 #include "data/token_dataset.h"
 #include "experiment/probe_schedule.h"
+#include "experiment/resource_estimate.h"
 #include "experiment/run_checkpoints.h"
 #include "experiment/store_link.h"
 #include "train/checkpoint.h"
+#include "train/devices.h"
 #include "train/micro_batch.h"
 #include "train/trainer.h"
 #include "util/paths.h"
@@ -263,6 +265,18 @@ void applyThreads(const ExperimentConfig& config) {
   torch::set_num_threads(threads);
 }
 
+// RAM for the CPU; free memory of the GPU (checked again, for real, by the micro-batch choice).
+void requireFitsDevice(const ExperimentConfig& c, torch::Device device) {
+  if (device.is_cuda()) {
+    const auto [freeBytes, totalBytes] = train::cudaMemory(device.index());
+    (void)totalBytes;
+    if (c.optim.autoMicroBatch) return;  // chooseMicroBatch already tried it on the device
+    requireFits(c, static_cast<double>(freeBytes) / 1e6, train::describeDevice(device));
+  } else {
+    requireFits(c, availableMemoryMB(), "this machine");
+  }
+}
+
 std::string defaultGroupName(const ExperimentConfig& c) {
   char buf[32];
   std::time_t t = std::time(nullptr);
@@ -283,6 +297,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     microBatchChoice = train::chooseMicroBatch(config, device);
   });
   applyThreads(config);
+  requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
   if (config.name.empty()) config.name = defaultGroupName(config);
 
   GroupResult result;
@@ -305,6 +320,11 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     m.storeId = store.storeId();
     m.progress = {m.runId, scheme, "running", 0, 0, std::nullopt, 0, std::nullopt};
     members.push_back(std::move(m));
+  }
+  if (options.onRunsStarted) {
+    std::vector<int64_t> ids;
+    for (const auto& m : members) ids.push_back(m.runId);
+    options.onRunsStarted(ids);
   }
   for (auto& m : members) {
     store.markRunning(m.runId);
@@ -334,6 +354,9 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   const torch::Device device = train::resolveDevice(config.run.device);
   data::TokenDataset dataset = loadDataset(config);
   applyThreads(config);
+  ExperimentConfig one = config;
+  one.schemes = {run->scheme};
+  requireFitsDevice(one, device);
 
   Member m;
   m.runId = runId;
@@ -356,6 +379,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     return result;
   }
   store.markRunning(runId);
+  if (options.onRunsStarted) options.onRunsStarted({runId});
   store::WriteBatch b;
   for (const auto& why : chosen.skipped) {
     b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);

@@ -44,6 +44,7 @@ struct RunGroupOptions {
   double storeGiveUpSeconds = 600;                 // a store unwritable this long stops the
                                                    // group (checkpointed); shorter hiccups wait
   std::function<void(const std::string&)> onNotice;  // lines for the user (store trouble, resume)
+  std::function<void(const std::vector<int64_t>&)> onRunsStarted;  // the run ids, once running
 };
 
 struct GroupResult {

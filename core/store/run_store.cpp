@@ -3,6 +3,7 @@
 #include "store/run_store.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -24,6 +25,24 @@ double nowSeconds() {
   return duration<double>(system_clock::now().time_since_epoch()).count();
 }
 
+std::string folderOf(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+// SQLite in WAL mode writes -wal and -shm files beside the database: it needs the folder too.
+bool writable(const std::string& path) {
+  return ::access(folderOf(path).c_str(), W_OK) == 0 &&
+         (::access(path.c_str(), F_OK) != 0 || ::access(path.c_str(), W_OK) == 0);
+}
+
+// A read-only connection; `immutable` where the file or its folder cannot be written (then
+// SQLite may not create its shared-memory file, and nobody can be writing it either).
+SqliteDb openForReading(const std::string& path) {
+  if (writable(path)) return SqliteDb(path, SQLITE_OPEN_READONLY);
+  return SqliteDb("file:" + path + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+}
+
 bool fileHasBytes(const std::string& path) {
   struct stat sb {};
   return ::stat(path.c_str(), &sb) == 0 && sb.st_size > 0;
@@ -41,7 +60,7 @@ void inspectExisting(const std::string& path) {
     }
   }
   try {
-    SqliteDb db(path, SQLITE_OPEN_READONLY);
+    SqliteDb db = openForReading(path);
     db.exec("PRAGMA busy_timeout = 10000");  // another process may be creating it right now
     int64_t appId = db.queryInt("PRAGMA application_id");
     int64_t version = db.queryInt("PRAGMA user_version");
@@ -99,9 +118,15 @@ RunStore RunStore::open(const std::string& path, Mode mode) {
   if (mode == Mode::ReadOnly && !memory && !fileHasBytes(path)) {
     throw StoreError("no DepthLab database at '" + path + "'");
   }
-  int flags = mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY
-                                     : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  SqliteDb db(memory ? std::string(":memory:") : path, flags | SQLITE_OPEN_NOMUTEX);
+  if (mode == Mode::ReadWrite && !memory && !writable(path)) {
+    throw StoreError("'" + path + "' cannot be written (the file or its folder " + folderOf(path) +
+                     " is read-only; SQLite needs to create its log files beside it). Commands "
+                     "that only read it (runs list, runs show, report, export) still work.");
+  }
+  SqliteDb db = memory ? SqliteDb(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX)
+                : mode == Mode::ReadOnly ? openForReading(path)
+                                         : SqliteDb(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+                                                              SQLITE_OPEN_NOMUTEX);
   db.exec("PRAGMA busy_timeout = 10000");
   db.exec("PRAGMA foreign_keys = ON");
   if (mode == Mode::ReadWrite) {

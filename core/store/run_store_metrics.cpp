@@ -73,6 +73,9 @@ void RunStore::write(int64_t runId, const WriteBatch& batch) {
 void RunStore::addCheckpoint(int64_t runId, const CheckpointInfo& c) {
   requireWritable();
   SqliteTransaction tx(m_db);
+  // One row per (run, step): a step trained again after a resume replaces its older file's row.
+  SqliteStatement(m_db, "DELETE FROM checkpoints WHERE run_id=?1 AND step=?2")
+      .bind(1, runId).bind(2, c.step).run();
   SqliteStatement(m_db, "INSERT INTO checkpoints(run_id, step, path, checksum, created_at) "
                         "VALUES (?1,?2,?3,?4,?5)")
       .bind(1, runId).bind(2, c.step).bind(3, c.path).bind(4, c.checksum).bind(5, c.createdAt)

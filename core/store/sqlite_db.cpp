@@ -5,7 +5,7 @@
 
 namespace depthlab::store {
 
-SqliteDb::SqliteDb(const std::string& path, int flags) {
+SqliteDb::SqliteDb(const std::string& path, int flags) : m_path(path) {
   int rc = sqlite3_open_v2(path.c_str(), &m_db, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
@@ -20,18 +20,21 @@ SqliteDb::~SqliteDb() {
   if (m_db) sqlite3_close_v2(m_db);
 }
 
-SqliteDb::SqliteDb(SqliteDb&& other) noexcept : m_db(std::exchange(other.m_db, nullptr)) {}
+SqliteDb::SqliteDb(SqliteDb&& other) noexcept
+    : m_db(std::exchange(other.m_db, nullptr)), m_path(std::move(other.m_path)) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
   if (this != &other) {
     if (m_db) sqlite3_close_v2(m_db);
     m_db = std::exchange(other.m_db, nullptr);
+    m_path = std::move(other.m_path);
   }
   return *this;
 }
 
 void SqliteDb::fail(int rc, std::string_view what) const {
-  std::string msg(what);
+  std::string msg = "database '" + m_path + "': ";
+  msg += what;
   msg += ": ";
   msg += m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
   throw StoreError(msg);
@@ -43,7 +46,7 @@ void SqliteDb::exec(const std::string& sql) {
   if (rc != SQLITE_OK) {
     std::string msg = err ? err : sqlite3_errstr(rc);
     sqlite3_free(err);
-    throw StoreError("SQL failed (" + msg + ")");
+    throw StoreError("database '" + m_path + "': SQL failed (" + msg + ")");
   }
 }
 

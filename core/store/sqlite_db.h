@@ -29,6 +29,7 @@ class SqliteDb {
   SqliteDb& operator=(const SqliteDb&) = delete;
 
   sqlite3* handle() const { return m_db; }
+  const std::string& path() const { return m_path; }
   void exec(const std::string& sql);                 // runs one or more statements
   int64_t queryInt(const std::string& sql);          // first column of the first row
   std::string queryText(const std::string& sql);     // first column of the first row
@@ -36,6 +37,7 @@ class SqliteDb {
 
  private:
   sqlite3* m_db = nullptr;
+  std::string m_path;
 };
 
 /// A prepared statement. bind*() take 1-based indexes; step() returns true while a row is ready.

@@ -184,6 +184,10 @@ CheckpointMeta loadCheckpoint(const std::string& path, model::Decoder& model,
   } catch (const c10::Error& e) {
     throw CheckpointError("checkpoint '" + path + "' does not fit this model (" +
                           std::string(e.what_without_backtrace()) + ")");
+  } catch (const std::exception& e) {  // the archive reader's own errors (TorchScript, zip)
+    std::string what = e.what();
+    if (auto at = what.find('\n'); at != std::string::npos) what.resize(at);
+    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor archive (" + what + ")");
   }
   return p.meta;
 }

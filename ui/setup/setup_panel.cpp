@@ -33,25 +33,6 @@ QSpinBox* spin(int lo, int hi) {
 
 }  // namespace
 
-RunEstimate estimateRun(const experiment::ExperimentConfig& c, const std::string& scheme) {
-  RunEstimate e;
-  auto m = c.model;
-  if (c.data.tokenizer == "byte") m.vocabSize = 256;
-  e.params = experiment::parameterCount(m, scheme, c.options);
-  const double B = c.optim.batchSize, T = m.seqLen, C = m.dModel, L = m.nLayers, F = m.dFF;
-  // Weights + grads + Adam moments (fp32), plus activations kept for backward (~per block:
-  // 12 C-wide tensors, 3 F-wide, attention scores) and the logits.
-  const double activations = B * T * (L * (12 * C + 3 * F) + 2 * m.vocabSize) +
-                             B * L * m.nHeads * T * T * 2;
-  e.memoryMB = (16.0 * static_cast<double>(e.params) + 4.0 * activations) / 1e6;
-  // ~6 flops per parameter per token plus attention; on this 2-core machine one LibTorch
-  // thread sustains about 45 GFLOP/s for these shapes (cpu-demo: 600 steps in ~95 s).
-  const double tokens = B * T * c.optim.gradAccum * c.optim.steps;
-  const double flops = tokens * (6.0 * static_cast<double>(e.params) + 12.0 * L * T * C);
-  e.seconds = flops / (c.run.device == "cpu" ? 45e9 : 5e12);
-  return e;
-}
-
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   auto* scroll = new QScrollArea;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "experiment/experiment_config.h"
+#include "experiment/resource_estimate.h"
 
 class QCheckBox;
 class QComboBox;
@@ -72,12 +73,8 @@ class SetupPanel : public QWidget {
   bool m_loading = false;
 };
 
-/// Rough per-run estimates for the set-up panel: parameters, training memory, time.
-struct RunEstimate {
-  int64_t params = 0;
-  double memoryMB = 0;
-  double seconds = 0;
-};
-RunEstimate estimateRun(const experiment::ExperimentConfig& c, const std::string& scheme);
+/// Rough per-run estimates for the set-up panel: experiment::estimateRun (core).
+using experiment::RunEstimate;
+using experiment::estimateRun;
 
 }  // namespace depthlab::ui
