@@ -56,7 +56,20 @@ void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
   meta.storeId = m.storeId;
   const std::string path =
       (std::filesystem::path(m.checkpointDir) / ("step-" + std::to_string(step) + ".ckpt")).string();
-  std::string sum = train::saveCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), meta);
+  std::string sum;
+  try {
+    sum = train::saveCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), meta);
+  } catch (const std::exception& e) {  // a full disk, a vanished folder: training goes on
+    std::error_code ec;
+    std::filesystem::remove(path + ".tmp", ec);
+    const std::string msg = "could not write the checkpoint at step " + std::to_string(step) +
+                            " (" + e.what() + "); the previous checkpoints are kept";
+    store::WriteBatch b;
+    b.event(step, store::EventLevel::Warning, msg);
+    link.write(m.runId, std::move(b));
+    if (link.onNotice) link.onNotice(msg);
+    return;
+  }
   auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch());
   link.addCheckpoint(m.runId, {step, path, sum, now.count()});
   m.lastCheckpoint = step;
@@ -235,9 +248,11 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     m.progress.status = stopping ? "stopped" : "finished";
     link.finishRun(m.runId, stopping ? store::RunStatus::Stopped : store::RunStatus::Finished);
   }
-  // The last writes: retried with back-off for as long as the store is given.
-  while (!link.flush(true) && link.unwritableSeconds() <= o.storeGiveUpSeconds) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The last writes (statuses, the final checkpoint's row): retried with back-off for another
+  // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
+  const auto finishing = Clock::now();
+  while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   int64_t reached = startStep;
   for (const auto& m : members) reached = std::max(reached, m.progress.step);

@@ -223,3 +223,58 @@ TEST(RunTrust, ALiveRunIsNeitherResumedNorDeleted) {
   s.finishRun(id, store::RunStatus::Stopped);
   EXPECT_TRUE(s.deleteRun(id));
 }
+
+TEST(RunTrust, AStoreUnwritablePastTheLimitStopsTheGroupWithACheckpoint) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  s.setBusyTimeout(20);
+  auto c = tinyRun(dir);
+  c.optim.steps = 100000;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  o.storeGiveUpSeconds = 1.0;
+  std::thread holder;
+  bool started = false;
+  o.onProgress = [&](const experiment::GroupProgress&) {
+    if (started) return;
+    started = true;
+    holder = std::thread([path = dir.file("runs.db")] {
+      store::SqliteDb db(path, SQLITE_OPEN_READWRITE);
+      db.exec("BEGIN EXCLUSIVE");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+      db.exec("COMMIT");
+    });
+  };
+  experiment::GroupResult r;
+  ASSERT_NO_THROW(r = experiment::runGroup(c, s, o));
+  if (holder.joinable()) holder.join();
+  const int64_t id = r.members[0].runId;
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Stopped);
+  EXPECT_LT(r.members[0].step, 100000);
+  auto ck = s.checkpoints(id);
+  ASSERT_FALSE(ck.empty());
+  EXPECT_EQ(ck.back().step, r.members[0].step);
+  EXPECT_TRUE(fs::exists(ck.back().path));
+  bool said = false;
+  for (const auto& e : s.events(id)) said = said || e.message.find("stayed unwritable") != std::string::npos;
+  EXPECT_TRUE(said);
+  // everything up to the stop was recorded
+  EXPECT_EQ(s.scalarSeries(id, "loss_train").size(), static_cast<size_t>(r.members[0].step));
+}
+
+TEST(RunTrust, ACheckpointThatCannotBeWrittenIsAWarningNotACrash) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  test::writeFile(dir.file("not-a-folder"), "x");  // checkpoints cannot go under a file
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("not-a-folder");
+  auto r = experiment::runGroup(tinyRun(dir), s, o);
+  const int64_t id = r.members[0].runId;
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
+  EXPECT_EQ(s.scalarSeries(id, "loss_train").size(), 12u);
+  bool warned = false;
+  for (const auto& e : s.events(id)) {
+    warned = warned || e.message.find("could not write the checkpoint at step 12") != std::string::npos;
+  }
+  EXPECT_TRUE(warned);
+}
