@@ -331,15 +331,25 @@ CompareView* MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
 }
 
 void MainWindow::deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpoints) {
+  int deleted = 0;
+  QStringList refused;
   for (int64_t id : runIds) {
-    auto ck = m_poller->store().checkpoints(id);
-    m_poller->store().deleteRun(id);
-    if (!keepCheckpoints) {
-      for (const auto& c : ck) QFile::remove(QString::fromStdString(c.path));
-      if (!ck.empty()) QDir().rmdir(QFileInfo(QString::fromStdString(ck.back().path)).absolutePath());
+    try {
+      auto ck = m_poller->store().checkpoints(id);
+      m_poller->store().deleteRun(id);  // refuses a run that is still training
+      ++deleted;
+      if (!keepCheckpoints) {
+        for (const auto& c : ck) QFile::remove(QString::fromStdString(c.path));
+        if (!ck.empty()) QDir().rmdir(QFileInfo(QString::fromStdString(ck.back().path)).absolutePath());
+      }
+    } catch (const std::exception& e) {
+      refused << QString::fromStdString(e.what());
     }
   }
-  statusBar()->showMessage(tr("Deleted %n run(s)", nullptr, static_cast<int>(runIds.size())));
+  if (!refused.isEmpty()) {
+    QMessageBox::warning(this, tr("Some runs were not deleted"), refused.join(QLatin1Char('\n')));
+  }
+  statusBar()->showMessage(tr("Deleted %n run(s)", nullptr, deleted));
   m_poller->poll();
 }
 

@@ -81,12 +81,16 @@ Parsed parse(const std::string& path, bool payloads) {
   if (j.is_discarded() || !j.is_object()) {
     throw CheckpointError("checkpoint '" + path + "' has an unreadable header.");
   }
-  p.meta.step = j.value("step", int64_t{0});
-  p.meta.scheme = j.value("scheme", std::string());
-  p.meta.runId = j.value("run_id", int64_t{0});
-  p.meta.config = j.value("config", nlohmann::json::object());
-  p.meta.storeId = j.value("store_id", std::string());
-  p.meta.configHash = j.value("config_hash", std::string());
+  try {  // fields of the wrong type are as unreadable as broken JSON
+    p.meta.step = j.value("step", int64_t{0});
+    p.meta.scheme = j.value("scheme", std::string());
+    p.meta.runId = j.value("run_id", int64_t{0});
+    p.meta.config = j.value("config", nlohmann::json::object());
+    p.meta.storeId = j.value("store_id", std::string());
+    p.meta.configHash = j.value("config_hash", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError("checkpoint '" + path + "' has an unreadable header (" + e.what() + ")");
+  }
   if (p.meta.configHash.empty()) p.meta.configHash = modelConfigHash(p.meta.config);  // older files
   p.meta.checksum = hex(stored);
   return p;
