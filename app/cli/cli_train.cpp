@@ -164,7 +164,8 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs {
     std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name;
     std::string checkpointDir;
-    int steps = 0, threads = -1, microBatch = 0;
+    int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0;
+    double checkpointMinutes = -1;
     int64_t seed = -1;
     bool quiet = false;
   };
@@ -184,6 +185,10 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--config", a.configFile, "Experiment config JSON (overrides the preset)");
   train->add_option("--name", a.name, "Group name");
   train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
+  train->add_option("--checkpoint-minutes", a.checkpointMinutes,
+                    "Wall time between checkpoints (default 10; 0 = only at the end)");
+  train->add_option("--keep-checkpoints", a.keepCheckpoints,
+                    "Checkpoints kept besides the best and the final (default 3)");
   train->add_flag("--quiet", a.quiet, "No live progress line");
   train->callback([&g, train] {
     if (train->count("--steps") && a.steps <= 0) {
@@ -219,6 +224,14 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (!a.device.empty()) c.run.device = a.device;
     if (a.seed >= 0) c.run.seed = a.seed;
     if (a.threads >= 0) c.run.threads = a.threads;
+    if (train->count("--checkpoint-minutes")) {
+      if (!(a.checkpointMinutes >= 0)) throw std::runtime_error("--checkpoint-minutes must be >= 0");
+      c.run.checkpointMinutes = a.checkpointMinutes;
+    }
+    if (train->count("--keep-checkpoints")) {
+      if (a.keepCheckpoints < 1) throw std::runtime_error("--keep-checkpoints must be at least 1");
+      c.run.checkpointKeep = a.keepCheckpoints;
+    }
     if (a.microBatch > 0) {
       const int global = c.optim.batchSize * c.optim.gradAccum;
       if (global % a.microBatch != 0) {
