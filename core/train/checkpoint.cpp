@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "util/content_hash.h"
+
 namespace depthlab::train {
 
 namespace {
@@ -15,22 +17,10 @@ namespace {
 constexpr char kMagic[8] = {'D', 'L', 'C', 'K', 'P', 'T', '\0', '\1'};
 constexpr uint32_t kVersion = 1;
 
-uint64_t fnv1a(const std::string& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 void putU64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
 
-std::string hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
+using util::fnv1a;
+constexpr auto hex = util::hex64;
 
 struct Parsed {
   CheckpointMeta meta;
@@ -43,24 +33,22 @@ Parsed parse(const std::string& path, bool payloads) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string bytes = ss.str();
-  const std::string hint = " Re-create it by training again (depthlab-cli train).";
   if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
-    throw CheckpointError("'" + path + "' is not a DepthLab checkpoint." + hint);
+    throw CheckpointError("'" + path + "' is not a DepthLab checkpoint.");
   }
   uint32_t version;
   std::memcpy(&version, bytes.data() + 8, 4);
   if (version != kVersion) {
     throw CheckpointError("checkpoint '" + path + "' has format version " +
                           std::to_string(version) + "; this build reads version " +
-                          std::to_string(kVersion) + "." + hint);
+                          std::to_string(kVersion) + ".");
   }
-  if (bytes.size() < 8 + 8) throw CheckpointError("checkpoint '" + path + "' is truncated." + hint);
+  if (bytes.size() < 8 + 8) throw CheckpointError("checkpoint '" + path + "' is truncated.");
   uint64_t stored;
   std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
   const std::string body = bytes.substr(0, bytes.size() - 8);
   if (fnv1a(body) != stored) {
-    throw CheckpointError("checkpoint '" + path + "' is corrupt or truncated (checksum mismatch)." +
-                          hint);
+    throw CheckpointError("checkpoint '" + path + "' is corrupt or truncated (checksum mismatch).");
   }
   size_t pos = 12;
   auto take = [&](std::string* out) {

@@ -64,6 +64,22 @@ bool FusedAdamT<Base, Options, State>::canFuse() const {
   return true;
 }
 
+// The parameter's state, created with zero moments on its first step (as torch::optim does).
+template <class Base, class Options, class State>
+State& FusedAdamT<Base, Options, State>::stateOf(const torch::Tensor& p) {
+  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
+  const auto key = stateKey<Key>(p);
+  auto it = this->state_.find(key);
+  if (it == this->state_.end()) {
+    auto fresh = std::make_unique<State>();
+    fresh->step(0);
+    fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    it = this->state_.emplace(key, std::move(fresh)).first;
+  }
+  return static_cast<State&>(*it->second);
+}
+
 template <class Base, class Options, class State>
 bool FusedAdamT<Base, Options, State>::canMultiTensor() const {
 #ifdef DEPTHLAB_ATEN_FUSED_ADAM
@@ -95,7 +111,6 @@ bool FusedAdamT<Base, Options, State>::canMultiTensor() const {
 template <class Base, class Options, class State>
 void FusedAdamT<Base, Options, State>::multiTensorStep() {
 #ifdef DEPTHLAB_ATEN_FUSED_ADAM
-  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
   constexpr bool kDecoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
   for (auto& group : this->param_groups_) {
     auto& o = static_cast<Options&>(group.options());
@@ -103,16 +118,7 @@ void FusedAdamT<Base, Options, State>::multiTensorStep() {
     std::map<int64_t, Lists> byStep;  // step count after this update -> its parameters
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      const auto key = stateKey<Key>(p);
-      auto it = this->state_.find(key);
-      if (it == this->state_.end()) {
-        auto fresh = std::make_unique<State>();
-        fresh->step(0);
-        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        it = this->state_.emplace(key, std::move(fresh)).first;
-      }
-      auto& s = static_cast<State&>(*it->second);
+      auto& s = stateOf(p);
       s.step(s.step() + 1);
       auto& l = byStep[s.step()];
       l.p.push_back(p);
@@ -156,7 +162,6 @@ torch::Tensor FusedAdamT<Base, Options, State>::step(
     return Base::step(std::move(closure));
   }
   m_lastPath = "cpu-kernel";
-  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
   constexpr bool kDecoupled = std::is_same_v<Options, torch::optim::AdamWOptions>;
   torch::NoGradGuard noGrad;
   torch::Tensor loss;
@@ -169,16 +174,7 @@ torch::Tensor FusedAdamT<Base, Options, State>::step(
     const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      const auto key = stateKey<Key>(p);
-      auto it = this->state_.find(key);
-      if (it == this->state_.end()) {  // first step of this parameter: zero moments
-        auto fresh = std::make_unique<State>();
-        fresh->step(0);
-        fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        fresh->exp_avg_sq(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-        it = this->state_.emplace(key, std::move(fresh)).first;
-      }
-      auto& s = static_cast<State&>(*it->second);
+      auto& s = stateOf(p);
       s.step(s.step() + 1);
       const double t = static_cast<double>(s.step());
       kernels::AdamStepConstants k{};

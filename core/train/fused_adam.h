@@ -25,6 +25,7 @@ class FusedAdamT : public Base {
  private:
   bool canFuse() const;
   bool canMultiTensor() const;
+  State& stateOf(const torch::Tensor& p);
   void multiTensorStep();
   bool m_multiTensorOnCpu = false;
   const char* m_lastPath = "";

@@ -12,24 +12,13 @@
 #include "experiment/run_group.h"
 #include "probes/depth_probes.h"
 #include "support/model_fixtures.h"
+#include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
 #include "train/micro_batch.h"
 #include "train/trainer.h"
 
 using namespace depthlab;
-
-namespace {
-train::CheckpointMeta ckMeta(int64_t step, const std::string& scheme, nlohmann::json config,
-                             int64_t runId) {
-  train::CheckpointMeta m;
-  m.step = step;
-  m.scheme = scheme;
-  m.config = std::move(config);
-  m.runId = runId;
-  return m;
-}
-}  // namespace
 
 #define REQUIRE_CUDA() \
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible to LibTorch"
@@ -56,13 +45,7 @@ void expectRelClose(const std::vector<float>& cpu, const std::vector<float>& gpu
   }
 }
 
-std::string writeCorpus(const test::TempDir& dir) {
-  std::string text;
-  const char* words[] = {"the ", "depth ", "of ", "layers ", "curse ", "norm ", "scaling ", "\n"};
-  for (size_t i = 0; text.size() < 60000; ++i) text += words[(i * 7 + i / 5) % 8];
-  test::writeFile(dir.file("corpus.txt"), text);
-  return dir.file("corpus.txt");
-}
+std::string writeCorpus(const test::TempDir& dir) { return test::writeWordCorpus(dir); }
 
 }  // namespace
 
@@ -135,7 +118,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   auto data = makeData(c);
   train::Trainer gpu(c, "lns", kGpu);
   for (int s = 0; s < 3; ++s) gpu.trainStep(data, s);
-  train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), ckMeta(3, "lns", {}, 1));
+  train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), test::checkpointMeta(3, "lns", {}, 1));
   train::Trainer cpu(c, "lns", torch::kCPU);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-gpu"), cpu.model(), &cpu.optimizer(), torch::kCPU));
@@ -143,7 +126,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   for (size_t i = 0; i < pg.size(); ++i) EXPECT_TRUE(torch::equal(pg[i].cpu(), pc[i]));
   // ... and back: both continue to the same loss.
   cpu.trainStep(data, 3);
-  train::saveCheckpoint(dir.file("from-cpu"), cpu.model(), &cpu.optimizer(), ckMeta(4, "lns", {}, 1));
+  train::saveCheckpoint(dir.file("from-cpu"), cpu.model(), &cpu.optimizer(), test::checkpointMeta(4, "lns", {}, 1));
   train::Trainer gpu2(c, "lns", kGpu);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-cpu"), gpu2.model(), &gpu2.optimizer(), kGpu));

@@ -156,6 +156,10 @@ TEST_F(BadInputs, ReadOnlyDatabasesServeTheReadingCommands) {
   chmod((ro + "/runs.db").c_str(), 0644);
   const std::string asNobody = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
   std::string out;
+  if (test::runCommand(asNobody + cli() + " --version", &out) != 0) {
+    // e.g. the torch2 build, whose LibTorch lives in root's private cache
+    GTEST_SKIP() << "depthlab-cli cannot start as an unprivileged user here: " << out;
+  }
   EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db runs list", &out), 0) << out;
   EXPECT_NE(out.find("pre_ln"), std::string::npos) << out;
   EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db report --runs 1,2", &out), 0) << out;

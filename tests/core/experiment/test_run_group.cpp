@@ -8,6 +8,7 @@
 #include "experiment/run_group.h"
 #include "model/decoder.h"
 #include "support/model_fixtures.h"
+#include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -15,12 +16,7 @@ using namespace depthlab;
 namespace {
 
 std::string writeCorpus(const test::TempDir& dir, size_t bytes = 60000) {
-  std::string text;
-  const char* words[] = {"the ", "depth ", "of ", "layers ", "curse ", "norm ", "scaling ", "\n"};
-  for (size_t i = 0; text.size() < bytes; ++i) text += words[(i * 7 + i / 5) % 8];
-  auto path = dir.file("corpus.txt");
-  test::writeFile(path, text);
-  return path;
+  return test::writeWordCorpus(dir, bytes);
 }
 
 experiment::ExperimentConfig tinyRun(const test::TempDir& dir) {

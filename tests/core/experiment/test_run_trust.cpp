@@ -12,6 +12,7 @@
 #include "experiment/run_checkpoints.h"
 #include "experiment/run_group.h"
 #include "support/model_fixtures.h"
+#include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -19,13 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string writeCorpus(const test::TempDir& dir) {
-  std::string text;
-  const char* words[] = {"the ", "depth ", "of ", "layers ", "curse ", "norm ", "scaling ", "\n"};
-  for (size_t i = 0; text.size() < 60000; ++i) text += words[(i * 7 + i / 5) % 8];
-  test::writeFile(dir.file("corpus.txt"), text);
-  return dir.file("corpus.txt");
-}
+std::string writeCorpus(const test::TempDir& dir) { return test::writeWordCorpus(dir); }
 
 experiment::ExperimentConfig tinyRun(const test::TempDir& dir) {
   auto c = test::smallConfig(2);

@@ -7,23 +7,12 @@
 #include "io/safetensors.h"
 #include "support/model_fixtures.h"
 #include "support/python_reference.h"
+#include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
 using namespace depthlab;
-
-namespace {
-train::CheckpointMeta ckMeta(int64_t step, const std::string& scheme, nlohmann::json config,
-                             int64_t runId) {
-  train::CheckpointMeta m;
-  m.step = step;
-  m.scheme = scheme;
-  m.config = std::move(config);
-  m.runId = runId;
-  return m;
-}
-}  // namespace
 
 namespace {
 
@@ -122,7 +111,7 @@ TEST(Trainer, ResumeGivesTheSameNextLossesAsNotStopping) {
   for (int s = 0; s < 8; ++s) {
     losses.push_back(straight.trainStep(data, s).loss);
     if (s == 4) {
-      train::CheckpointMeta meta = ckMeta(5, "lns", experiment::toJson(c), 1);
+      train::CheckpointMeta meta = test::checkpointMeta(5, "lns", experiment::toJson(c), 1);
       train::saveCheckpoint(dir.file("ckpt"), straight.model(), &straight.optimizer(), meta);
     }
   }
@@ -141,7 +130,7 @@ TEST(Trainer, CheckpointRejectsDamage) {
   test::TempDir dir;
   auto c = test::smallConfig(2);
   train::Trainer t(c, "pre_ln", torch::kCPU);
-  train::saveCheckpoint(dir.file("ok"), t.model(), &t.optimizer(), ckMeta(3, "pre_ln", {}, 0));
+  train::saveCheckpoint(dir.file("ok"), t.model(), &t.optimizer(), test::checkpointMeta(3, "pre_ln", {}, 0));
   std::string bytes = test::readFile(dir.file("ok"));
   test::writeFile(dir.file("truncated"), bytes.substr(0, bytes.size() / 2));
   std::string flipped = bytes;
