@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
+#include <type_traits>
 #include <algorithm>
 #include <set>
 #include <sstream>
@@ -34,6 +37,22 @@ class SectionReader {
     m_known.insert(key);
     auto it = m_j.find(key);
     if (it == m_j.end() || it->is_null()) return;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann converts a float or an out-of-range integer with a plain cast (undefined
+      // behaviour past the type's range): whole numbers in range only.
+      const bool whole = it->is_number_integer() ||
+                         (it->is_number_float() && std::isfinite(it->template get<double>()) &&
+                          std::floor(it->template get<double>()) == it->template get<double>());
+      const double v = it->is_number() ? it->template get<double>() : 0.0;
+      if (!it->is_number() || !whole ||
+          v < static_cast<double>(std::numeric_limits<T>::min()) ||
+          v > static_cast<double>(std::numeric_limits<T>::max())) {
+        throw ConfigError("config: '" + path(key) + "' must be a whole number in range (got " +
+                          it->dump().substr(0, 40) + ")");
+      }
+      out = it->is_number_integer() ? static_cast<T>(it->template get<int64_t>()) : static_cast<T>(v);
+      return;
+    }
     try {
       out = it->template get<T>();
     } catch (const json::exception&) {

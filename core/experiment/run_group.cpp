@@ -137,7 +137,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     for (auto& m : members) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
   }
   auto lastFlush = Clock::now(), lastProgress = Clock::now(), lastStopPoll = Clock::now();
-  auto lastCheckpoint = Clock::now();
+  auto lastCheckpoint = Clock::now(), lastHeartbeat = Clock::now();
   const int64_t total = config.optim.steps;
   const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
                                config.model.seqLen * config.optim.gradAccum;
@@ -209,6 +209,12 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         checkpoint(m, link, step + 1, false);
       }
       lastCheckpoint = Clock::now();
+    }
+    if (since(lastHeartbeat) >= 30) {  // liveness for viewers and resumes on other hosts
+      for (auto& m : members) {
+        if (m.active) link.heartbeat(m.runId);
+      }
+      lastHeartbeat = Clock::now();
     }
     if (since(lastFlush) >= o.flushSeconds) {
       for (auto& m : members) flush(m, link);

@@ -39,6 +39,11 @@ void StoreLink::finishRun(int64_t runId, store::RunStatus status) {
   enqueue({runId, [runId, status](store::RunStore& s) { s.finishRun(runId, status); }, 0});
 }
 
+void StoreLink::heartbeat(int64_t runId) {
+  if (!m_queue.empty()) return;
+  enqueue({runId, [runId](store::RunStore& s) { s.heartbeat(runId); }, 0});
+}
+
 bool StoreLink::flush(bool force) {
   if (m_queue.empty()) return true;
   const auto now = Clock::now();

@@ -28,6 +28,9 @@ class StoreLink {
   void addCheckpoint(int64_t runId, const store::CheckpointInfo& c);
   void removeCheckpoint(int64_t runId, int64_t step);
   void finishRun(int64_t runId, store::RunStatus status);
+  /// "This run's process is alive" (what other hosts judge liveness by); skipped while writes
+  /// are waiting, since they say nothing when they land late.
+  void heartbeat(int64_t runId);
 
   /// Applies what is queued, unless a retry is not due yet (`force` ignores the back-off).
   /// Returns true when the queue is empty afterwards.
