@@ -62,9 +62,12 @@ void inspectExisting(const std::string& path) {
   try {
     SqliteDb db = openForReading(path);
     db.exec("PRAGMA busy_timeout = 10000");  // another process may be creating it right now
+    // One read transaction for the three looks, so a creator's commit cannot fall between them.
+    db.exec("BEGIN");
     int64_t appId = db.queryInt("PRAGMA application_id");
     int64_t version = db.queryInt("PRAGMA user_version");
     int64_t tables = db.queryInt("SELECT count(*) FROM sqlite_master");
+    db.exec("COMMIT");
     if (appId != kApplicationId && !(appId == 0 && version == 0 && tables == 0)) {
       throw StoreError("'" + path + "' is an SQLite file but not a DepthLab database "
                        "(application_id " + std::to_string(appId) + "); it was left untouched.");
