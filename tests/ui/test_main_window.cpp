@@ -6,6 +6,7 @@
 
 #include <qcustomplot.h>
 
+#include <QDoubleSpinBox>
 #include <QPushButton>
 #include <QWheelEvent>
 #include <QSignalSpy>
@@ -338,4 +339,18 @@ TEST(MainWindow, DashboardRendersToAPngWithItsPanels) {
   };
   EXPECT_EQ(range("variance_map:pre_ln"), range("variance_map:lns"));
   EXPECT_GT(range("variance_map:lns").upper, 5.0);
+}
+
+TEST(SetupPanel, CheckpointCadenceAndKeepRoundTrip) {
+  ui::SetupPanel panel;
+  auto c = *experiment::presetConfig("cpu-demo");
+  c.run.checkpointMinutes = 2.5;
+  c.run.checkpointKeep = 7;
+  panel.setConfig(c);
+  EXPECT_DOUBLE_EQ(panel.config().run.checkpointMinutes, 2.5);
+  EXPECT_EQ(panel.config().run.checkpointKeep, 7);
+  auto* minutes = panel.findChild<QDoubleSpinBox*>(QStringLiteral("run.checkpointMinutes"));
+  ASSERT_NE(minutes, nullptr);
+  minutes->setValue(0);  // only at the end
+  EXPECT_DOUBLE_EQ(panel.config().run.checkpointMinutes, 0.0);
 }

@@ -138,6 +138,16 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
   m_seeds = spin(1, 64); m_seeds->setObjectName(QStringLiteral("seeds"));
   rf->addRow(tr("Seeds (groups)"), m_seeds);
   m_evalEvery = spin(0, 1000000); rf->addRow(tr("Eval every"), m_evalEvery);
+  m_checkpointMinutes = new QDoubleSpinBox;
+  m_checkpointMinutes->setRange(0, 10000);
+  m_checkpointMinutes->setDecimals(1);
+  m_checkpointMinutes->setObjectName(QStringLiteral("run.checkpointMinutes"));
+  m_checkpointMinutes->setToolTip(tr("Wall time between checkpoints (0 = only at the end)"));
+  rf->addRow(tr("Checkpoint every (min)"), m_checkpointMinutes);
+  m_checkpointKeep = spin(1, 1000);
+  m_checkpointKeep->setObjectName(QStringLiteral("run.checkpointKeep"));
+  m_checkpointKeep->setToolTip(tr("Checkpoints kept besides the best and the final"));
+  rf->addRow(tr("Checkpoints kept"), m_checkpointKeep);
   m_forwardEvery = spin(0, 1000000); rf->addRow(tr("Variance/angular every"), m_forwardEvery);
   m_angularEvery = spin(0, 1000000); rf->addRow(tr("Angular matrix every"), m_angularEvery);
   m_pruningEvery = spin(0, 1000000); rf->addRow(tr("Pruning sweep every"), m_pruningEvery);
@@ -255,6 +265,8 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_threads->setValue(c.run.threads);
   m_seed->setValue(static_cast<int>(c.run.seed));
   m_evalEvery->setValue(c.run.evalEvery);
+  m_checkpointMinutes->setValue(c.run.checkpointMinutes);
+  m_checkpointKeep->setValue(c.run.checkpointKeep);
   m_forwardEvery->setValue(c.probes.forwardEvery);
   m_angularEvery->setValue(c.probes.angularMatrixEvery);
   m_pruningEvery->setValue(c.probes.pruningEvery);
@@ -300,6 +312,8 @@ experiment::ExperimentConfig SetupPanel::config() const {
   c.run.threads = m_threads->value();
   c.run.seed = m_seed->value();
   c.run.evalEvery = m_evalEvery->value();
+  c.run.checkpointMinutes = m_checkpointMinutes->value();
+  c.run.checkpointKeep = m_checkpointKeep->value();
   c.probes.forwardEvery = m_forwardEvery->value();
   c.probes.angularMatrixEvery = m_angularEvery->value();
   c.probes.pruningEvery = m_pruningEvery->value();
