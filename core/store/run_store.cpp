@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <thread>
 
 #include "store/run_store_statements.h"
 #include "store/schema_migrations.h"
@@ -116,6 +117,24 @@ void RunStore::migrateTo(SqliteDb& db, int version) {
 }
 
 RunStore RunStore::open(const std::string& path, Mode mode) {
+  // Processes opening a brand-new file together can meet SQLite's deadlock guard (SQLITE_BUSY
+  // without waiting, e.g. while another switches the file to WAL): such an open is tried again
+  // for up to 10 s. Every other error is final.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return openOnce(path, mode);
+    } catch (const StoreError& e) {
+      const std::string what = e.what();
+      const bool busy = what.find("database is locked") != std::string::npos ||
+                        what.find("database table is locked") != std::string::npos;
+      if (!busy || std::chrono::steady_clock::now() > deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10 + 10 * (attempt % 5)));
+    }
+  }
+}
+
+RunStore RunStore::openOnce(const std::string& path, Mode mode) {
   bool memory = path == ":memory:" || path.empty();
   if (!memory && fileHasBytes(path)) inspectExisting(path);
   if (mode == Mode::ReadOnly && !memory && !fileHasBytes(path)) {

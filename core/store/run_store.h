@@ -99,6 +99,7 @@ class RunStore {
 
  private:
   RunStore(std::string path, SqliteDb db, bool readOnly);
+  static RunStore openOnce(const std::string& path, Mode mode);
   int64_t bumpCounter();        // inside a transaction
   void touchRun(int64_t runId); // bump + set runs.version
   void requireWritable() const;
