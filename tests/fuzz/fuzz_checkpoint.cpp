@@ -11,6 +11,7 @@
 #include <string>
 
 #include "model/decoder.h"
+#include "tiny_model.h"
 #include "train/checkpoint.h"
 
 namespace {
@@ -46,16 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     owner.configHash = train::modelConfigHash(meta.config);
     train::verifyCheckpoint(path, owner);
     if (!fixChecksum) {  // an intact archive: load it into the tiny model it was written from
-      static experiment::ExperimentConfig c = [] {
-        experiment::ExperimentConfig x;
-        x.model.vocabSize = 16;
-        x.model.dModel = 8;
-        x.model.nLayers = 2;
-        x.model.nHeads = 2;
-        x.model.dFF = 16;
-        x.model.seqLen = 8;
-        return x;
-      }();
+      static const experiment::ExperimentConfig c = fuzz::tinyModelConfig();
       model::Decoder m(c, "lns");
       train::loadCheckpoint(path, m, nullptr, torch::kCPU);
     }

@@ -9,6 +9,7 @@
 #include "experiment/presets.h"
 #include "io/safetensors.h"
 #include "model/decoder.h"
+#include "tiny_model.h"
 #include "train/checkpoint.h"
 
 using namespace depthlab;
@@ -20,13 +21,7 @@ int main(int argc, char** argv) {
   std::map<std::string, torch::Tensor> t = {{"a", torch::arange(6, torch::kFloat32).view({2, 3})},
                                             {"b", torch::ones({4}, torch::kBFloat16)}};
   io::saveSafetensors(root + "/safetensors/small.safetensors", t);
-  experiment::ExperimentConfig c;
-  c.model.vocabSize = 16;
-  c.model.dModel = 8;
-  c.model.nLayers = 2;
-  c.model.nHeads = 2;
-  c.model.dFF = 16;
-  c.model.seqLen = 8;
+  const experiment::ExperimentConfig c = fuzz::tinyModelConfig();
   model::Decoder m(c, "lns");
   train::CheckpointMeta meta;
   meta.step = 3;

@@ -41,6 +41,28 @@ std::string errorOf(const std::function<void()>& f) {
   return "";
 }
 
+// Another program holding the store's write lock for `ms` once training has started: installs
+// an onProgress hook on `o`; join() the returned holder after the group returns.
+struct LockHolder {
+  std::thread thread;
+  bool started = false;
+  void arm(experiment::RunGroupOptions& o, const std::string& path, int ms) {
+    o.onProgress = [this, path, ms](const experiment::GroupProgress&) {
+      if (started) return;
+      started = true;
+      thread = std::thread([path, ms] {
+        store::SqliteDb db(path, SQLITE_OPEN_READWRITE);
+        db.exec("BEGIN EXCLUSIVE");
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        db.exec("COMMIT");
+      });
+    };
+  }
+  void join() {
+    if (thread.joinable()) thread.join();
+  }
+};
+
 }  // namespace
 
 TEST(RunTrust, RunsOfTwoDatabasesNeverShareACheckpointFolder) {
@@ -144,21 +166,11 @@ TEST(RunTrust, ALockedStoreDelaysMetricsButNeverKillsTraining) {
   o.checkpointDir = dir.file("ckpt");
   std::vector<std::string> notices;
   o.onNotice = [&](const std::string& n) { notices.push_back(n); };
-  std::thread holder;
-  bool started = false;
-  o.onProgress = [&](const experiment::GroupProgress&) {
-    if (started) return;
-    started = true;
-    holder = std::thread([path = dir.file("runs.db")] {  // another program holds the lock
-      store::SqliteDb db(path, SQLITE_OPEN_READWRITE);
-      db.exec("BEGIN EXCLUSIVE");
-      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-      db.exec("COMMIT");
-    });
-  };
+  LockHolder holder;  // another program holds the lock
+  holder.arm(o, dir.file("runs.db"), 1500);
   experiment::GroupResult r;
   ASSERT_NO_THROW(r = experiment::runGroup(c, s, o));
-  if (holder.joinable()) holder.join();
+  holder.join();
   const int64_t id = r.members[0].runId;
   EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
   EXPECT_EQ(s.scalarSeries(id, "loss_train").size(), 400u);  // nothing lost
@@ -228,21 +240,11 @@ TEST(RunTrust, AStoreUnwritablePastTheLimitStopsTheGroupWithACheckpoint) {
   experiment::RunGroupOptions o;
   o.checkpointDir = dir.file("ckpt");
   o.storeGiveUpSeconds = 1.0;
-  std::thread holder;
-  bool started = false;
-  o.onProgress = [&](const experiment::GroupProgress&) {
-    if (started) return;
-    started = true;
-    holder = std::thread([path = dir.file("runs.db")] {
-      store::SqliteDb db(path, SQLITE_OPEN_READWRITE);
-      db.exec("BEGIN EXCLUSIVE");
-      std::this_thread::sleep_for(std::chrono::milliseconds(1600));
-      db.exec("COMMIT");
-    });
-  };
+  LockHolder holder;  // another program holds the lock
+  holder.arm(o, dir.file("runs.db"), 1600);
   experiment::GroupResult r;
   ASSERT_NO_THROW(r = experiment::runGroup(c, s, o));
-  if (holder.joinable()) holder.join();
+  holder.join();
   const int64_t id = r.members[0].runId;
   EXPECT_EQ(s.run(id)->status, store::RunStatus::Stopped);
   EXPECT_LT(r.members[0].step, 100000);
