@@ -5,7 +5,7 @@
 # JSON object per mode on its own line ({"mode": ..., "tokens_per_s": ...}) and nothing else on
 # stdout, so the C++ side can parse it. Needs torch with CUDA and transformers.
 # Usage: python3 hf_llama_bench.py --layers 12 --width 768 --heads 12 --ffn 2048 --seq 256 \
-#          --batch 64 --accum 8 --vocab 256 [--steps 20] [--warmup 3] [--no-compile]
+#          --batch 64 --accum 8 --vocab 256 [--steps 20] [--warmup 3] [--no-compile] [--profile P]
 import argparse
 import json
 import sys
@@ -23,6 +23,8 @@ def main():
         ap.add_argument("--" + name, type=int, default=default)
     ap.add_argument("--eps", type=float, default=1e-6)
     ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--profile", default="",
+                    help="after the timing, profile 2 updates of each mode into PREFIX-<mode>.json")
     a = ap.parse_args()
     if not torch.cuda.is_available():
         print(json.dumps({"error": "torch sees no CUDA device"}))
@@ -56,6 +58,13 @@ def main():
             step()
         torch.cuda.synchronize()
         seconds = time.time() - t0
+        if a.profile:
+            with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU,
+                                                    torch.profiler.ProfilerActivity.CUDA]) as prof:
+                for _ in range(2):
+                    step()
+                torch.cuda.synchronize()
+            prof.export_chrome_trace(f"{a.profile}-{'compile' if compiled else 'eager'}.json")
         print(json.dumps({"mode": "torch.compile" if compiled else "eager",
                           "tokens_per_s": a.steps * a.accum * a.batch * a.seq / seconds,
                           "torch": torch.__version__,

@@ -2,16 +2,17 @@
 # The GPU check, run on a machine with an NVIDIA GPU, PyTorch (CUDA build) and nvcc, from the
 # project root, after scripts/gpu-bundle.sh made .gpu-deps/ (no network or Debian -dev packages
 # needed). About 5 minutes on an H200 (16 cores): builds DepthLab without the GUI against
-# PyTorch's own LibTorch, runs every test binary (the `gpu` tests with and without DepthLab's
+# PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests with and without DepthLab's
 # CUDA kernels), benchmarks training at the LLaMA-130M shape against Hugging Face (eager and
 # torch.compile) with the composite path and with the CUDA kernels, times the probes on the
 # GPU, and trains a short Pre-LN/LNS pair through the store. Summary on stdout; logs in $LOGDIR
 # (default $OUT when set, else /tmp/depthlab-gpu-check).
 # Knobs: STEPS (bench updates, 10), PRESET (llama-130m), CORPUS, BUILD_DIR, CMAKE_EXTRA,
-# SKIP_TESTS=1, SKIP_HF=1, TORCH_CUDA_ARCH_LIST (default: this GPU's).
+# TARGETS (what to build: depthlab-cli test_gpu test_core_util; `all` for every test binary),
+# SKIP_TESTS=1, SKIP_HF=1, ONLY_BUILD=1, TORCH_CUDA_ARCH_LIST (default: this GPU's).
 set -uo pipefail
 root=$(pwd); deps="$root/.gpu-deps"
-logs=${LOGDIR:-${OUT:-/tmp/depthlab-gpu-check}}; b=${BUILD_DIR:-/tmp/depthlab-cuda}
+logs=${LOGDIR:-${OUT:-/tmp/depthlab-gpu-check}}; b=${BUILD_DIR:-$root/build/gpu-check}
 mkdir -p "$logs"
 torch_dir=$(python3 -c 'import os, torch; print(os.path.dirname(torch.__file__))') || { echo "no PyTorch"; exit 1; }
 python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
@@ -25,26 +26,33 @@ cmake -S "$root" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDEPTHLAB_BUILD_GU
   -DSQLite3_LIBRARY="$deps/prefix/lib/x86_64-linux-gnu/libsqlite3.a" ${CMAKE_EXTRA:-} >"$logs/configure.txt" 2>&1 \
   || { tail -40 "$logs/configure.txt"; exit 1; }
 grep -q "CUDA kernels on" "$logs/configure.txt" && echo "configure: DepthLab CUDA kernels on (arch $arch)"
-cmake --build "$b" -j "$(nproc)" >"$logs/build.txt" 2>&1 \
+targets=${TARGETS:-depthlab-cli test_gpu test_core_util}
+cmake --build "$b" -j "$(nproc)" --target $targets >"$logs/build.txt" 2>&1 \
   || { grep -B2 -A6 'error' "$logs/build.txt" | head -80; exit 1; }
 echo "build: ${SECONDS}s"
+[ "${ONLY_BUILD:-0}" = 1 ] && exit 0
 export TORCH_CPP_LOG_LEVEL=${TORCH_CPP_LOG_LEVEL:-ERROR}
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
   for t in "$b"/tests/test_*; do
-    [ -x "$t" ] || continue
-    timeout 600 "$t" --gtest_brief=1 >>"$logs/tests.txt" 2>&1; rc=$?
+    [ -x "$t" ] && [ -f "$t" ] || continue
+    timeout 300 "$t" --gtest_brief=1 >>"$logs/tests.txt" 2>&1; rc=$?
     echo "$(basename "$t"): exit $rc$([ $rc -gt 128 ] && echo " (signal $((rc - 128)))")"
   done
-  DEPTHLAB_CUDA_KERNELS=1 timeout 600 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-kernels.txt" 2>&1
+  DEPTHLAB_CUDA_KERNELS=1 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-kernels.txt" 2>&1
   echo "test_gpu with DEPTHLAB_CUDA_KERNELS=1: exit $?"
   grep -E "FAILED|PASSED|SKIPPED" "$logs/tests.txt" "$logs/tests-gpu-kernels.txt" | grep -v "^\s*$" | tail -20
 fi
 cli="$b/app/depthlab-cli"; preset=${PRESET:-llama-130m}; steps=${STEPS:-10}
 hf=(); [ "${SKIP_HF:-0}" = 1 ] && hf=(--no-hf)
-echo "--- bench train (composite ATen path)"
-timeout 600 "$cli" bench train --device cuda --preset "$preset" --steps "$steps" "${hf[@]}" 2>&1 | tee "$logs/bench-train.txt"
-echo "--- bench train (DepthLab CUDA kernels)"
-timeout 300 "$cli" bench train --device cuda --preset "$preset" --steps "$steps" --no-hf --cuda-kernels 2>&1 | tee "$logs/bench-train-kernels.txt"
+bench() {  # scheme, then extra flags
+  echo "--- bench train $*" | tee -a "$logs/bench-train.txt"
+  timeout 300 "$cli" bench train --device cuda --preset "$preset" --steps "$steps" --scheme "$@" 2>&1 \
+    | tee -a "$logs/bench-train.txt"
+}
+bench pre_ln "${hf[@]}"
+bench lns --no-hf
+bench pre_ln --no-hf --cuda-kernels
+bench lns --no-hf --cuda-kernels
 echo "--- bench probes"
 timeout 300 "$cli" bench probes --device cuda --preset "$preset" 2>&1 | tee "$logs/bench-probes.txt"
 corpus=${CORPUS:-$deps/corpus.txt}

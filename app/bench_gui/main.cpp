@@ -22,6 +22,7 @@
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
 #include "store/run_store.h"
+#include "util/remove_tree.h"
 
 using namespace depthlab;
 
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
   const double exportMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   std::printf("  figure set for a pair (%lld files, PDF): %.0f ms in process (target < 5 s with process start) %s\n",
               static_cast<long long>(exported.files.size()), exportMs, exportMs < 5000 ? "ok" : "MISSED");
-  std::filesystem::remove_all(outDir);
+  depthlab::util::removeTree(outDir);
   // The same through the headless CLI, process start included.
   QProcess cli;
   timer.restart();
@@ -196,7 +197,7 @@ int main(int argc, char** argv) {
   const double cliMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   std::printf("  depthlab-cli export --figure set for a pair: %.0f ms end to end, exit %d (target < 5 s) %s\n",
               cliMs, finished ? cli.exitCode() : -1, finished && cli.exitCode() == 0 && cliMs < 5000 ? "ok" : "MISSED");
-  std::filesystem::remove_all(outDir);
+  depthlab::util::removeTree(outDir);
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(cpath + suffix);
   return 0;
 }

@@ -34,6 +34,7 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
                         {"tokens_per_s", r.tokensPerSecond}, {"flops_per_token", r.flopsPerToken},
                         {"tflops", r.tflops}, {"used_memory_gb", r.usedMemoryGb},
                         {"hf_message", r.hfMessage}};
+    if (!r.profileMessage.empty()) j["profile"] = r.profileMessage;
     if (r.mfu) j["mfu"] = *r.mfu, j["peak_tflops"] = *r.peakTflops;
     if (r.hfEager) j["hf_eager_tokens_per_s"] = *r.hfEager, j["ratio_eager"] = r.tokensPerSecond / *r.hfEager;
     if (r.hfCompile) {
@@ -63,6 +64,7 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
   line("HF eager", r.hfEager, 0);
   line("HF compile", r.hfCompile, 1.0);
   if (!r.hfEager && !r.hfCompile) std::printf("  HF baseline   unavailable: %s\n", r.hfMessage.c_str());
+  if (!r.profileMessage.empty()) std::printf("  profile       %s\n", r.profileMessage.c_str());
 }
 }  // namespace
 
@@ -102,7 +104,8 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs { std::string preset = "cpu-demo", scheme = "pre_ln"; int steps = 20, threads = 1;
                      int layers = 0, width = 0, heads = 0, ffn = 0; bool unfused = false;
                      std::string device = "cpu", python; int microBatch = 0, accum = 0;
-                     double peakTflops = 0; bool noHf = false, cudaKernels = false; };
+                     double peakTflops = 0; bool noHf = false, cudaKernels = false;
+                     std::string profile; };
   static TrainArgs t;
   auto* train = bench->add_subcommand(
       "train", "C++ trainer vs the PyTorch reference (CPU) or Hugging Face (CUDA), tokens/s");
@@ -123,6 +126,8 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   train->add_option("--peak-tflops", t.peakTflops, "The device's bf16 peak for MFU (default: known devices)");
   train->add_option("--python", t.python, "Python for the HF baseline (default $DEPTHLAB_PYTHON or python3)");
   train->add_flag("--no-hf", t.noHf, "GPU: skip the Hugging Face baseline");
+  train->add_option("--profile", t.profile,
+                    "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels, "GPU: DepthLab's own CUDA kernels on (DEPTHLAB_CUDA_KERNELS=1)");
   train->callback([&g] {
     auto c = experiment::presetConfig(t.preset);
@@ -145,6 +150,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
       o.python = t.python;
       o.peakTflops = t.peakTflops;
       o.cudaKernels = t.cudaKernels;
+      o.profilePath = t.profile;
       o.fusedKernels = !t.unfused;
       auto r = bench::runGpuTrainBench(*c, t.scheme, o);
       printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);

@@ -15,6 +15,10 @@
 #include "train/trainer.h"
 #include "util/run_command.h"
 
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/autograd/profiler_kineto.h>
+#endif
+
 namespace depthlab::bench {
 
 double flopsPerToken(const experiment::ModelConfig& m) {
@@ -79,6 +83,28 @@ void runHfBaseline(GpuTrainBenchResult& r, const experiment::ExperimentConfig& c
   }
 }
 
+// Two updates under the Kineto profiler (CPU ops and CUDA kernels), saved as a Chrome trace
+// (bench/summarize_trace.py reads it). Returns what happened, for the report.
+template <class Step>
+std::string profileUpdates(const std::string& path, Step&& step) {
+#if TORCH_VERSION_MAJOR >= 2
+  namespace prof = torch::autograd::profiler;
+  using torch::profiler::impl::ActivityType;
+  const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
+  const std::set<ActivityType> activities{ActivityType::CPU, ActivityType::CUDA};
+  prof::prepareProfiler(config, activities);
+  prof::enableProfiler(config, activities);
+  step();
+  step();
+  auto result = prof::disableProfiler();
+  result->save(path);
+  return "2 updates profiled: " + path;
+#else
+  (void)step;
+  return "profiling needs LibTorch 2.x; no trace written to " + path;
+#endif
+}
+
 }  // namespace
 
 GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
@@ -127,6 +153,13 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
     r.tokensPerSecond = static_cast<double>(r.tokensPerUpdate) * steps / dt;
     const auto mem = train::cudaMemory(device.index());
     r.usedMemoryGb = (mem.second - mem.first) / 1073741824.0;
+    if (!o.profilePath.empty()) {
+      int s = steps + 3;
+      r.profileMessage = profileUpdates(o.profilePath, [&] {
+        t.trainStepOn(micro, s++);
+        torch::cuda::synchronize(device.index());
+      });
+    }
   }
   r.flopsPerToken = flopsPerToken(c.model);
   r.tflops = r.tokensPerSecond * r.flopsPerToken / 1e12;

@@ -25,6 +25,7 @@ struct GpuTrainBenchResult {
   double usedMemoryGb = 0;            // device memory in use after the timed updates (caching allocator included)
   std::optional<double> hfEager, hfCompile;  // Hugging Face tokens/s
   std::string hfMessage;              // why the baseline is missing, or its torch version
+  std::string profileMessage;         // where the trace went, or why there is none
 };
 
 /// 6 x (weights that multiply per token) + 6 x L x T x d (causal attention), per token, forward
@@ -41,6 +42,8 @@ struct GpuTrainBenchOptions {
   double peakTflops = 0;     // > 0 overrides bf16PeakTflops()
   bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is)
   bool fusedKernels = true;  // false: composite ATen ops and torch::optim's step (an A/B)
+  std::string profilePath;   // non-empty: after the timing, 2 more updates under LibTorch's
+                             // Kineto profiler, saved there as a Chrome trace (LibTorch 2.x)
 };
 
 /// The switches are process-wide: set for the timing, restored however this returns.

@@ -66,7 +66,10 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
   // The constant LNS factor after the norm is folded into the norm's own kernel;
   // lns_learnable's trainable scale (initialised to it) replaces it.
   const bool afterNorm = p == Placement::AfterNorm;
-  auto n = norm(in, afterNorm && !m_plan.learnableScale ? s : 1.0);  // (B, T, C)
+  const double normScale = afterNorm && !m_plan.learnableScale ? s : 1.0;
+  // Straight into the branch's first matmuls unless the learnable scale or a probe reads it.
+  const bool intoMatmul = !(afterNorm && m_plan.learnableScale) && !trace;
+  auto n = intoMatmul ? norm->forwardIntoMatmul(in, normScale) : norm(in, normScale);  // (B, T, C)
   if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
   if (trace) (which == Branch::Attn ? trace->attnNormOut : trace->ffnNormOut) = n;
   auto y = branch(n);

@@ -2,6 +2,7 @@
 // cudaOpsApply() is always false; the functions are never reached.
 #include "model/cuda_ops.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "kernels/cpu_kernels.h"
 
 #ifdef DEPTHLAB_WITH_CUDA
+#include <ATen/autocast_mode.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -36,7 +38,11 @@ namespace {
   throw std::logic_error("DepthLab was built without its CUDA kernels (LibTorch without CUDA)");
 }
 }  // namespace
-torch::Tensor cudaRmsNorm(const torch::Tensor&, const torch::Tensor&, double, double) { notBuilt(); }
+torch::Tensor cudaRmsNorm(const torch::Tensor&, const torch::Tensor&, double, double,
+                          std::optional<torch::ScalarType>) {
+  notBuilt();
+}
+std::optional<torch::ScalarType> cudaAutocastMatmulDtype() { return std::nullopt; }
 torch::Tensor cudaSwiglu(const torch::Tensor&, const torch::Tensor&) { notBuilt(); }
 torch::Tensor cudaRopeSplitHeads(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
                                  int64_t) {
@@ -61,20 +67,29 @@ kc::DType dtypeOf(const torch::Tensor& t) {
   }
 }
 
+// Contiguous with a 16-byte aligned start (a view with a storage offset may not be): the
+// kernels' vector loads need it.
+torch::Tensor alignedContiguous(const torch::Tensor& t) {
+  auto c = t.contiguous();
+  return reinterpret_cast<std::uintptr_t>(c.data_ptr()) % 16 == 0 ? c : c.clone();
+}
+
 kc::Stream currentStream(const torch::Tensor& t) {
   return c10::cuda::getCurrentCUDAStream(t.device().index()).stream();
 }
 
 struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
+  // x (..., C) float32, weight (C) float32 -> y (..., C) of type `out` (float32 / bf16 / fp16).
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
-                               const torch::Tensor& weight, double eps, double scale) {
+                               const torch::Tensor& weight, double eps, double scale,
+                               int64_t out) {
     c10::cuda::CUDAGuard guard(x.device());
-    auto xc = x.contiguous();
-    auto wc = weight.contiguous();
+    auto xc = alignedContiguous(x);
+    auto wc = alignedContiguous(weight);
     const int64_t C = xc.size(-1), N = xc.numel() / C;
-    auto y = torch::empty_like(xc);                                 // (..., C)
+    auto y = torch::empty(xc.sizes(), xc.options().dtype(static_cast<c10::ScalarType>(out)));
     auto rstd = torch::empty({N}, xc.options());                     // (N)
-    kc::rmsNormForward(xc.data_ptr<float>(), wc.data_ptr<float>(), y.data_ptr<float>(),
+    kc::rmsNormForward(xc.data_ptr<float>(), wc.data_ptr<float>(), dtypeOf(y), y.data_ptr(),
                        rstd.data_ptr<float>(), N, C, static_cast<float>(eps),
                        static_cast<float>(scale), currentStream(xc));
     ctx->save_for_backward({xc, wc, rstd});
@@ -85,15 +100,20 @@ struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
     const auto saved = ctx->get_saved_variables();
     const auto &x = saved[0], &w = saved[1], &rstd = saved[2];
     c10::cuda::CUDAGuard guard(x.device());
-    auto dy = grads[0].to(torch::kFloat32).contiguous();
+    auto dy = grads[0];
+    if (dy.scalar_type() != torch::kFloat32 && dy.scalar_type() != torch::kBFloat16 &&
+        dy.scalar_type() != torch::kFloat16) {
+      dy = dy.to(torch::kFloat32);
+    }
+    dy = alignedContiguous(dy);
     const int64_t C = x.size(-1), N = x.numel() / C;
     auto dx = torch::empty_like(x);
-    auto partial = torch::empty({kc::rmsNormPartialRows(N), C}, x.options());  // (P, C)
-    kc::rmsNormBackward(dy.data_ptr<float>(), x.data_ptr<float>(), w.data_ptr<float>(),
-                        rstd.data_ptr<float>(), dx.data_ptr<float>(), partial.data_ptr<float>(), N,
-                        C, static_cast<float>(ctx->saved_data["scale"].toDouble()),
+    auto partial = torch::empty({kc::rmsNormPartialRows(N, C), C}, x.options());  // (P, C)
+    kc::rmsNormBackward(dtypeOf(dy), dy.data_ptr(), x.data_ptr<float>(), w.data_ptr<float>(),
+                        rstd.data_ptr<float>(), dx.data_ptr<float>(), partial.data_ptr<float>(),
+                        N, C, static_cast<float>(ctx->saved_data["scale"].toDouble()),
                         currentStream(x));
-    return {dx, partial.sum(0), torch::Tensor(), torch::Tensor()};
+    return {dx, partial.sum(0), torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -142,10 +162,12 @@ struct RopeFunction : public torch::autograd::Function<RopeFunction> {
     const int64_t heads = ctx->saved_data["heads"].toInt();
     const auto dtype = static_cast<c10::ScalarType>(ctx->saved_data["dtype"].toInt());
     c10::cuda::CUDAGuard guard(cs.device());
-    auto dy = grads[0].to(dtype).contiguous();  // (B, H, T, D)
+    auto dy = grads[0].to(dtype);  // (B, H, T, D), any strides with D contiguous
+    if (dy.stride(3) != 1) dy = dy.contiguous();
     const int64_t B = dy.size(0), T = dy.size(2), D = dy.size(3);
     auto dx = torch::empty({B, T, heads * D}, dy.options());
-    kc::ropeSplitHeadsBackward(dtypeOf(dy), dy.data_ptr(), cs.data_ptr<float>(),
+    const int64_t strides[3] = {dy.stride(0), dy.stride(1), dy.stride(2)};
+    kc::ropeSplitHeadsBackward(dtypeOf(dy), dy.data_ptr(), strides, cs.data_ptr<float>(),
                                sn.data_ptr<float>(), dx.data_ptr(), B, T, heads, D,
                                currentStream(dy));
     return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
@@ -193,8 +215,17 @@ bool cudaOpsApply(const torch::Tensor& x) {
 }
 
 torch::Tensor cudaRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
-                          double scale) {
-  return RmsNormFunction::apply(x, weight, eps, scale);
+                          double scale, std::optional<torch::ScalarType> out) {
+  return RmsNormFunction::apply(x, weight, eps, scale,
+                                static_cast<int64_t>(out.value_or(torch::kFloat32)));
+}
+
+std::optional<torch::ScalarType> cudaAutocastMatmulDtype() {
+  // DEPTHLAB_WITH_CUDA builds use PyTorch's LibTorch 2.x: the per-device autocast API.
+  if (!at::autocast::is_autocast_enabled(at::kCUDA)) return std::nullopt;
+  const auto t = at::autocast::get_autocast_dtype(at::kCUDA);
+  if (t == torch::kBFloat16 || t == torch::kFloat16) return t;
+  return std::nullopt;
 }
 
 torch::Tensor cudaSwiglu(const torch::Tensor& g, const torch::Tensor& u) {

@@ -12,6 +12,8 @@
 
 #include <torch/torch.h>
 
+#include <optional>
+
 namespace depthlab::model {
 
 /// True when this build has the CUDA kernels (its LibTorch has CUDA).
@@ -23,9 +25,12 @@ bool cudaKernelsEnabled();
 /// kernels::fusedKernelsEnabled() on), x on CUDA, strided, float32 / bf16 / fp16.
 bool cudaOpsApply(const torch::Tensor& x);
 
-/// scale * weight * x / sqrt(mean(x^2, -1) + eps): (..., C) float32, weight (C) float32.
+/// scale * weight * x / sqrt(mean(x^2, -1) + eps): (..., C) float32, weight (C) float32. The
+/// result is float32, or `out` (bf16 / fp16): the cast a following matmul would make, fused.
 torch::Tensor cudaRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
-                          double scale);
+                          double scale, std::optional<torch::ScalarType> out = std::nullopt);
+/// The dtype CUDA autocast casts a matmul's input to when it is on (bf16 / fp16), else nullopt.
+std::optional<torch::ScalarType> cudaAutocastMatmulDtype();
 /// silu(g) * u, same shape and type.
 torch::Tensor cudaSwiglu(const torch::Tensor& g, const torch::Tensor& u);
 /// (B, T, H*D) -> (B, H, T, D) contiguous, rotated; cos, sin (>= T, D) float32 tables.

@@ -84,7 +84,7 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
     x = m_blocks[i]->forward(x, m_rope, s, trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
   }
   if (trace) trace->blockInputs.push_back(x);
-  return lm_head(norm(x));  // (B, T, V)
+  return lm_head(norm->forwardIntoMatmul(x));  // (B, T, V)
 }
 
 torch::Tensor DecoderImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets,

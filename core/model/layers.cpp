@@ -25,6 +25,18 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
       weight.scalar_type() == torch::kFloat32) {
     return cudaRmsNorm(x, weight, m_eps, scale);
   }
+  return compositeRms(x, scale);
+}
+
+torch::Tensor NormImpl::forwardIntoMatmul(const torch::Tensor& x, double scale) {
+  if (!m_layerNorm && cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
+      weight.scalar_type() == torch::kFloat32) {
+    return cudaRmsNorm(x, weight, m_eps, scale, cudaAutocastMatmulDtype());
+  }
+  return forward(x, scale);
+}
+
+torch::Tensor NormImpl::compositeRms(const torch::Tensor& x, double scale) const {
   auto xf = x.to(torch::kFloat32);
   auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + m_eps);
   auto y = weight * normed.to(x.scalar_type());

@@ -10,15 +10,20 @@ namespace depthlab::model {
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
 /// weight and bias when `layerNorm`; times `scale` (the LNS factor, a constant) when given.
-/// RMSNorm on CPU runs as one fused kernel (model/fused_ops.h).
+/// RMSNorm on CPU runs as one fused kernel (model/fused_ops.h), on CUDA as DepthLab's kernel
+/// when those are on (model/cuda_ops.h).
 class NormImpl : public torch::nn::Module {
  public:
   NormImpl(int64_t dim, double eps, bool layerNorm);
   torch::Tensor forward(const torch::Tensor& x, double scale = 1.0);  // (B, T, C) -> (B, T, C)
+  /// The same values, for a caller that only feeds them to a matmul: under CUDA autocast the
+  /// result may come already cast to the autocast dtype (the cast fused into the norm).
+  torch::Tensor forwardIntoMatmul(const torch::Tensor& x, double scale = 1.0);
 
   torch::Tensor weight, bias;
 
  private:
+  torch::Tensor compositeRms(const torch::Tensor& x, double scale) const;
   double m_eps;
   bool m_layerNorm;
 };

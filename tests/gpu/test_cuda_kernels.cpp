@@ -6,6 +6,7 @@
 
 #include "model/cuda_ops.h"
 #include "model/decoder.h"
+#include "train/autocast_scope.h"
 #include "support/model_fixtures.h"
 
 using namespace depthlab;
@@ -39,13 +40,17 @@ void expectClose(const torch::Tensor& a, const torch::Tensor& b, double rtol, do
 
 TEST(CudaKernels, RmsNormWithLnsFactorMatchesComposite) {
   REQUIRE_KERNELS();
+  // 96: the generic kernels; 256 and 768: the warp-per-row kernels both ways; 1152: warp-per-row
+  // forward, generic backward. 70 x 33 rows: more than one row per warp in the backward.
+  for (int64_t C : {96, 256, 768, 1152})
   for (double scale : {1.0, 1.0 / std::sqrt(7.0)}) {
+    SCOPED_TRACE("C = " + std::to_string(C) + ", scale " + std::to_string(scale));
     torch::manual_seed(3);
-    model::Norm norm(96, 1e-6, false);
+    model::Norm norm(C, 1e-6, false);
     norm->to(kGpu);
     { torch::NoGradGuard ng; norm->weight.uniform_(0.5, 1.5); }
-    auto x0 = torch::randn({5, 33, 96}, kGpu) * 3;
-    auto dy = torch::randn({5, 33, 96}, kGpu);
+    auto x0 = torch::randn({70, 33, C}, kGpu) * 3;
+    auto dy = torch::randn({70, 33, C}, kGpu);
     auto run = [&](bool on) {
       return withKernels(on, [&] {
         norm->weight.mutable_grad() = torch::Tensor();
@@ -62,6 +67,42 @@ TEST(CudaKernels, RmsNormWithLnsFactorMatchesComposite) {
   }
 }
 
+TEST(CudaKernels, RmsNormIntoMatmulGivesTheAutocastTypeAndGradients) {
+  REQUIRE_KERNELS();
+  for (int64_t C : {96, 768}) {
+    SCOPED_TRACE("C = " + std::to_string(C));
+    torch::manual_seed(8);
+    model::Norm norm(C, 1e-6, false);
+    norm->to(kGpu);
+    { torch::NoGradGuard ng; norm->weight.uniform_(0.5, 1.5); }
+    auto x0 = torch::randn({9, 17, C}, kGpu) * 2;
+    auto w = torch::randn({C, 64}, kGpu) / std::sqrt(double(C));  // the matmul it feeds
+    auto run = [&](bool on) {
+      return withKernels(on, [&] {
+        norm->weight.mutable_grad() = torch::Tensor();
+        auto x = x0.clone().requires_grad_(true);
+        torch::Tensor n, out;
+        {
+          train::AutocastScope autocast(true);  // bf16 on CUDA
+          n = norm->forwardIntoMatmul(x, 0.5);
+          out = torch::matmul(n, w);
+        }
+        out.to(torch::kFloat32).pow(2).sum().backward();
+        return std::vector<torch::Tensor>{n.detach(), out.detach(), x.grad(),
+                                          norm->weight.grad().clone()};
+      });
+    };
+    auto fused = run(true), composite = run(false);
+    EXPECT_EQ(fused[0].scalar_type(), torch::kBFloat16);  // the cast, fused
+    EXPECT_EQ(composite[0].scalar_type(), torch::kFloat32);
+    // bf16 rounding of values whose float32 forms may differ in the last bit (sum order).
+    expectClose(fused[0], composite[0].to(torch::kBFloat16), 1e-2, 1e-2, "normed, as the matmul sees it");
+    expectClose(fused[1], composite[1], 2e-2, 2e-2, "matmul output");
+    expectClose(fused[2], composite[2], 1e-2, 1e-2, "dx");
+    expectClose(fused[3], composite[3], 1e-2, 1e-1, "dweight");
+  }
+}
+
 TEST(CudaKernels, SwigluMatchesComposite) {
   REQUIRE_KERNELS();
   for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
@@ -69,6 +110,7 @@ TEST(CudaKernels, SwigluMatchesComposite) {
     torch::manual_seed(4);
     model::SwiGlu mlp(64, 160);
     mlp->to(kGpu, dtype);
+    // 3 x 17 x 160 values: a multiple of 8 (the 16-byte kernel).
     auto x0 = torch::randn({3, 17, 64}, torch::TensorOptions().device(kGpu).dtype(dtype));
     auto run = [&](bool on) {
       return withKernels(on, [&] {
@@ -88,6 +130,22 @@ TEST(CudaKernels, SwigluMatchesComposite) {
   }
 }
 
+TEST(CudaKernels, SwigluOnMisalignedOrOddSizesTakesTheScalarKernel) {
+  REQUIRE_KERNELS();
+  torch::manual_seed(9);
+  for (int64_t offset : {0, 1}) {
+    for (int64_t n : {8 * 1000, 8 * 1000 + 3}) {
+      SCOPED_TRACE("offset " + std::to_string(offset) + ", n " + std::to_string(n));
+      auto opts = torch::TensorOptions().device(kGpu).dtype(torch::kBFloat16);
+      auto g = torch::randn({n + 1}, opts).slice(0, offset, offset + n);
+      auto u = torch::randn({n + 1}, opts).slice(0, offset, offset + n);
+      auto h = model::cudaSwiglu(g, u);
+      auto ref = torch::silu(g.to(torch::kFloat32)) * u.to(torch::kFloat32);
+      expectClose(h, ref, 1e-2, 1e-2, "h");
+    }
+  }
+}
+
 TEST(CudaKernels, RopeSplitHeadsMatchesComposite) {
   REQUIRE_KERNELS();
   for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
@@ -98,17 +156,21 @@ TEST(CudaKernels, RopeSplitHeadsMatchesComposite) {
     torch::manual_seed(5);
     auto x0 = torch::randn({B, T, H * D}, torch::TensorOptions().device(kGpu).dtype(dtype));
     auto dy = torch::randn({B, H, T, D}, x0.options());
-    auto run = [&](bool on) {
+    // The same gradient laid out (B, T, H, D), as attention's backward may hand it over.
+    auto dyStrided = dy.transpose(1, 2).contiguous().transpose(1, 2);
+    ASSERT_FALSE(dyStrided.is_contiguous());
+    auto run = [&](bool on, const torch::Tensor& g) {
       return withKernels(on, [&] {
         auto x = x0.clone().requires_grad_(true);
         auto y = rope.applySplitHeads(x, H);
-        y.backward(dy);
+        y.backward(g);
         return std::vector<torch::Tensor>{y.detach().contiguous(), x.grad()};
       });
     };
-    auto fused = run(true), composite = run(false);
+    auto fused = run(true, dy), composite = run(false, dy), strided = run(true, dyStrided);
     expectClose(fused[0], composite[0], tol, tol, "y");
     expectClose(fused[1], composite[1], tol, tol, "dx");
+    expectClose(strided[1], composite[1], tol, tol, "dx from a strided gradient");
   }
 }
 
@@ -159,5 +221,18 @@ TEST(CudaKernels, DecoderLossAndGradientsMatchComposite) {
     ASSERT_EQ(fused.size(), composite.size());
     expectClose(fused[0], composite[0], 1e-5, 1e-6, "loss");
     for (size_t i = 1; i < fused.size(); ++i) expectClose(fused[i], composite[i], 1e-3, 1e-5, "grad");
+    // Under bf16 autocast (norm outputs straight in bf16): the same loss to bf16 precision, and
+    // gradients that point the same way.
+    auto runBf16 = [&](bool on) {
+      train::AutocastScope autocast(true);
+      return run(on);
+    };
+    auto fusedBf16 = runBf16(true), compositeBf16 = runBf16(false);
+    expectClose(fusedBf16[0], compositeBf16[0], 1e-2, 1e-3, "bf16 loss");
+    for (size_t i = 1; i < fusedBf16.size(); ++i) {
+      const auto a = fusedBf16[i].flatten().to(torch::kFloat64), b = compositeBf16[i].flatten().to(torch::kFloat64);
+      const double cosine = (a * b).sum().item<double>() / (a.norm() * b.norm()).item<double>();
+      if (b.norm().item<double>() > 0) EXPECT_GT(cosine, 0.99) << "bf16 gradient " << i;
+    }
   }
 }

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "util/remove_tree.h"
+
 namespace depthlab::test {
 
 TempDir::TempDir() {
@@ -18,10 +20,7 @@ TempDir::TempDir() {
   m_path = tmpl;
 }
 
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(m_path, ec);
-}
+TempDir::~TempDir() { util::removeTree(m_path); }
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

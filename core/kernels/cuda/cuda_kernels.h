@@ -17,16 +17,18 @@ namespace depthlab::kernels::cuda {
 enum class DType { Float32, BFloat16, Float16 };
 using Stream = void*;  // cudaStream_t
 
-/// y = scale * w * (x * rstd), rstd = 1 / sqrt(mean(x^2) + eps) per row. float32.
-/// x, y (N, C); w (C); rstd (N) saved for the backward.
-void rmsNormForward(const float* x, const float* w, float* y, float* rstd, int64_t N, int64_t C,
-                    float eps, float scale, Stream s);
+/// y = scale * w * (x * rstd), rstd = 1 / sqrt(mean(x^2) + eps) per row. x, w float32; y of
+/// type yType (float32, or bf16 / fp16 when the norm feeds a low-precision matmul).
+/// x, y (N, C); w (C); rstd (N) float32, saved for the backward.
+void rmsNormForward(const float* x, const float* w, DType yType, void* y, float* rstd, int64_t N,
+                    int64_t C, float eps, float scale, Stream s);
 /// Rows of partial weight-gradient sums rmsNormBackward writes (the caller sums them).
-int64_t rmsNormPartialRows(int64_t N);
-/// dx (N, C); dwPartial (rmsNormPartialRows(N), C), summed over rows by the caller.
-void rmsNormBackward(const float* dy, const float* x, const float* w, const float* rstd,
-                     float* dx, float* dwPartial, int64_t N, int64_t C, float scale, Stream s);
-
+int64_t rmsNormPartialRows(int64_t N, int64_t C);
+/// dy (N, C) of type dyType; dx (N, C) float32; dwPartial (rmsNormPartialRows(N, C), C) float32,
+/// summed over rows by the caller. All rows 16-byte aligned (fresh contiguous tensors).
+void rmsNormBackward(DType dyType, const void* dy, const float* x, const float* w,
+                     const float* rstd, float* dx, float* dwPartial, int64_t N, int64_t C,
+                     float scale, Stream s);
 /// h = silu(g) * u, elementwise over n values (computed in float32).
 void swigluForward(DType t, const void* g, const void* u, void* h, int64_t n, Stream s);
 /// dg = dh * u * silu'(g), du = dh * silu(g).
@@ -37,9 +39,11 @@ void swigluBackward(DType t, const void* dh, const void* g, const void* u, void*
 /// contiguous; cos, sin (T, D) float32.
 void ropeSplitHeadsForward(DType t, const void* x, const float* cos, const float* sin, void* y,
                            int64_t B, int64_t T, int64_t H, int64_t D, Stream s);
-/// dy (B, H, T, D) -> dx (B, T, H*D).
-void ropeSplitHeadsBackward(DType t, const void* dy, const float* cos, const float* sin,
-                            void* dx, int64_t B, int64_t T, int64_t H, int64_t D, Stream s);
+/// dy (B, H, T, D) with element strides dyStrides[0..2] for B, H, T (D contiguous) -> dx
+/// (B, T, H*D) contiguous.
+void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, const float* cos,
+                            const float* sin, void* dx, int64_t B, int64_t T, int64_t H,
+                            int64_t D, Stream s);
 
 /// Per-row cross-entropy from logits (N, V) of type t, targets (N) int64: loss (N) and the
 /// log-sum-exp (N) for the backward, float32. A target outside [0, V) gives NaN.
