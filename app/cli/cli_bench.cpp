@@ -30,7 +30,8 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
     nlohmann::json j = {{"preset", preset}, {"device", r.device}, {"layers", m.nLayers},
                         {"width", m.dModel}, {"micro_batch", c.optim.batchSize},
                         {"accum", c.optim.gradAccum}, {"seq", m.seqLen}, {"bf16", c.run.bf16},
-                        {"cuda_kernels", r.cudaKernels}, {"steps", r.steps},
+                        {"cuda_kernels", r.cudaKernels}, {"fused_residual", r.fusedResidual},
+                        {"steps", r.steps},
                         {"tokens_per_s", r.tokensPerSecond}, {"flops_per_token", r.flopsPerToken},
                         {"tflops", r.tflops}, {"used_memory_gb", r.usedMemoryGb},
                         {"hf_message", r.hfMessage}};
@@ -48,7 +49,9 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
               "%d updates\n",
               preset.c_str(), r.device.c_str(), m.nLayers, m.dModel, c.optim.batchSize,
               c.optim.gradAccum, m.seqLen, c.run.bf16 ? "bf16 autocast" : "fp32",
-              r.cudaKernels ? ", DepthLab CUDA kernels" : "", scheme.c_str(), r.steps);
+              r.cudaKernels ? (r.fusedResidual ? ", DepthLab CUDA kernels + fused residual adds"
+                                               : ", DepthLab CUDA kernels")
+                            : ", ATen ops", scheme.c_str(), r.steps);
   std::printf("  DepthLab      %10.0f tokens/s  %6.1f TFLOP/s (%.0f MFLOP/token)", r.tokensPerSecond,
               r.tflops, r.flopsPerToken / 1e6);
   if (r.mfu) std::printf("  MFU %.1f%% of %.0f", 100 * *r.mfu, *r.peakTflops);

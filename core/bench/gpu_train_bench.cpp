@@ -125,6 +125,7 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   GpuTrainBenchResult r;
   r.steps = steps;
   r.cudaKernels = model::cudaKernelsEnabled() && model::cudaKernelsBuilt() && o.fusedKernels;
+  r.fusedResidual = r.cudaKernels && model::cudaResidualFusionEnabled();
   r.tokensPerUpdate = static_cast<int64_t>(c.optim.batchSize) * c.optim.gradAccum * c.model.seqLen;
   const std::string name = train::cudaDeviceName(device.index());
   r.device = train::describeDevice(device) + (name.empty() ? "" : " " + name);

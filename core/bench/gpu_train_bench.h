@@ -17,6 +17,7 @@ struct GpuTrainBenchResult {
   int steps = 0;                      // timed optimizer updates
   int64_t tokensPerUpdate = 0;        // micro-batch x accumulation x sequence
   bool cudaKernels = false;           // DepthLab's CUDA kernels were on
+  bool fusedResidual = false;         // ... with the residual adds fused into the norms
   double tokensPerSecond = 0;
   double flopsPerToken = 0;           // model FLOPs (forward + backward), see flopsPerToken()
   double tflops = 0;                  // achieved
@@ -40,7 +41,8 @@ struct GpuTrainBenchOptions {
   std::string hfScript;      // bench/hf_llama_bench.py; empty skips the baseline
   std::string python;        // its interpreter; "" = $DEPTHLAB_PYTHON, else python3
   double peakTflops = 0;     // > 0 overrides bf16PeakTflops()
-  bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is)
+  bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is:
+                             // on by default, DEPTHLAB_CUDA_KERNELS=0 off)
   bool fusedKernels = true;  // false: composite ATen ops and torch::optim's step (an A/B)
   std::string profilePath;   // non-empty: after the timing, 2 more updates under LibTorch's
                              // Kineto profiler, saved there as a Chrome trace (LibTorch 2.x)

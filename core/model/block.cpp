@@ -83,6 +83,42 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
   return out;
 }
 
+bool BlockImpl::defersResidual() const {
+  const Placement p = m_plan.placement;
+  return !m_plan.postLn && m_plan.residualAlpha == 1.0 && p != Placement::BeforeNorm &&
+         p != Placement::AfterResidual;
+}
+
+std::pair<torch::Tensor, torch::Tensor> BlockImpl::deferredSublayer(const torch::Tensor& x,
+                                                                    const torch::Tensor& pending,
+                                                                    Branch which,
+                                                                    const Rope& rope, double s) {
+  Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
+  const Placement p = m_plan.placement;
+  const bool afterNorm = p == Placement::AfterNorm;
+  const double normScale = afterNorm && !m_plan.learnableScale ? s : 1.0;
+  const bool intoMatmul = !(afterNorm && m_plan.learnableScale);
+  auto [stream, n] = norm->addForward(x, pending, normScale, intoMatmul);  // (B, T, C) each
+  if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
+  auto y = which == Branch::Attn ? self_attn(n, rope) : mlp(n);
+  if (m_plan.sandwich) y = (which == Branch::Attn ? attn_out_norm : mlp_out_norm)(y);
+  if (p == Placement::AfterSublayer || (p == Placement::AfterAttnOnly && which == Branch::Attn) ||
+      (p == Placement::AfterFfnOnly && which == Branch::Ffn)) {
+    y = y * s;
+  }
+  if (m_plan.skipInit) y = y * (which == Branch::Attn ? skip_attn : skip_mlp);
+  if (m_plan.layerScale) y = y * (which == Branch::Attn ? layerscale_attn : layerscale_mlp);
+  return {stream, y};
+}
+
+std::pair<torch::Tensor, torch::Tensor> BlockImpl::forwardDeferred(
+    const torch::Tensor& x, const torch::Tensor& pending, const Rope& rope,
+    std::optional<double> scaleOverride) {
+  const double s = scaleOverride.value_or(m_plan.depthScale);
+  auto [h, attnOut] = deferredSublayer(x, pending, Branch::Attn, rope, s);  // h = x + pending
+  return deferredSublayer(h, attnOut, Branch::Ffn, rope, s);               // {h + attnOut, mlp}
+}
+
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const Rope& rope,
                                  std::optional<double> scaleOverride, BlockTrace* trace) {
   const double s = scaleOverride.value_or(m_plan.depthScale);

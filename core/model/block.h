@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <optional>
+#include <utility>
 
 #include "model/block_plan.h"
 #include "model/layers.h"
@@ -29,6 +30,17 @@ class BlockImpl : public torch::nn::Module {
                         BlockTrace* trace = nullptr);
   const BlockPlan& plan() const { return m_plan; }
 
+  /// True when the residual adds of this block can be deferred into the following norms:
+  /// the Pre-LN family (norm before the sublayer, the skip path unscaled), not Post-LN,
+  /// norm-input scaling or scaling after the residual add.
+  bool defersResidual() const;
+  /// forward() with each residual add fused into the norm after it: the block's input is
+  /// x + pending (pending undefined: x alone), and it returns {x', pending'} whose sum is what
+  /// forward() returns. The same numbers as forward() (the same adds, in the same order).
+  std::pair<torch::Tensor, torch::Tensor> forwardDeferred(
+      const torch::Tensor& x, const torch::Tensor& pending, const Rope& rope,
+      std::optional<double> scaleOverride = std::nullopt);
+
   Attention self_attn{nullptr};
   SwiGlu mlp{nullptr};
   Norm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
@@ -42,6 +54,11 @@ class BlockImpl : public torch::nn::Module {
   enum class Branch { Attn, Ffn };
   torch::Tensor sublayer(const torch::Tensor& x, Branch which, const Rope& rope, double s,
                          BlockTrace* trace);
+  /// {x + pending, the scaled branch output} for one sublayer of forwardDeferred.
+  std::pair<torch::Tensor, torch::Tensor> deferredSublayer(const torch::Tensor& x,
+                                                           const torch::Tensor& pending,
+                                                           Branch which, const Rope& rope,
+                                                           double s);
   /// lns_learnable's scale on a norm output: per-channel scale times the causal gate.
   torch::Tensor learnableScaleOut(const torch::Tensor& n);
 

@@ -20,12 +20,22 @@
 namespace depthlab::model {
 
 namespace {
-bool g_enabled = [] {
-  const char* v = std::getenv("DEPTHLAB_CUDA_KERNELS");
-  return v && std::strcmp(v, "1") == 0;
-}();
+
+// A switch read from the environment once: "0" turns it off, "1" on, anything else keeps `on`.
+bool envSwitch(const char* name, bool on) {
+  const char* v = std::getenv(name);
+  if (v && std::strcmp(v, "0") == 0) return false;
+  if (v && std::strcmp(v, "1") == 0) return true;
+  return on;
+}
+
+bool g_enabled = envSwitch("DEPTHLAB_CUDA_KERNELS", true);
+bool g_residualFusion = envSwitch("DEPTHLAB_CUDA_FUSED_RESIDUAL", true);
+
 }  // namespace
 
+void setCudaResidualFusionEnabled(bool enabled) { g_residualFusion = enabled; }
+bool cudaResidualFusionEnabled() { return g_residualFusion; }
 void setCudaKernelsEnabled(bool enabled) { g_enabled = enabled; }
 bool cudaKernelsEnabled() { return g_enabled; }
 
@@ -43,6 +53,10 @@ torch::Tensor cudaRmsNorm(const torch::Tensor&, const torch::Tensor&, double, do
   notBuilt();
 }
 std::optional<torch::ScalarType> cudaAutocastMatmulDtype() { return std::nullopt; }
+std::pair<torch::Tensor, torch::Tensor> cudaAddRmsNorm(const torch::Tensor&, const torch::Tensor&,
+                                                      const torch::Tensor&, double, double) {
+  notBuilt();
+}
 torch::Tensor cudaSwiglu(const torch::Tensor&, const torch::Tensor&) { notBuilt(); }
 torch::Tensor cudaRopeSplitHeads(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
                                  int64_t) {
@@ -114,6 +128,52 @@ struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
                         N, C, static_cast<float>(ctx->saved_data["scale"].toDouble()),
                         currentStream(x));
     return {dx, partial.sum(0), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+  }
+};
+
+struct AddRmsNormFunction : public torch::autograd::Function<AddRmsNormFunction> {
+  // x (..., C) float32, residual (..., C) float32 / bf16 / fp16, weight (C) float32 ->
+  // {sum = x + residual (float32), y = rmsNorm(sum) in the residual's type}.
+  static variable_list forward(AutogradContext* ctx, const torch::Tensor& x,
+                               const torch::Tensor& residual, const torch::Tensor& weight,
+                               double eps, double scale) {
+    c10::cuda::CUDAGuard guard(x.device());
+    ctx->set_materialize_grads(false);
+    auto xc = alignedContiguous(x), rc = alignedContiguous(residual);
+    auto wc = alignedContiguous(weight);
+    const int64_t C = xc.size(-1), N = xc.numel() / C;
+    auto sum = torch::empty_like(xc);                                // (..., C) float32
+    auto y = torch::empty_like(rc);                                  // (..., C)
+    auto rstd = torch::empty({N}, xc.options());                     // (N)
+    kc::addRmsNormForward(xc.data_ptr<float>(), rc.data_ptr(), sum.data_ptr<float>(),
+                          wc.data_ptr<float>(), dtypeOf(y), y.data_ptr(), rstd.data_ptr<float>(),
+                          N, C, static_cast<float>(eps), static_cast<float>(scale),
+                          currentStream(xc));
+    ctx->save_for_backward({sum, wc, rstd});
+    ctx->saved_data["scale"] = scale;
+    ctx->saved_data["residual_dtype"] = static_cast<int64_t>(rc.scalar_type());
+    return {sum, y};
+  }
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &sum = saved[0], &w = saved[1], &rstd = saved[2];
+    c10::cuda::CUDAGuard guard(sum.device());
+    const auto residualType = static_cast<c10::ScalarType>(ctx->saved_data["residual_dtype"].toInt());
+    auto dsum = grads[0].defined() ? alignedContiguous(grads[0].to(torch::kFloat32)) : torch::Tensor();
+    auto dy = grads[1].defined() ? alignedContiguous(grads[1].to(residualType))
+                                 : torch::zeros(sum.sizes(), sum.options().dtype(residualType));
+    const int64_t C = sum.size(-1), N = sum.numel() / C;
+    auto dx = torch::empty_like(sum);
+    auto dres = torch::empty_like(dy);  // never dx itself: autograd may add into one in place
+    auto partial = torch::empty({kc::rmsNormPartialRows(N, C), C}, sum.options());  // (P, C)
+    kc::addRmsNormBackward(dtypeOf(dy), dy.data_ptr(), sum.data_ptr<float>(), w.data_ptr<float>(),
+                           rstd.data_ptr<float>(),
+                           dsum.defined() ? dsum.data_ptr<float>() : nullptr, dx.data_ptr<float>(),
+                           dres.data_ptr(),
+                           partial.data_ptr<float>(), N, C,
+                           static_cast<float>(ctx->saved_data["scale"].toDouble()),
+                           currentStream(sum));
+    return {dx, dres, partial.sum(0), torch::Tensor(), torch::Tensor()};
   }
 };
 
@@ -218,6 +278,14 @@ torch::Tensor cudaRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, d
                           double scale, std::optional<torch::ScalarType> out) {
   return RmsNormFunction::apply(x, weight, eps, scale,
                                 static_cast<int64_t>(out.value_or(torch::kFloat32)));
+}
+
+std::pair<torch::Tensor, torch::Tensor> cudaAddRmsNorm(const torch::Tensor& x,
+                                                      const torch::Tensor& residual,
+                                                      const torch::Tensor& weight, double eps,
+                                                      double scale) {
+  auto out = AddRmsNormFunction::apply(x, residual, weight, eps, scale);
+  return {out[0], out[1]};
 }
 
 std::optional<torch::ScalarType> cudaAutocastMatmulDtype() {

@@ -5,14 +5,15 @@
 // supported type, and the switch on. Everywhere else the composite ATen expressions run, and the
 // GPU tests check the two agree, forward and backward.
 //
-// The switch starts from DEPTHLAB_CUDA_KERNELS (1 = on). It is off by default until the kernels
-// have passed the `gpu` tests on a GPU (they have only been compiled so far: see README, GPU).
+// The switch is on by default (the kernels pass the `gpu` tests on the lab's H200);
+// DEPTHLAB_CUDA_KERNELS=0 turns it off, for an A/B or to rule the kernels out.
 // Legend: B batch, T time, C width, H heads, D = C/H head dim, V vocabulary.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <optional>
+#include <utility>
 
 namespace depthlab::model {
 
@@ -20,6 +21,10 @@ namespace depthlab::model {
 bool cudaKernelsBuilt();
 void setCudaKernelsEnabled(bool enabled);
 bool cudaKernelsEnabled();
+/// The residual add fused into the following RMSNorm (cudaAddRmsNorm) where the kernels apply;
+/// on by default, DEPTHLAB_CUDA_FUSED_RESIDUAL=0 turns it off (an A/B for the benchmark).
+void setCudaResidualFusionEnabled(bool enabled);
+bool cudaResidualFusionEnabled();
 
 /// True when the functions below handle `x`: built, switched on (and the fused-kernel switch
 /// kernels::fusedKernelsEnabled() on), x on CUDA, strided, float32 / bf16 / fp16.
@@ -29,6 +34,12 @@ bool cudaOpsApply(const torch::Tensor& x);
 /// result is float32, or `out` (bf16 / fp16): the cast a following matmul would make, fused.
 torch::Tensor cudaRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
                           double scale, std::optional<torch::ScalarType> out = std::nullopt);
+/// The residual add fused into the norm: {sum = x + residual (float32), rmsNorm(sum) * scale in
+/// the residual's type}. x (..., C) float32; residual float32 / bf16 / fp16; weight (C) float32.
+std::pair<torch::Tensor, torch::Tensor> cudaAddRmsNorm(const torch::Tensor& x,
+                                                      const torch::Tensor& residual,
+                                                      const torch::Tensor& weight, double eps,
+                                                      double scale);
 /// The dtype CUDA autocast casts a matmul's input to when it is on (bf16 / fp16), else nullopt.
 std::optional<torch::ScalarType> cudaAutocastMatmulDtype();
 /// silu(g) * u, same shape and type.

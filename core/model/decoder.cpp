@@ -1,6 +1,8 @@
 // Decoder forward pass and weight initialisation; see decoder.h.
 #include "model/decoder.h"
 
+#include <tuple>
+
 #include <cmath>
 
 #include "model/cuda_ops.h"
@@ -76,15 +78,24 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
     trace->blockInputs.clear();
     trace->blocks.assign(m_blocks.size(), BlockTrace{});
   }
+  // Without a trace, Pre-LN-family blocks defer each residual add into the norm after it
+  // (x + pending is the stream); see Block::forwardDeferred. The same numbers either way.
+  torch::Tensor pending;
   for (size_t i = static_cast<size_t>(startBlock); i < m_blocks.size(); ++i) {
     if (trace) trace->blockInputs.push_back(x);
     if (!opts.skip.empty() && opts.skip[i]) continue;  // pruned: identity
     std::optional<double> s;
     if (!opts.scaleOverride.empty()) s = opts.scaleOverride[i];
+    if (!trace && m_blocks[i]->defersResidual()) {
+      std::tie(x, pending) = m_blocks[i]->forwardDeferred(x, pending, m_rope, s);
+      continue;
+    }
+    if (pending.defined()) x = x + pending;
+    pending = torch::Tensor();
     x = m_blocks[i]->forward(x, m_rope, s, trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
   }
   if (trace) trace->blockInputs.push_back(x);
-  return lm_head(norm->forwardIntoMatmul(x));  // (B, T, V)
+  return lm_head(norm->addForward(x, pending, 1.0, /*intoMatmul=*/true).second);  // (B, T, V)
 }
 
 torch::Tensor DecoderImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets,

@@ -36,6 +36,21 @@ torch::Tensor NormImpl::forwardIntoMatmul(const torch::Tensor& x, double scale) 
   return forward(x, scale);
 }
 
+std::pair<torch::Tensor, torch::Tensor> NormImpl::addForward(const torch::Tensor& x,
+                                                             const torch::Tensor& residual,
+                                                             double scale, bool intoMatmul) {
+  if (!residual.defined()) return {x, intoMatmul ? forwardIntoMatmul(x, scale) : forward(x, scale)};
+  if (!m_layerNorm && cudaResidualFusionEnabled() && cudaOpsApply(x) &&
+      x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
+      residual.sizes() == x.sizes() && residual.device() == x.device()) {
+    const auto out = intoMatmul ? cudaAutocastMatmulDtype().value_or(torch::kFloat32)
+                                : torch::kFloat32;
+    if (residual.scalar_type() == out) return cudaAddRmsNorm(x, residual, weight, m_eps, scale);
+  }
+  auto sum = x + residual;
+  return {sum, intoMatmul ? forwardIntoMatmul(sum, scale) : forward(sum, scale)};
+}
+
 torch::Tensor NormImpl::compositeRms(const torch::Tensor& x, double scale) const {
   auto xf = x.to(torch::kFloat32);
   auto normed = xf * torch::rsqrt(xf.pow(2).mean(-1, /*keepdim=*/true) + m_eps);

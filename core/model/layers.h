@@ -6,6 +6,8 @@
 
 #include <torch/torch.h>
 
+#include <utility>
+
 namespace depthlab::model {
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
@@ -19,6 +21,11 @@ class NormImpl : public torch::nn::Module {
   /// The same values, for a caller that only feeds them to a matmul: under CUDA autocast the
   /// result may come already cast to the autocast dtype (the cast fused into the norm).
   torch::Tensor forwardIntoMatmul(const torch::Tensor& x, double scale = 1.0);
+  /// {sum = x + residual, this norm of sum (forwardIntoMatmul's when intoMatmul)}; residual
+  /// undefined: {x, the norm of x}. On CUDA with the kernels on, one kernel each way.
+  std::pair<torch::Tensor, torch::Tensor> addForward(const torch::Tensor& x,
+                                                     const torch::Tensor& residual, double scale,
+                                                     bool intoMatmul);
 
   torch::Tensor weight, bias;
 

@@ -103,6 +103,46 @@ TEST(CudaKernels, RmsNormIntoMatmulGivesTheAutocastTypeAndGradients) {
   }
 }
 
+TEST(CudaKernels, AddRmsNormMatchesTheAddThenTheNorm) {
+  REQUIRE_KERNELS();
+  for (int64_t C : {96, 768, 1152})
+  for (auto rtype : {torch::kFloat32, torch::kBFloat16}) {
+    SCOPED_TRACE("C = " + std::to_string(C) + (rtype == torch::kFloat32 ? ", fp32" : ", bf16"));
+    const bool bf16 = rtype == torch::kBFloat16;
+    torch::manual_seed(10);
+    model::Norm norm(C, 1e-6, false);
+    norm->to(kGpu);
+    { torch::NoGradGuard ng; norm->weight.uniform_(0.5, 1.5); }
+    auto x0 = torch::randn({40, 33, C}, kGpu) * 2;
+    auto r0 = torch::randn({40, 33, C}, kGpu).to(rtype);
+    auto dsum = torch::randn({40, 33, C}, kGpu);
+    auto dn = torch::randn({40, 33, C}, kGpu).to(rtype);
+    auto run = [&](bool on) {
+      return withKernels(on, [&] {
+        norm->weight.mutable_grad() = torch::Tensor();
+        auto x = x0.clone().requires_grad_(true), r = r0.clone().requires_grad_(true);
+        std::pair<torch::Tensor, torch::Tensor> out;
+        {
+          train::AutocastScope autocast(bf16);  // bf16: the norm's output in bf16, as the residual
+          out = norm->addForward(x, r, 0.25, /*intoMatmul=*/true);
+        }
+        torch::autograd::backward({out.first, out.second}, {dsum, dn.to(out.second.scalar_type())});
+        return std::vector<torch::Tensor>{out.first.detach(), out.second.detach(), x.grad(),
+                                          r.grad(), norm->weight.grad().clone()};
+      });
+    };
+    auto fused = run(true), composite = run(false);
+    EXPECT_EQ(fused[1].scalar_type(), rtype);
+    EXPECT_EQ(fused[3].scalar_type(), rtype);
+    const double tol = bf16 ? 1e-2 : 1e-5;
+    expectClose(fused[0], composite[0], 1e-6, 1e-6, "sum");
+    expectClose(fused[1], composite[1].to(rtype), tol, tol, "normed");
+    expectClose(fused[2], composite[2], bf16 ? 1e-2 : 1e-4, bf16 ? 1e-2 : 1e-5, "dx");
+    expectClose(fused[3], composite[3], bf16 ? 2e-2 : 1e-4, bf16 ? 2e-2 : 1e-5, "dresidual");
+    expectClose(fused[4], composite[4], bf16 ? 2e-2 : 1e-4, bf16 ? 1e-1 : 1e-4, "dweight");
+  }
+}
+
 TEST(CudaKernels, SwigluMatchesComposite) {
   REQUIRE_KERNELS();
   for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {

@@ -22,6 +22,11 @@ using Stream = void*;  // cudaStream_t
 /// x, y (N, C); w (C); rstd (N) float32, saved for the backward.
 void rmsNormForward(const float* x, const float* w, DType yType, void* y, float* rstd, int64_t N,
                     int64_t C, float eps, float scale, Stream s);
+/// The residual add fused in: sum = x + residual (float32, residual of type yType), then
+/// y = rmsNorm(sum) as above. residual and sum may both be null (then it is rmsNormForward).
+void addRmsNormForward(const float* x, const void* residual, float* sum, const float* w,
+                       DType yType, void* y, float* rstd, int64_t N, int64_t C, float eps,
+                       float scale, Stream s);
 /// Rows of partial weight-gradient sums rmsNormBackward writes (the caller sums them).
 int64_t rmsNormPartialRows(int64_t N, int64_t C);
 /// dy (N, C) of type dyType; dx (N, C) float32; dwPartial (rmsNormPartialRows(N, C), C) float32,
@@ -29,6 +34,11 @@ int64_t rmsNormPartialRows(int64_t N, int64_t C);
 void rmsNormBackward(DType dyType, const void* dy, const float* x, const float* w,
                      const float* rstd, float* dx, float* dwPartial, int64_t N, int64_t C,
                      float scale, Stream s);
+/// Backward of addRmsNormForward: dx = rmsNorm'(sum) dy + dsum (float32; dsum may be null),
+/// also written to dresidual (type dyType) when that is not null.
+void addRmsNormBackward(DType dyType, const void* dy, const float* sum, const float* w,
+                        const float* rstd, const float* dsum, float* dx, void* dresidual,
+                        float* dwPartial, int64_t N, int64_t C, float scale, Stream s);
 /// h = silu(g) * u, elementwise over n values (computed in float32).
 void swigluForward(DType t, const void* g, const void* u, void* h, int64_t n, Stream s);
 /// dg = dh * u * silu'(g), du = dh * silu(g).

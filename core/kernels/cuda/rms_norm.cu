@@ -45,8 +45,10 @@ __device__ __forceinline__ void store4(T* p, const float (&in)[4]) {
 }
 
 // VPT = C / 128: groups of 4 columns per lane; lane l owns columns 4 * (l + 32 k) + 0..3.
+// With `residual`: the row is x + residual, written to `sum` before it is normalised.
 template <class TY, int VPT>
-__global__ void forwardWarp(const float* __restrict__ x, const float* __restrict__ w,
+__global__ void forwardWarp(const float* __restrict__ x, const TY* __restrict__ residual,
+                            float* __restrict__ sum, const float* __restrict__ w,
                             TY* __restrict__ y, float* __restrict__ rstd, int64_t N, float eps,
                             float scale) {
   constexpr int C = VPT * 128;
@@ -59,6 +61,13 @@ __global__ void forwardWarp(const float* __restrict__ x, const float* __restrict
 #pragma unroll
   for (int k = 0; k < VPT; ++k) {
     load4(xr + 4 * (lane + 32 * k), v[k]);
+    if (residual) {
+      float rv[4];
+      load4(residual + row * C + 4 * (lane + 32 * k), rv);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) v[k][j] += rv[j];
+      store4(sum + row * C + 4 * (lane + 32 * k), v[k]);
+    }
 #pragma unroll
     for (int j = 0; j < 4; ++j) ss += v[k][j] * v[k][j];
   }
@@ -77,9 +86,12 @@ __global__ void forwardWarp(const float* __restrict__ x, const float* __restrict
 
 // dx = scale * (g * r - x * r^3 * mean(g * x)), g = dy * w;  dw += scale * dy * x * r.
 template <class TDY, int VPT>
+// With `dsum` (the gradient of the sum, see forwardWarp) it is added to dx; with `dresidual`,
+// dx is also written there in the residual's type.
 __global__ void __launch_bounds__(kWarps * 32, 2) backwardWarp(const TDY* __restrict__ dy, const float* __restrict__ x,
                              const float* __restrict__ w, const float* __restrict__ rstd,
-                             float* __restrict__ dx, float* __restrict__ dwPartial, int64_t N,
+                             const float* __restrict__ dsum, float* __restrict__ dx,
+                             TDY* __restrict__ dresidual, float* __restrict__ dwPartial, int64_t N,
                              float scale) {
   constexpr int C = VPT * 128;
   __shared__ float sdw[C];
@@ -108,13 +120,16 @@ __global__ void __launch_bounds__(kWarps * 32, 2) backwardWarp(const TDY* __rest
     const float kf = r * r * r * dot / static_cast<float>(C);
 #pragma unroll
     for (int k = 0; k < VPT; ++k) {
-      float out[4];
+      const int c = 4 * (lane + 32 * k);
+      float out[4], ds[4] = {0.f, 0.f, 0.f, 0.f};
+      if (dsum) load4(dsum + row * C + c, ds);
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        out[j] = scale * (dv[k][j] * wv[k][j] * r - xv[k][j] * kf);
+        out[j] = scale * (dv[k][j] * wv[k][j] * r - xv[k][j] * kf) + ds[j];
         acc[k][j] += scale * dv[k][j] * xv[k][j] * r;
       }
-      store4(dx + row * C + 4 * (lane + 32 * k), out);
+      store4(dx + row * C + c, out);
+      if (dresidual) store4(dresidual + row * C + c, out);
     }
   }
   // The block's warps add their sums into shared memory one after another (a fixed order).
@@ -134,12 +149,18 @@ __global__ void __launch_bounds__(kWarps * 32, 2) backwardWarp(const TDY* __rest
 }
 
 template <class TY>
-__global__ void forwardGeneric(const float* __restrict__ x, const float* __restrict__ w,
+__global__ void forwardGeneric(const float* __restrict__ xIn, const TY* __restrict__ residual,
+                               float* __restrict__ sum, const float* __restrict__ w,
                                TY* __restrict__ y, float* __restrict__ rstd, int64_t N, int64_t C,
                                float eps, float scale) {
   __shared__ float shared[32];
   for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
-    const float* xr = x + row * C;
+    if (residual) {  // sum = x + residual, then normalise the sum (each thread its own columns)
+      for (int64_t c = threadIdx.x; c < C; c += blockDim.x) {
+        sum[row * C + c] = xIn[row * C + c] + toFloat(residual[row * C + c]);
+      }
+    }
+    const float* xr = (residual ? sum : xIn) + row * C;
     TY* yr = y + row * C;
     float ss = 0.f;
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) ss += xr[c] * xr[c];
@@ -156,8 +177,9 @@ __global__ void forwardGeneric(const float* __restrict__ x, const float* __restr
 template <class TDY>
 __global__ void backwardGeneric(const TDY* __restrict__ dy, const float* __restrict__ x,
                                 const float* __restrict__ w, const float* __restrict__ rstd,
-                                float* __restrict__ dx, float* __restrict__ dwPartial, int64_t N,
-                                int64_t C, float scale, int64_t rowsPerBlock) {
+                                const float* __restrict__ dsum, float* __restrict__ dx,
+                                TDY* __restrict__ dresidual, float* __restrict__ dwPartial,
+                                int64_t N, int64_t C, float scale, int64_t rowsPerBlock) {
   __shared__ float shared[32];
   float* part = dwPartial + blockIdx.x * C;
   for (int64_t c = threadIdx.x; c < C; c += blockDim.x) part[c] = 0.f;
@@ -174,7 +196,9 @@ __global__ void backwardGeneric(const TDY* __restrict__ dy, const float* __restr
     const float k = r * r * r * dot / static_cast<float>(C);
     for (int64_t c = threadIdx.x; c < C; c += blockDim.x) {
       const float d = toFloat(dyr[c]);
-      dxr[c] = scale * (d * w[c] * r - xr[c] * k);
+      const float g = scale * (d * w[c] * r - xr[c] * k) + (dsum ? dsum[row * C + c] : 0.f);
+      dxr[c] = g;
+      if (dresidual) dresidual[row * C + c] = fromFloat<TDY>(g);
       part[c] += scale * d * xr[c] * r;  // this thread alone owns column c of `part`
     }
   }
@@ -190,7 +214,7 @@ bool fastShape(int64_t C, int64_t maxC) { return C % 128 == 0 && C <= maxC; }
 
 bool fastPath(int64_t C, int64_t maxC, std::initializer_list<const void*> ptrs) {
   if (!fastShape(C, maxC)) return false;
-  for (const void* p : ptrs) {
+  for (const void* p : ptrs) {  // null: an optional buffer not in use
     if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) return false;
   }
   return true;
@@ -224,19 +248,26 @@ void withVpt(int64_t C, F&& f) {
 
 void rmsNormForward(const float* x, const float* w, DType yType, void* y, float* rstd, int64_t N,
                     int64_t C, float eps, float scale, Stream s) {
+  addRmsNormForward(x, nullptr, nullptr, w, yType, y, rstd, N, C, eps, scale, s);
+}
+
+void addRmsNormForward(const float* x, const void* residual, float* sum, const float* w,
+                       DType yType, void* y, float* rstd, int64_t N, int64_t C, float eps,
+                       float scale, Stream s) {
   if (N == 0) return;
-  const bool fast = fastPath(C, kMaxFastForward, {x, w, y});
+  const bool fast = fastPath(C, kMaxFastForward, {x, residual, sum, w, y});
   dispatch(yType, [&](auto* tag) {
     using TY = std::remove_pointer_t<decltype(tag)>;
+    const TY* res = static_cast<const TY*>(residual);
     if (fast) {
       withVpt<kMaxFastForward / 128>(C, [&](auto vpt) {
         forwardWarp<TY, decltype(vpt)::value>
             <<<static_cast<unsigned>((N + kWarps - 1) / kWarps), kWarps * 32, 0, stream(s)>>>(
-                x, w, static_cast<TY*>(y), rstd, N, eps, scale);
+                x, res, sum, w, static_cast<TY*>(y), rstd, N, eps, scale);
       });
     } else {
-      forwardGeneric<TY><<<gridFor(N, 1), kThreads, 0, stream(s)>>>(x, w, static_cast<TY*>(y),
-                                                                      rstd, N, C, eps, scale);
+      forwardGeneric<TY><<<gridFor(N, 1), kThreads, 0, stream(s)>>>(
+          x, res, sum, w, static_cast<TY*>(y), rstd, N, C, eps, scale);
     }
   });
   check("rmsNormForward");
@@ -253,25 +284,33 @@ int64_t rmsNormPartialRows(int64_t N, int64_t C) {
 void rmsNormBackward(DType dyType, const void* dy, const float* x, const float* w,
                      const float* rstd, float* dx, float* dwPartial, int64_t N, int64_t C,
                      float scale, Stream s) {
+  addRmsNormBackward(dyType, dy, x, w, rstd, nullptr, dx, nullptr, dwPartial, N, C, scale, s);
+}
+
+void addRmsNormBackward(DType dyType, const void* dy, const float* sum, const float* w,
+                        const float* rstd, const float* dsum, float* dx, void* dresidual,
+                        float* dwPartial, int64_t N, int64_t C, float scale, Stream s) {
+  if (N == 0) return;
   const int64_t blocks = rmsNormPartialRows(N, C);
   // dwPartial's rows depend on the shape alone (rmsNormPartialRows), so the fast path cannot
   // fall back on alignment: the caller passes 16-byte aligned rows (fresh tensors).
   const bool fast = fastShape(C, kMaxFastBackward);
-  if (fast && !fastPath(C, kMaxFastBackward, {dy, x, w, dx})) {
+  if (fast && !fastPath(C, kMaxFastBackward, {dy, sum, w, dsum, dx, dresidual})) {
     throw std::invalid_argument("rmsNormBackward: rows not 16-byte aligned");
   }
   dispatch(dyType, [&](auto* tag) {
     using TDY = std::remove_pointer_t<decltype(tag)>;
+    const TDY* g = static_cast<const TDY*>(dy);
+    TDY* dres = static_cast<TDY*>(dresidual);
     if (fast) {
       withVpt<kMaxFastBackward / 128>(C, [&](auto vpt) {
         backwardWarp<TDY, decltype(vpt)::value>
             <<<static_cast<unsigned>(blocks), kWarps * 32, 0, stream(s)>>>(
-                static_cast<const TDY*>(dy), x, w, rstd, dx, dwPartial, N, scale);
+                g, sum, w, rstd, dsum, dx, dres, dwPartial, N, scale);
       });
     } else {
       backwardGeneric<TDY><<<static_cast<unsigned>(blocks), kThreads, 0, stream(s)>>>(
-          static_cast<const TDY*>(dy), x, w, rstd, dx, dwPartial, N, C, scale,
-          genericRowsPerBlock(N));
+          g, sum, w, rstd, dsum, dx, dres, dwPartial, N, C, scale, genericRowsPerBlock(N));
     }
   });
   check("rmsNormBackward");
