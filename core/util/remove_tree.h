@@ -1,6 +1,6 @@
 // Removes a file or a folder with everything in it, with POSIX calls (nftw, unlink, rmdir) rather
 // than std::filesystem::remove_all: PyTorch's pip libtorch.so exports its own copy of
-// std::filesystem whose remove_all(path, error_code&) jumped to address 0 on the lab's H200
+// std::filesystem whose error_code overload of remove_all jumped to address 0 on the lab's H200
 // machine, even in executables that list libstdc++ first (see core/CMakeLists.txt). Symbolic
 // links are removed, never followed. Does not throw.
 #pragma once
