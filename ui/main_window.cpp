@@ -27,13 +27,14 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/compare_view.h"
-#include "export/figure_export.h"
-#include "util/paths.h"
 #include "dashboard/group_dashboard.h"
+#include "experiment/run_config.h"
+#include "export/figure_export.h"
 #include "launch/run_launcher.h"
 #include "runs_table_model.h"
 #include "setup/setup_panel.h"
 #include "store_poller.h"
+#include "util/paths.h"
 
 namespace depthlab::ui {
 
@@ -365,10 +366,8 @@ void MainWindow::stopRun(int64_t runId) {
 void MainWindow::cloneRun(int64_t runId) {
   auto run = m_poller->store().run(runId);
   if (!run) return;
-  auto j = nlohmann::json::parse(run->configJson, nullptr, false);
   try {
-    if (j.is_discarded()) throw experiment::ConfigError("the stored config is not valid JSON");
-    auto c = experiment::configFromJson(j);
+    auto c = experiment::configOf(*run);
     c.name.clear();
     // A paired group cloned from one member: keep the schemes of its whole group.
     std::vector<std::string> schemes;

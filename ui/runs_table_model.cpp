@@ -12,6 +12,7 @@
 
 #include "experiment/experiment_config.h"
 #include "experiment/presets.h"
+#include "experiment/run_config.h"
 
 namespace depthlab::ui {
 
@@ -29,19 +30,16 @@ void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
   for (auto& r : runs) {
     Row row;
     row.summary = summaries[r.id];
-    auto j = nlohmann::json::parse(r.configJson, nullptr, false);
-    if (!j.is_discarded() && j.is_object()) {
-      try {
-        auto c = experiment::configFromJson(j);
-        row.params = experiment::parameterCount(c.model, r.scheme, c.options);
-        row.depth = c.model.nLayers;
-        row.width = c.model.dModel;
-        row.corpus = c.data.corpus.empty() ? QStringLiteral("default (KJV)")
-                                           : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
-        row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
-      } catch (const std::exception&) {
-        row.corpus = QStringLiteral("(unreadable config)");
-      }
+    try {
+      auto c = experiment::configOf(r);
+      row.params = experiment::parameterCount(c.model, r.scheme, c.options);
+      row.depth = c.model.nLayers;
+      row.width = c.model.dModel;
+      row.corpus = c.data.corpus.empty() ? QStringLiteral("default (KJV)")
+                                         : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
+      row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
+    } catch (const std::exception&) {
+      row.corpus = QStringLiteral("(unreadable config)");
     }
     row.info = std::move(r);
     m_rows.push_back(std::move(row));

@@ -21,6 +21,7 @@
 #include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
+#include "store/metric_catalogue.h"
 #include "store/run_store.h"
 #include "util/remove_tree.h"
 
@@ -43,11 +44,11 @@ void writeSyntheticRun(store::RunStore& s, const std::string& scheme, int layers
   std::vector<float> v(static_cast<size_t>(layers));
   for (int step = 0; step < steps; ++step) {
     const double t = static_cast<double>(step) / steps;
-    b.scalar(step, "loss_train", 5.5 * std::exp(-3 * t) + 1.5 + noise(rng));
-    b.scalar(step, "lr", 1e-3 * std::min(1.0, step / 1000.0));
-    b.scalar(step, "tokens_per_s", 6000 + 100 * noise(rng));
-    if (step % 100 == 0) b.scalar(step, "loss_val", 5.5 * std::exp(-3 * t) + 1.6);
-    for (const char* metric : {"variance", "angular_adjacent", "prune_delta", "effectiveness", "grad_norm"}) {
+    b.scalar(step, metrics::kLossTrain, 5.5 * std::exp(-3 * t) + 1.5 + noise(rng));
+    b.scalar(step, metrics::kLr, 1e-3 * std::min(1.0, step / 1000.0));
+    b.scalar(step, metrics::kTokensPerSecond, 6000 + 100 * noise(rng));
+    if (step % 100 == 0) b.scalar(step, metrics::kLossVal, 5.5 * std::exp(-3 * t) + 1.6);
+    for (const auto& metric : metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard)) {
       for (int l = 0; l < layers; ++l) v[static_cast<size_t>(l)] = static_cast<float>((1 + l) * t) + noise(rng);
       b.layer(step, metric, v);
     }
@@ -55,7 +56,7 @@ void writeSyntheticRun(store::RunStore& s, const std::string& scheme, int layers
       std::vector<float> m(static_cast<size_t>(layers * layers), NAN);
       for (int l = 0; l < layers; ++l)
         for (int n = 1; l + n <= layers; ++n) m[static_cast<size_t>(l * layers + n - 1)] = 0.1f * n;
-      b.matrix(step, "angular", layers, layers, m);
+      b.matrix(step, metrics::kAngular, layers, layers, m);
     }
     if (step % 500 == 499) {
       s.write(id, b);
@@ -118,8 +119,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 10; ++i) {
     const int step = steps + i;
     store::WriteBatch b;
-    b.scalar(step, "loss_train", 1.0);
-    b.layer(step, "variance", std::vector<float>(layers, 1.0f));
+    b.scalar(step, metrics::kLossTrain, 1.0);
+    b.layer(step, metrics::kVariance, std::vector<float>(layers, 1.0f));
     QElapsedTimer t;
     t.start();
     writer.write(runId, b);

@@ -11,6 +11,8 @@
 #include "analysis/statistics.h"
 #include "experiment/experiment_config.h"
 #include "experiment/presets.h"
+#include "experiment/run_config.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::analysis {
 
@@ -23,16 +25,6 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
     }
   } else {
     out[prefix] = j.dump();
-  }
-}
-
-std::optional<experiment::ExperimentConfig> parseConfig(const std::string& text) {
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return std::nullopt;
-  try {
-    return experiment::configFromJson(j);
-  } catch (const std::exception&) {
-    return std::nullopt;
   }
 }
 
@@ -72,7 +64,7 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
       for (const char* drop : {"name", "preset", "schemes"}) j.erase(drop);
       if (j.contains("run")) j["run"].erase("seed");
       identity = j.dump();
-      if (auto c = parseConfig(r.configJson)) {
+      if (auto c = experiment::tryConfigOf(r)) {
         depth = c->model.nLayers;
         width = c->model.dModel;
         params = experiment::parameterCount(c->model, r.scheme, c->options);
@@ -88,7 +80,7 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
     g.params = params;
     g.runIds.push_back(r.id);
     auto latest = store.latestScalars(r.id);
-    if (auto it = latest.find("loss_val"); it != latest.end() && std::isfinite(it->second.value)) {
+    if (auto it = latest.find(metrics::kLossVal); it != latest.end() && std::isfinite(it->second.value)) {
       g.finalValLoss.push_back(it->second.value);
     }
   }

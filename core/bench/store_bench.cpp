@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <random>
 
+#include "store/metric_catalogue.h"
 #include "store/run_store.h"
 
 namespace depthlab::bench {
@@ -34,13 +35,13 @@ StoreBenchResult runStoreBench(const std::string& path, int layers, int steps, i
     std::normal_distribution<float> dist(1.0f, 0.5f);
     std::vector<float> v(static_cast<size_t>(layers));
     // Five per-layer metrics per step, as a probe pass writes them.
-    const char* metrics[] = {"variance", "angular_adjacent", "effectiveness", "grad_norm",
-                             "block_influence"};
+    const char* kinds[] = {metrics::kVariance, metrics::kAngularAdjacent, metrics::kEffectiveness,
+                           metrics::kLayerGradNorm, metrics::kBlockInfluence};
     store::WriteBatch batch;
     size_t values = 0;
     auto t0 = std::chrono::steady_clock::now();
     for (int s = 0; s < steps; ++s) {
-      for (const char* m : metrics) {
+      for (const char* m : kinds) {
         for (auto& x : v) x = dist(rng);
         batch.layer(s, m, v);
       }
@@ -58,7 +59,7 @@ StoreBenchResult runStoreBench(const std::string& path, int layers, int steps, i
     std::vector<double> times;
     for (int i = 0; i < 7; ++i) {
       auto t0 = std::chrono::steady_clock::now();
-      auto series = store.layerSeries(1, "variance");
+      auto series = store.layerSeries(1, metrics::kVariance);
       times.push_back(secondsSince(t0) * 1000.0);
       if (static_cast<int>(series.steps.size()) != steps) {
         std::fprintf(stderr, "bench store: loaded %zu steps, expected %d\n", series.steps.size(),

@@ -10,6 +10,7 @@
 #include "data/token_dataset.h"
 #include "experiment/probe_schedule.h"
 #include "experiment/run_checkpoints.h"
+#include "experiment/run_config.h"
 #include "model/decoder.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
@@ -44,9 +45,7 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   // why each candidate was refused, when none does).
   const auto verified = newestVerifiedCheckpoint(store, *run, step);
   const store::CheckpointInfo* chosen = &verified.info;
-  auto j = nlohmann::json::parse(run->configJson, nullptr, false);
-  if (j.is_discarded()) throw ConfigError("run " + std::to_string(runId) + " has a broken config");
-  ExperimentConfig config = configFromJson(j);
+  ExperimentConfig config = configOf(*run);
   const auto t0 = std::chrono::steady_clock::now();
   auto corpus = data::loadCorpusTokens(config.data);
   config.model.vocabSize = corpus.vocabSize;

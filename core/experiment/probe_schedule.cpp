@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "probes/depth_probes.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::experiment {
 
@@ -46,38 +47,38 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   if (which.count("variance") || wantMatrix) {
     f = probes::runForwardProbes(model, m_inputs, m_targets,
                                  {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix});
-    out.scalar(step, "loss_probe", f.probeLoss);
-    out.layer(step, "variance", f.variance);
-    out.layer(step, "norm_var_attn", f.normVarAttn);
-    out.layer(step, "norm_var_ffn", f.normVarFfn);
-    out.layer(step, "angular_adjacent", f.angularAdjacent);
-    out.layer(step, "block_influence", f.blockInfluence);
-    out.layer(step, "effectiveness", f.effectiveness);
+    out.scalar(step, metrics::kLossProbe, f.probeLoss);
+    out.layer(step, metrics::kVariance, f.variance);
+    out.layer(step, metrics::kNormVarAttn, f.normVarAttn);
+    out.layer(step, metrics::kNormVarFfn, f.normVarFfn);
+    out.layer(step, metrics::kAngularAdjacent, f.angularAdjacent);
+    out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
+    out.layer(step, metrics::kEffectiveness, f.effectiveness);
     auto counts = probes::classifyLayers(f.effectiveness, m_config.lazyThreshold,
                                          m_config.lowThreshold);
-    out.scalar(step, "lazy_layers", counts.lazy);
-    out.scalar(step, "low_layers", counts.low);
-    out.scalar(step, "lazy_ratio", static_cast<double>(counts.lazy) / L);
-    if (which.count("angular")) out.matrix(step, "angular", L, L, f.angularMatrix);
+    out.scalar(step, metrics::kLazyLayers, counts.lazy);
+    out.scalar(step, metrics::kLowLayers, counts.low);
+    out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
+    if (which.count("angular")) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
   }
   if (which.count("pruning")) {
-    out.layer(step, "prune_delta",
+    out.layer(step, metrics::kPruneDelta,
               probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber));
   }
   if (which.count("block_pruning")) {
     auto bp = probes::blockPruning(model, m_inputs, m_targets, f.angularMatrix,
                                    m_config.pruneRenumber);
-    out.matrix(step, "block_prune", L, L, bp.delta);
-    out.layer(step, "block_prune_best_start", bp.bestStart);
+    out.matrix(step, metrics::kBlockPrune, L, L, bp.delta);
+    out.layer(step, metrics::kBlockPruneBestStart, bp.bestStart);
   }
   if (which.count("jacobian")) {
-    out.layer(step, "jacobian_identity",
+    out.layer(step, metrics::kJacobianIdentity,
               probes::jacobianToIdentity(model, m_inputs, m_config.jacobianSamples,
                                          static_cast<uint64_t>(step) + 1));
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out.scalar(step, "probe_seconds", seconds);
+  out.scalar(step, metrics::kProbeSeconds, seconds);
   return seconds;
 }
 

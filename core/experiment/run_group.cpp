@@ -16,7 +16,9 @@
 #include "experiment/probe_schedule.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_checkpoints.h"
+#include "experiment/run_config.h"
 #include "experiment/store_link.h"
+#include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
 #include "train/devices.h"
 #include "train/micro_batch.h"
@@ -106,8 +108,8 @@ void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink
   const auto& c = m.trainer->config();
   double v = m.trainer->evaluate(data, c.run.evalBatches);
   m.progress.lossVal = v;
-  m.pending.scalar(step, "loss_val", v);
-  m.pending.scalar(step, "ppl_val", std::exp(std::min(v, 700.0)));
+  m.pending.scalar(step, metrics::kLossVal, v);
+  m.pending.scalar(step, metrics::kPplVal, std::exp(std::min(v, 700.0)));
   if (std::isfinite(v) && (!m.bestVal || v < *m.bestVal)) {
     m.bestVal = v;
     if (link) {
@@ -174,7 +176,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         p.status = "diverged";
         p.divergedAt = step;
         m.active = false;
-        m.pending.scalar(step, "loss_train", r.loss);
+        m.pending.scalar(step, metrics::kLossTrain, r.loss);
         m.pending.event(step, store::EventLevel::Error,
                         "non-finite loss at step " + std::to_string(step) + ": run diverged");
         flush(m, link);
@@ -182,11 +184,11 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         continue;
       }
       if (step % config.run.logEvery == 0 || step + 1 == total) {
-        m.pending.scalar(step, "loss_train", r.loss);
-        m.pending.scalar(step, "lr", r.lr);
-        m.pending.scalar(step, "grad_norm", r.gradNorm);
-        m.pending.scalar(step, "tokens_per_s", p.tokensPerSecond);
-        m.pending.layer(step, "grad_norm", r.layerGradNorms);
+        m.pending.scalar(step, metrics::kLossTrain, r.loss);
+        m.pending.scalar(step, metrics::kLr, r.lr);
+        m.pending.scalar(step, metrics::kGradNorm, r.gradNorm);
+        m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
+        m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
       }
       if (step + 1 < total) {
         result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
@@ -368,9 +370,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
                              "; resume takes over only a run whose process is gone (stop it first)");
   }
   run = store.run(runId);
-  auto j = nlohmann::json::parse(run->configJson, nullptr, false);
-  if (j.is_discarded()) throw std::runtime_error("run " + std::to_string(runId) + " has a broken config");
-  ExperimentConfig config = configFromJson(j);
+  ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
   const torch::Device device = train::resolveDevice(config.run.device);
   data::TokenDataset dataset = loadDataset(config);
@@ -388,7 +388,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
                                     &m.trainer->optimizer(), device);
   m.lastCheckpoint = meta.step;
   // The best validation so far, so pruning keeps its checkpoint when there is one.
-  for (const auto& v : store.scalarSeries(runId, "loss_val", INT64_MIN, meta.step)) {
+  for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
     if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
   }
   m.progress = {runId, run->scheme, "running", meta.step, 0, std::nullopt, 0, std::nullopt};

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "store/metric_catalogue.h"
+
 namespace depthlab::experiment {
 
 double slopeAgainstIndex(const std::vector<double>& y) {
@@ -48,19 +50,19 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId) {
   r.scheme = run->scheme;
   r.status = store::toString(run->status);
   auto latest = s.latestScalars(runId);
-  if (auto it = latest.find("loss_train"); it != latest.end()) r.steps = it->second.step + 1;
-  if (auto it = latest.find("loss_val"); it != latest.end()) {
+  if (auto it = latest.find(metrics::kLossTrain); it != latest.end()) r.steps = it->second.step + 1;
+  if (auto it = latest.find(metrics::kLossVal); it != latest.end()) {
     r.lossVal = it->second.value;
     r.pplVal = std::exp(std::min(it->second.value, 700.0));
   } else {
-    r.missing.push_back("loss_val");
+    r.missing.push_back(metrics::kLossVal);
   }
-  if (auto it = latest.find("lazy_layers"); it != latest.end()) {
+  if (auto it = latest.find(metrics::kLazyLayers); it != latest.end()) {
     r.lazyLayers = static_cast<int>(it->second.value);
   } else {
-    r.missing.push_back("lazy_layers");
+    r.missing.push_back(metrics::kLazyLayers);
   }
-  if (auto v = lastRow(s, runId, "variance")) {
+  if (auto v = lastRow(s, runId, metrics::kVariance)) {
     r.probeStep = v->first;
     const auto& var = v->second;
     r.nLayers = static_cast<int>(var.size());
@@ -70,19 +72,19 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId) {
     for (float x : var) logv.push_back(std::log(std::max(static_cast<double>(x), 1e-30)));
     r.logVarianceSlope = slopeAgainstIndex(logv);
   } else {
-    r.missing.push_back("variance");
+    r.missing.push_back(metrics::kVariance);
   }
-  if (auto a = lastRow(s, runId, "angular_adjacent")) {
+  if (auto a = lastRow(s, runId, metrics::kAngularAdjacent)) {
     r.angularDeepMean = meanOf(a->second, a->second.size() / 2, a->second.size());
   } else {
-    r.missing.push_back("angular_adjacent");
+    r.missing.push_back(metrics::kAngularAdjacent);
   }
-  if (auto p = lastRow(s, runId, "prune_delta")) {
+  if (auto p = lastRow(s, runId, metrics::kPruneDelta)) {
     const size_t half = p->second.size() / 2;
     r.pruneShallowMean = meanOf(p->second, 0, half);
     r.pruneDeepMean = meanOf(p->second, half, p->second.size());
   } else {
-    r.missing.push_back("prune_delta");
+    r.missing.push_back(metrics::kPruneDelta);
   }
   return r;
 }

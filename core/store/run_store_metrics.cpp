@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "store/metric_catalogue.h"
 #include "store/run_store.h"
 #include "store/run_store_statements.h"
 
@@ -33,9 +34,29 @@ size_t WriteBatch::valueCount() const {
   return n;
 }
 
+namespace {
+
+// Every key of the batch is a catalogue row of its kind (store/metric_catalogue.h).
+void requireCatalogued(const WriteBatch& batch) {
+  auto check = [](const std::string& key, metrics::Kind kind) {
+    if (metrics::find(key, kind)) return;
+    try {
+      metrics::require(key, kind);
+    } catch (const std::invalid_argument& e) {
+      throw StoreError(std::string("refusing to write: ") + e.what());
+    }
+  };
+  for (const auto& x : batch.scalars) check(x.key, metrics::Kind::Scalar);
+  for (const auto& x : batch.layers) check(x.metric, metrics::Kind::PerLayer);
+  for (const auto& x : batch.matrices) check(x.kind, metrics::Kind::Matrix);
+}
+
+}  // namespace
+
 void RunStore::write(int64_t runId, const WriteBatch& batch) {
   requireWritable();
   if (batch.empty()) return;
+  requireCatalogued(batch);
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   SqliteTransaction tx(m_db);
@@ -86,11 +107,12 @@ void RunStore::addCheckpoint(int64_t runId, const CheckpointInfo& c) {
 
 std::map<int64_t, RunSummary> RunStore::runSummaries() {
   std::map<int64_t, RunSummary> out;
-  SqliteStatement st(m_db, "SELECT run_id, key, max(step), value FROM scalars "
-                           "WHERE key IN ('loss_train', 'loss_val') GROUP BY run_id, key");
+  SqliteStatement st(m_db, std::string("SELECT run_id, key, max(step), value FROM scalars "
+                                       "WHERE key IN ('") + metrics::kLossTrain + "', '" +
+                               metrics::kLossVal + "') GROUP BY run_id, key");
   while (st.step()) {
     auto& s = out[st.columnInt(0)];
-    if (st.columnText(1) == "loss_train") {
+    if (st.columnText(1) == metrics::kLossTrain) {
       s.lastStep = st.columnInt(2);
     } else if (!st.columnIsNull(3)) {
       s.lossVal = st.columnDouble(3);

@@ -26,12 +26,20 @@
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
 
 namespace {
-const char* kProfiles[] = {"variance", "angular_adjacent", "prune_delta"};
-const char* kProfileTitles[] = {"final output variance", "adjacent angular distance", "pruning delta"};
+// The per-layer profiles Compare draws, from the metric catalogue.
+const std::vector<std::string>& profiles() {
+  static const auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
+  return keys;
+}
+QString profileTitle(const std::string& key) {
+  const auto& m = metrics::require(key, metrics::Kind::PerLayer);
+  return QStringLiteral("final %1").arg(QString::fromUtf8(m.label.data(), static_cast<int>(m.label.size())));
+}
 Qt::PenStyle styleFor(int k) {
   static const Qt::PenStyle s[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
   return s[k % 4];
@@ -46,9 +54,9 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
     if (!r) continue;
     Loaded l;
     l.info = *r;
-    l.lossTrain = store.scalarSeries(id, "loss_train");
-    l.lossVal = store.scalarSeries(id, "loss_val");
-    for (const char* m : kProfiles) l.layers[m] = store.layerSeries(id, m);
+    l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
+    l.lossVal = store.scalarSeries(id, metrics::kLossVal);
+    for (const auto& m : profiles()) l.layers[m] = store.layerSeries(id, m);
     infos.push_back(*r);
     m_runs.push_back(std::move(l));
   }
@@ -104,7 +112,10 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   };
   addPlot(QStringLiteral("loss"), tr("step"), tr("loss (train smoothed, val dashed)"), 0, 0, 2);
   addPlot(QStringLiteral("difference"), tr("step"), tr("layer"), 0, 2);
-  for (int i = 0; i < 3; ++i) addPlot(QString::fromLatin1(kProfiles[i]), tr("layer"), tr(kProfileTitles[i]), 1, i);
+  for (size_t i = 0; i < profiles().size(); ++i) {
+    addPlot(QString::fromStdString(profiles()[i]), tr("layer"), profileTitle(profiles()[i]), 1,
+            static_cast<int>(i));
+  }
   addPlot(QStringLiteral("seed_groups"), tr("seed group"), tr("final validation loss"), 2, 0);
   addPlot(QStringLiteral("depth_scaling"), tr("depth (layers)"), tr("final validation loss"), 2, 1);
   // Per-layer variance of every run side by side (4 per row), one shared colour scale.
@@ -202,7 +213,9 @@ void CompareView::redraw() {
     QStringList m;
     if (r.lossTrain.empty()) m << QStringLiteral("train loss");
     if (r.lossVal.empty()) m << QStringLiteral("validation loss");
-    for (const char* p : kProfiles) if (r.layers.at(p).steps.empty()) m << QString::fromLatin1(p);
+    for (const auto& p : profiles()) {
+      if (r.layers.at(p).steps.empty()) m << QString::fromStdString(p);
+    }
     if (!m.isEmpty()) missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
   }
   m_missing->setText(missing.join(QStringLiteral("; ")));
@@ -295,7 +308,7 @@ void CompareView::drawHeatmaps() {
     if (it == m_plots.end()) continue;
     auto* p = it->second;
     p->clearPlottables();
-    const auto& s = r.layers.at("variance");
+    const auto& s = r.layers.at(metrics::kVariance);
     if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
     auto* map = new QCPColorMap(p->xAxis, p->yAxis);
     map->setGradient(viridisGradient());
@@ -313,8 +326,8 @@ void CompareView::drawHeatmaps() {
 
 void CompareView::drawProfiles() {
   const bool relative = m_relativeDepth->isChecked();
-  for (const char* metric : kProfiles) {
-    auto* p = m_plots[QString::fromLatin1(metric)];
+  for (const auto& metric : profiles()) {
+    auto* p = m_plots[QString::fromStdString(metric)];
     p->clearGraphs();
     p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
     std::map<std::string, int> perScheme;
@@ -342,15 +355,15 @@ void CompareView::drawDifference() {
   p->clearPlottables();
   p->legend->setVisible(false);
   std::vector<const Loaded*> withVar;
-  for (const auto& r : m_runs) if (!r.layers.at("variance").steps.empty()) withVar.push_back(&r);
+  for (const auto& r : m_runs) if (!r.layers.at(metrics::kVariance).steps.empty()) withVar.push_back(&r);
   if (withVar.size() < 2) {
     p->plotLayout()->setVisible(true);
     p->xAxis->setLabel(tr("needs two runs with per-layer variance"));
     p->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
-  const auto& a = withVar[0]->layers.at("variance");
-  const auto& b = withVar[1]->layers.at("variance");
+  const auto& a = withVar[0]->layers.at(metrics::kVariance);
+  const auto& b = withVar[1]->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
   // Steps both runs have, in order.

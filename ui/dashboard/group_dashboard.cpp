@@ -19,6 +19,7 @@
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
 
@@ -297,17 +298,17 @@ void GroupDashboard::drawLoss() {
       setGraphData(g, d);
       if (!legend) g->removeFromLegend();
     };
-    const auto& train = r.scalars.at("loss_train");
+    const auto& train = r.scalars.at(metrics::kLossTrain);
     QColor faint = c;
     faint.setAlpha(60);
     add(loss, train, schemeOf(r) + tr(" train (raw)"), QPen(faint, 1), false);
     add(loss, smooth(train, alpha), schemeOf(r) + tr(" train"), QPen(c, 1.6), true);
     QPen val(c, 2.2, Qt::DashLine);
-    add(loss, r.scalars.at("loss_val"), schemeOf(r) + tr(" val"), val, true);
+    add(loss, r.scalars.at(metrics::kLossVal), schemeOf(r) + tr(" val"), val, true);
     if (auto* g = loss->graphCount() ? loss->graph(loss->graphCount() - 1) : nullptr) {
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     }
-    add(lr, r.scalars.at("lr"), schemeOf(r), QPen(c, 1.4), false);
+    add(lr, r.scalars.at(metrics::kLr), schemeOf(r), QPen(c, 1.4), false);
   }
   if (!keepX) loss->rescaleAxes();
   else loss->yAxis->rescale();
@@ -333,7 +334,7 @@ void GroupDashboard::drawLayerPanels() {
     if (auto* p = m_plots[QStringLiteral("variance:") + s]) {
       const bool keep = userZoomed(p);
       p->clearGraphs();
-      const auto& v = r.layers.at("variance");
+      const auto& v = r.layers.at(metrics::kVariance);
       const int columns = std::max(200, p->axisRect()->width());
       for (int l = 0; l < v.nLayers; ++l) {
         std::vector<store::ScalarPoint> pts;
@@ -368,8 +369,9 @@ void GroupDashboard::drawLayerPanels() {
       placeCursor(p, static_cast<double>(m_cursor));
     }
     struct Heat { const char* prefix; const char* metric; };
-    for (auto h : {Heat{"variance_map", "variance"}, Heat{"angular_map", "angular_adjacent"},
-                   Heat{"prune_map", "prune_delta"}}) {
+    for (auto h : {Heat{"variance_map", metrics::kVariance},
+                   Heat{"angular_map", metrics::kAngularAdjacent},
+                   Heat{"prune_map", metrics::kPruneDelta}}) {
       if (auto* p = m_plots[QLatin1String(h.prefix) + QLatin1Char(':') + s]) {
         auto* map = colorMapOf(p);
         widen(QLatin1String(h.prefix), fillLayerHeatmap(map, r.layers.at(h.metric), 800));
@@ -439,9 +441,9 @@ void GroupDashboard::drawCursorPanels() {
     }
     p->replot(QCustomPlot::rpQueuedReplot);
   };
-  bars(QStringLiteral("prune_bars"), "prune_delta", false);
-  bars(QStringLiteral("effectiveness"), "effectiveness", true);
-  bars(QStringLiteral("grad_norm"), "grad_norm", false);
+  bars(QStringLiteral("prune_bars"), metrics::kPruneDelta, false);
+  bars(QStringLiteral("effectiveness"), metrics::kEffectiveness, true);
+  bars(QStringLiteral("grad_norm"), metrics::kLayerGradNorm, false);
   // Gromov block pruning (stored at the end of a run, or by `analyze`).
   for (const auto& r : m_data.runs()) {
     auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));

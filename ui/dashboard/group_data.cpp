@@ -1,28 +1,30 @@
 // See group_data.h.
 #include "dashboard/group_data.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <climits>
 #include <set>
 
+#include "experiment/run_config.h"
+#include "store/metric_catalogue.h"
+
 namespace depthlab::ui {
 
-const std::vector<std::string> GroupData::kScalarKeys = {"loss_train", "loss_val", "lr",
-                                                         "tokens_per_s", "lazy_layers"};
-const std::vector<std::string> GroupData::kLayerMetrics = {
-    "variance", "angular_adjacent", "prune_delta", "effectiveness", "grad_norm"};
+// What the dashboard draws, from the metric catalogue (store/metric_catalogue.h).
+const std::vector<std::string> GroupData::kScalarKeys =
+    metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard);
+const std::vector<std::string> GroupData::kLayerMetrics =
+    metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
 
 QString RunData::statusLine() const {
   QString state = QString::fromLatin1(store::toString(info.status));
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
   int64_t step = 0;
   double tps = 0;
-  if (auto it = scalars.find("loss_train"); it != scalars.end() && !it->second.empty()) {
+  if (auto it = scalars.find(metrics::kLossTrain); it != scalars.end() && !it->second.empty()) {
     step = it->second.back().step + 1;
   }
-  if (auto it = scalars.find("tokens_per_s"); it != scalars.end() && !it->second.empty()) {
+  if (auto it = scalars.find(metrics::kTokensPerSecond); it != scalars.end() && !it->second.empty()) {
     // Mean of the last few steps: one step's rate is noisy.
     const auto& v = it->second;
     size_t n = std::min<size_t>(20, v.size());
@@ -33,11 +35,9 @@ QString RunData::statusLine() const {
   if (info.status == store::RunStatus::Running && tps > 0 && totalSteps > step) {
     // tokens/s is per run; a paired group trains its runs in turn, so divide by nothing here
     // and let the user read the group ETA as the slowest run's.
-    auto cfg = nlohmann::json::parse(info.configJson, nullptr, false);
     double tokensPerStep = 1;
-    if (!cfg.is_discarded()) {
-      tokensPerStep = cfg["optim"].value("batchSize", 1) * cfg["model"].value("seqLen", 1) *
-                      cfg["optim"].value("gradAccum", 1);
+    if (const auto c = experiment::tryConfigOf(info)) {
+      tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
     }
     const int secs = static_cast<int>((totalSteps - step) * tokensPerStep / tps);
     eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
@@ -72,10 +72,9 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     // Incremental: an existing run only fetches rows after the last step it already holds.
     RunData d = isNew ? RunData{} : std::move(*it);
     d.info = info;
-    auto cfg = nlohmann::json::parse(info.configJson, nullptr, false);
-    if (!cfg.is_discarded() && cfg.contains("optim")) {
-      d.totalSteps = cfg["optim"].value("steps", 0);
-      d.nLayers = cfg["model"].value("nLayers", 0);
+    if (const auto c = experiment::tryConfigOf(info)) {
+      d.totalSteps = c->optim.steps;
+      d.nLayers = c->model.nLayers;
     }
     for (const auto& k : kScalarKeys) {
       auto& v = d.scalars[k];
@@ -93,12 +92,12 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
       }
     }
     const int64_t lastMatrix = d.angular.empty() ? INT64_MIN : d.angular.back().step;
-    for (int64_t step : store.matrixSteps(info.id, "angular")) {
+    for (int64_t step : store.matrixSteps(info.id, metrics::kAngular)) {
       if (step <= lastMatrix) continue;
-      if (auto m = store.matrix(info.id, "angular", step)) d.angular.push_back(std::move(*m));
+      if (auto m = store.matrix(info.id, metrics::kAngular, step)) d.angular.push_back(std::move(*m));
     }
-    if (auto steps = store.matrixSteps(info.id, "block_prune"); !steps.empty()) {
-      d.blockPrune = store.matrix(info.id, "block_prune", steps.back());
+    if (auto steps = store.matrixSteps(info.id, metrics::kBlockPrune); !steps.empty()) {
+      d.blockPrune = store.matrix(info.id, metrics::kBlockPrune, steps.back());
     }
     if (info.status == store::RunStatus::Diverged) {
       for (const auto& e : store.events(info.id)) {

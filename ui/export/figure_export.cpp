@@ -18,6 +18,7 @@
 #include "experiment/experiment_config.h"
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
 
@@ -125,11 +126,11 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
   plot->legend->setVisible(true);
   for (const auto& r : runs) {
     const QColor c = colorFor(QString::fromStdString(r.info.scheme), s);
-    for (const char* key : {"loss_train", "loss_val"}) {
+    for (const char* key : {metrics::kLossTrain, metrics::kLossVal}) {
       auto pts = store.scalarSeries(r.info.id, key);
       if (pts.empty()) { warnings << QStringLiteral("run %1 has no %2").arg(r.info.id).arg(QLatin1String(key)); continue; }
       auto* g = plot->addGraph();
-      const bool val = std::string(key) == "loss_val";
+      const bool val = std::string(key) == metrics::kLossVal;
       g->setName(r.label + (val ? QStringLiteral(" val") : QStringLiteral(" train")));
       QColor col = c;
       if (!val) col.setAlpha(150);
@@ -154,7 +155,7 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
     rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("output variance") : QString());
-    auto series = store.layerSeries(runs[i].info.id, "variance");
+    auto series = store.layerSeries(runs[i].info.id, metrics::kVariance);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
     for (int l = 0; l < series.nLayers; ++l) {
       auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
@@ -186,9 +187,9 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
     rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("layer l") : QString());
-    auto steps = store.matrixSteps(runs[i].info.id, "angular");
+    auto steps = store.matrixSteps(runs[i].info.id, metrics::kAngular);
     if (steps.empty()) { warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id); continue; }
-    auto m = store.matrix(runs[i].info.id, "angular", steps.back());
+    auto m = store.matrix(runs[i].info.id, metrics::kAngular, steps.back());
     auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     auto range = fillMatrixHeatmap(map, *m, false);
     lo = std::min(lo, range.first);
@@ -228,7 +229,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   const double width = 0.8 / std::max<size_t>(1, runs.size());
   int L = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
-    auto series = store.layerSeries(runs[i].info.id, "prune_delta");
+    auto series = store.layerSeries(runs[i].info.id, metrics::kPruneDelta);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no pruning probe").arg(runs[i].info.id); continue; }
     int64_t step = 0;
     auto v = layerValuesAt(series, series.steps.back(), &step);

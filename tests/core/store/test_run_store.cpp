@@ -131,7 +131,7 @@ TEST(RunStore, MatrixShapeMismatchIsRejected) {
   auto s = RunStore::open(":memory:");
   int64_t id = makeRun(s);
   WriteBatch b;
-  b.matrix(1, "bad", 2, 2, {1.0f, 2.0f, 3.0f});
+  b.matrix(1, "angular", 2, 2, {1.0f, 2.0f, 3.0f});  // a catalogued kind, the wrong size
   EXPECT_THROW(s.write(id, b), StoreError);
   EXPECT_TRUE(s.matrixKinds(id).empty());  // the whole batch rolled back
 }

@@ -1,0 +1,19 @@
+// The config a stored run was started with: its JSON (store::RunInfo::configJson) parsed in one
+// place, for resume, analyze, the runs table, the dashboard, Compare and cloning. Does not
+// validate the config beyond what configFromJson checks; does not touch the store.
+#pragma once
+
+#include <optional>
+
+#include "experiment/experiment_config.h"
+#include "store/store_types.h"
+
+namespace depthlab::experiment {
+
+/// The run's config. Throws ConfigError naming the run when its JSON is broken or describes
+/// no valid config.
+ExperimentConfig configOf(const store::RunInfo& run);
+/// The same, or nullopt where configOf would throw (for views that show "unreadable").
+std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
+
+}  // namespace depthlab::experiment

@@ -1,0 +1,108 @@
+// See metric_catalogue.h.
+#include "store/metric_catalogue.h"
+
+#include <stdexcept>
+
+namespace depthlab::metrics {
+
+namespace {
+
+constexpr unsigned kAllViews = kDashboard | kCompare | kExport | kReport;
+
+}  // namespace
+
+const std::vector<Metric>& catalogue() {
+  using K = Kind;
+  using S = Scale;
+  using C = ColourMap;
+  static const std::vector<Metric> rows = {
+      // Scalars
+      {kLossTrain, K::Scalar, "training loss", "nats", S::Linear, C::None, kAllViews,
+       "mean next-token cross-entropy of the update's batch"},
+      {kLossVal, K::Scalar, "validation loss", "nats", S::Linear, C::None, kAllViews,
+       "mean next-token cross-entropy on the held-out split"},
+      {kLr, K::Scalar, "learning rate", "", S::Linear, C::None, kDashboard,
+       "the schedule's learning rate at the step"},
+      {kTokensPerSecond, K::Scalar, "throughput", "tokens/s", S::Linear, C::None, kDashboard,
+       "training tokens per second of wall time"},
+      {kLazyLayers, K::Scalar, "lazy layers", "layers", S::Linear, C::None, kDashboard | kReport,
+       "layers whose effectiveness is below the lazy threshold"},
+      {kPplVal, K::Scalar, "validation perplexity", "", S::Log, C::None, kReport,
+       "exp(validation loss)"},
+      {kGradNorm, K::Scalar, "gradient norm", "", S::Log, C::None, kNoPanel,
+       "global L2 norm of the gradient before clipping"},
+      {kLossProbe, K::Scalar, "probe-batch loss", "nats", S::Linear, C::None, kNoPanel,
+       "loss on the fixed probe batch"},
+      {kLowLayers, K::Scalar, "low-effectiveness layers", "layers", S::Linear, C::None, kNoPanel,
+       "layers whose effectiveness is below the low threshold"},
+      {kLazyRatio, K::Scalar, "lazy-layer share", "", S::Linear, C::None, kNoPanel,
+       "lazy layers / all layers"},
+      {kProbeSeconds, K::Scalar, "probe time", "s", S::Linear, C::None, kNoPanel,
+       "wall time of the probes run at the step"},
+      // Per layer
+      {kVariance, K::PerLayer, "output variance", "", S::Log, C::Sequential, kAllViews,
+       "variance of the residual stream after each block"},
+      {kAngularAdjacent, K::PerLayer, "adjacent angular distance", "", S::Linear, C::Sequential,
+       kDashboard | kCompare | kReport, "d(x_l, x_l+1): angular distance between a block's input and output"},
+      {kPruneDelta, K::PerLayer, "pruning delta", "nats", S::Linear, C::Diverging, kAllViews,
+       "loss increase when the block alone is removed"},
+      {kEffectiveness, K::PerLayer, "effectiveness", "", S::Linear, C::Sequential, kDashboard,
+       "E_l = ||h_l - h_l-1||^2 / ||h_l||^2: how much the block changes the stream"},
+      {kLayerGradNorm, K::PerLayer, "gradient norm per layer", "", S::Log, C::Sequential,
+       kDashboard, "L2 norm of each block's gradient"},
+      {kNormVarAttn, K::PerLayer, "attention-norm output variance", "", S::Log, C::Sequential,
+       kNoPanel, "variance of the (scaled) norm output entering attention"},
+      {kNormVarFfn, K::PerLayer, "FFN-norm output variance", "", S::Log, C::Sequential, kNoPanel,
+       "variance of the (scaled) norm output entering the MLP"},
+      {kBlockInfluence, K::PerLayer, "Block Influence", "", S::Linear, C::Sequential, kNoPanel,
+       "1 - mean cos(input, output) of the block"},
+      {kBlockPruneBestStart, K::PerLayer, "best block start", "layer", S::Linear, C::None,
+       kNoPanel, "for n = 1..L, the start l minimising d(x_l, x_l+n)"},
+      {kJacobianIdentity, K::PerLayer, "Jacobian distance to identity", "", S::Linear,
+       C::Sequential, kNoPanel, "mean ||J_l^T u - u|| over random unit vectors u (0 = identity)"},
+      // Matrices
+      {kAngular, K::Matrix, "angular distance d(x_l, x_l+n)", "", S::Linear, C::Sequential,
+       kDashboard | kExport, "angular distance between block l's input and block l+n's"},
+      {kBlockPrune, K::Matrix, "block pruning delta", "nats", S::Linear, C::Diverging, kDashboard,
+       "loss increase when n consecutive blocks from l are removed"},
+  };
+  return rows;
+}
+
+const Metric* find(std::string_view key, Kind kind) {
+  for (const auto& m : catalogue()) {
+    if (m.kind == kind && m.key == key) return &m;
+  }
+  return nullptr;
+}
+
+const Metric& require(std::string_view key, Kind kind) {
+  if (const Metric* m = find(key, kind)) return *m;
+  std::string as;
+  for (const auto& m : catalogue()) {
+    if (m.key == key) as += std::string(as.empty() ? "" : ", ") + toString(m.kind);
+  }
+  throw std::invalid_argument("unknown " + std::string(toString(kind)) + " metric '" +
+                              std::string(key) + "'" +
+                              (as.empty() ? " (not in the metric catalogue)"
+                                          : " (the catalogue has it as " + as + ")"));
+}
+
+std::vector<std::string> keysFor(Kind kind, Panel panel) {
+  std::vector<std::string> out;
+  for (const auto& m : catalogue()) {
+    if (m.kind == kind && (m.panels & panel)) out.emplace_back(m.key);
+  }
+  return out;
+}
+
+const char* toString(Kind kind) {
+  switch (kind) {
+    case Kind::Scalar: return "scalar";
+    case Kind::PerLayer: return "per-layer";
+    case Kind::Matrix: return "matrix";
+  }
+  return "?";
+}
+
+}  // namespace depthlab::metrics

@@ -1,0 +1,78 @@
+// The catalogue of every metric a run writes to the store: its key, its kind (one value per
+// step, one per layer per step, or an (l, n) matrix), how to label and scale it, its colour map,
+// and which views show it. The trainer and the probe schedule write by these keys, the store
+// refuses any other (RunStore::write), and the dashboard, Compare, figure export and `report`
+// pick what to read from here. Adding a probe: one row here plus its computation.
+// Pure data; no Qt, no torch. Does not know how a metric is computed or drawn.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace depthlab::metrics {
+
+// --- keys ---------------------------------------------------------------------------------
+// Scalars (one value per step).
+inline constexpr char kLossTrain[] = "loss_train";
+inline constexpr char kLossVal[] = "loss_val";
+inline constexpr char kPplVal[] = "ppl_val";
+inline constexpr char kLr[] = "lr";
+inline constexpr char kGradNorm[] = "grad_norm";  // also per layer (see kLayerGradNorm)
+inline constexpr char kTokensPerSecond[] = "tokens_per_s";
+inline constexpr char kLossProbe[] = "loss_probe";
+inline constexpr char kLazyLayers[] = "lazy_layers";
+inline constexpr char kLowLayers[] = "low_layers";
+inline constexpr char kLazyRatio[] = "lazy_ratio";
+inline constexpr char kProbeSeconds[] = "probe_seconds";
+// Per layer (one value per block per step).
+inline constexpr char kVariance[] = "variance";
+inline constexpr char kNormVarAttn[] = "norm_var_attn";
+inline constexpr char kNormVarFfn[] = "norm_var_ffn";
+inline constexpr char kAngularAdjacent[] = "angular_adjacent";
+inline constexpr char kBlockInfluence[] = "block_influence";
+inline constexpr char kEffectiveness[] = "effectiveness";
+inline constexpr char kPruneDelta[] = "prune_delta";
+inline constexpr char kBlockPruneBestStart[] = "block_prune_best_start";
+inline constexpr char kJacobianIdentity[] = "jacobian_identity";
+inline constexpr char kLayerGradNorm[] = "grad_norm";
+// Matrices ((l, n) per step).
+inline constexpr char kAngular[] = "angular";
+inline constexpr char kBlockPrune[] = "block_prune";
+
+// --- rows -----------------------------------------------------------------------------------
+enum class Kind { Scalar, PerLayer, Matrix };
+enum class Scale { Linear, Log };
+enum class ColourMap { None, Sequential, Diverging };  // diverging: centred on 0
+
+/// Views that show a metric (bit flags).
+enum Panel : unsigned {
+  kNoPanel = 0,
+  kDashboard = 1u << 0,  // the group dashboard's panels
+  kCompare = 1u << 1,    // the Compare view
+  kExport = 1u << 2,     // paper figures and their CSV
+  kReport = 1u << 3,     // `depthlab-cli report` and the run report
+};
+
+struct Metric {
+  std::string_view key;
+  Kind kind;
+  std::string_view label;  // "output variance": lower case, fits an axis title
+  std::string_view unit;   // "" when dimensionless
+  Scale scale;             // the default axis or colour scale
+  ColourMap colourMap;
+  unsigned panels;         // Panel flags
+  std::string_view description;
+};
+
+/// Every row, in the order views list them.
+const std::vector<Metric>& catalogue();
+/// The row of `key` of kind `kind`; nullptr when there is none.
+const Metric* find(std::string_view key, Kind kind);
+/// The row, or std::invalid_argument naming the key and the kinds it does exist as.
+const Metric& require(std::string_view key, Kind kind);
+/// Keys of kind `kind` shown by `panel`, in catalogue order.
+std::vector<std::string> keysFor(Kind kind, Panel panel);
+const char* toString(Kind kind);
+
+}  // namespace depthlab::metrics

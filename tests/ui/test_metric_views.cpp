@@ -1,0 +1,113 @@
+// The views against the metric catalogue: a stored run holding every catalogued metric is read
+// by the dashboard's data layer for each row the catalogue shows on the dashboard, and every
+// row marked exportable ends up in the paper figure set, with no "missing" warning.
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+
+#include <cmath>
+
+#include "dashboard/group_data.h"
+#include "export/figure_export.h"
+#include "store/metric_catalogue.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+constexpr int kLayers = 4;
+
+// Two runs (pre_ln, lns) of group "all" with every catalogue row at steps 0, 10, ..., 100.
+std::vector<int64_t> writeEveryMetric(store::RunStore& s) {
+  std::vector<int64_t> ids;
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    store::NewRun nr;
+    nr.name = scheme;
+    nr.groupName = "all";
+    nr.scheme = scheme;
+    nr.configJson = R"({"model":{"nLayers":4},"optim":{"steps":101}})";
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (int step = 0; step <= 100; step += 10) {
+      for (const auto& m : metrics::catalogue()) {
+        const std::string key(m.key);
+        switch (m.kind) {
+          case metrics::Kind::Scalar: b.scalar(step, key, 1.0 + step * 0.01); break;
+          case metrics::Kind::PerLayer:
+            b.layer(step, key, {0.5f, 1.0f, 1.5f, 2.0f + step});
+            break;
+          case metrics::Kind::Matrix: {
+            std::vector<float> v(kLayers * kLayers, NAN);
+            for (int l = 0; l < kLayers; ++l)
+              for (int n = 1; l + n <= kLayers; ++n) v[l * kLayers + n - 1] = 0.1f * n;
+            b.matrix(step, key, kLayers, kLayers, v);
+            break;
+          }
+        }
+      }
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST(MetricViews, TheDashboardReadsEveryRowItShows) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("all.db"));
+  writeEveryMetric(s);
+  ui::GroupData g(QStringLiteral("all"));
+  ASSERT_TRUE(g.reload(s, {}));
+  ASSERT_EQ(g.runs().size(), 2u);
+  for (const auto& r : g.runs()) {
+    EXPECT_EQ(r.nLayers, kLayers);
+    EXPECT_EQ(r.totalSteps, 101);
+    for (const auto& k : metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard)) {
+      ASSERT_TRUE(r.scalars.count(k)) << k;
+      EXPECT_EQ(r.scalars.at(k).size(), 11u) << k;
+    }
+    for (const auto& k : metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard)) {
+      ASSERT_TRUE(r.layers.count(k)) << k;
+      EXPECT_EQ(r.layers.at(k).steps.size(), 11u) << k;
+    }
+    const auto matrices = metrics::keysFor(metrics::Kind::Matrix, metrics::kDashboard);
+    EXPECT_EQ(matrices, (std::vector<std::string>{metrics::kAngular, metrics::kBlockPrune}));
+    EXPECT_EQ(r.angular.size(), 11u);
+    EXPECT_TRUE(r.blockPrune.has_value());
+  }
+}
+
+TEST(MetricViews, EveryExportableRowIsInTheFigureSet) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("all.db"));
+  const auto ids = writeEveryMetric(s);
+  const QString out = QString::fromStdString(dir.file("figures"));
+  auto r = ui::exportFigureSet(s, ids, QStringLiteral("pdf"), out, ui::FigureStyle{});
+  EXPECT_TRUE(r.warnings.isEmpty()) << r.warnings.join(QStringLiteral("; ")).toStdString();
+  // Each exportable row's values are in one of the set's CSVs (the run id, then its numbers).
+  QString csvs;
+  for (const auto& f : QDir(out).entryList({QStringLiteral("*.csv")})) {
+    QFile file(out + QLatin1Char('/') + f);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    csvs += QString::fromUtf8(file.readAll());
+  }
+  for (const auto& m : metrics::catalogue()) {
+    if (!(m.panels & metrics::kExport)) continue;
+    SCOPED_TRACE(std::string(m.key));
+    switch (m.kind) {
+      case metrics::Kind::Scalar:  // 1 + 100 * 0.01 at the last step
+        EXPECT_TRUE(csvs.contains(QLatin1String(m.key.data(), static_cast<int>(m.key.size())))) ;
+        break;
+      case metrics::Kind::PerLayer:  // 2 + 100 in the deepest layer at the last step
+        EXPECT_TRUE(csvs.contains(QStringLiteral(",102"))) << csvs.left(400).toStdString();
+        break;
+      case metrics::Kind::Matrix:  // 0.1 * n
+        EXPECT_TRUE(csvs.contains(QStringLiteral("0.4"))) << csvs.left(400).toStdString();
+        break;
+    }
+  }
+}
