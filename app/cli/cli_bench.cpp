@@ -7,8 +7,9 @@
 #include "bench/probe_bench.h"
 #include "bench/store_bench.h"
 #include "bench/train_bench.h"
-#include "experiment/presets.h"
+#include "bench_baselines.h"
 #include "cli_common.h"
+#include "experiment/presets.h"
 
 namespace depthlab::cli {
 
@@ -149,17 +150,19 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
       bench::GpuTrainBenchOptions o;
       o.device = t.device;
       o.steps = t.steps;
-      o.hfScript = t.noHf ? "" : benchScript("hf_llama_bench.py");
-      o.python = t.python;
       o.peakTflops = t.peakTflops;
       o.cudaKernels = t.cudaKernels;
       o.profilePath = t.profile;
       o.fusedKernels = !t.unfused;
       auto r = bench::runGpuTrainBench(*c, t.scheme, o);
+      runHfBaseline(r, bench::gpuTrainBenchConfig(*c),
+                    t.noHf ? "" : benchScript("hf_llama_bench.py"), t.python);
       printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);
       return;
     }
-    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, referenceScript(), !t.unfused);
+    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused);
+    runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
+                      referenceScript());
     const auto& m = c->model;
     if (g.json) {
       nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},

@@ -119,7 +119,7 @@ void printProgress(const experiment::GroupProgress& p) {
   for (const auto& m : p.members) {
     char buf[128];
     std::snprintf(buf, sizeof(buf), " | %s %.4f %.0f tok/s%s", m.scheme.c_str(), m.lossTrain,
-                  m.tokensPerSecond, m.status == "diverged" ? " DIVERGED" : "");
+                  m.tokensPerSecond, m.status == store::RunStatus::Diverged ? " DIVERGED" : "");
     line += buf;
   }
   line += " | ETA " + formatEta(p.etaSeconds);
@@ -136,7 +136,7 @@ void printSummary(const experiment::GroupResult& r, bool json) {
     j["seconds"] = r.seconds;
     j["probe_seconds"] = r.probeSeconds;
     for (const auto& m : r.members) {
-      j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", m.status},
+      j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", store::toString(m.status)},
                            {"steps", m.step}, {"loss_train", m.lossTrain},
                            {"loss_val", m.lossVal ? nlohmann::json(*m.lossVal) : nlohmann::json()},
                            {"diverged_at", m.divergedAt ? nlohmann::json(*m.divergedAt)
@@ -152,7 +152,7 @@ void printSummary(const experiment::GroupResult& r, bool json) {
               "LOSS_TRAIN", "LOSS_VAL", "PPL_VAL");
   for (const auto& m : r.members) {
     std::printf("%-6lld %-18s %-10s %8lld %11.4f %10s %10s\n", static_cast<long long>(m.runId),
-                m.scheme.c_str(), m.status.c_str(), static_cast<long long>(m.step), m.lossTrain,
+                m.scheme.c_str(), store::toString(m.status), static_cast<long long>(m.step), m.lossTrain,
                 m.lossVal ? std::to_string(*m.lossVal).substr(0, 8).c_str() : "-",
                 m.lossVal ? std::to_string(std::exp(*m.lossVal)).substr(0, 8).c_str() : "-");
   }

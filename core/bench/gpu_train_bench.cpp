@@ -3,17 +3,12 @@
 
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
-#include <cstdlib>
-#include <sstream>
 
 #include "kernels/cpu_kernels.h"
 #include "model/cuda_ops.h"
 #include "train/devices.h"
 #include "train/trainer.h"
-#include "util/run_command.h"
 
 #if TORCH_VERSION_MAJOR >= 2
 #include <torch/csrc/autograd/profiler_kineto.h>
@@ -46,43 +41,6 @@ double seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-void runHfBaseline(GpuTrainBenchResult& r, const experiment::ExperimentConfig& c,
-                   const std::string& script, std::string python) {
-  if (script.empty()) {
-    r.hfMessage = "baseline not asked for";
-    return;
-  }
-  if (python.empty()) {
-    const char* env = std::getenv("DEPTHLAB_PYTHON");
-    python = env && *env ? env : "python3";
-  }
-  const auto probe = util::runProgram(
-      {python, "-c", "import torch, transformers; assert torch.cuda.is_available()"});
-  if (probe.status != 0) {
-    r.hfMessage = python + " cannot import torch (with CUDA) and transformers";
-    return;
-  }
-  const auto& m = c.model;
-  auto n = [](auto v) { std::ostringstream s; s << v; return s.str(); };
-  const auto run = util::runProgram(
-      {python, script, "--layers", n(m.nLayers), "--width", n(m.dModel), "--heads", n(m.nHeads),
-       "--ffn", n(m.dFF), "--seq", n(m.seqLen), "--batch", n(c.optim.batchSize), "--accum",
-       n(c.optim.gradAccum), "--vocab", n(m.vocabSize), "--eps", n(m.normEps), "--steps",
-       n(std::max(5, r.steps))});
-  std::istringstream lines(run.output);
-  for (std::string line; std::getline(lines, line);) {
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) continue;
-    if (j.contains("error")) r.hfMessage = j["error"].get<std::string>();
-    if (!j.contains("tokens_per_s")) continue;
-    (j.value("mode", "") == "eager" ? r.hfEager : r.hfCompile) = j["tokens_per_s"].get<double>();
-    r.hfMessage = "torch " + j.value("torch", std::string("?"));
-  }
-  if (!r.hfEager && !r.hfCompile && r.hfMessage.empty()) {
-    r.hfMessage = "the baseline printed no result (exit " + std::to_string(run.status) + ")";
-  }
-}
-
 // Two updates under the Kineto profiler (CPU ops and CUDA kernels), saved as a Chrome trace
 // (bench/summarize_trace.py reads it). Returns what happened, for the report.
 template <class Step>
@@ -107,6 +65,12 @@ std::string profileUpdates(const std::string& path, Step&& step) {
 
 }  // namespace
 
+experiment::ExperimentConfig gpuTrainBenchConfig(const experiment::ExperimentConfig& input) {
+  experiment::ExperimentConfig c = input;
+  c.model.vocabSize = 256;  // byte tokens, as the baseline
+  return c;
+}
+
 GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
                                      const std::string& scheme, const GpuTrainBenchOptions& o) {
   const torch::Device device = train::resolveDevice(o.device);
@@ -120,8 +84,7 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   kernels::setFusedKernelsEnabled(o.fusedKernels);
   if (o.cudaKernels) model::setCudaKernelsEnabled(true);
   const int steps = o.steps;
-  experiment::ExperimentConfig c = input;
-  c.model.vocabSize = 256;  // byte tokens, as the baseline
+  const experiment::ExperimentConfig c = gpuTrainBenchConfig(input);
   GpuTrainBenchResult r;
   r.steps = steps;
   r.cudaKernels = model::cudaKernelsEnabled() && model::cudaKernelsBuilt() && o.fusedKernels;
@@ -166,7 +129,6 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   r.tflops = r.tokensPerSecond * r.flopsPerToken / 1e12;
   r.peakTflops = o.peakTflops > 0 ? std::optional<double>(o.peakTflops) : bf16PeakTflops(name);
   if (r.peakTflops) r.mfu = r.tflops / *r.peakTflops;
-  runHfBaseline(r, c, o.hfScript, o.python);
   return r;
 }
 

@@ -1,8 +1,9 @@
 // `depthlab-cli bench train --device cuda`: tokens/s of the C++ trainer on a CUDA GPU at a
 // preset's shape (its micro-batch, accumulation, sequence and bf16 setting; byte vocabulary),
-// the model FLOPs that means, MFU against the device's bf16 peak, and, where Python can import
-// torch (with CUDA) and transformers, the Hugging Face baseline on the same shape in the same
-// run (bench/hf_llama_bench.py, eager and torch.compile). Measures only; prints nothing.
+// the model FLOPs that means and MFU against the device's bf16 peak. The Hugging Face baseline
+// on the same shape (bench/hf_llama_bench.py, eager and torch.compile) runs out of process,
+// driven by the CLI (app/cli/bench_baselines.h), which fills hfEager / hfCompile.
+// Measures only; prints nothing.
 #pragma once
 
 #include <optional>
@@ -38,8 +39,6 @@ std::optional<double> bf16PeakTflops(const std::string& deviceName);
 struct GpuTrainBenchOptions {
   std::string device = "cuda";
   int steps = 20;            // timed optimizer updates (after 3 warm-up updates)
-  std::string hfScript;      // bench/hf_llama_bench.py; empty skips the baseline
-  std::string python;        // its interpreter; "" = $DEPTHLAB_PYTHON, else python3
   double peakTflops = 0;     // > 0 overrides bf16PeakTflops()
   bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is:
                              // on by default, DEPTHLAB_CUDA_KERNELS=0 off)
@@ -48,6 +47,8 @@ struct GpuTrainBenchOptions {
                              // Kineto profiler, saved there as a Chrome trace (LibTorch 2.x)
 };
 
+/// The config the benchmark (and the baseline) runs: the preset's, with byte tokens.
+experiment::ExperimentConfig gpuTrainBenchConfig(const experiment::ExperimentConfig& config);
 /// The switches are process-wide: set for the timing, restored however this returns.
 GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& config,
                                      const std::string& scheme, const GpuTrainBenchOptions& o);

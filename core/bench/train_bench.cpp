@@ -3,19 +3,13 @@
 
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <fstream>
 
 #include "kernels/cpu_kernels.h"
 #include "train/trainer.h"
-#include "util/run_command.h"
 
 namespace depthlab::bench {
 
@@ -38,9 +32,17 @@ double residentMb() {  // VmRSS from /proc/self/status; 0 where there is no /pro
 }  // namespace
 
 
+experiment::ExperimentConfig trainBenchConfig(const experiment::ExperimentConfig& input) {
+  experiment::ExperimentConfig c = input;
+  c.model.vocabSize = 256;
+  c.optim.gradAccum = 1;
+  c.optim.warmupSteps = 0;
+  c.optim.minLrRatio = 1.0;
+  return c;
+}
+
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
-                               int steps, int threads, const std::string& script,
-                               bool fusedKernels) {
+                               int steps, int threads, bool fusedKernels) {
   TrainBenchResult r;
   r.fusedKernels = fusedKernels;
   // The switch is process-wide: set for the C++ timing, restored however this returns.
@@ -51,11 +53,7 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   } fusedSwitch(fusedKernels);
   r.steps = steps;
   r.threads = threads;
-  experiment::ExperimentConfig c = input;
-  c.model.vocabSize = 256;
-  c.optim.gradAccum = 1;
-  c.optim.warmupSteps = 0;
-  c.optim.minLrRatio = 1.0;
+  const experiment::ExperimentConfig c = trainBenchConfig(input);
   torch::set_num_threads(threads);
   train::Trainer t(c, scheme, torch::kCPU);
   const int B = c.optim.batchSize, T = c.model.seqLen;
@@ -79,32 +77,6 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   r.cppResidentMb = residentMb();
   r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;
 
-  if (!std::filesystem::exists(script)) {
-    r.torchMessage = "reference script not found at " + script;
-    return r;
-  }
-  const std::string cfg = (std::filesystem::temp_directory_path() /
-                           ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
-  {
-    FILE* f = std::fopen(cfg.c_str(), "w");
-    std::fputs(experiment::toJson(c).dump().c_str(), f);
-    std::fclose(f);
-  }
-  auto run = util::runProgram({"/usr/bin/python3", script, "bench", "--config", cfg, "--scheme",
-                               scheme, "--steps", std::to_string(steps), "--threads",
-                               std::to_string(threads)},
-                              {"", util::Stderr::Merge});
-  const int rc = run.status;
-  const std::string& out = run.output;
-  std::filesystem::remove(cfg);
-  auto j = nlohmann::json::parse(out.substr(out.find('{') == std::string::npos ? 0 : out.rfind('{')),
-                                 nullptr, false);
-  if (rc != 0 || j.is_discarded() || !j.contains("tokens_per_s")) {
-    r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
-                     out.substr(0, 300);
-    return r;
-  }
-  r.torchTokensPerSecond = j["tokens_per_s"].get<double>();
   return r;
 }
 

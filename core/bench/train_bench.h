@@ -1,5 +1,6 @@
-// `depthlab-cli bench train`: tokens/s of the C++ trainer and of the PyTorch reference
-// (bench/reference_model.py bench) on the same model, batch, dtype and threads.
+// `depthlab-cli bench train` on CPU: tokens/s of the C++ trainer on random tokens, its page
+// faults and resident memory. The PyTorch reference it is compared with runs out of process,
+// driven by the CLI (app/cli/bench_baselines.h) on trainBenchConfig()'s config.
 #pragma once
 
 #include <optional>
@@ -11,7 +12,7 @@ namespace depthlab::bench {
 
 struct TrainBenchResult {
   double cppTokensPerSecond = 0;
-  std::optional<double> torchTokensPerSecond;  // absent when Python's torch is missing
+  std::optional<double> torchTokensPerSecond;  // filled by the CLI; absent without Python's torch
   std::string torchMessage;                    // why it is absent, or the command's error
   int steps = 0, threads = 1;
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
@@ -19,12 +20,12 @@ struct TrainBenchResult {
   double cppResidentMb = 0;                    // this process's resident set after them
 };
 
-/// Times `steps` updates (after 3 warm-up updates) of `scheme` on random tokens.
-/// `referenceScript` is bench/reference_model.py. `fusedKernels` false times the C++ trainer
-/// on the composite ATen / torch::optim path (kernels::setFusedKernelsEnabled), for an A/B.
-/// Both sides inherit this process's environment (OMP_WAIT_POLICY included).
+/// The config both sides of the comparison run: byte vocabulary, one micro-batch, constant lr.
+experiment::ExperimentConfig trainBenchConfig(const experiment::ExperimentConfig& config);
+/// Times `steps` updates (after 3 warm-up updates) of `scheme` on random tokens with
+/// trainBenchConfig(config). `fusedKernels` false times the composite ATen / torch::optim path
+/// (kernels::setFusedKernelsEnabled), for an A/B.
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& config, const std::string& scheme,
-                               int steps, int threads, const std::string& referenceScript,
-                               bool fusedKernels = true);
+                               int steps, int threads, bool fusedKernels = true);
 
 }  // namespace depthlab::bench

@@ -173,7 +173,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
       p.lossTrain = r.loss;
       p.tokensPerSecond = dt > 0 ? tokensPerStep / dt : 0;
       if (!r.finite) {
-        p.status = "diverged";
+        p.status = store::RunStatus::Diverged;
         p.divergedAt = step;
         m.active = false;
         m.pending.scalar(step, metrics::kLossTrain, r.loss);
@@ -253,7 +253,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     }
     flush(m, link);
     checkpoint(m, link, done, true);
-    m.progress.status = stopping ? "stopped" : "finished";
+    m.progress.status = stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
     link.finishRun(m.runId, stopping ? store::RunStatus::Stopped : store::RunStatus::Finished);
   }
   // The last writes (statuses, the final checkpoint's row): retried with back-off for another
@@ -341,7 +341,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     m.runId = store.createRun(nr);
     m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
     m.storeId = store.storeId();
-    m.progress = {m.runId, scheme, "running", 0, 0, std::nullopt, 0, std::nullopt};
+    m.progress = {m.runId, scheme, store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
     members.push_back(std::move(m));
   }
   if (options.onRunsStarted) {
@@ -391,12 +391,13 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
     if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
   }
-  m.progress = {runId, run->scheme, "running", meta.step, 0, std::nullopt, 0, std::nullopt};
+  m.progress = {runId, run->scheme, store::RunStatus::Running, meta.step, 0, std::nullopt, 0,
+                std::nullopt};
   GroupResult result;
   result.groupName = run->groupName;
   if (meta.step >= config.optim.steps) {
     result.members.push_back(m.progress);
-    result.members.back().status = store::toString(run->status);
+    result.members.back().status = run->status;
     return result;
   }
   store.markRunning(runId);

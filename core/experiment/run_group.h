@@ -21,7 +21,7 @@ namespace depthlab::experiment {
 struct MemberProgress {
   int64_t runId = 0;
   std::string scheme;
-  std::string status;          // running, finished, diverged, stopped
+  store::RunStatus status = store::RunStatus::Running;  // running, finished, diverged, stopped
   int64_t step = 0;            // updates done
   double lossTrain = 0;
   std::optional<double> lossVal;
