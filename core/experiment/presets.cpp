@@ -1,6 +1,10 @@
 // Preset table; numbers from ../shared/reference/curse-of-depth-facts.md sections 3.2 and 3.4.
 #include "experiment/presets.h"
 
+#include <algorithm>
+
+#include "model/block_plan.h"
+
 namespace depthlab::experiment {
 
 namespace {
@@ -93,14 +97,24 @@ std::vector<std::string> presetNames() {
 }
 
 int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const SchemeOptions& o) {
-  const int64_t V = m.vocabSize, d = m.dModel, L = m.nLayers, f = m.dFF;
+  // Counted from the block plans the model is built from, so a scheme's extra parameters are
+  // stated once (model/block_plan.cpp). An unknown scheme counts as Pre-LN.
+  ExperimentConfig c;
+  c.model = m;
+  c.options = o;
+  const bool known = std::find(kSchemes.begin(), kSchemes.end(), scheme) != kSchemes.end();
+  const auto plans = model::planBlocks(c, known ? scheme : "pre_ln");
+  const int64_t V = m.vocabSize, d = m.dModel, f = m.dFF;
   const int64_t normParams = m.norm == "layernorm" ? 2 * d : d;  // LayerNorm has a bias
-  int64_t perBlock = 4 * d * d + 3 * d * f + 2 * normParams;
-  if (scheme == "sandwich") perBlock += 2 * normParams;
-  if (scheme == "lns_learnable") perBlock += d + d + 1;  // per-channel scale, gate readout w, b
-  if (o.skipInit) perBlock += 2;
-  if (o.layerScale) perBlock += 2 * d;
-  return 2 * V * d + L * perBlock + normParams;
+  int64_t total = 2 * V * d + normParams;                        // embedding, head, final norm
+  for (const auto& p : plans) {
+    total += 4 * d * d + 3 * d * f + 2 * normParams;  // attention, SwiGLU, the two norms
+    if (p.sandwich) total += 2 * normParams;         // the output norms
+    if (p.learnableScale) total += d + d + 1;        // per-channel scale, gate readout w, b
+    if (p.skipInit) total += 2;                      // one scalar per branch
+    if (p.layerScale) total += 2 * d;                // one vector per branch
+  }
+  return total;
 }
 
 }  // namespace depthlab::experiment

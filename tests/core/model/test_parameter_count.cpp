@@ -1,0 +1,28 @@
+// experiment::parameterCount (counted from the block plans) against the parameters a Decoder
+// actually registers, for every scheme and the options that add parameters.
+#include <gtest/gtest.h>
+
+#include "experiment/presets.h"
+#include "model/decoder.h"
+#include "support/model_fixtures.h"
+
+using namespace depthlab;
+
+TEST(ParameterCount, EqualsTheModelsParametersForEverySchemeAndOption) {
+  for (const auto& scheme : experiment::kSchemes) {
+    for (int option = 0; option < 3; ++option) {
+      auto c = test::smallConfig(4);
+      c.options.skipInit = option == 1;
+      c.options.layerScale = option == 2;
+      SCOPED_TRACE(scheme + " option " + std::to_string(option));
+      model::Decoder m(c, scheme);
+      int64_t actual = 0;
+      for (const auto& p : m->parameters()) actual += p.numel();
+      EXPECT_EQ(experiment::parameterCount(c.model, scheme, c.options), actual);
+    }
+  }
+  // An unknown scheme name counts as Pre-LN rather than failing (a runs table must still draw).
+  auto c = test::smallConfig(4);
+  EXPECT_EQ(experiment::parameterCount(c.model, "not-a-scheme", c.options),
+            experiment::parameterCount(c.model, "pre_ln", c.options));
+}
