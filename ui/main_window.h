@@ -1,6 +1,6 @@
-// MainWindow: the lab. Left: the experiment set-up panel. Centre: a runs browser over the
-// run store (stop, clone into the set-up panel, open a dashboard) and one live dashboard tab
-// per run group. Experiments run as separate depthlab-cli processes (RunLauncher); the
+// MainWindow: the lab. Left: the experiment set-up panel. Centre: the runs browser over the
+// run store (runs/runs_browser.h: stop, clone into the set-up panel, open a dashboard, ...)
+// and one live dashboard tab per run group, plus comparison tabs. Experiments run as separate depthlab-cli processes (RunLauncher); the
 // window follows them, and runs started anywhere else, through the store (StorePoller).
 // Holds no training state.
 #pragma once
@@ -13,17 +13,14 @@
 #include "export/figure_style.h"
 #include "store/run_store.h"
 
-class QComboBox;
-class QLineEdit;
-class QSortFilterProxyModel;
 class QTabWidget;
-class QTableView;
 
 namespace depthlab::ui {
 
 class CompareView;
 class GroupDashboard;
 class RunLauncher;
+class RunsBrowser;
 class RunsTableModel;
 class SetupPanel;
 class StorePoller;
@@ -42,7 +39,7 @@ class MainWindow : public QMainWindow {
   MainWindow(store::RunStore store, MainWindowOptions options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  RunsTableModel* runsModel() const { return m_runsModel; }
+  RunsTableModel* runsModel() const;
   SetupPanel* setupPanel() const { return m_setup; }
   StorePoller* poller() const { return m_poller; }
   RunLauncher* launcher() const { return m_launcher; }
@@ -54,6 +51,8 @@ class MainWindow : public QMainWindow {
   /// Loads a stored run's config into the set-up panel ("clone, change, launch").
   void cloneRun(int64_t runId);
   void setClosePolicy(ClosePolicy p) { m_closePolicy = p; }
+  /// Brings a tab of this window (a dashboard, a comparison) to the front.
+  void showTab(QWidget* tab);
   /// Opens a comparison tab for the runs (2 or more).
   CompareView* compareRuns(const std::vector<int64_t>& runIds);
   /// Deletes runs and their rows; their checkpoint files too unless `keepCheckpoints`.
@@ -70,17 +69,17 @@ class MainWindow : public QMainWindow {
   /// The figure style kept in the data folder (written with defaults on first use).
   FigureStyle savedFigureStyle() const;
   void exportFigureInteractive(const QString& figure, const std::vector<int64_t>& runIds);
+  void exportFigureSetInteractive(const std::vector<int64_t>& runIds);
+  void connectStoreAndLauncher();
+  void connectRunsBrowser();
+  void closeTab(int index);
   void onRunsChanged(const std::vector<int64_t>& changed);
   std::vector<int64_t> selectedRunIds() const;
 
   StorePoller* m_poller = nullptr;
   RunLauncher* m_launcher = nullptr;
   SetupPanel* m_setup = nullptr;
-  RunsTableModel* m_runsModel = nullptr;
-  QTableView* m_runsView = nullptr;
-  QSortFilterProxyModel* m_runsProxy = nullptr;
-  QLineEdit* m_filter = nullptr;
-  QComboBox* m_filterColumn = nullptr;
+  RunsBrowser* m_runs = nullptr;
   QTabWidget* m_tabs = nullptr;
   std::map<QString, GroupDashboard*> m_dashboards;
   MainWindowOptions m_options;

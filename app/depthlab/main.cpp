@@ -3,7 +3,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
-#include <QTabWidget>
 #include <QTimer>
 
 #include <cstdio>
@@ -61,12 +60,12 @@ int main(int argc, char** argv) {
                                      QString::fromStdString(corpus.message), QString()});
     window.show();
     if (cli.isSet(groupOption)) {
-      if (auto* d = window.dashboard(cli.value(groupOption))) window.findChild<QTabWidget*>()->setCurrentWidget(d);
+      window.showTab(window.dashboard(cli.value(groupOption)));
     }
     if (cli.isSet(compareOption)) {
       std::vector<int64_t> ids;
       for (const auto& id : cli.value(compareOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
-      if (auto* v = window.compareRuns(ids)) window.findChild<QTabWidget*>()->setCurrentWidget(v);
+      window.showTab(window.compareRuns(ids));
     }
     if (cli.isSet(shotOption)) {
       QTimer::singleShot(1500, &window, [&] {

@@ -23,7 +23,7 @@
 #include "launch/run_launcher.h"
 #include "main_window.h"
 #include "plot/series_adapter.h"
-#include "runs_table_model.h"
+#include "runs/runs_table_model.h"
 #include "setup/setup_panel.h"
 #include "store_poller.h"
 #include "support/temp_dir.h"

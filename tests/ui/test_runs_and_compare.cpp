@@ -15,7 +15,7 @@
 #include "compare/compare_view.h"
 #include "experiment/presets.h"
 #include "main_window.h"
-#include "runs_table_model.h"
+#include "runs/runs_table_model.h"
 #include "store_poller.h"
 #include "support/temp_dir.h"
 

@@ -1,5 +1,5 @@
 // RunsTableModel; see runs_table_model.h.
-#include "runs_table_model.h"
+#include "runs/runs_table_model.h"
 
 #include <QBrush>
 #include <QColor>
