@@ -14,6 +14,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QGroupBox;
 class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
@@ -52,6 +53,14 @@ class SetupPanel : public QWidget {
   void configChanged();
 
  private:
+  // The panel's sections, built once by the constructor.
+  QGroupBox* makeModelBox();
+  QGroupBox* makeSchemeBox();
+  QGroupBox* makeTrainingBox();
+  QGroupBox* makeRunBox();
+  QGroupBox* makeSweepBox();
+  QWidget* makeFooter();
+  void connectEditors();
   void applyPreset(const QString& name);
   void revalidate();
 
