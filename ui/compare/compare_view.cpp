@@ -26,28 +26,38 @@
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
-#include "store/metric_catalogue.h"
+#include "compare/compare_profiles.h"
 
 namespace depthlab::ui {
 
-namespace {
-// The per-layer profiles Compare draws, from the metric catalogue.
-const std::vector<std::string>& profiles() {
-  static const auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
-  return keys;
-}
-QString profileTitle(const std::string& key) {
-  const auto& m = metrics::require(key, metrics::Kind::PerLayer);
-  return QStringLiteral("final %1").arg(QString::fromUtf8(m.label.data(), static_cast<int>(m.label.size())));
-}
-Qt::PenStyle styleFor(int k) {
-  static const Qt::PenStyle s[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
-  return s[k % 4];
-}
-}  // namespace
+using compare::profiles;
+using compare::profileTitle;
+
 
 CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent)
     : QWidget(parent) {
+  loadRuns(store, runIds);
+  auto* outer = new QVBoxLayout(this);
+  outer->addWidget(makeControls());
+  m_missing = new QLabel;
+  m_missing->setStyleSheet(QStringLiteral("color: #a04000;"));
+  m_missing->setWordWrap(true);
+  outer->addWidget(m_missing);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  auto* host = new QWidget;
+  auto* grid = new QGridLayout(host);
+  scroll->setWidget(host);
+  outer->addWidget(scroll, 1);
+  addPlots(grid);
+  addTables(grid);
+  connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(m_band, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  redraw();
+}
+
+void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds) {
   std::vector<store::RunInfo> infos;
   for (int64_t id : runIds) {
     auto r = store.run(id);
@@ -63,9 +73,12 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   m_groups = analysis::seedGroups(store, infos);
   m_configDiff = analysis::configDiff(infos);
   m_table = analysis::resultsTable(m_groups);
+}
 
-  auto* outer = new QVBoxLayout(this);
-  auto* controls = new QHBoxLayout;
+QWidget* CompareView::makeControls() {
+  auto* row = new QWidget;
+  auto* controls = new QHBoxLayout(row);
+  controls->setContentsMargins(0, 0, 0, 0);
   m_relativeDepth = new QCheckBox(tr("align runs of different depth by relative depth"));
   m_band = new QComboBox;
   m_band->addItems({tr("std"), tr("standard error"), tr("min-max")});
@@ -80,18 +93,10 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   controls->addWidget(new QLabel(tr("colour by")));
   controls->addWidget(m_colorBy);
   controls->addStretch(1);
-  outer->addLayout(controls);
-  m_missing = new QLabel;
-  m_missing->setStyleSheet(QStringLiteral("color: #a04000;"));
-  m_missing->setWordWrap(true);
-  outer->addWidget(m_missing);
+  return row;
+}
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  auto* host = new QWidget;
-  auto* grid = new QGridLayout(host);
-  scroll->setWidget(host);
-  outer->addWidget(scroll, 1);
+void CompareView::addPlots(QGridLayout* grid) {
   for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
   auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1) {
     auto* p = new QCustomPlot;
@@ -137,6 +142,9 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
     m_plots[name] = p;
   }
   grid->addWidget(heatBox, 4, 0, 1, 3);
+}
+
+void CompareView::addTables(QGridLayout* grid) {
   m_stats = new QLabel;
   m_stats->setWordWrap(true);
   m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -180,7 +188,6 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
   connect(m_band, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
-  redraw();
 }
 
 QString CompareView::missingText() const { return m_missing->text(); }
@@ -204,198 +211,6 @@ QColor CompareView::colorOf(const store::RunInfo& run) const {
   const size_t k = static_cast<size_t>(std::find(distinct.begin(), distinct.end(), value) - distinct.begin());
   const auto palette = paletteColors(QStringLiteral("okabe-ito"));
   return palette[k % palette.size()];
-}
-
-void CompareView::redraw() {
-  // Missing metrics, said plainly.
-  QStringList missing;
-  for (const auto& r : m_runs) {
-    QStringList m;
-    if (r.lossTrain.empty()) m << QStringLiteral("train loss");
-    if (r.lossVal.empty()) m << QStringLiteral("validation loss");
-    for (const auto& p : profiles()) {
-      if (r.layers.at(p).steps.empty()) m << QString::fromStdString(p);
-    }
-    if (!m.isEmpty()) missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
-  }
-  m_missing->setText(missing.join(QStringLiteral("; ")));
-
-  // Loss curves: one colour per scheme, a line style per run within the scheme.
-  auto* loss = m_plots[QStringLiteral("loss")];
-  loss->clearGraphs();
-  std::map<std::string, int> perScheme;
-  for (const auto& r : m_runs) {
-    const QColor c = colorOf(r.info);
-    const int k = perScheme[r.info.scheme]++;
-    const QString label = QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id);
-    if (!r.lossTrain.empty()) {
-      auto d = decimateMinMax(smooth(r.lossTrain, 0.9), static_cast<double>(r.lossTrain.front().step),
-                              static_cast<double>(r.lossTrain.back().step), 800);
-      auto* g = loss->addGraph();
-      g->setName(label);
-      g->setPen(QPen(c, 1.4, styleFor(k)));
-      setGraphData(g, d);
-    }
-    if (!r.lossVal.empty()) {
-      auto* g = loss->addGraph();
-      g->setName(label + tr(" val"));
-      g->setPen(QPen(c, 2.0, Qt::DashLine));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-      for (const auto& p : r.lossVal) g->addData(static_cast<double>(p.step), p.value);
-      g->removeFromLegend();
-    }
-  }
-  drawSeedBands(loss);
-  loss->rescaleAxes();
-  loss->replot(QCustomPlot::rpQueuedReplot);
-  drawProfiles();
-  drawHeatmaps();
-  drawDifference();
-  drawGroups();
-
-  // Config diff.
-  std::vector<store::RunInfo> infos;
-  for (const auto& r : m_runs) infos.push_back(r.info);
-  auto diff = analysis::configDiff(infos);
-  m_diff->clear();
-  m_diff->setRowCount(static_cast<int>(diff.size()));
-  m_diff->setColumnCount(static_cast<int>(m_runs.size()) + 1);
-  QStringList headers{tr("key")};
-  for (const auto& r : m_runs) headers << tr("run %1").arg(r.info.id);
-  m_diff->setHorizontalHeaderLabels(headers);
-  int row = 0;
-  for (const auto& [key, values] : diff) {
-    m_diff->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key)));
-    for (size_t i = 0; i < values.size(); ++i) {
-      m_diff->setItem(row, static_cast<int>(i) + 1, new QTableWidgetItem(QString::fromStdString(values[i])));
-    }
-    ++row;
-  }
-  m_diff->horizontalHeader()->setStretchLastSection(true);
-
-  // Results table with the best per column in bold.
-  m_results->clear();
-  m_results->setRowCount(static_cast<int>(m_table.rows.size()));
-  m_results->setColumnCount(static_cast<int>(m_table.columns.size()));
-  QStringList cols;
-  for (const auto& c : m_table.columns) cols << QString::fromStdString(c);
-  m_results->setHorizontalHeaderLabels(cols);
-  QStringList rows;
-  for (const auto& r : m_table.rows) rows << QString::fromStdString(r);
-  m_results->setVerticalHeaderLabels(rows);
-  for (size_t c = 0; c < m_table.columns.size(); ++c) {
-    double best = 1e300;
-    for (size_t r = 0; r < m_table.rows.size(); ++r) if (m_table.ppl[r][c]) best = std::min(best, *m_table.ppl[r][c]);
-    for (size_t r = 0; r < m_table.rows.size(); ++r) {
-      auto* item = new QTableWidgetItem(m_table.ppl[r][c] ? QString::number(*m_table.ppl[r][c], 'f', 2) +
-                                                                QStringLiteral(" (n=%1)").arg(m_table.n[r][c])
-                                                          : QStringLiteral("–"));
-      if (m_table.ppl[r][c] && *m_table.ppl[r][c] == best) {
-        QFont f = item->font();
-        f.setBold(true);
-        item->setFont(f);
-      }
-      m_results->setItem(static_cast<int>(r), static_cast<int>(c), item);
-    }
-  }
-}
-
-void CompareView::drawHeatmaps() {
-  double lo = 1e300, hi = -1e300;
-  std::vector<QCPColorMap*> maps;
-  for (const auto& r : m_runs) {
-    auto it = m_plots.find(QStringLiteral("variance_map:%1").arg(r.info.id));
-    if (it == m_plots.end()) continue;
-    auto* p = it->second;
-    p->clearPlottables();
-    const auto& s = r.layers.at(metrics::kVariance);
-    if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
-    auto* map = new QCPColorMap(p->xAxis, p->yAxis);
-    map->setGradient(viridisGradient());
-    auto range = fillLayerHeatmap(map, s, 400);
-    lo = std::min(lo, range.first);
-    hi = std::max(hi, range.second);
-    maps.push_back(map);
-    p->rescaleAxes();
-  }
-  for (auto* m : maps) {
-    m->setDataRange(QCPRange(lo, hi));
-    m->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
-  }
-}
-
-void CompareView::drawProfiles() {
-  const bool relative = m_relativeDepth->isChecked();
-  for (const auto& metric : profiles()) {
-    auto* p = m_plots[QString::fromStdString(metric)];
-    p->clearGraphs();
-    p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
-    std::map<std::string, int> perScheme;
-    for (const auto& r : m_runs) {
-      const auto& s = r.layers.at(metric);
-      if (s.steps.empty()) continue;
-      auto v = layerValuesAt(s, s.steps.back());
-      std::vector<double> profile(v.begin(), v.end());
-      auto* g = p->addGraph();
-      g->setName(QStringLiteral("%1 #%2 (L=%3)").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id).arg(v.size()));
-      g->setPen(QPen(colorOf(r.info), 1.6, styleFor(perScheme[r.info.scheme]++)));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
-      for (size_t l = 0; l < profile.size(); ++l) {
-        const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
-        g->addData(x, profile[l]);
-      }
-    }
-    p->rescaleAxes();
-    p->replot(QCustomPlot::rpQueuedReplot);
-  }
-}
-
-void CompareView::drawDifference() {
-  auto* p = m_plots[QStringLiteral("difference")];
-  p->clearPlottables();
-  p->legend->setVisible(false);
-  std::vector<const Loaded*> withVar;
-  for (const auto& r : m_runs) if (!r.layers.at(metrics::kVariance).steps.empty()) withVar.push_back(&r);
-  if (withVar.size() < 2) {
-    p->plotLayout()->setVisible(true);
-    p->xAxis->setLabel(tr("needs two runs with per-layer variance"));
-    p->replot(QCustomPlot::rpQueuedReplot);
-    return;
-  }
-  const auto& a = withVar[0]->layers.at(metrics::kVariance);
-  const auto& b = withVar[1]->layers.at(metrics::kVariance);
-  const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
-  const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
-  // Steps both runs have, in order.
-  std::vector<int64_t> steps;
-  std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(steps));
-  auto* map = new QCPColorMap(p->xAxis, p->yAxis);
-  map->data()->setSize(std::max<int>(1, static_cast<int>(steps.size())), rows);
-  map->data()->setRange(QCPRange(steps.empty() ? 0 : static_cast<double>(steps.front()),
-                                 steps.empty() ? 1 : static_cast<double>(steps.back())),
-                        QCPRange(1, rows));
-  double maxAbs = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    auto va = layerValuesAt(a, steps[i]), vb = layerValuesAt(b, steps[i]);
-    std::vector<double> pa(va.begin(), va.end()), pb(vb.begin(), vb.end());
-    if (relative) {
-      pa = analysis::toRelativeDepth(pa, rows);
-      pb = analysis::toRelativeDepth(pb, rows);
-    }
-    for (int l = 0; l < rows; ++l) {
-      const double d = pb[static_cast<size_t>(l)] - pa[static_cast<size_t>(l)];
-      map->data()->setCell(static_cast<int>(i), l, d);
-      maxAbs = std::max(maxAbs, std::abs(d));
-    }
-  }
-  map->setGradient(QCPColorGradient::gpPolar);  // diverging
-  map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));  // centred at 0
-  p->xAxis->setLabel(tr("step — variance of #%1 minus #%2%3")
-                         .arg(withVar[1]->info.id).arg(withVar[0]->info.id)
-                         .arg(relative ? tr(" (relative depth)") : QString()));
-  p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
-  p->rescaleAxes();
-  p->replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace depthlab::ui

@@ -18,6 +18,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
@@ -44,7 +45,15 @@ class CompareView : public QWidget {
     std::vector<store::ScalarPoint> lossTrain, lossVal;
     std::map<std::string, store::LayerSeries> layers;
   };
+  void loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds);
+  QWidget* makeControls();
+  void addPlots(QGridLayout* grid);
+  void addTables(QGridLayout* grid);
   QColor colorOf(const store::RunInfo& run) const;
+  void drawMissing();
+  void drawLoss();
+  void drawConfigDiff();
+  void drawResultsTable();
   void drawSeedBands(QCustomPlot* loss);
   void drawProfiles();
   void drawHeatmaps();

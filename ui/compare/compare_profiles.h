@@ -1,0 +1,35 @@
+// What Compare draws per layer and how it tells runs apart: the per-layer profiles (from the
+// metric catalogue's Compare rows), their titles, and a line style per run within a scheme.
+// Shared by compare_view.cpp (layout) and compare_view_draw.cpp (drawing). No widgets.
+#pragma once
+
+#include <QString>
+#include <Qt>
+
+#include <string>
+#include <vector>
+
+#include "store/metric_catalogue.h"
+
+namespace depthlab::ui::compare {
+
+/// The per-layer metrics Compare shows as "final value per layer" profiles.
+inline const std::vector<std::string>& profiles() {
+  static const auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
+  return keys;
+}
+
+/// "final output variance": the catalogue's label of `key`.
+inline QString profileTitle(const std::string& key) {
+  const auto& m = metrics::require(key, metrics::Kind::PerLayer);
+  return QStringLiteral("final %1")
+      .arg(QString::fromUtf8(m.label.data(), static_cast<int>(m.label.size())));
+}
+
+/// The k-th run of a scheme: solid, dashed, dotted, dash-dotted, then again.
+inline Qt::PenStyle styleFor(int k) {
+  static const Qt::PenStyle s[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+  return s[k % 4];
+}
+
+}  // namespace depthlab::ui::compare
