@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "plot/colormaps.h"
+#include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -335,36 +336,14 @@ void GroupDashboard::drawLayerPanels() {
       const bool keep = userZoomed(p);
       p->clearGraphs();
       const auto& v = r.layers.at(metrics::kVariance);
-      const int columns = std::max(200, p->axisRect()->width());
-      for (int l = 0; l < v.nLayers; ++l) {
-        std::vector<store::ScalarPoint> pts;
-        pts.reserve(v.steps.size());
-        for (size_t i = 0; i < v.steps.size(); ++i) {
-          pts.push_back({v.steps[i], v.values[i * static_cast<size_t>(v.nLayers) + static_cast<size_t>(l)]});
-          varMax = std::max(varMax, static_cast<double>(pts.back().value));
-        }
-        auto d = decimateMinMax(pts, keep ? p->xAxis->range().lower : static_cast<double>(v.steps.front()),
-                                keep ? p->xAxis->range().upper : static_cast<double>(v.steps.back()), columns);
-        auto* g = p->addGraph();
-        g->setName(tr("layer %1").arg(l + 1));
-        g->setPen(QPen(layerColor(l, v.nLayers), 1.3));
-        setGraphData(g, d);
-      }
+      std::optional<std::pair<double, double>> window;
+      if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
+      varMax = std::max(varMax, figures::layerCurves(p->xAxis, p->yAxis, v, 1.3,
+                                                     std::max(200, p->axisRect()->width()), window));
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
-      QCPColorScale* bar = nullptr;
-      for (int i = 0; i < p->plotLayout()->elementCount(); ++i) {
-        if (auto* cs = qobject_cast<QCPColorScale*>(p->plotLayout()->elementAt(i))) bar = cs;
-      }
-      if (!bar && v.nLayers > 0) {
-        bar = new QCPColorScale(p);
-        p->plotLayout()->addElement(1, 1, bar);  // row 0 holds the title
-        bar->setBarWidth(8);
-        bar->setLabel(tr("layer"));
-        bar->setGradient(viridisGradient());
-      }
-      if (bar) bar->setDataRange(QCPRange(1, std::max(2, v.nLayers)));
+      if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
       if (!keep) p->rescaleAxes();
       placeCursor(p, static_cast<double>(m_cursor));
     }
@@ -394,39 +373,24 @@ void GroupDashboard::drawLayerPanels() {
 }
 
 void GroupDashboard::drawCursorPanels() {
-  const int nRuns = static_cast<int>(m_data.runs().size());
   auto bars = [&](const QString& plotName, const char* metric, bool thresholds) {
     auto it = m_plots.find(plotName);
     if (it == m_plots.end()) return;
     auto* p = it->second;
     p->clearPlottables();
     p->clearItems();
-    int k = 0;
-    int L = 0;
+    std::vector<figures::BarSeries> series;
     for (const auto& r : m_data.runs()) {
-      auto vals = layerValuesAt(r.layers.at(metric), m_cursor);
-      if (vals.empty()) { ++k; continue; }
-      L = std::max(L, static_cast<int>(vals.size()));
-      auto* b = new QCPBars(p->xAxis, p->yAxis);
-      const double width = 0.8 / std::max(1, nRuns);
-      b->setWidth(width);
-      QString name = schemeOf(r);
-      if (thresholds) {
+      figures::BarSeries b{schemeOf(r), schemeColor(schemeOf(r)),
+                           layerValuesAt(r.layers.at(metric), m_cursor)};
+      if (thresholds && !b.values.empty()) {
         int lazy = 0;
-        for (float v : vals) lazy += v < kLazy;
-        name += tr(" (%1 lazy)").arg(lazy);
+        for (float v : b.values) lazy += v < kLazy;
+        b.name += tr(" (%1 lazy)").arg(lazy);
       }
-      b->setName(name);
-      b->setPen(Qt::NoPen);
-      b->setBrush(schemeColor(schemeOf(r)));
-      QVector<double> keys, values;
-      for (size_t l = 0; l < vals.size(); ++l) {
-        keys << static_cast<double>(l + 1) - 0.4 + width * (k + 0.5);
-        values << vals[l];
-      }
-      b->setData(keys, values, true);
-      ++k;
+      series.push_back(std::move(b));
     }
+    const int L = figures::layerBars(p->xAxis, p->yAxis, series);
     if (thresholds && L > 0) {
       for (double t : {kLazy, kLow}) {
         auto* line = new QCPItemStraightLine(p);

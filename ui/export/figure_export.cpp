@@ -17,6 +17,7 @@
 
 #include "experiment/experiment_config.h"
 #include "plot/colormaps.h"
+#include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
 #include "store/metric_catalogue.h"
 
@@ -157,14 +158,12 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("output variance") : QString());
     auto series = store.layerSeries(runs[i].info.id, metrics::kVariance);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
+    // The dashboard's variance panel, every point kept (no pixel columns on paper).
+    ymax = std::max(ymax, figures::layerCurves(rect->axis(QCPAxis::atBottom),
+                                               rect->axis(QCPAxis::atLeft), series, s.lineWidth * 0.8));
     for (int l = 0; l < series.nLayers; ++l) {
-      auto* g = plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-      g->setName(QStringLiteral("layer %1").arg(l + 1));
-      g->setPen(QPen(layerColor(l, series.nLayers), s.lineWidth * 0.8));
       for (size_t k = 0; k < series.steps.size(); ++k) {
         const double v = series.values[k * static_cast<size_t>(series.nLayers) + static_cast<size_t>(l)];
-        g->addData(static_cast<double>(series.steps[k]), v);
-        ymax = std::max(ymax, v);
         csv.rows.append({QString::number(runs[i].info.id), QString::number(l + 1),
                          QString::number(series.steps[k]), num(v)});
       }
@@ -226,24 +225,24 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   plot->xAxis->setLabel(QStringLiteral("layer removed"));
   plot->yAxis->setLabel(QStringLiteral("loss increase"));
   plot->legend->setVisible(true);
-  const double width = 0.8 / std::max<size_t>(1, runs.size());
-  int L = 0;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    auto series = store.layerSeries(runs[i].info.id, metrics::kPruneDelta);
-    if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no pruning probe").arg(runs[i].info.id); continue; }
-    int64_t step = 0;
-    auto v = layerValuesAt(series, series.steps.back(), &step);
-    L = std::max(L, static_cast<int>(v.size()));
-    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
-    bars->setName(runs[i].label);
-    bars->setWidth(width);
-    bars->setPen(Qt::NoPen);
-    bars->setBrush(colorFor(QString::fromStdString(runs[i].info.scheme), s));
-    for (size_t l = 0; l < v.size(); ++l) {
-      bars->addData(static_cast<double>(l + 1) - 0.4 + width * (static_cast<double>(i) + 0.5), v[l]);
-      csv.rows.append({QString::number(runs[i].info.id), QString::number(step), QString::number(l + 1), num(v[l])});
+  // The dashboard's pruning bars at each run's last pruning step.
+  std::vector<figures::BarSeries> bars;
+  for (const auto& r : runs) {
+    figures::BarSeries b{r.label, colorFor(QString::fromStdString(r.info.scheme), s), {}};
+    auto series = store.layerSeries(r.info.id, metrics::kPruneDelta);
+    if (series.steps.empty()) {
+      warnings << QStringLiteral("run %1 has no pruning probe").arg(r.info.id);
+    } else {
+      int64_t step = 0;
+      b.values = layerValuesAt(series, series.steps.back(), &step);
+      for (size_t l = 0; l < b.values.size(); ++l) {
+        csv.rows.append({QString::number(r.info.id), QString::number(step), QString::number(l + 1),
+                         num(b.values[l])});
+      }
     }
+    bars.push_back(std::move(b));
   }
+  const int L = figures::layerBars(plot->xAxis, plot->yAxis, bars);
   plot->rescaleAxes();
   plot->xAxis->setRange(0.4, L + 0.6);
 }
@@ -256,22 +255,40 @@ void writeText(const QString& path, const QString& text) {
 
 }  // namespace
 
+namespace {
+
+// The figure of `req` drawn on `plot` in paper style, its CSV rows and warnings.
+void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+              const ExportRequest& req, Csv& csv, QStringList& warnings) {
+  const auto& s = req.style;
+  switch (req.kind) {
+    case FigureKind::Loss: buildLoss(plot, store, runs, s, csv, warnings); break;
+    case FigureKind::Variance: buildVariance(plot, store, runs, s, csv, warnings); break;
+    case FigureKind::Angular: buildMatrices(plot, store, runs, s, csv, warnings); break;
+    case FigureKind::Pruning: buildPruning(plot, store, runs, s, csv, warnings); break;
+  }
+  applyPaperStyle(plot, s);
+}
+
+}  // namespace
+
+QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
+  Csv csv;
+  QStringList warnings;
+  drawInto(plot, store, loadRuns(store, req.runs), req, csv, warnings);
+  return warnings;
+}
+
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   ExportResult result;
   const auto runs = loadRuns(store, req.runs);
   const auto& s = req.style;
   QCustomPlot plot;
   Csv csv;
-  switch (req.kind) {
-    case FigureKind::Loss: buildLoss(&plot, store, runs, s, csv, result.warnings); break;
-    case FigureKind::Variance: buildVariance(&plot, store, runs, s, csv, result.warnings); break;
-    case FigureKind::Angular: buildMatrices(&plot, store, runs, s, csv, result.warnings); break;
-    case FigureKind::Pruning: buildPruning(&plot, store, runs, s, csv, result.warnings); break;
-  }
+  drawInto(&plot, store, runs, req, csv, result.warnings);
   if (csv.rows.isEmpty()) {
     throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
   }
-  applyPaperStyle(&plot, s);
   const int wPt = static_cast<int>(std::lround(s.widthPt));
   const int hPt = static_cast<int>(std::lround(s.heightPt > 0 ? s.heightPt : s.widthPt * 0.68));
   plot.resize(wPt, hPt);

@@ -14,6 +14,8 @@
 #include "export/figure_style.h"
 #include "store/run_store.h"
 
+class QCustomPlot;
+
 namespace depthlab::ui {
 
 enum class FigureKind { Loss, Variance, Angular, Pruning };
@@ -34,6 +36,9 @@ struct ExportResult {
 
 /// Throws std::runtime_error with a user-facing message (unknown run, nothing to plot, I/O).
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& request);
+/// Draws the figure of `request` (kind, runs, style) onto `plot` exactly as exportFigure saves
+/// it, without sizing or saving; returns the warnings. For previews and tests.
+QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& request);
 /// The paper figure set for a group of runs: loss, variance, angular, pruning into `dir`.
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style);

@@ -1,0 +1,156 @@
+// The figure builders (plot/figure_builders.h) are what the dashboard and the paper-figure
+// export both draw with: for the same stored runs, the dashboard's pruning bars and variance
+// curves and the exported pruning and variance figures hold the same data, bar for bar and
+// point for point; and the builders themselves place grouped bars and colour curves by layer.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+
+#include "dashboard/group_dashboard.h"
+#include "export/figure_export.h"
+#include "plot/colormaps.h"
+#include "plot/figure_builders.h"
+#include "store/metric_catalogue.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+constexpr int kLayers = 5;
+
+// pre_ln and lns runs of group "pair": variance and pruning at steps 0, 50, 100.
+std::vector<int64_t> writePair(store::RunStore& s) {
+  std::vector<int64_t> ids;
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    store::NewRun nr;
+    nr.name = scheme;
+    nr.groupName = "pair";
+    nr.scheme = scheme;
+    nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":101}})";
+    const int64_t id = s.createRun(nr);
+    const float k = std::string(scheme) == "lns" ? 0.3f : 1.0f;
+    store::WriteBatch b;
+    for (int step = 0; step <= 100; step += 50) {
+      b.scalar(step, metrics::kLossTrain, 4.0 - step * 0.01);
+      std::vector<float> v(kLayers), d(kLayers);
+      for (int l = 0; l < kLayers; ++l) {
+        v[l] = k * (l + 1) * (1 + step);
+        d[l] = 0.1f * (kLayers - l) * k + 0.001f * step;
+      }
+      b.layer(step, metrics::kVariance, v);
+      b.layer(step, metrics::kPruneDelta, d);
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::vector<QCPBars*> barsOf(QCustomPlot* p) {
+  std::vector<QCPBars*> out;
+  for (int i = 0; i < p->plottableCount(); ++i) {
+    if (auto* b = qobject_cast<QCPBars*>(p->plottable(i))) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<std::pair<double, double>> pointsOf(const QCPBars* b) {
+  std::vector<std::pair<double, double>> out;
+  for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
+    out.emplace_back(it->key, it->value);
+  }
+  return out;
+}
+
+std::vector<std::pair<double, double>> pointsOf(const QCPGraph* g) {
+  std::vector<std::pair<double, double>> out;
+  for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+    out.emplace_back(it->key, it->value);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(FigureBuilders, TheExportedPruningFigureHasTheDashboardsBars) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  ui::GroupDashboard d(QStringLiteral("pair"));
+  d.resize(1400, 2400);
+  d.refresh(s, {});
+  d.setCursorStep(100);
+  auto dashboardBars = barsOf(d.plots().at(QStringLiteral("prune_bars")));
+  QCustomPlot paper;
+  ui::ExportRequest req;
+  req.runs = ids;
+  req.kind = ui::FigureKind::Pruning;
+  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  auto paperBars = barsOf(&paper);
+  ASSERT_EQ(dashboardBars.size(), 2u);
+  ASSERT_EQ(paperBars.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(pointsOf(dashboardBars[i]), pointsOf(paperBars[i])) << "run " << i;
+    EXPECT_EQ(pointsOf(paperBars[i]).size(), static_cast<size_t>(kLayers));
+  }
+}
+
+TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  ui::GroupDashboard d(QStringLiteral("pair"));
+  d.resize(1400, 2400);
+  d.refresh(s, {});
+  auto* panel = d.plots().at(QStringLiteral("variance:pre_ln"));
+  QCustomPlot paper;
+  ui::ExportRequest req;
+  req.runs = {ids[0]};
+  req.kind = ui::FigureKind::Variance;
+  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  ASSERT_EQ(panel->graphCount(), kLayers);
+  ASSERT_EQ(paper.graphCount(), kLayers);
+  for (int l = 0; l < kLayers; ++l) {
+    EXPECT_EQ(pointsOf(panel->graph(l)), pointsOf(paper.graph(l))) << "layer " << l + 1;
+    EXPECT_EQ(panel->graph(l)->pen().color(), paper.graph(l)->pen().color()) << "layer " << l + 1;
+    EXPECT_EQ(paper.graph(l)->pen().color(), ui::layerColor(l, kLayers));
+  }
+}
+
+TEST(FigureBuilders, LayerBarsGroupSeriesPerLayerAndKeepEmptySlots) {
+  QCustomPlot p;
+  std::vector<ui::figures::BarSeries> series = {
+      {QStringLiteral("a"), Qt::red, {1.0f, 2.0f, 3.0f}},
+      {QStringLiteral("missing"), Qt::green, {}},
+      {QStringLiteral("c"), Qt::blue, {4.0f, 5.0f}}};
+  EXPECT_EQ(ui::figures::layerBars(p.xAxis, p.yAxis, series), 3);
+  auto bars = barsOf(&p);
+  ASSERT_EQ(bars.size(), 2u);  // the empty series draws nothing but keeps its slot
+  const double w = 0.8 / 3;
+  EXPECT_DOUBLE_EQ(bars[0]->width(), w);
+  EXPECT_DOUBLE_EQ(pointsOf(bars[0])[0].first, 1 - 0.4 + w * 0.5);
+  EXPECT_DOUBLE_EQ(pointsOf(bars[1])[0].first, 1 - 0.4 + w * 2.5);  // third slot
+  EXPECT_DOUBLE_EQ(pointsOf(bars[1])[1].second, 5.0);
+}
+
+TEST(FigureBuilders, LayerCurvesColourByLayerAndDecimateOnlyWhenAsked) {
+  store::LayerSeries s;
+  s.nLayers = 2;
+  for (int step = 0; step < 1000; ++step) {
+    s.steps.push_back(step);
+    s.values.push_back(static_cast<float>(step % 7));
+    s.values.push_back(static_cast<float>(step));
+  }
+  QCustomPlot all, decimated;
+  EXPECT_DOUBLE_EQ(ui::figures::layerCurves(all.xAxis, all.yAxis, s, 1.0), 999.0);
+  ASSERT_EQ(all.graphCount(), 2);
+  EXPECT_EQ(all.graph(0)->data()->size(), 1000);
+  EXPECT_EQ(all.graph(1)->name(), QStringLiteral("layer 2"));
+  EXPECT_EQ(all.graph(1)->pen().color(), ui::layerColor(1, 2));
+  ui::figures::layerCurves(decimated.xAxis, decimated.yAxis, s, 1.0, /*columns=*/50);
+  EXPECT_LE(decimated.graph(0)->data()->size(), 2 * (50 + 1));  // min and max per column
+  EXPECT_GT(decimated.graph(0)->data()->size(), 0);
+}

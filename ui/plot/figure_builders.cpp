@@ -1,0 +1,77 @@
+// See figure_builders.h.
+#include "plot/figure_builders.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+#include "plot/colormaps.h"
+#include "plot/series_adapter.h"
+
+namespace depthlab::ui::figures {
+
+int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
+  const double width = 0.8 / static_cast<double>(std::max<size_t>(1, series.size()));
+  int L = 0;
+  for (size_t k = 0; k < series.size(); ++k) {
+    const auto& s = series[k];
+    if (s.values.empty()) continue;
+    L = std::max(L, static_cast<int>(s.values.size()));
+    auto* bars = new QCPBars(x, y);
+    bars->setName(s.name);
+    bars->setWidth(width);
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(s.colour);
+    QVector<double> keys, values;
+    for (size_t l = 0; l < s.values.size(); ++l) {
+      keys << static_cast<double>(l + 1) - 0.4 + width * (static_cast<double>(k) + 0.5);
+      values << s.values[l];
+    }
+    bars->setData(keys, values, /*alreadySorted=*/true);
+  }
+  return L;
+}
+
+double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
+                   int columns, std::optional<std::pair<double, double>> window) {
+  if (s.steps.empty() || s.nLayers <= 0) return 0;
+  auto* plot = x->parentPlot();
+  const double from = window ? window->first : static_cast<double>(s.steps.front());
+  const double to = window ? window->second : static_cast<double>(s.steps.back());
+  double top = 0;
+  for (int l = 0; l < s.nLayers; ++l) {
+    std::vector<store::ScalarPoint> pts;  // (steps) layer l's values over training
+    pts.reserve(s.steps.size());
+    for (size_t i = 0; i < s.steps.size(); ++i) {
+      pts.push_back({s.steps[i], s.values[i * static_cast<size_t>(s.nLayers) + static_cast<size_t>(l)]});
+      top = std::max(top, static_cast<double>(pts.back().value));
+    }
+    auto* g = plot->addGraph(x, y);
+    g->setName(QStringLiteral("layer %1").arg(l + 1));
+    g->setPen(QPen(layerColor(l, s.nLayers), lineWidth));
+    if (columns > 0) {
+      setGraphData(g, decimateMinMax(pts, from, to, columns));
+    } else {
+      for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
+    }
+  }
+  return top;
+}
+
+QCPColorScale* layerColourBar(QCustomPlot* plot, int layers, int row, int column) {
+  QCPColorScale* bar = nullptr;
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+    if (auto* cs = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) bar = cs;
+  }
+  if (!bar) {
+    bar = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(row, column, bar);
+    bar->setBarWidth(8);
+    bar->setLabel(QStringLiteral("layer"));
+    bar->setGradient(viridisGradient());
+  }
+  bar->setDataRange(QCPRange(1, std::max(2, layers)));
+  return bar;
+}
+
+}  // namespace depthlab::ui::figures

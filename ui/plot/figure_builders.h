@@ -1,0 +1,46 @@
+// Figure builders: the plots the dashboard, Compare and paper-figure export all draw, built
+// once here so that an exported figure is the panel on screen by construction. Each builder
+// draws onto a given pair of axes (a panel of the dashboard, or one panel of a multi-panel
+// paper figure) and returns what its caller needs to finish the figure (ranges, counts). Styling
+// that differs between screen and paper (line widths, colours) comes in as parameters.
+// Builders never read the store and never replot.
+#pragma once
+
+#include <QColor>
+#include <QString>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "store/store_types.h"
+
+class QCPAxis;
+class QCPColorScale;
+class QCustomPlot;
+
+namespace depthlab::ui::figures {
+
+/// One run's value per layer, drawn as a bar of one colour in each layer's group.
+struct BarSeries {
+  QString name;
+  QColor colour;
+  std::vector<float> values;  // (L)
+};
+
+/// Grouped bars: layer l (1..L) on x, one bar per series side by side within the group, in
+/// series order (an empty series keeps its slot). Returns L (the longest series); the caller
+/// sets the x range, 0.4 .. L + 0.6, unless the user zoomed.
+int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
+
+/// One curve per layer of `s` (layer 1..L coloured light to dark, as layerColor()), named
+/// "layer l", min/max-decimated to `columns` pixel columns over `window` (default: all steps;
+/// columns <= 0 keeps every point). Returns the largest value drawn (0 when none).
+double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
+                   int columns = 0, std::optional<std::pair<double, double>> window = std::nullopt);
+
+/// The colour bar that stands in for a per-layer legend (layer 1..L, the curves' colours),
+/// placed at (row, column) of the plot's layout; reused when one is there already.
+QCPColorScale* layerColourBar(QCustomPlot* plot, int layers, int row, int column);
+
+}  // namespace depthlab::ui::figures
