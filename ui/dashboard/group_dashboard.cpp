@@ -16,6 +16,7 @@
 
 #include <cmath>
 
+#include "dashboard/dashboard_plot_items.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
@@ -24,39 +25,8 @@
 
 namespace depthlab::ui {
 
-namespace {
-
-constexpr double kLazy = 0.05, kLow = 0.2;  // thresholds drawn on the effectiveness panel
-
-QString schemeOf(const RunData& r) { return QString::fromStdString(r.info.scheme); }
-
-QCPItemStraightLine* cursorLine(QCustomPlot* p) {
-  for (int i = 0; i < p->itemCount(); ++i) {
-    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("cursor")) return l;
-  }
-  auto* l = new QCPItemStraightLine(p);
-  l->setObjectName(QStringLiteral("cursor"));
-  l->setPen(QPen(QColor(80, 80, 80, 160), 1, Qt::DashLine));
-  return l;
-}
-
-void placeCursor(QCustomPlot* p, double x) {
-  auto* l = cursorLine(p);
-  l->point1->setCoords(x, 0);
-  l->point2->setCoords(x, 1);
-}
-
-QCPColorMap* colorMapOf(QCustomPlot* p) {
-  for (int i = 0; i < p->plottableCount(); ++i) {
-    if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m;
-  }
-  auto* m = new QCPColorMap(p->xAxis, p->yAxis);
-  m->setGradient(viridisGradient());
-  m->setInterpolate(false);
-  return m;
-}
-
-}  // namespace
+using dashboard::placeCursor;
+using dashboard::schemeOf;
 
 GroupDashboard::GroupDashboard(QString group, QWidget* parent)
     : QWidget(parent), m_data(std::move(group)) {
@@ -272,179 +242,6 @@ void GroupDashboard::setCursorStep(int64_t step) {
   m_cursor = step;
   m_cursorLabel->setText(tr("step %1").arg(step));
   drawCursorPanels();
-}
-
-void GroupDashboard::drawLoss() {
-  auto* loss = m_plots.count(QStringLiteral("loss")) ? m_plots[QStringLiteral("loss")] : nullptr;
-  auto* lr = m_plots.count(QStringLiteral("lr")) ? m_plots[QStringLiteral("lr")] : nullptr;
-  if (!loss || !lr) return;
-  const bool keepX = userZoomed(loss);
-  loss->clearGraphs();
-  lr->clearGraphs();
-  loss->yAxis->setScaleType(m_logY->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  const double alpha = m_smoothing->value() / 100.0;
-  const int columns = std::max(200, loss->axisRect()->width());
-  const double x0 = keepX ? loss->xAxis->range().lower : 0;
-  const double x1 = keepX ? loss->xAxis->range().upper : static_cast<double>(std::max<int64_t>(1, m_data.lastStep()));
-  for (const auto& r : m_data.runs()) {
-    const QColor c = schemeColor(schemeOf(r));
-    auto add = [&](QCustomPlot* p, const std::vector<store::ScalarPoint>& pts, const QString& name,
-                   QPen pen, bool legend) {
-      if (pts.empty()) return;
-      auto d = decimateMinMax(pts, x0, x1, columns);
-      if (d.decimated()) m_decimationNotes << tr("%1: %2 of %3 points").arg(name).arg(d.keys.size()).arg(d.sourcePoints);
-      auto* g = p->addGraph();
-      g->setName(name);
-      g->setPen(pen);
-      setGraphData(g, d);
-      if (!legend) g->removeFromLegend();
-    };
-    const auto& train = r.scalars.at(metrics::kLossTrain);
-    QColor faint = c;
-    faint.setAlpha(60);
-    add(loss, train, schemeOf(r) + tr(" train (raw)"), QPen(faint, 1), false);
-    add(loss, smooth(train, alpha), schemeOf(r) + tr(" train"), QPen(c, 1.6), true);
-    QPen val(c, 2.2, Qt::DashLine);
-    add(loss, r.scalars.at(metrics::kLossVal), schemeOf(r) + tr(" val"), val, true);
-    if (auto* g = loss->graphCount() ? loss->graph(loss->graphCount() - 1) : nullptr) {
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-    }
-    add(lr, r.scalars.at(metrics::kLr), schemeOf(r), QPen(c, 1.4), false);
-  }
-  if (!keepX) loss->rescaleAxes();
-  else loss->yAxis->rescale();
-  if (!userZoomed(lr)) lr->rescaleAxes();
-  placeCursor(loss, static_cast<double>(m_cursor));
-  loss->replot(QCustomPlot::rpQueuedReplot);
-  lr->replot(QCustomPlot::rpQueuedReplot);
-}
-
-void GroupDashboard::drawLayerPanels() {
-  // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
-  std::map<QString, std::pair<double, double>> ranges;
-  auto widen = [&](const QString& key, std::pair<double, double> r) {
-    auto it = ranges.find(key);
-    if (it == ranges.end()) ranges[key] = r;
-    else it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
-  };
-  std::vector<std::pair<QCPColorMap*, QString>> maps;
-  double varMax = 0;
-  for (const auto& r : m_data.runs()) {
-    const QString s = schemeOf(r);
-    // Variance curves: one per layer, sequential colours.
-    if (auto* p = m_plots[QStringLiteral("variance:") + s]) {
-      const bool keep = userZoomed(p);
-      p->clearGraphs();
-      const auto& v = r.layers.at(metrics::kVariance);
-      std::optional<std::pair<double, double>> window;
-      if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
-      varMax = std::max(varMax, figures::layerCurves(p->xAxis, p->yAxis, v, 1.3,
-                                                     std::max(200, p->axisRect()->width()), window));
-      // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
-      // sequential colours), compact at any depth; hover a curve for its exact layer.
-      p->legend->setVisible(false);
-      if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
-      if (!keep) p->rescaleAxes();
-      placeCursor(p, static_cast<double>(m_cursor));
-    }
-    struct Heat { const char* prefix; const char* metric; };
-    for (auto h : {Heat{"variance_map", metrics::kVariance},
-                   Heat{"angular_map", metrics::kAngularAdjacent},
-                   Heat{"prune_map", metrics::kPruneDelta}}) {
-      if (auto* p = m_plots[QLatin1String(h.prefix) + QLatin1Char(':') + s]) {
-        auto* map = colorMapOf(p);
-        widen(QLatin1String(h.prefix), fillLayerHeatmap(map, r.layers.at(h.metric), 800));
-        maps.emplace_back(map, QLatin1String(h.prefix));
-        if (!userZoomed(p)) p->rescaleAxes();
-        placeCursor(p, static_cast<double>(m_cursor));
-      }
-    }
-  }
-  for (auto& [map, key] : maps) map->setDataRange(QCPRange(ranges[key].first, ranges[key].second));
-  // Same y range for the variance curves of every scheme.
-  for (const auto& s : m_schemes) {
-    if (auto* p = m_plots[QStringLiteral("variance:") + s]; p && !userZoomed(p) && varMax > 0) {
-      p->yAxis->setRange(0, varMax * 1.05);
-    }
-  }
-  for (auto& [name, p] : m_plots) {
-    if (name.contains(QLatin1Char(':'))) p->replot(QCustomPlot::rpQueuedReplot);
-  }
-}
-
-void GroupDashboard::drawCursorPanels() {
-  auto bars = [&](const QString& plotName, const char* metric, bool thresholds) {
-    auto it = m_plots.find(plotName);
-    if (it == m_plots.end()) return;
-    auto* p = it->second;
-    p->clearPlottables();
-    p->clearItems();
-    std::vector<figures::BarSeries> series;
-    for (const auto& r : m_data.runs()) {
-      figures::BarSeries b{schemeOf(r), schemeColor(schemeOf(r)),
-                           layerValuesAt(r.layers.at(metric), m_cursor)};
-      if (thresholds && !b.values.empty()) {
-        int lazy = 0;
-        for (float v : b.values) lazy += v < kLazy;
-        b.name += tr(" (%1 lazy)").arg(lazy);
-      }
-      series.push_back(std::move(b));
-    }
-    const int L = figures::layerBars(p->xAxis, p->yAxis, series);
-    if (thresholds && L > 0) {
-      for (double t : {kLazy, kLow}) {
-        auto* line = new QCPItemStraightLine(p);
-        line->point1->setCoords(0, t);
-        line->point2->setCoords(1, t);
-        line->setPen(QPen(QColor(192, 57, 43), 1, Qt::DashLine));
-      }
-    }
-    if (!userZoomed(p)) {
-      p->rescaleAxes();
-      p->xAxis->setRange(0.4, std::max(1, L) + 0.6);
-    }
-    p->replot(QCustomPlot::rpQueuedReplot);
-  };
-  bars(QStringLiteral("prune_bars"), metrics::kPruneDelta, false);
-  bars(QStringLiteral("effectiveness"), metrics::kEffectiveness, true);
-  bars(QStringLiteral("grad_norm"), metrics::kLayerGradNorm, false);
-  // Gromov block pruning (stored at the end of a run, or by `analyze`).
-  for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));
-    if (it == m_plots.end()) continue;
-    auto* map = colorMapOf(it->second);
-    if (r.blockPrune) {
-      auto range = fillMatrixHeatmap(map, *r.blockPrune, false);
-      map->setDataRange(QCPRange(range.first, range.second));
-      if (!userZoomed(it->second)) it->second->rescaleAxes();
-    } else {
-      map->data()->clear();
-    }
-    it->second->replot(QCustomPlot::rpQueuedReplot);
-  }
-  // The full (l, n) angular matrix at the cursor step, read from the store snapshot.
-  for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(QStringLiteral("angular_ln:") + schemeOf(r));
-    if (it == m_plots.end()) continue;
-    auto* p = it->second;
-    auto* map = colorMapOf(p);
-    if (const auto* m = r.angularAt(m_cursor)) {
-      auto range = fillMatrixHeatmap(map, *m, m_rowNormalize->isChecked());
-      map->setDataRange(QCPRange(range.first, range.second));
-      map->setGradient(viridisGradient(/*reversed=*/true));
-      if (!userZoomed(p)) p->rescaleAxes();
-    } else {
-      map->data()->clear();
-    }
-    p->replot(QCustomPlot::rpQueuedReplot);
-  }
-  for (auto& [name, p] : m_plots) {
-    if (name.startsWith(QLatin1String("variance:")) || name.endsWith(QLatin1String("_map")) ||
-        name.contains(QLatin1String("_map:")) || name == QLatin1String("loss")) {
-      placeCursor(p, static_cast<double>(m_cursor));
-      p->replot(QCustomPlot::rpQueuedReplot);
-    }
-  }
 }
 
 }  // namespace depthlab::ui
