@@ -8,6 +8,8 @@
 
 #include <QApplication>
 
+#include <cmath>
+
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
@@ -42,11 +44,22 @@ std::vector<int64_t> writePair(store::RunStore& s) {
       }
       b.layer(step, metrics::kVariance, v);
       b.layer(step, metrics::kPruneDelta, d);
+      std::vector<float> m(kLayers * kLayers, NAN);  // (l, n): row l, column n - 1
+      for (int l = 0; l < kLayers; ++l)
+        for (int n = 1; l + n <= kLayers; ++n) m[l * kLayers + n - 1] = k * (0.1f * n + 0.01f * l) + 0.001f * step;
+      b.matrix(step, metrics::kAngular, kLayers, kLayers, m);
     }
     s.write(id, b);
     ids.push_back(id);
   }
   return ids;
+}
+
+QCPColorMap* colourMapOf(QCustomPlot* p) {
+  for (int i = 0; i < p->plottableCount(); ++i) {
+    if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m;
+  }
+  return nullptr;
 }
 
 std::vector<QCPBars*> barsOf(QCustomPlot* p) {
@@ -118,6 +131,36 @@ TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
     EXPECT_EQ(panel->graph(l)->pen().color(), paper.graph(l)->pen().color()) << "layer " << l + 1;
     EXPECT_EQ(paper.graph(l)->pen().color(), ui::layerColor(l, kLayers));
   }
+}
+
+TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  ui::GroupDashboard d(QStringLiteral("pair"));
+  d.resize(1400, 2400);
+  d.refresh(s, {});
+  d.setCursorStep(100);  // the last matrix, as the export uses
+  auto* panel = colourMapOf(d.plots().at(QStringLiteral("angular_ln:lns")));
+  QCustomPlot paper;
+  ui::ExportRequest req;
+  req.runs = {ids[1]};
+  req.kind = ui::FigureKind::Angular;
+  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  auto* figure = colourMapOf(&paper);
+  ASSERT_NE(panel, nullptr);
+  ASSERT_NE(figure, nullptr);
+  ASSERT_EQ(panel->data()->keySize(), kLayers);
+  ASSERT_EQ(figure->data()->keySize(), panel->data()->keySize());
+  ASSERT_EQ(figure->data()->valueSize(), panel->data()->valueSize());
+  for (int i = 0; i < kLayers; ++i) {
+    for (int j = 0; j < kLayers; ++j) {
+      const double a = panel->data()->cell(i, j), b = figure->data()->cell(i, j);
+      if (std::isnan(a)) EXPECT_TRUE(std::isnan(b)) << i << "," << j;
+      else EXPECT_DOUBLE_EQ(a, b) << i << "," << j;
+    }
+  }
+  EXPECT_EQ(panel->interpolate(), figure->interpolate());
 }
 
 TEST(FigureBuilders, LayerBarsGroupSeriesPerLayerAndKeepEmptySlots) {

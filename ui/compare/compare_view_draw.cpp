@@ -25,6 +25,7 @@
 #include "analysis/statistics.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
+#include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "compare/compare_profiles.h"
@@ -141,8 +142,7 @@ void CompareView::drawResultsTable() {
 }
 
 void CompareView::drawHeatmaps() {
-  double lo = 1e300, hi = -1e300;
-  std::vector<QCPColorMap*> maps;
+  std::vector<figures::Heatmap> maps;
   for (const auto& r : m_runs) {
     auto it = m_plots.find(QStringLiteral("variance_map:%1").arg(r.info.id));
     if (it == m_plots.end()) continue;
@@ -150,18 +150,11 @@ void CompareView::drawHeatmaps() {
     p->clearPlottables();
     const auto& s = r.layers.at(metrics::kVariance);
     if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
-    auto* map = new QCPColorMap(p->xAxis, p->yAxis);
-    map->setGradient(viridisGradient());
-    auto range = fillLayerHeatmap(map, s, 400);
-    lo = std::min(lo, range.first);
-    hi = std::max(hi, range.second);
-    maps.push_back(map);
+    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, 400));
     p->rescaleAxes();
   }
-  for (auto* m : maps) {
-    m->setDataRange(QCPRange(lo, hi));
-    m->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
-  }
+  figures::shareColourRange(maps);  // one colour scale for every run
+  for (const auto& m : maps) m.map->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void CompareView::drawProfiles() {

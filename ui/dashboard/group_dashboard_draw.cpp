@@ -110,9 +110,9 @@ void GroupDashboard::drawLayerPanels() {
                    Heat{"angular_map", metrics::kAngularAdjacent},
                    Heat{"prune_map", metrics::kPruneDelta}}) {
       if (auto* p = m_plots[QLatin1String(h.prefix) + QLatin1Char(':') + s]) {
-        auto* map = colorMapOf(p);
-        widen(QLatin1String(h.prefix), fillLayerHeatmap(map, r.layers.at(h.metric), 800));
-        maps.emplace_back(map, QLatin1String(h.prefix));
+        const auto heat = figures::layerHeatmap(p->xAxis, p->yAxis, r.layers.at(h.metric), 800);
+        widen(QLatin1String(h.prefix), heat.range);
+        maps.emplace_back(heat.map, QLatin1String(h.prefix));
         if (!userZoomed(p)) p->rescaleAxes();
         placeCursor(p, static_cast<double>(m_cursor));
       }
@@ -170,13 +170,11 @@ void GroupDashboard::drawCursorPanels() {
   for (const auto& r : m_data.runs()) {
     auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));
     if (it == m_plots.end()) continue;
-    auto* map = colorMapOf(it->second);
     if (r.blockPrune) {
-      auto range = fillMatrixHeatmap(map, *r.blockPrune, false);
-      map->setDataRange(QCPRange(range.first, range.second));
+      figures::matrixHeatmap(it->second->xAxis, it->second->yAxis, *r.blockPrune, false, false);
       if (!userZoomed(it->second)) it->second->rescaleAxes();
     } else {
-      map->data()->clear();
+      colorMapOf(it->second)->data()->clear();
     }
     it->second->replot(QCustomPlot::rpQueuedReplot);
   }
@@ -185,14 +183,12 @@ void GroupDashboard::drawCursorPanels() {
     auto it = m_plots.find(QStringLiteral("angular_ln:") + schemeOf(r));
     if (it == m_plots.end()) continue;
     auto* p = it->second;
-    auto* map = colorMapOf(p);
     if (const auto* m = r.angularAt(m_cursor)) {
-      auto range = fillMatrixHeatmap(map, *m, m_rowNormalize->isChecked());
-      map->setDataRange(QCPRange(range.first, range.second));
-      map->setGradient(viridisGradient(/*reversed=*/true));
+      figures::matrixHeatmap(p->xAxis, p->yAxis, *m, m_rowNormalize->isChecked(),
+                             /*reversedColours=*/true);
       if (!userZoomed(p)) p->rescaleAxes();
     } else {
-      map->data()->clear();
+      colorMapOf(p)->data()->clear();
     }
     p->replot(QCustomPlot::rpQueuedReplot);
   }

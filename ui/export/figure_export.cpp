@@ -180,8 +180,7 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   QStringList titles;
   for (const auto& r : runs) titles << r.label + QStringLiteral(" (raw)");
   auto rects = panelRow(plot, titles);
-  std::vector<QCPColorMap*> maps;
-  double lo = 1e300, hi = -1e300;
+  std::vector<figures::Heatmap> maps;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
@@ -189,12 +188,9 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
     auto steps = store.matrixSteps(runs[i].info.id, metrics::kAngular);
     if (steps.empty()) { warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id); continue; }
     auto m = store.matrix(runs[i].info.id, metrics::kAngular, steps.back());
-    auto* map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-    auto range = fillMatrixHeatmap(map, *m, false);
-    lo = std::min(lo, range.first);
-    hi = std::max(hi, range.second);
-    map->setGradient(viridisGradient(/*reversed=*/true));
-    maps.push_back(map);
+    // The dashboard's (l, n) panel, raw (not row-normalised).
+    maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
+                                          *m, /*rowNormalise=*/false, /*reversedColours=*/true));
     for (int r = 0; r < m->rows; ++r) {
       for (int c = 0; c < m->cols; ++c) {
         const double v = m->data[static_cast<size_t>(r) * m->cols + c];
@@ -211,10 +207,8 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
     auto* scale = new QCPColorScale(plot);
     plot->plotLayout()->addElement(1, static_cast<int>(runs.size()), scale);
     scale->setLabel(QStringLiteral("angular distance"));
-    for (auto* m : maps) {
-      m->setColorScale(scale);
-      m->setDataRange(QCPRange(lo, hi));  // one scale for every panel
-    }
+    for (const auto& m : maps) m.map->setColorScale(scale);
+    figures::shareColourRange(maps);  // one scale for every panel
     scale->setGradient(viridisGradient(true));
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "plot/colormaps.h"
+#include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 
 namespace depthlab::ui::figures {
@@ -56,6 +57,50 @@ double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double l
     }
   }
   return top;
+}
+
+namespace {
+
+// The colour map on exactly these axes, or a new one (sequential colours, no interpolation).
+QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y) {
+  auto* plot = x->parentPlot();
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i));
+    if (m && m->keyAxis() == x && m->valueAxis() == y) return m;
+  }
+  auto* m = new QCPColorMap(x, y);
+  m->setGradient(viridisGradient());
+  m->setInterpolate(false);
+  return m;
+}
+
+}  // namespace
+
+Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns) {
+  Heatmap h;
+  h.map = colourMapOn(x, y);
+  h.range = fillLayerHeatmap(h.map, s, maxColumns);
+  return h;
+}
+
+Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNormalise,
+                      bool reversedColours) {
+  Heatmap h;
+  h.map = colourMapOn(x, y);
+  h.range = fillMatrixHeatmap(h.map, m, rowNormalise);
+  h.map->setGradient(viridisGradient(reversedColours));
+  h.map->setDataRange(QCPRange(h.range.first, h.range.second));
+  return h;
+}
+
+void shareColourRange(const std::vector<Heatmap>& maps) {
+  if (maps.empty()) return;
+  double lo = maps.front().range.first, hi = maps.front().range.second;
+  for (const auto& h : maps) {
+    lo = std::min(lo, h.range.first);
+    hi = std::max(hi, h.range.second);
+  }
+  for (const auto& h : maps) h.map->setDataRange(QCPRange(lo, hi));
 }
 
 QCPColorScale* layerColourBar(QCustomPlot* plot, int layers, int row, int column) {

@@ -16,6 +16,7 @@
 #include "store/store_types.h"
 
 class QCPAxis;
+class QCPColorMap;
 class QCPColorScale;
 class QCustomPlot;
 
@@ -38,6 +39,25 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
 /// columns <= 0 keeps every point). Returns the largest value drawn (0 when none).
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
                    int columns = 0, std::optional<std::pair<double, double>> window = std::nullopt);
+
+/// A colour map and the (min, max) of the values it shows.
+struct Heatmap {
+  QCPColorMap* map = nullptr;
+  std::pair<double, double> range{0.0, 0.0};
+};
+
+/// Layer x step heatmap of `s` on the axes (x: step, y: layer 1..L), at most `maxColumns` step
+/// columns, sequential colours, cells not interpolated. A colour map already on these axes is
+/// reused (a live panel), else one is made.
+Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns);
+
+/// The (l, n) matrix `m` on the axes (x: offset n, y: layer l): angular distance (colours
+/// reversed, small = bright) or block pruning. `rowNormalise` scales each row to [0, 1].
+Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNormalise,
+                      bool reversedColours);
+
+/// One colour scale across panels: every map gets the union of the ranges.
+void shareColourRange(const std::vector<Heatmap>& maps);
 
 /// The colour bar that stands in for a per-layer legend (layer 1..L, the curves' colours),
 /// placed at (row, column) of the plot's layout; reused when one is there already.
