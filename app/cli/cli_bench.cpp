@@ -70,12 +70,81 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
   if (!r.hfEager && !r.hfCompile) std::printf("  HF baseline   unavailable: %s\n", r.hfMessage.c_str());
   if (!r.profileMessage.empty()) std::printf("  profile       %s\n", r.profileMessage.c_str());
 }
-}  // namespace
 
-void addBenchCommand(CLI::App& app, GlobalOptions& g) {
-  auto* bench = app.add_subcommand("bench", "Benchmarks (speed and memory targets)");
-  bench->require_subcommand(1);
+// The options of `bench train`.
+struct TrainArgs {
+  std::string preset = "cpu-demo", scheme = "pre_ln", device = "cpu", python, profile;
+  int steps = 20, threads = 1, layers = 0, width = 0, heads = 0, ffn = 0, microBatch = 0, accum = 0;
+  double peakTflops = 0;
+  bool unfused = false, noHf = false, cudaKernels = false;
+};
 
+// `bench train`: the C++ trainer on CPU against the PyTorch reference, or on CUDA against
+// Hugging Face; prints or emits JSON.
+void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
+  auto c = experiment::presetConfig(t.preset);
+  if (!c) throw std::runtime_error("unknown preset '" + t.preset + "'");
+  if (t.layers > 0) c->model.nLayers = t.layers;
+  if (t.width > 0) {
+    c->model.dModel = t.width;
+    c->model.dFF = t.ffn > 0 ? t.ffn : t.width * 8 / 3;
+  }
+  if (t.ffn > 0) c->model.dFF = t.ffn;
+  if (t.heads > 0) c->model.nHeads = t.heads;
+  if (t.microBatch > 0) c->optim.batchSize = t.microBatch;
+  if (t.accum > 0) c->optim.gradAccum = t.accum;
+  experiment::requireValid(*c);
+  if (t.device != "cpu") {
+    bench::GpuTrainBenchOptions o;
+    o.device = t.device;
+    o.steps = t.steps;
+    o.peakTflops = t.peakTflops;
+    o.cudaKernels = t.cudaKernels;
+    o.profilePath = t.profile;
+    o.fusedKernels = !t.unfused;
+    auto r = bench::runGpuTrainBench(*c, t.scheme, o);
+    runHfBaseline(r, bench::gpuTrainBenchConfig(*c),
+                  t.noHf ? "" : benchScript("hf_llama_bench.py"), t.python);
+    printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);
+    return;
+  }
+  auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused);
+  runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
+                    referenceScript());
+  const auto& m = c->model;
+  if (g.json) {
+    nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
+                        {"batch", c->optim.batchSize}, {"seq", m.seqLen},
+                        {"threads", r.threads}, {"fused_kernels", r.fusedKernels},
+                        {"cpp_tokens_per_s", r.cppTokensPerSecond},
+                        {"cpp_page_faults_per_step", r.cppPageFaultsPerStep},
+                        {"cpp_resident_mb", r.cppResidentMb}};
+    if (r.torchTokensPerSecond) {
+      j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
+      j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
+    } else {
+      j["torch_error"] = r.torchMessage;
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
+              t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
+              t.scheme.c_str(), r.threads, r.steps, r.fusedKernels ? "" : ", C++ unfused");
+  std::printf("  C++ trainer   %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident)\n",
+              r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb);
+  if (r.torchTokensPerSecond) {
+    std::printf("  PyTorch       %10.0f tokens/s\n", *r.torchTokensPerSecond);
+    std::printf("  ratio C++/PyTorch  %.2fx (target >= 1.0) %s\n",
+                r.cppTokensPerSecond / *r.torchTokensPerSecond,
+                r.cppTokensPerSecond >= *r.torchTokensPerSecond ? "ok" : "MISSED");
+  } else {
+    std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
+  }
+}
+
+
+void addBenchStore(CLI::App* bench, GlobalOptions& g) {
   static int layers = 24, steps = 20000;
   auto* store = bench->add_subcommand("store", "Run-store ingest rate and series load time");
   store->add_option("--layers", layers, "Layers per vector")->capture_default_str();
@@ -104,12 +173,9 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
                 r.loadMilliseconds <= 50 ? "ok" : "MISSED");
     std::printf("  file     %.1f MB\n", r.fileMegabytes);
   });
+}
 
-  struct TrainArgs { std::string preset = "cpu-demo", scheme = "pre_ln"; int steps = 20, threads = 1;
-                     int layers = 0, width = 0, heads = 0, ffn = 0; bool unfused = false;
-                     std::string device = "cpu", python; int microBatch = 0, accum = 0;
-                     double peakTflops = 0; bool noHf = false, cudaKernels = false;
-                     std::string profile; };
+void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
   static TrainArgs t;
   auto* train = bench->add_subcommand(
       "train", "C++ trainer vs the PyTorch reference (CPU) or Hugging Face (CUDA), tokens/s");
@@ -132,69 +198,12 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   train->add_flag("--no-hf", t.noHf, "GPU: skip the Hugging Face baseline");
   train->add_option("--profile", t.profile,
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
-  train->add_flag("--cuda-kernels", t.cudaKernels, "GPU: DepthLab's own CUDA kernels on (DEPTHLAB_CUDA_KERNELS=1)");
-  train->callback([&g] {
-    auto c = experiment::presetConfig(t.preset);
-    if (!c) throw std::runtime_error("unknown preset '" + t.preset + "'");
-    if (t.layers > 0) c->model.nLayers = t.layers;
-    if (t.width > 0) {
-      c->model.dModel = t.width;
-      c->model.dFF = t.ffn > 0 ? t.ffn : t.width * 8 / 3;
-    }
-    if (t.ffn > 0) c->model.dFF = t.ffn;
-    if (t.heads > 0) c->model.nHeads = t.heads;
-    if (t.microBatch > 0) c->optim.batchSize = t.microBatch;
-    if (t.accum > 0) c->optim.gradAccum = t.accum;
-    experiment::requireValid(*c);
-    if (t.device != "cpu") {
-      bench::GpuTrainBenchOptions o;
-      o.device = t.device;
-      o.steps = t.steps;
-      o.peakTflops = t.peakTflops;
-      o.cudaKernels = t.cudaKernels;
-      o.profilePath = t.profile;
-      o.fusedKernels = !t.unfused;
-      auto r = bench::runGpuTrainBench(*c, t.scheme, o);
-      runHfBaseline(r, bench::gpuTrainBenchConfig(*c),
-                    t.noHf ? "" : benchScript("hf_llama_bench.py"), t.python);
-      printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);
-      return;
-    }
-    auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused);
-    runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
-                      referenceScript());
-    const auto& m = c->model;
-    if (g.json) {
-      nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
-                          {"batch", c->optim.batchSize}, {"seq", m.seqLen},
-                          {"threads", r.threads}, {"fused_kernels", r.fusedKernels},
-                          {"cpp_tokens_per_s", r.cppTokensPerSecond},
-                          {"cpp_page_faults_per_step", r.cppPageFaultsPerStep},
-                          {"cpp_resident_mb", r.cppResidentMb}};
-      if (r.torchTokensPerSecond) {
-        j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
-        j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
-      } else {
-        j["torch_error"] = r.torchMessage;
-      }
-      std::cout << j.dump(2) << "\n";
-      return;
-    }
-    std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
-                t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
-                t.scheme.c_str(), r.threads, r.steps, r.fusedKernels ? "" : ", C++ unfused");
-    std::printf("  C++ trainer   %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident)\n",
-                r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb);
-    if (r.torchTokensPerSecond) {
-      std::printf("  PyTorch       %10.0f tokens/s\n", *r.torchTokensPerSecond);
-      std::printf("  ratio C++/PyTorch  %.2fx (target >= 1.0) %s\n",
-                  r.cppTokensPerSecond / *r.torchTokensPerSecond,
-                  r.cppTokensPerSecond >= *r.torchTokensPerSecond ? "ok" : "MISSED");
-    } else {
-      std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
-    }
-  });
+  train->add_flag("--cuda-kernels", t.cudaKernels,
+                  "GPU: DepthLab's own CUDA kernels on even under DEPTHLAB_CUDA_KERNELS=0 (on by default)");
+  train->callback([&g] { runBenchTrain(t, g); });
+}
 
+void addBenchGui(CLI::App* bench) {
   auto* gui = bench->add_subcommand("gui", "Dashboard replot time and metric-to-screen latency (offscreen)");
   gui->callback([] {
     // The GUI benchmark lives in its own executable next to this one (the CLI has no Qt).
@@ -202,7 +211,9 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     execl(exe.c_str(), exe.c_str(), static_cast<char*>(nullptr));
     throw std::runtime_error("cannot run " + exe + " (built with the GUI, DEPTHLAB_BUILD_GUI=ON)");
   });
+}
 
+void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
   static std::string probePreset = "cpu-demo", probeScheme = "lns";
   static int probeThreads = 1;
   static std::string probeDevice = "cpu";
@@ -237,6 +248,17 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
     std::printf("  overhead of the default cadence: %.2f%% of training time (target <= %.0f%%) %s\n",
                 r.overheadPercent, target, r.overheadPercent <= target ? "ok" : "MISSED");
   });
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app, GlobalOptions& g) {
+  auto* bench = app.add_subcommand("bench", "Benchmarks (speed and memory targets)");
+  bench->require_subcommand(1);
+  addBenchStore(bench, g);
+  addBenchTrain(bench, g);
+  addBenchGui(bench);
+  addBenchProbes(bench, g);
 }
 
 }  // namespace depthlab::cli

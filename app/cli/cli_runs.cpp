@@ -29,6 +29,49 @@ void printRunTable(const std::vector<store::RunInfo>& runs) {
   if (runs.empty()) std::cout << "(no runs yet)\n";
 }
 
+// `runs show ID`: the run's row, config, latest scalars, checkpoints and events.
+void showRun(const GlobalOptions& g, int64_t id) {
+  auto s = openStoreToRead(g);
+  auto r = requireRun(s, id);
+  auto latest = s.latestScalars(id);
+  auto ckpts = s.checkpoints(id);
+  auto events = s.events(id);
+  if (g.json) {
+    auto j = runToJson(r);
+    for (const auto& [k, p] : latest) j["latest"][k] = {{"step", p.step}, {"value", p.value}};
+    j["layer_metrics"] = s.layerMetrics(id);
+    j["matrix_kinds"] = s.matrixKinds(id);
+    for (const auto& c : ckpts) j["checkpoints"].push_back({{"step", c.step}, {"path", c.path}});
+    for (const auto& e : events) {
+      j["events"].push_back({{"level", store::toString(e.level)}, {"message", e.message},
+                             {"step", e.step ? nlohmann::json(*e.step) : nlohmann::json()}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << "run " << r.id << ": " << r.name << "\n"
+            << "  status   " << store::toString(r.status) << "\n"
+            << "  scheme   " << r.scheme << "   group " << r.groupName << "   seed " << r.seed
+            << "\n  device   " << r.device << "   host " << r.host << " pid " << r.pid << "\n"
+            << "  created  " << formatTime(r.createdAt) << "   finished "
+            << formatTime(r.finishedAt.value_or(0)) << "\n";
+  if (!r.tags.empty()) {
+    std::cout << "  tags    ";
+    for (const auto& t : r.tags) std::cout << " " << t;
+    std::cout << "\n";
+  }
+  if (!r.notes.empty()) std::cout << "  notes    " << r.notes << "\n";
+  std::cout << "  config   " << r.configJson << "\n";
+  for (const auto& [k, p] : latest) {
+    std::cout << "  " << std::left << std::setw(16) << k << p.value << "  (step " << p.step
+              << ")\n";
+  }
+  for (const auto& c : ckpts) std::cout << "  checkpoint step " << c.step << ": " << c.path << "\n";
+  for (const auto& e : events) {
+    std::cout << "  [" << store::toString(e.level) << "] " << e.message << "\n";
+  }
+}
+
 }  // namespace
 
 void addRunsCommand(CLI::App& app, GlobalOptions& g) {
@@ -52,47 +95,7 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
   static std::string text;
   auto* show = runs->add_subcommand("show", "Show one run: config, latest metrics, events");
   show->add_option("id", id, "Run id")->required();
-  show->callback([&g] {
-    auto s = openStoreToRead(g);
-    auto r = requireRun(s, id);
-    auto latest = s.latestScalars(id);
-    auto ckpts = s.checkpoints(id);
-    auto events = s.events(id);
-    if (g.json) {
-      auto j = runToJson(r);
-      for (const auto& [k, p] : latest) j["latest"][k] = {{"step", p.step}, {"value", p.value}};
-      j["layer_metrics"] = s.layerMetrics(id);
-      j["matrix_kinds"] = s.matrixKinds(id);
-      for (const auto& c : ckpts) j["checkpoints"].push_back({{"step", c.step}, {"path", c.path}});
-      for (const auto& e : events) {
-        j["events"].push_back({{"level", store::toString(e.level)}, {"message", e.message},
-                               {"step", e.step ? nlohmann::json(*e.step) : nlohmann::json()}});
-      }
-      std::cout << j.dump(2) << "\n";
-      return;
-    }
-    std::cout << "run " << r.id << ": " << r.name << "\n"
-              << "  status   " << store::toString(r.status) << "\n"
-              << "  scheme   " << r.scheme << "   group " << r.groupName << "   seed " << r.seed
-              << "\n  device   " << r.device << "   host " << r.host << " pid " << r.pid << "\n"
-              << "  created  " << formatTime(r.createdAt) << "   finished "
-              << formatTime(r.finishedAt.value_or(0)) << "\n";
-    if (!r.tags.empty()) {
-      std::cout << "  tags    ";
-      for (const auto& t : r.tags) std::cout << " " << t;
-      std::cout << "\n";
-    }
-    if (!r.notes.empty()) std::cout << "  notes    " << r.notes << "\n";
-    std::cout << "  config   " << r.configJson << "\n";
-    for (const auto& [k, p] : latest) {
-      std::cout << "  " << std::left << std::setw(16) << k << p.value << "  (step " << p.step
-                << ")\n";
-    }
-    for (const auto& c : ckpts) std::cout << "  checkpoint step " << c.step << ": " << c.path << "\n";
-    for (const auto& e : events) {
-      std::cout << "  [" << store::toString(e.level) << "] " << e.message << "\n";
-    }
-  });
+  show->callback([&g] { showRun(g, id); });
 
   auto* rm = runs->add_subcommand("rm", "Delete a run and all its metrics");
   rm->add_option("id", id, "Run id")->required();
