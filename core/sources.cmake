@@ -30,7 +30,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/sto
 # Checkpoint ownership, verification and pruning (reads checkpoint headers; no tensors).
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/run_checkpoints.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)
-list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp train/micro_batch.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp experiment/micro_batch.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.

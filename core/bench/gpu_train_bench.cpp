@@ -107,7 +107,7 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   }
   const std::vector<data::TokenBatch> micro(static_cast<size_t>(c.optim.gradAccum), batch);
   {
-    train::Trainer t(c, scheme, device);
+    train::Trainer t(experiment::trainerConfig(c), scheme, device);
     for (int s = 0; s < 3; ++s) t.trainStepOn(micro, s);  // warm-up: allocator, cuBLAS plans
     torch::cuda::synchronize(device.index());
     const double t0 = seconds();

@@ -32,7 +32,7 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
   std::vector<int32_t> tokens(200000);
   for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int32_t>(((i * 2654435761u) >> 8) % 256);
   data::TokenDataset data(tokens, 256, c.data.valFraction, c.model.seqLen, c.optim.batchSize);
-  train::Trainer t(c, scheme, device);
+  train::Trainer t(experiment::trainerConfig(c), scheme, device);
   ProbeBenchResult r;
   r.device = train::describeDevice(device);
   r.steps = c.optim.steps;

@@ -55,7 +55,7 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   r.threads = threads;
   const experiment::ExperimentConfig c = trainBenchConfig(input);
   torch::set_num_threads(threads);
-  train::Trainer t(c, scheme, torch::kCPU);
+  train::Trainer t(experiment::trainerConfig(c), scheme, torch::kCPU);
   const int B = c.optim.batchSize, T = c.model.seqLen;
   data::TokenBatch batch;
   batch.batch = B;

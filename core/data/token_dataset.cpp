@@ -146,7 +146,7 @@ TokenBatch TokenDataset::probeBatch(int rows) const {
   return window(starts);
 }
 
-CorpusTokens loadCorpusTokens(const experiment::DataConfig& data) {
+CorpusTokens loadCorpusTokens(const DataConfig& data) {
   CorpusTokens ct;
   ct.corpusPath = data.corpus;
   if (ct.corpusPath.empty()) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "experiment/experiment_config.h"
+#include "data/data_config.h"
 
 namespace depthlab::data {
 
@@ -47,6 +47,6 @@ struct CorpusTokens {
   int vocabSize = 0;
   std::string corpusPath, tokenizerName;
 };
-CorpusTokens loadCorpusTokens(const experiment::DataConfig& data);
+CorpusTokens loadCorpusTokens(const DataConfig& data);
 
 }  // namespace depthlab::data

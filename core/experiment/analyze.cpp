@@ -52,7 +52,7 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   data::TokenDataset data(std::move(corpus.tokens), config.model.vocabSize, config.data.valFraction,
                           config.model.seqLen, config.optim.batchSize);
   torch::Device device = train::resolveDevice(config.run.device);
-  model::Decoder model(config, run->scheme);
+  model::Decoder model(config.model, config.options, run->scheme);
   model->to(device);
   auto meta = train::loadCheckpoint(chosen->path, model, nullptr, device);
   ProbeSchedule probes(config.probes, data, device);

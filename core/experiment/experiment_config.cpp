@@ -321,4 +321,14 @@ void requireValid(const ExperimentConfig& c) {
   throw ConfigError(msg.str());
 }
 
+train::TrainerConfig trainerConfig(const ExperimentConfig& c) {
+  train::TrainerConfig t;
+  t.model = c.model;
+  t.options = c.options;
+  t.optim = c.optim;
+  t.seed = c.run.seed;
+  t.bf16 = c.run.bf16;
+  return t;
+}
+
 }  // namespace depthlab::experiment

@@ -103,7 +103,7 @@ int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const Sc
   c.model = m;
   c.options = o;
   const bool known = std::find(kSchemes.begin(), kSchemes.end(), scheme) != kSchemes.end();
-  const auto plans = model::planBlocks(c, known ? scheme : "pre_ln");
+  const auto plans = model::planBlocks(c.model, c.options, known ? scheme : "pre_ln");
   const int64_t V = m.vocabSize, d = m.dModel, f = m.dFF;
   const int64_t normParams = m.norm == "layernorm" ? 2 * d : d;  // LayerNorm has a bias
   int64_t total = 2 * V * d + normParams;                        // embedding, head, final norm

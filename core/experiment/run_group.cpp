@@ -21,7 +21,7 @@
 #include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
 #include "train/devices.h"
-#include "train/micro_batch.h"
+#include "experiment/micro_batch.h"
 #include "train/trainer.h"
 #include "util/paths.h"
 
@@ -34,6 +34,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 struct Member {
   int64_t runId = 0;
+  ExperimentConfig config;              // the run's whole config (the trainer holds its part)
   std::unique_ptr<train::Trainer> trainer;
   MemberProgress progress;
   store::WriteBatch pending;
@@ -49,7 +50,7 @@ struct Member {
 // checkpointKeep, the best and (at the end) the final one stay.
 void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
   if (m.lastCheckpoint == step) return;
-  const auto& c = m.trainer->config();
+  const auto& c = m.config;
   train::CheckpointMeta meta;
   meta.step = step;
   meta.scheme = m.progress.scheme;
@@ -105,7 +106,7 @@ void flush(Member& m, StoreLink& link) {
 // Validation; a new best is checkpointed (when checkpoints are kept at all) so that the best
 // state survives pruning.
 void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink* link) {
-  const auto& c = m.trainer->config();
+  const auto& c = m.config;
   double v = m.trainer->evaluate(data, c.run.evalBatches);
   m.progress.lossVal = v;
   m.pending.scalar(step, metrics::kLossVal, v);
@@ -317,7 +318,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
   std::string microBatchChoice;
   // bad corpora fail here, before any run; so does a model that does not fit the GPU at all
   data::TokenDataset dataset = loadDataset(config, [&] {
-    microBatchChoice = train::chooseMicroBatch(config, device);
+    microBatchChoice = chooseMicroBatch(config, device);
   });
   applyThreads(config);
   requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
@@ -328,7 +329,8 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
   std::vector<Member> members;
   for (const auto& scheme : config.schemes) {
     Member m;
-    m.trainer = std::make_unique<train::Trainer>(config, scheme, device);
+    m.config = config;
+    m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), scheme, device);
     ExperimentConfig runConfig = config;
     runConfig.schemes = {scheme};
     store::NewRun nr;
@@ -383,7 +385,8 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   m.runId = runId;
   m.checkpointDir = runCheckpointDir(store, runId, options.checkpointDir);
   m.storeId = store.storeId();
-  m.trainer = std::make_unique<train::Trainer>(config, run->scheme, device);
+  m.config = config;
+  m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), run->scheme, device);
   auto meta = train::loadCheckpoint(chosen.info.path, m.trainer->model(),
                                     &m.trainer->optimizer(), device);
   m.lastCheckpoint = meta.step;

@@ -5,7 +5,7 @@
 
 namespace depthlab::model {
 
-using experiment::ConfigError;
+using util::ConfigError;
 
 int mixLnPostBlocks(int nLayers, double alpha) {
   return static_cast<int>(std::lround(alpha * nLayers));
@@ -29,17 +29,17 @@ Placement placementFromString(const std::string& s) {
   throw ConfigError("options.lnsPlacement: unknown placement '" + s + "'");
 }
 
-std::vector<BlockPlan> planBlocks(const experiment::ExperimentConfig& c, const std::string& scheme) {
-  const int L = c.model.nLayers;
-  const auto& o = c.options;
+std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions& o,
+                                  const std::string& scheme) {
+  const int L = model.nLayers;
   const int mixPost = mixLnPostBlocks(L, o.mixLnAlpha);
   std::vector<BlockPlan> plans(static_cast<size_t>(L));
   for (int i = 0; i < L; ++i) {
     BlockPlan& p = plans[static_cast<size_t>(i)];
     const int l = i + 1;
     p.index = l;
-    p.stdIn = c.model.initStd;
-    p.stdOut = c.model.initStd;
+    p.stdIn = model.initStd;
+    p.stdOut = model.initStd;
     if (scheme == "pre_ln") {
     } else if (scheme == "lns") {
       p.placement = placementFromString(o.lnsPlacement);
@@ -63,9 +63,9 @@ std::vector<BlockPlan> planBlocks(const experiment::ExperimentConfig& c, const s
     } else {
       throw ConfigError("schemes: unknown scheme '" + scheme + "'");
     }
-    if (o.scaledInit) p.stdOut = c.model.initStd / std::sqrt(2.0 * L);
+    if (o.scaledInit) p.stdOut = model.initStd / std::sqrt(2.0 * L);
     if (o.depthScaledInit) {
-      p.stdIn = c.model.initStd / std::sqrt(2.0 * l);
+      p.stdIn = model.initStd / std::sqrt(2.0 * l);
       p.stdOut = p.stdIn;
     }
     if (o.skipInit) {

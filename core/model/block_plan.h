@@ -1,5 +1,5 @@
 // BlockPlan: what a normalization scheme means for one block, as data. planBlocks() turns an
-// ExperimentConfig's scheme and options into one plan per block; the single Block
+// scheme and the model config (its SchemeOptions) into one plan per block; the single Block
 // implementation reads it. Schemes are cases here, not subclasses. No torch here.
 //
 // Notation (l = 1-based block index, L blocks, N = norm, A = attention, F = SwiGLU MLP):
@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment/experiment_config.h"
+#include "model/model_config.h"
+#include "util/config_error.h"
 
 namespace depthlab::model {
 
@@ -52,7 +53,8 @@ struct BlockPlan {
 };
 
 /// One plan per block for `scheme` (one of kSchemes); throws ConfigError on unknown names.
-std::vector<BlockPlan> planBlocks(const experiment::ExperimentConfig& c, const std::string& scheme);
+std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions& options,
+                                  const std::string& scheme);
 /// round(alpha * L) leading Post-LN blocks of mix_ln.
 int mixLnPostBlocks(int nLayers, double alpha);
 double deepnormAlpha(int nLayers, bool official);

@@ -9,10 +9,11 @@
 
 namespace depthlab::model {
 
-DecoderImpl::DecoderImpl(const experiment::ExperimentConfig& config, const std::string& scheme)
-    : m_config(config.model), m_options(config.options), m_scheme(scheme),
-      m_plans(planBlocks(config, scheme)),
-      m_rope(config.model.dModel / config.model.nHeads, config.model.seqLen, config.model.ropeBase) {
+DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
+                         const std::string& scheme)
+    : m_config(model), m_options(options), m_scheme(scheme),
+      m_plans(planBlocks(model, options, scheme)),
+      m_rope(model.dModel / model.nHeads, model.seqLen, model.ropeBase) {
   const auto& m = m_config;
   const bool layerNorm = m.norm == "layernorm";
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));

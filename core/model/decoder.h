@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "experiment/experiment_config.h"
 #include "model/block.h"
+#include "model/model_config.h"
 
 namespace depthlab::model {
 
@@ -28,7 +28,7 @@ struct ForwardTrace {
 
 class DecoderImpl : public torch::nn::Module {
  public:
-  DecoderImpl(const experiment::ExperimentConfig& config, const std::string& scheme);
+  DecoderImpl(const ModelConfig& model, const SchemeOptions& options, const std::string& scheme);
 
   torch::Tensor forward(const torch::Tensor& idx);  // (B, T) int64 -> (B, T, V) logits
   torch::Tensor forward(const torch::Tensor& idx, const ForwardOptions& opts,
@@ -45,7 +45,7 @@ class DecoderImpl : public torch::nn::Module {
   void to(torch::Device device);
 
   const std::string& scheme() const { return m_scheme; }
-  const experiment::ModelConfig& config() const { return m_config; }
+  const ModelConfig& config() const { return m_config; }
   const std::vector<BlockPlan>& plans() const { return m_plans; }
   int nLayers() const { return static_cast<int>(m_plans.size()); }
   Block& block(int i) { return m_blocks[static_cast<size_t>(i)]; }
@@ -59,8 +59,8 @@ class DecoderImpl : public torch::nn::Module {
   torch::nn::Linear lm_head{nullptr};
 
  private:
-  experiment::ModelConfig m_config;
-  experiment::SchemeOptions m_options;
+  ModelConfig m_config;
+  SchemeOptions m_options;
   std::string m_scheme;
   std::vector<BlockPlan> m_plans;
   std::vector<Block> m_blocks;

@@ -15,7 +15,7 @@ namespace depthlab::train {
 namespace {
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(model::Decoder& m,
-                                                       const experiment::ExperimentConfig& c,
+                                                       const TrainerConfig& c,
                                                        std::vector<double>& peakLr) {
   const auto& o = c.optim;
   std::vector<std::vector<torch::Tensor>> groups = {m->otherParameters()};
@@ -50,7 +50,7 @@ void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {
 
 }  // namespace
 
-int defaultThreads(const experiment::ModelConfig& model) {
+int defaultThreads(const model::ModelConfig& model) {
   if (model.dModel < 128) return 1;
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
@@ -74,11 +74,10 @@ std::string describeDevice(torch::Device device) {
   return device.is_cuda() ? "cuda:" + std::to_string(device.index()) : "cpu";
 }
 
-Trainer::Trainer(const experiment::ExperimentConfig& config, const std::string& scheme,
-                 torch::Device device)
+Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::Device device)
     : m_config(config), m_scheme(scheme), m_device(device) {
-  torch::manual_seed(static_cast<uint64_t>(config.run.seed));
-  m_model = model::Decoder(config, scheme);
+  torch::manual_seed(static_cast<uint64_t>(config.seed));
+  m_model = model::Decoder(config.model, config.options, scheme);
   m_model->to(device);
   m_model->train();
   m_optimizer = makeOptimizer(m_model, config, m_groupPeakLr);
@@ -112,7 +111,7 @@ StepResult Trainer::trainStep(const data::TokenDataset& data, int64_t step) {
   // 1. batches: pure functions of (seed, step, micro-batch)
   std::vector<data::TokenBatch> micro;
   for (int i = 0; i < m_config.optim.gradAccum; ++i) {
-    micro.push_back(data.trainBatch(m_config.run.seed, step, i));
+    micro.push_back(data.trainBatch(m_config.seed, step, i));
   }
   return trainStepOn(micro, step);
 }
@@ -125,7 +124,7 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   // gradient buffers over instead of adding them into zeroed ones (a memset and an add pass
   // per parameter saved); later micro-batches accumulate as usual.
   for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
-  const bool autocast = m_device.is_cuda() && m_config.run.bf16;
+  const bool autocast = m_device.is_cuda() && m_config.bf16;
   const auto nMicro = static_cast<double>(micro.size());
   // The losses stay on the device: the step reads the host once, below.
   torch::Tensor lossSum;  // () float32

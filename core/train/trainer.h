@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "data/token_dataset.h"
-#include "experiment/experiment_config.h"
 #include "model/decoder.h"
+#include "train/optim_config.h"
 
 namespace depthlab::train {
 
@@ -31,7 +31,7 @@ class Trainer {
  public:
   /// Builds the model with torch's RNG seeded by `seed`, so schemes that share parameters
   /// (pre_ln and lns) start from identical weights.
-  Trainer(const experiment::ExperimentConfig& config, const std::string& scheme,
+  Trainer(const TrainerConfig& config, const std::string& scheme,
           torch::Device device);
 
   /// One optimizer update at `step` (0-based) on the dataset's batches for (seed, step).
@@ -46,14 +46,14 @@ class Trainer {
 
   model::Decoder& model() { return m_model; }
   torch::optim::Optimizer& optimizer() { return *m_optimizer; }
-  const experiment::ExperimentConfig& config() const { return m_config; }
+  const TrainerConfig& config() const { return m_config; }
   const std::string& scheme() const { return m_scheme; }
   torch::Device device() const { return m_device; }
   /// Tensors (B, T) for a TokenBatch on this trainer's device.
   std::pair<torch::Tensor, torch::Tensor> toTensors(const data::TokenBatch& b) const;
 
  private:
-  experiment::ExperimentConfig m_config;
+  TrainerConfig m_config;
   std::string m_scheme;
   torch::Device m_device;
   model::Decoder m_model{nullptr};
@@ -68,7 +68,7 @@ class Trainer {
 /// `bench train` (C++ tokens/s, 1 vs 2 threads, fused kernels): d=64 (cpu-demo, 24 layers)
 /// 8272-8442 vs 7658-7714, d=128 (24 layers) 2951-2963 vs 4518-4540, d=256 (12 layers)
 /// 1785-1788 vs 3113-3135. So: one thread below width 128, every core from there on.
-int defaultThreads(const experiment::ModelConfig& model);
+int defaultThreads(const model::ModelConfig& model);
 /// "cpu", or "cuda:N (name)"; throws std::runtime_error when CUDA was asked for but is absent.
 torch::Device resolveDevice(const std::string& spec);
 std::string describeDevice(torch::Device device);

@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     train::verifyCheckpoint(path, owner);
     if (!fixChecksum) {  // an intact archive: load it into the tiny model it was written from
       static const experiment::ExperimentConfig c = fuzz::tinyModelConfig();
-      model::Decoder m(c, "lns");
+      model::Decoder m(c.model, c.options, "lns");
       train::loadCheckpoint(path, m, nullptr, torch::kCPU);
     }
   } catch (const train::CheckpointError&) {

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
                                             {"b", torch::ones({4}, torch::kBFloat16)}};
   io::saveSafetensors(root + "/safetensors/small.safetensors", t);
   const experiment::ExperimentConfig c = fuzz::tinyModelConfig();
-  model::Decoder m(c, "lns");
+  model::Decoder m(c.model, c.options, "lns");
   train::CheckpointMeta meta;
   meta.step = 3;
   meta.scheme = "lns";

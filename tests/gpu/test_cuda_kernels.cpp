@@ -242,7 +242,7 @@ TEST(CudaKernels, DecoderLossAndGradientsMatchComposite) {
     SCOPED_TRACE(scheme);
     auto c = test::smallConfig(3);
     torch::manual_seed(7);
-    model::Decoder m(c, scheme);
+    model::Decoder m(c.model, c.options, scheme);
     m->to(kGpu);
     auto x = torch::randint(0, c.model.vocabSize, {4, c.model.seqLen},
                             torch::TensorOptions().device(kGpu).dtype(torch::kInt64));

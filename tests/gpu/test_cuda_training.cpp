@@ -15,7 +15,7 @@
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
-#include "train/micro_batch.h"
+#include "experiment/micro_batch.h"
 #include "train/trainer.h"
 
 using namespace depthlab;
@@ -55,7 +55,7 @@ TEST(Cuda, EverySchemeGivesTheCpuLossesInFp32) {
   auto data = makeData(c);
   for (const auto& scheme : experiment::kSchemes) {
     SCOPED_TRACE(scheme);
-    train::Trainer cpu(c, scheme, torch::kCPU), gpu(c, scheme, kGpu);
+    train::Trainer cpu(experiment::trainerConfig(c), scheme, torch::kCPU), gpu(experiment::trainerConfig(c), scheme, kGpu);
     for (int s = 0; s < 5; ++s) {
       const double a = cpu.trainStep(data, s).loss, b = gpu.trainStep(data, s).loss;
       EXPECT_NEAR(a, b, 1e-4 * std::max(1.0, std::fabs(a))) << "step " << s;
@@ -70,7 +70,7 @@ TEST(Cuda, Bf16AutocastTrains) {
   auto data = makeData(c);
   for (const char* scheme : {"pre_ln", "lns"}) {
     SCOPED_TRACE(scheme);
-    train::Trainer t(c, scheme, kGpu);
+    train::Trainer t(experiment::trainerConfig(c), scheme, kGpu);
     double first = t.trainStep(data, 0).loss, last = first;
     for (int s = 1; s < 30; ++s) last = t.trainStep(data, s).loss;
     EXPECT_TRUE(std::isfinite(last));
@@ -82,7 +82,7 @@ TEST(Cuda, ProbesEqualTheCpuKernels) {
   REQUIRE_CUDA();
   auto c = test::smallConfig(4);
   auto data = makeData(c);
-  train::Trainer t(c, "lns", torch::kCPU);
+  train::Trainer t(experiment::trainerConfig(c), "lns", torch::kCPU);
   for (int s = 0; s < 10; ++s) t.trainStep(data, s);  // away from the symmetric init
   auto b = data.probeBatch(4);
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
@@ -116,10 +116,10 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   test::TempDir dir;
   auto c = test::smallConfig(2);
   auto data = makeData(c);
-  train::Trainer gpu(c, "lns", kGpu);
+  train::Trainer gpu(experiment::trainerConfig(c), "lns", kGpu);
   for (int s = 0; s < 3; ++s) gpu.trainStep(data, s);
   train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), test::checkpointMeta(3, "lns", {}, 1));
-  train::Trainer cpu(c, "lns", torch::kCPU);
+  train::Trainer cpu(experiment::trainerConfig(c), "lns", torch::kCPU);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-gpu"), cpu.model(), &cpu.optimizer(), torch::kCPU));
   auto pg = gpu.model()->parameters(), pc = cpu.model()->parameters();
@@ -127,7 +127,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   // ... and back: both continue to the same loss.
   cpu.trainStep(data, 3);
   train::saveCheckpoint(dir.file("from-cpu"), cpu.model(), &cpu.optimizer(), test::checkpointMeta(4, "lns", {}, 1));
-  train::Trainer gpu2(c, "lns", kGpu);
+  train::Trainer gpu2(experiment::trainerConfig(c), "lns", kGpu);
   ASSERT_NO_THROW(
       train::loadCheckpoint(dir.file("from-cpu"), gpu2.model(), &gpu2.optimizer(), kGpu));
   const double a = cpu.trainStep(data, 4).loss, b = gpu2.trainStep(data, 4).loss;
@@ -174,7 +174,7 @@ TEST(Cuda, MicroBatchIsChosenFromFreeMemoryKeepingTheGlobalBatch) {
   c.optim.batchSize = 8;
   c.optim.gradAccum = 4;
   c.optim.autoMicroBatch = true;
-  const auto line = train::chooseMicroBatch(c, kGpu);
+  const auto line = experiment::chooseMicroBatch(c, kGpu);
   EXPECT_FALSE(line.empty());
   EXPECT_EQ(c.optim.batchSize * c.optim.gradAccum, 32);
   EXPECT_EQ(c.optim.batchSize, 32) << line;  // a tiny model: the whole global batch fits

@@ -121,7 +121,7 @@ TEST(SpmTokenizer, TrainsCachesAndEncodesOutOfProcess) {
   if (!SpmTokenizer::toolsAvailable()) GTEST_SKIP() << "sentencepiece tools not installed";
   test::TempDir dir;
   auto corpus = writeSpmCorpus(dir);
-  experiment::DataConfig dc;
+  data::DataConfig dc;
   dc.corpus = corpus;
   dc.tokenizer = "spm:120";
   auto first = loadCorpusTokens(dc);
@@ -154,7 +154,7 @@ TEST(SpmTokenizer, AnEditOfTheSameSizeIsNotServedStaleTokens) {
   if (!SpmTokenizer::toolsAvailable()) GTEST_SKIP() << "sentencepiece tools not installed";
   test::TempDir dir;
   auto corpus = writeSpmCorpus(dir);
-  experiment::DataConfig dc;
+  data::DataConfig dc;
   dc.corpus = corpus;
   dc.tokenizer = "spm:120";
   auto first = loadCorpusTokens(dc);

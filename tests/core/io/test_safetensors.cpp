@@ -25,14 +25,14 @@ TEST(Safetensors, AssignsModelParametersByName) {
   test::TempDir dir;
   auto c = test::smallConfig(2);
   torch::manual_seed(1);
-  model::Decoder a(c, "lns");
+  model::Decoder a(c.model, c.options, "lns");
   torch::manual_seed(2);
-  model::Decoder b(c, "lns");
+  model::Decoder b(c.model, c.options, "lns");
   io::saveSafetensors(dir.file("w.safetensors"), io::namedTensors(*a));
   io::assignParameters(*b, io::loadSafetensors(dir.file("w.safetensors")));
   auto idx = torch::randint(0, 64, {1, 8}, torch::kInt64);
   EXPECT_TRUE(torch::equal(a->forward(idx), b->forward(idx)));
-  model::Decoder deeper(test::smallConfig(3), "lns");
+  model::Decoder deeper(test::smallConfig(3).model, test::smallConfig(3).options, "lns");
   EXPECT_THROW(io::assignParameters(*deeper, io::loadSafetensors(dir.file("w.safetensors"))),
                io::SafetensorsError);
 }

@@ -11,7 +11,7 @@ using model::planBlocks;
 
 TEST(BlockPlan, LnsScalesEveryBlockByOneOverSqrtOfItsOneBasedIndex) {
   auto c = test::smallConfig(12);
-  auto plans = planBlocks(c, "lns");
+  auto plans = planBlocks(c.model, c.options, "lns");
   ASSERT_EQ(plans.size(), 12u);
   for (int i = 0; i < 12; ++i) {
     EXPECT_EQ(plans[i].index, i + 1);
@@ -23,7 +23,7 @@ TEST(BlockPlan, LnsScalesEveryBlockByOneOverSqrtOfItsOneBasedIndex) {
 }
 
 TEST(BlockPlan, PreLnHasNoScale) {
-  for (const auto& p : planBlocks(test::smallConfig(6), "pre_ln")) {
+  for (const auto& p : planBlocks(test::smallConfig(6).model, test::smallConfig(6).options, "pre_ln")) {
     EXPECT_EQ(p.placement, model::Placement::None);
     EXPECT_DOUBLE_EQ(p.depthScale, 1.0);
     EXPECT_FALSE(p.postLn);
@@ -35,20 +35,20 @@ TEST(BlockPlan, MixLnSwitchesAfterRoundAlphaL) {
   EXPECT_EQ(model::mixLnPostBlocks(12, 0.25), 3);
   EXPECT_EQ(model::mixLnPostBlocks(24, 0.25), 6);
   auto c = test::smallConfig(12);
-  auto plans = planBlocks(c, "mix_ln");
+  auto plans = planBlocks(c.model, c.options, "mix_ln");
   for (int i = 0; i < 12; ++i) EXPECT_EQ(plans[i].postLn, i < 3) << i;
   c.options.mixLnAlpha = 0.5;
-  plans = planBlocks(c, "mix_ln");
+  plans = planBlocks(c.model, c.options, "mix_ln");
   for (int i = 0; i < 12; ++i) EXPECT_EQ(plans[i].postLn, i < 6) << i;
 }
 
 TEST(BlockPlan, DeepNormConstants) {
-  auto plans = planBlocks(test::smallConfig(24), "deepnorm");
+  auto plans = planBlocks(test::smallConfig(24).model, test::smallConfig(24).options, "deepnorm");
   EXPECT_NEAR(plans[0].residualAlpha, std::pow(48.0, 0.25), 1e-12);   // (2L)^(1/4)
   EXPECT_NEAR(plans[0].xavierGainVOF, std::pow(192.0, -0.25), 1e-12); // (8L)^(-1/4)
   EXPECT_DOUBLE_EQ(plans[0].xavierGainQK, 1.0);
   EXPECT_TRUE(plans[0].postLn);
-  auto off = planBlocks(test::smallConfig(24), "deepnorm_official");
+  auto off = planBlocks(test::smallConfig(24).model, test::smallConfig(24).options, "deepnorm_official");
   EXPECT_NEAR(off[0].residualAlpha, std::sqrt(8.0), 1e-12);
   EXPECT_NEAR(off[0].xavierGainVOF, std::pow(192.0, 0.25), 1e-12);
 }
@@ -56,16 +56,16 @@ TEST(BlockPlan, DeepNormConstants) {
 TEST(BlockPlan, InitAndBranchOptions) {
   auto c = test::smallConfig(8);
   c.options.scaledInit = true;
-  auto p = planBlocks(c, "pre_ln");
+  auto p = planBlocks(c.model, c.options, "pre_ln");
   EXPECT_NEAR(p[3].stdOut, 0.02 / std::sqrt(16.0), 1e-12);
   EXPECT_NEAR(p[3].stdIn, 0.02, 1e-12);
   c.options.scaledInit = false;
   c.options.depthScaledInit = true;
-  p = planBlocks(c, "pre_ln");
+  p = planBlocks(c.model, c.options, "pre_ln");
   EXPECT_NEAR(p[3].stdOut, 0.02 / std::sqrt(8.0), 1e-12);  // 1/sqrt(2l), l = 4
   c.options.skipInit = true;
   c.options.layerScale = true;
-  p = planBlocks(c, "lns");
+  p = planBlocks(c.model, c.options, "lns");
   EXPECT_TRUE(p[0].skipInit);
   EXPECT_NEAR(p[0].skipInitValue, 1.0 / std::sqrt(8.0), 1e-12);
   EXPECT_TRUE(p[0].layerScale);
@@ -81,10 +81,10 @@ TEST(BlockPlan, LnsPlacementAblations) {
         std::pair{"after_attn_only", model::Placement::AfterAttnOnly},
         std::pair{"after_ffn_only", model::Placement::AfterFfnOnly}}) {
     c.options.lnsPlacement = name;
-    EXPECT_EQ(planBlocks(c, "lns")[2].placement, placement) << name;
+    EXPECT_EQ(planBlocks(c.model, c.options, "lns")[2].placement, placement) << name;
   }
 }
 
 TEST(BlockPlan, UnknownSchemeThrows) {
-  EXPECT_THROW(planBlocks(test::smallConfig(), "bogus"), experiment::ConfigError);
+  EXPECT_THROW(planBlocks(test::smallConfig().model, test::smallConfig().options, "bogus"), experiment::ConfigError);
 }

@@ -16,7 +16,7 @@ torch::Tensor randomTokens(const experiment::ExperimentConfig& c, int64_t B) {
 
 model::Decoder build(const experiment::ExperimentConfig& c, const std::string& scheme) {
   torch::manual_seed(static_cast<uint64_t>(c.run.seed));
-  return model::Decoder(c, scheme);
+  return model::Decoder(c.model, c.options, scheme);
 }
 
 }  // namespace

@@ -159,7 +159,7 @@ TEST(FusedOps, DecodersGiveTheSameLossAndGradientsWithFusedOpsOnAndOff) {
     auto lossAndGrads = [&](bool fused) {
       kernels::setFusedKernelsEnabled(fused);
       torch::manual_seed(11);
-      model::Decoder m(c, scheme);
+      model::Decoder m(c.model, c.options, scheme);
       torch::manual_seed(12);
       auto idx = torch::randint(0, c.model.vocabSize, {3, c.model.seqLen}, torch::kInt64);
       auto loss = m->loss(idx, idx.roll(1, 1));

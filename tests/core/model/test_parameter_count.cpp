@@ -15,7 +15,7 @@ TEST(ParameterCount, EqualsTheModelsParametersForEverySchemeAndOption) {
       c.options.skipInit = option == 1;
       c.options.layerScale = option == 2;
       SCOPED_TRACE(scheme + " option " + std::to_string(option));
-      model::Decoder m(c, scheme);
+      model::Decoder m(c.model, c.options, scheme);
       int64_t actual = 0;
       for (const auto& p : m->parameters()) actual += p.numel();
       EXPECT_EQ(experiment::parameterCount(c.model, scheme, c.options), actual);

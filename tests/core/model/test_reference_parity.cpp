@@ -22,7 +22,7 @@ TEST_P(ReferenceParity, LogitsMatchPyTorch) {
   c.model.embedStd = 1.0;         // larger activations make scheme differences visible
   experiment::saveConfigFile(c, dir.file("config.json"));
   torch::manual_seed(7);
-  model::Decoder m(c, scheme);
+  model::Decoder m(c.model, c.options, scheme);
   io::saveSafetensors(dir.file("weights.safetensors"), io::namedTensors(*m));
   auto idx = torch::randint(0, c.model.vocabSize, {3, c.model.seqLen}, torch::kInt64);
   io::saveSafetensors(dir.file("tokens.safetensors"), {{"inputs", idx}});

@@ -15,7 +15,7 @@ using namespace depthlab;
 namespace {
 model::Decoder build(const experiment::ExperimentConfig& c, const std::string& scheme) {
   torch::manual_seed(5);
-  return model::Decoder(c, scheme);
+  return model::Decoder(c.model, c.options, scheme);
 }
 torch::Tensor tokensFor(const experiment::ExperimentConfig& c) {
   torch::manual_seed(9);

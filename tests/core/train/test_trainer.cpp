@@ -56,7 +56,7 @@ const std::map<std::string, std::vector<double>> kGoldenLosses = {
 TEST(Trainer, OverfitsOneBatch) {
   auto c = goldenConfig();
   c.optim.lr = 3e-3;
-  train::Trainer t(c, "lns", torch::kCPU);
+  train::Trainer t(experiment::trainerConfig(c), "lns", torch::kCPU);
   auto b = goldenBatch(c);
   double first = 0, last = 0;
   for (int s = 0; s < 150; ++s) {
@@ -89,8 +89,8 @@ TEST(Trainer, GradientAccumulationEqualsALargerBatch) {
   }
   auto ca = c;
   ca.optim.gradAccum = 4;
-  train::Trainer accum(ca, "pre_ln", torch::kCPU);
-  train::Trainer single(c, "pre_ln", torch::kCPU);
+  train::Trainer accum(experiment::trainerConfig(ca), "pre_ln", torch::kCPU);
+  train::Trainer single(experiment::trainerConfig(c), "pre_ln", torch::kCPU);
   auto ra = accum.trainStepOn(micro, 2);
   auto rs = single.trainStepOn({big}, 2);
   EXPECT_NEAR(ra.loss, rs.loss, 1e-6);
@@ -106,7 +106,7 @@ TEST(Trainer, ResumeGivesTheSameNextLossesAsNotStopping) {
   test::TempDir dir;
   auto c = test::smallConfig(3);
   auto data = makeData(c);
-  train::Trainer straight(c, "lns", torch::kCPU);
+  train::Trainer straight(experiment::trainerConfig(c), "lns", torch::kCPU);
   std::vector<double> losses;
   for (int s = 0; s < 8; ++s) {
     losses.push_back(straight.trainStep(data, s).loss);
@@ -115,7 +115,7 @@ TEST(Trainer, ResumeGivesTheSameNextLossesAsNotStopping) {
       train::saveCheckpoint(dir.file("ckpt"), straight.model(), &straight.optimizer(), meta);
     }
   }
-  train::Trainer resumed(c, "lns", torch::kCPU);
+  train::Trainer resumed(experiment::trainerConfig(c), "lns", torch::kCPU);
   resumed.trainStep(data, 0);  // disturb its state: loading must replace it entirely
   auto meta = train::loadCheckpoint(dir.file("ckpt"), resumed.model(), &resumed.optimizer(),
                                     torch::kCPU);
@@ -129,7 +129,7 @@ TEST(Trainer, ResumeGivesTheSameNextLossesAsNotStopping) {
 TEST(Trainer, CheckpointRejectsDamage) {
   test::TempDir dir;
   auto c = test::smallConfig(2);
-  train::Trainer t(c, "pre_ln", torch::kCPU);
+  train::Trainer t(experiment::trainerConfig(c), "pre_ln", torch::kCPU);
   train::saveCheckpoint(dir.file("ok"), t.model(), &t.optimizer(), test::checkpointMeta(3, "pre_ln", {}, 0));
   std::string bytes = test::readFile(dir.file("ok"));
   test::writeFile(dir.file("truncated"), bytes.substr(0, bytes.size() / 2));
@@ -142,7 +142,7 @@ TEST(Trainer, CheckpointRejectsDamage) {
                  train::CheckpointError)
         << name;
   }
-  train::Trainer other(test::smallConfig(3), "pre_ln", torch::kCPU);  // wrong depth
+  train::Trainer other(experiment::trainerConfig(test::smallConfig(3)), "pre_ln", torch::kCPU);  // wrong depth
   EXPECT_THROW(train::loadCheckpoint(dir.file("ok"), other.model(), nullptr, torch::kCPU),
                train::CheckpointError);
   EXPECT_EQ(train::readCheckpointMeta(dir.file("ok")).step, 3);
@@ -156,7 +156,7 @@ TEST(Trainer, PairedRunsSeeIdenticalBatchesAndStartFromIdenticalWeights) {
   EXPECT_EQ(a.inputs, b.inputs);
   EXPECT_NE(a.inputs, data.trainBatch(c.run.seed, 18, 0).inputs);
   EXPECT_NE(a.inputs, data.trainBatch(c.run.seed + 1, 17, 0).inputs);
-  train::Trainer pre(c, "pre_ln", torch::kCPU), lns(c, "lns", torch::kCPU);
+  train::Trainer pre(experiment::trainerConfig(c), "pre_ln", torch::kCPU), lns(experiment::trainerConfig(c), "lns", torch::kCPU);
   auto lp = lns.model()->named_parameters();
   for (const auto& p : pre.model()->named_parameters()) {
     EXPECT_TRUE(torch::equal(p.value(), lp[p.key()])) << p.key();
@@ -165,7 +165,7 @@ TEST(Trainer, PairedRunsSeeIdenticalBatchesAndStartFromIdenticalWeights) {
 
 TEST(Trainer, NonFiniteLossIsReportedAndNotStepped) {
   auto c = test::smallConfig(2);
-  train::Trainer t(c, "pre_ln", torch::kCPU);
+  train::Trainer t(experiment::trainerConfig(c), "pre_ln", torch::kCPU);
   {
     torch::NoGradGuard ng;
     t.model()->lm_head->weight.fill_(std::numeric_limits<float>::infinity());
@@ -181,7 +181,7 @@ TEST(Trainer, GoldenFirstTenLosses) {
   const char* exportDir = std::getenv("DEPTHLAB_GOLDEN_EXPORT");
   for (const auto& [scheme, expected] : kGoldenLosses) {
     SCOPED_TRACE(scheme);
-    train::Trainer t(c, scheme, torch::kCPU);
+    train::Trainer t(experiment::trainerConfig(c), scheme, torch::kCPU);
     auto batch = goldenBatch(c);
     if (exportDir) {
       std::string d = std::string(exportDir) + "/" + scheme;

@@ -65,3 +65,19 @@ TEST(LibstdcxxBinding, NoSourceCallsRemoveAll) {
   ASSERT_EQ(rc, 0);
   EXPECT_EQ(out, "") << "std::filesystem::remove_all is called in:\n" << out;
 }
+
+TEST(SourceRules, ModulesBelowExperimentDoNotIncludeIt) {
+  // Each module owns its config (model/model_config.h, data/data_config.h,
+  // train/optim_config.h, probes/probe_config.h); experiment/ composes them, never the reverse.
+  std::string listed;
+  depthlab::test::runCommand("cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- 'core/*.h' | head -1",
+                             &listed);
+  if (listed.find(".h") == std::string::npos) GTEST_SKIP() << "not a git checkout";
+  std::string out;
+  depthlab::test::runCommand(
+      "cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- 'core/model/*' 'core/train/*' 'core/data/*'"
+      " 'core/probes/*' 'core/kernels/*' 'core/util/*' 'core/store/*' | xargs -r grep -ln"
+      " '#include \"experiment/' ; true",
+      &out);
+  EXPECT_EQ(out, "") << "these include experiment/ headers:\n" << out;
+}

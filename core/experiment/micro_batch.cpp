@@ -1,5 +1,5 @@
 // See micro_batch.h.
-#include "train/micro_batch.h"
+#include "experiment/micro_batch.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -11,7 +11,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
-namespace depthlab::train {
+namespace depthlab::experiment {
 
 int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<bool(int)>& fits) {
   for (int b = std::min(globalBatch, maxMicro); b >= 1; --b) {
@@ -36,9 +36,9 @@ void releaseCachedMemory() {
 
 }  // namespace
 
-bool updateFits(const experiment::ExperimentConfig& input, const std::vector<std::string>& schemes,
+bool updateFits(const ExperimentConfig& input, const std::vector<std::string>& schemes,
                 torch::Device device, int micro, double headroom) {
-  experiment::ExperimentConfig c = input;
+  ExperimentConfig c = input;
   c.optim.batchSize = micro;
   c.optim.gradAccum = 1;
   c.optim.warmupSteps = 0;
@@ -49,12 +49,14 @@ bool updateFits(const experiment::ExperimentConfig& input, const std::vector<std
     batch.seqLen = c.model.seqLen;
     batch.inputs.assign(static_cast<size_t>(micro) * c.model.seqLen, 1);
     batch.targets.assign(batch.inputs.size(), 2);
-    std::vector<std::unique_ptr<Trainer>> trainers;
-    for (const auto& s : schemes) trainers.push_back(std::make_unique<Trainer>(c, s, device));
+    std::vector<std::unique_ptr<train::Trainer>> trainers;
+    for (const auto& s : schemes) {
+      trainers.push_back(std::make_unique<train::Trainer>(trainerConfig(c), s, device));
+    }
     for (auto& t : trainers) t->trainStepOn({batch}, 0);
     if (device.is_cuda()) {
       torch::cuda::synchronize(device.index());
-      const auto [freeBytes, totalBytes] = cudaMemory(device.index());
+      const auto [freeBytes, totalBytes] = train::cudaMemory(device.index());
       if (totalBytes > 0 && static_cast<double>(freeBytes) < headroom * static_cast<double>(totalBytes)) {
         fits = false;
       }
@@ -67,7 +69,7 @@ bool updateFits(const experiment::ExperimentConfig& input, const std::vector<std
   return fits;
 }
 
-std::string chooseMicroBatch(experiment::ExperimentConfig& c, torch::Device device) {
+std::string chooseMicroBatch(ExperimentConfig& c, torch::Device device) {
   if (!c.optim.autoMicroBatch || !device.is_cuda()) return "";
   const int global = c.optim.batchSize * c.optim.gradAccum;
   const int micro = largestFittingMicroBatch(global, global, [&](int b) {
@@ -80,4 +82,4 @@ std::string chooseMicroBatch(experiment::ExperimentConfig& c, torch::Device devi
          " model(s))";
 }
 
-}  // namespace depthlab::train
+}  // namespace depthlab::experiment

@@ -14,7 +14,7 @@
 
 #include "experiment/experiment_config.h"
 
-namespace depthlab::train {
+namespace depthlab::experiment {
 
 /// The largest divisor b of `globalBatch` with b <= maxMicro for which fits(b) is true, trying
 /// from the largest down; throws std::runtime_error when not even 1 fits.
@@ -22,11 +22,11 @@ int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<
 
 /// True when one update of a micro-batch of `micro` sequences runs for every scheme at once on
 /// `device` without running out of memory and leaves `headroom` (a fraction) of the device free.
-bool updateFits(const experiment::ExperimentConfig& config, const std::vector<std::string>& schemes,
+bool updateFits(const ExperimentConfig& config, const std::vector<std::string>& schemes,
                 torch::Device device, int micro, double headroom = 0.1);
 
 /// Applies the choice to `config` when it asks for it and `device` is CUDA; returns a line that
 /// says what was chosen ("" when nothing was done).
-std::string chooseMicroBatch(experiment::ExperimentConfig& config, torch::Device device);
+std::string chooseMicroBatch(ExperimentConfig& config, torch::Device device);
 
-}  // namespace depthlab::train
+}  // namespace depthlab::experiment

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "support/model_fixtures.h"
-#include "train/micro_batch.h"
+#include "experiment/micro_batch.h"
 
 using namespace depthlab;
 
@@ -17,12 +17,12 @@ TEST(MicroBatch, LargestDivisorThatFits) {
       return b <= limit;
     };
   };
-  EXPECT_EQ(train::largestFittingMicroBatch(512, 512, fitsUpTo(100)), 64);
+  EXPECT_EQ(experiment::largestFittingMicroBatch(512, 512, fitsUpTo(100)), 64);
   EXPECT_EQ(tried, (std::vector<int>{512, 256, 128, 64}));  // divisors only, largest first
   tried.clear();
-  EXPECT_EQ(train::largestFittingMicroBatch(24, 10, fitsUpTo(1000)), 8);  // capped by maxMicro
-  EXPECT_EQ(train::largestFittingMicroBatch(7, 7, fitsUpTo(3)), 1);
-  EXPECT_THROW(train::largestFittingMicroBatch(8, 8, fitsUpTo(0)), std::runtime_error);
+  EXPECT_EQ(experiment::largestFittingMicroBatch(24, 10, fitsUpTo(1000)), 8);  // capped by maxMicro
+  EXPECT_EQ(experiment::largestFittingMicroBatch(7, 7, fitsUpTo(3)), 1);
+  EXPECT_THROW(experiment::largestFittingMicroBatch(8, 8, fitsUpTo(0)), std::runtime_error);
 }
 
 TEST(MicroBatch, NothingChangesOnTheCpuOrWhenNotAsked) {
@@ -30,7 +30,7 @@ TEST(MicroBatch, NothingChangesOnTheCpuOrWhenNotAsked) {
   c.optim.batchSize = 4;
   c.optim.gradAccum = 3;
   c.optim.autoMicroBatch = true;
-  EXPECT_EQ(train::chooseMicroBatch(c, torch::kCPU), "");
+  EXPECT_EQ(experiment::chooseMicroBatch(c, torch::kCPU), "");
   EXPECT_EQ(c.optim.batchSize, 4);
   EXPECT_EQ(c.optim.gradAccum, 3);
 }
@@ -38,7 +38,7 @@ TEST(MicroBatch, NothingChangesOnTheCpuOrWhenNotAsked) {
 TEST(MicroBatch, AnUpdateOfASmallModelFitsOnTheCpu) {
   auto c = test::smallConfig(2);
   c.schemes = {"pre_ln", "lns"};
-  EXPECT_TRUE(train::updateFits(c, c.schemes, torch::kCPU, 4));
+  EXPECT_TRUE(experiment::updateFits(c, c.schemes, torch::kCPU, 4));
 }
 
 TEST(MicroBatch, TheChoiceIsPartOfTheStoredConfig) {

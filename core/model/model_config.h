@@ -1,0 +1,35 @@
+// The model's own config: the decoder's shape (ModelConfig) and the options that change its
+// blocks beyond the scheme's name (SchemeOptions). Owned by model/; experiment/ composes it
+// into ExperimentConfig and serialises it. Plain data, no torch.
+#pragma once
+
+#include <string>
+
+namespace depthlab::model {
+
+struct ModelConfig {
+  int vocabSize = 256;        // set from the tokenizer at run time
+  int dModel = 64;            // C, residual width
+  int nLayers = 4;            // L, blocks
+  int nHeads = 4;             // H; head dim = dModel / nHeads
+  int dFF = 172;              // SwiGLU hidden width
+  int seqLen = 64;            // T, training context
+  std::string norm = "rmsnorm";   // rmsnorm | layernorm
+  double normEps = 1e-6;
+  double initStd = 0.02;      // N(0, initStd) for every Linear
+  double embedStd = 0.02;     // 0.02 (paper), sqrt(2/5) ~ 0.632 (older official code)
+  double ropeBase = 10000.0;
+};
+
+struct SchemeOptions {
+  double mixLnAlpha = 0.25;       // mix_ln: first round(alpha*L) blocks are Post-LN
+  bool scaledInit = false;        // o_proj/down_proj std initStd/sqrt(2L)
+  bool depthScaledInit = false;   // block l's matrices std initStd/sqrt(2l)
+  bool skipInit = false;          // learnable scalar per branch, init 1/sqrt(L)
+  bool layerScale = false;        // per-channel branch scale, init layerScaleInit
+  double layerScaleInit = 1e-4;
+  std::string lnsPlacement = "after_norm";  // lns only: see kLnsPlacements
+  double lnsLearnableLr = 1e-3;   // lns_learnable: lr of the per-channel scales
+};
+
+}  // namespace depthlab::model

@@ -1,0 +1,23 @@
+// The depth probes' own config: what runs how often, on how many sequences, with which
+// thresholds. Owned by probes/; experiment/ composes it into ExperimentConfig and schedules the
+// probes by it. Plain data.
+#pragma once
+
+namespace depthlab::probes {
+
+/// Depth probes (core/probes): what runs how often, in optimizer steps (0 = never).
+struct ProbeConfig {
+  int probeBatch = 8;             // held-out validation sequences the probes run on
+  int forwardEvery = 25;          // variance, adjacent angular distance, BI, effectiveness
+  int angularMatrixEvery = 100;   // the full (l, n) angular-distance matrix
+  int pruningEvery = 300;         // single-layer pruning sweep (L+1 evaluations)
+  bool blockPruningAtEnd = true;  // Gromov block pruning (l, n) matrix at the end
+  int jacobianEvery = 0;          // Jacobian-to-identity estimate (off by default)
+  int jacobianSamples = 4;        // random vector-Jacobian products per block
+  bool lastTokenOnly = false;     // angular distance / BI on the last position only
+  bool pruneRenumber = false;     // LNS pruning: renumber survivors' 1/sqrt(l)
+  double lazyThreshold = 0.05;    // E_l below: lazy
+  double lowThreshold = 0.2;      // E_l below: low; at or above: effective
+};
+
+}  // namespace depthlab::probes
