@@ -25,7 +25,7 @@ const std::vector<Metric>& catalogue() {
        "the schedule's learning rate at the step"},
       {kTokensPerSecond, K::Scalar, "throughput", "tokens/s", S::Linear, C::None, kDashboard,
        "training tokens per second of wall time"},
-      {kLazyLayers, K::Scalar, "lazy layers", "layers", S::Linear, C::None, kDashboard | kReport,
+      {kLazyLayers, K::Scalar, "lazy layers", "layers", S::Linear, C::None, kReport,
        "layers whose effectiveness is below the lazy threshold"},
       {kPplVal, K::Scalar, "validation perplexity", "", S::Log, C::None, kReport,
        "exp(validation loss)"},

@@ -7,8 +7,11 @@
 #include <QFile>
 
 #include <cmath>
+#include <set>
 
+#include "dashboard/group_dashboard.h"
 #include "dashboard/group_data.h"
+#include "dashboard/panel_specs.h"
 #include "export/figure_export.h"
 #include "store/metric_catalogue.h"
 #include "support/temp_dir.h"
@@ -109,5 +112,49 @@ TEST(MetricViews, EveryExportableRowIsInTheFigureSet) {
         EXPECT_TRUE(csvs.contains(QStringLiteral("0.4"))) << csvs.left(400).toStdString();
         break;
     }
+  }
+}
+
+TEST(MetricViews, TheDashboardIsBuiltFromItsPanelTable) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("all.db"));
+  writeEveryMetric(s);
+  ui::GroupDashboard d(QStringLiteral("all"));
+  d.refresh(s, {});
+  std::set<QString> drawn;
+  size_t expected = 0;
+  for (const auto& section : ui::dashboard::dashboardSections()) {
+    for (const auto& spec : section.panels) {
+      drawn.insert(spec.metrics.begin(), spec.metrics.end());
+      if (spec.perScheme) {
+        for (const char* scheme : {"pre_ln", "lns"}) {
+          const QString name = spec.key + QLatin1Char(':') + QLatin1String(scheme);
+          EXPECT_TRUE(d.plots().count(name)) << name.toStdString();
+          ++expected;
+        }
+      } else {
+        EXPECT_TRUE(d.plots().count(spec.key)) << spec.key.toStdString();
+        ++expected;
+      }
+      // The export a panel offers is the figure built from the same builders.
+      if (!spec.figure.isEmpty()) EXPECT_NO_THROW(ui::figureKindFromName(spec.figure));
+      EXPECT_EQ(ui::GroupDashboard::figureForPanel(spec.key), spec.figure);
+      // Every panel draws catalogued metrics.
+      EXPECT_FALSE(spec.metrics.empty()) << spec.key.toStdString();
+      for (const auto& k : spec.metrics) {
+        EXPECT_TRUE(metrics::find(k.toStdString(), metrics::Kind::Scalar) ||
+                    metrics::find(k.toStdString(), metrics::Kind::PerLayer) ||
+                    metrics::find(k.toStdString(), metrics::Kind::Matrix))
+            << k.toStdString();
+      }
+    }
+  }
+  EXPECT_EQ(d.plots().size(), expected);  // nothing built outside the table
+  // Every metric the catalogue puts on the dashboard is drawn by a panel or the status line.
+  for (const auto& k : ui::dashboard::statusLineMetrics()) drawn.insert(k);
+  for (const auto& m : metrics::catalogue()) {
+    if (!(m.panels & metrics::kDashboard)) continue;
+    EXPECT_TRUE(drawn.count(QString::fromLatin1(m.key.data(), static_cast<int>(m.key.size()))))
+        << std::string(m.key) << " is on the dashboard in the catalogue but no panel draws it";
   }
 }

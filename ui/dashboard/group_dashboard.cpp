@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "dashboard/dashboard_plot_items.h"
+#include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
@@ -129,70 +130,34 @@ void GroupDashboard::rebuildPanels() {
     delete item;
   }
   m_plots.clear();
-  auto section = [&](const QString& title) {
-    auto* box = new QGroupBox(title);
+  const int nSchemes = std::max<int>(1, static_cast<int>(m_schemes.size()));
+  for (const auto& section : dashboard::dashboardSections()) {
+    auto* box = new QGroupBox(section.title);
     auto* grid = new QGridLayout(box);
     m_panels->addWidget(box);
-    return std::make_pair(box, grid);
-  };
-  {
-    auto [box, grid] = section(tr("Loss and learning rate"));
-    auto* loss = addPlot(QStringLiteral("loss"), box);
-    loss->xAxis->setLabel(tr("step"));
-    loss->yAxis->setLabel(tr("loss"));
-    loss->legend->setVisible(true);
-    auto* lr = addPlot(QStringLiteral("lr"), box, 160);
-    lr->xAxis->setLabel(tr("step"));
-    lr->yAxis->setLabel(tr("learning rate"));
-    grid->addWidget(loss, 0, 0);
-    grid->addWidget(lr, 0, 1);
-    grid->setColumnStretch(0, 3);
-    grid->setColumnStretch(1, 1);
-  }
-  auto perScheme = [&](const QString& title, const QString& prefix, const QString& xLabel,
-                       const QString& yLabel, int row, QGridLayout* grid, QWidget* box) {
-    for (size_t i = 0; i < m_schemes.size(); ++i) {
-      auto* p = addPlot(prefix + QLatin1Char(':') + m_schemes[i], box);
-      p->plotLayout()->insertRow(0);
-      p->plotLayout()->addElement(0, 0, new QCPTextElement(p, m_schemes[i] + QStringLiteral(" — ") + title));
-      p->xAxis->setLabel(xLabel);
-      p->yAxis->setLabel(yLabel);
-      grid->addWidget(p, row, static_cast<int>(i));
+    for (size_t c = 0; c < section.columnStretch.size(); ++c) {
+      grid->setColumnStretch(static_cast<int>(c), section.columnStretch[c]);
     }
-  };
-  {
-    auto [box, grid] = section(tr("Per-layer output variance (same colour scale across schemes)"));
-    perScheme(tr("variance per layer"), QStringLiteral("variance"), tr("step"), tr("variance"), 0, grid, box);
-    perScheme(tr("variance heatmap"), QStringLiteral("variance_map"), tr("step"), tr("layer"), 1, grid, box);
-  }
-  {
-    auto [box, grid] = section(tr("Angular distance (paper's pattern reported after ~2B tokens; small runs may differ)"));
-    perScheme(tr("adjacent d(x_l, x_l+1)"), QStringLiteral("angular_map"), tr("step"), tr("layer"), 0, grid, box);
-    perScheme(tr("d(x_l, x_l+n) at cursor"), QStringLiteral("angular_ln"), tr("offset n"), tr("layer l"), 1, grid, box);
-  }
-  {
-    auto [box, grid] = section(tr("Single-layer pruning: loss increase when block l is removed"));
-    perScheme(tr("pruning delta"), QStringLiteral("prune_map"), tr("step"), tr("layer"), 0, grid, box);
-    perScheme(tr("block pruning (l, n), end of run"), QStringLiteral("block_prune"), tr("blocks removed n"),
-              tr("first block l"), 2, grid, box);
-    auto* bars = addPlot(QStringLiteral("prune_bars"), box);
-    bars->xAxis->setLabel(tr("layer"));
-    bars->yAxis->setLabel(tr("delta loss at cursor"));
-    bars->legend->setVisible(true);
-    grid->addWidget(bars, 1, 0, 1, std::max<int>(1, static_cast<int>(m_schemes.size())));
-  }
-  {
-    auto [box, grid] = section(tr("Layer effectiveness and gradient norm at the cursor"));
-    auto* eff = addPlot(QStringLiteral("effectiveness"), box);
-    eff->xAxis->setLabel(tr("layer"));
-    eff->yAxis->setLabel(tr("E_l = |h_l - h_l-1|^2 / |h_l|^2"));
-    eff->legend->setVisible(true);
-    auto* grad = addPlot(QStringLiteral("grad_norm"), box);
-    grad->xAxis->setLabel(tr("layer"));
-    grad->yAxis->setLabel(tr("gradient norm"));
-    grad->legend->setVisible(true);
-    grid->addWidget(eff, 0, 0);
-    grid->addWidget(grad, 0, 1);
+    for (const auto& spec : section.panels) {
+      if (!spec.perScheme) {
+        auto* p = addPlot(spec.key, box, spec.minHeight > 0 ? spec.minHeight : 220);
+        p->xAxis->setLabel(spec.xLabel);
+        p->yAxis->setLabel(spec.yLabel);
+        p->legend->setVisible(spec.legend);
+        grid->addWidget(p, spec.row, spec.column, 1, spec.span < 0 ? nSchemes : spec.span);
+        continue;
+      }
+      for (size_t i = 0; i < m_schemes.size(); ++i) {
+        auto* p = addPlot(spec.key + QLatin1Char(':') + m_schemes[i], box,
+                          spec.minHeight > 0 ? spec.minHeight : 220);
+        p->plotLayout()->insertRow(0);
+        p->plotLayout()->addElement(
+            0, 0, new QCPTextElement(p, m_schemes[i] + QStringLiteral(" — ") + spec.title));
+        p->xAxis->setLabel(spec.xLabel);
+        p->yAxis->setLabel(spec.yLabel);
+        grid->addWidget(p, spec.row, static_cast<int>(i));
+      }
+    }
   }
 }
 
@@ -231,11 +196,8 @@ void GroupDashboard::redraw() {
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }
 
 QString GroupDashboard::figureForPanel(const QString& panel) {
-  if (panel == QLatin1String("loss") || panel == QLatin1String("lr")) return QStringLiteral("loss");
-  if (panel.startsWith(QLatin1String("variance"))) return QStringLiteral("variance");
-  if (panel.startsWith(QLatin1String("angular"))) return QStringLiteral("angular");
-  if (panel.startsWith(QLatin1String("prune"))) return QStringLiteral("pruning");
-  return QString();
+  const auto* spec = dashboard::panelSpec(panel);
+  return spec ? spec->figure : QString();
 }
 
 void GroupDashboard::setCursorStep(int64_t step) {

@@ -1,0 +1,101 @@
+// See panel_specs.h.
+#include "dashboard/panel_specs.h"
+
+#include "store/metric_catalogue.h"
+
+namespace depthlab::ui::dashboard {
+
+namespace {
+
+QString key(const char* k) { return QString::fromLatin1(k); }
+
+PanelSpec shared(const char* name, const char* x, const char* y, const char* metric,
+                 const char* figure, int row, int column, int span = 1) {
+  PanelSpec p;
+  p.key = key(name);
+  p.xLabel = QString::fromUtf8(x);
+  p.yLabel = QString::fromUtf8(y);
+  p.metrics = {key(metric)};
+  p.figure = key(figure);
+  p.row = row;
+  p.column = column;
+  p.span = span;
+  p.legend = true;
+  return p;
+}
+
+PanelSpec perScheme(const char* name, const char* title, const char* x, const char* y,
+                    const char* metric, const char* figure, int row) {
+  PanelSpec p;
+  p.key = key(name);
+  p.perScheme = true;
+  p.title = QString::fromUtf8(title);
+  p.xLabel = QString::fromUtf8(x);
+  p.yLabel = QString::fromUtf8(y);
+  p.metrics = {key(metric)};
+  p.figure = key(figure);
+  p.row = row;
+  return p;
+}
+
+}  // namespace
+
+const std::vector<SectionSpec>& dashboardSections() {
+  using namespace metrics;
+  static const std::vector<SectionSpec> sections = [] {
+    std::vector<SectionSpec> s;
+    PanelSpec lr = shared("lr", "step", "learning rate", kLr, "loss", 0, 1);
+    lr.minHeight = 160;
+    lr.legend = false;
+    PanelSpec loss = shared("loss", "step", "loss", kLossTrain, "loss", 0, 0);
+    loss.metrics.push_back(key(kLossVal));  // train smoothed, validation dashed
+    s.push_back({QStringLiteral("Loss and learning rate"), {loss, lr}, {3, 1}});
+    s.push_back({QStringLiteral("Per-layer output variance (same colour scale across schemes)"),
+                 {perScheme("variance", "variance per layer", "step", "variance", kVariance,
+                            "variance", 0),
+                  perScheme("variance_map", "variance heatmap", "step", "layer", kVariance,
+                            "variance", 1)},
+                 {}});
+    s.push_back({QStringLiteral("Angular distance (paper's pattern reported after ~2B tokens; "
+                                "small runs may differ)"),
+                 {perScheme("angular_map", "adjacent d(x_l, x_l+1)", "step", "layer",
+                            kAngularAdjacent, "angular", 0),
+                  perScheme("angular_ln", "d(x_l, x_l+n) at cursor", "offset n", "layer l",
+                            kAngular, "angular", 1)},
+                 {}});
+    // The bars span every scheme's column (set when the panels are built).
+    s.push_back({QStringLiteral("Single-layer pruning: loss increase when block l is removed"),
+                 {perScheme("prune_map", "pruning delta", "step", "layer", kPruneDelta,
+                            "pruning", 0),
+                  shared("prune_bars", "layer", "delta loss at cursor", kPruneDelta, "pruning",
+                         1, 0, /*span=*/-1),
+                  perScheme("block_prune", "block pruning (l, n), end of run", "blocks removed n",
+                            "first block l", kBlockPrune, "", 2)},
+                 {}});
+    s.push_back({QStringLiteral("Layer effectiveness and gradient norm at the cursor"),
+                 {shared("effectiveness", "layer", "E_l = |h_l - h_l-1|^2 / |h_l|^2",
+                         kEffectiveness, "", 0, 0),
+                  shared("grad_norm", "layer", "gradient norm", kLayerGradNorm, "", 0, 1)},
+                 {}});
+    return s;
+  }();
+  return sections;
+}
+
+const PanelSpec* panelSpec(const QString& panelName) {
+  const QString base = panelName.section(QLatin1Char(':'), 0, 0);
+  for (const auto& section : dashboardSections()) {
+    for (const auto& p : section.panels) {
+      if (p.key == base) return &p;
+    }
+  }
+  return nullptr;
+}
+
+const std::vector<QString>& statusLineMetrics() {
+  static const std::vector<QString> keys = {key(metrics::kLossTrain),
+                                            key(metrics::kTokensPerSecond)};
+  return keys;
+}
+
+}  // namespace depthlab::ui::dashboard

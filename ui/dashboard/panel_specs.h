@@ -1,0 +1,38 @@
+// The group dashboard as a table: its sections, and in each the panels with their place in the
+// grid, axis labels, the metric they draw (a metric-catalogue key), whether there is one per
+// scheme, and the paper figure they export as. GroupDashboard builds its panels from this table
+// and routes "Export as paper figure" by it; tests check it against the catalogue. No widgets.
+#pragma once
+
+#include <QString>
+
+#include <vector>
+
+namespace depthlab::ui::dashboard {
+
+struct PanelSpec {
+  QString key;          // the panel's name; per-scheme panels are named key + ":" + scheme
+  bool perScheme = false;
+  QString title;        // per-scheme panels: shown as "<scheme> — title" above the plot
+  QString xLabel, yLabel;
+  std::vector<QString> metrics;  // the metric-catalogue keys it draws
+  QString figure;       // the paper figure it exports as ("" = none)
+  int row = 0, column = 0, span = 1;  // in its section's grid (per-scheme: column = scheme)
+  int minHeight = 0;    // 0 = the dashboard's default
+  bool legend = false;
+};
+
+struct SectionSpec {
+  QString title;
+  std::vector<PanelSpec> panels;
+  std::vector<int> columnStretch;  // empty = equal
+};
+
+/// Every section of the dashboard, top to bottom.
+const std::vector<SectionSpec>& dashboardSections();
+/// The spec of a panel by its name (a per-scheme name matches its key); nullptr when none.
+const PanelSpec* panelSpec(const QString& panelName);
+/// Metrics the dashboard shows outside the panels (the per-run status line).
+const std::vector<QString>& statusLineMetrics();
+
+}  // namespace depthlab::ui::dashboard
