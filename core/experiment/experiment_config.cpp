@@ -1,17 +1,19 @@
 // ExperimentConfig JSON round trip and validation; see experiment_config.h.
 #include "experiment/experiment_config.h"
 
-#include "data/tokenizer.h"
-
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <type_traits>
-#include <algorithm>
 #include <set>
 #include <sstream>
+#include <type_traits>
+#include <variant>
+
+#include "data/tokenizer.h"
+#include "experiment/config_fields.h"
 
 namespace depthlab::experiment {
 
@@ -86,46 +88,13 @@ const json& sectionOr(const json& j, const char* key, const json& empty) {
 }  // namespace
 
 json toJson(const ExperimentConfig& c) {
-  const auto& m = c.model;
-  const auto& o = c.options;
-  const auto& d = c.data;
-  const auto& p = c.optim;
-  const auto& r = c.run;
-  return json{
-      {"preset", c.preset},
-      {"name", c.name},
-      {"schemes", c.schemes},
-      {"model", {{"vocabSize", m.vocabSize}, {"dModel", m.dModel}, {"nLayers", m.nLayers},
-                 {"nHeads", m.nHeads}, {"dFF", m.dFF}, {"seqLen", m.seqLen}, {"norm", m.norm},
-                 {"normEps", m.normEps}, {"initStd", m.initStd}, {"embedStd", m.embedStd},
-                 {"ropeBase", m.ropeBase}}},
-      {"options", {{"mixLnAlpha", o.mixLnAlpha}, {"scaledInit", o.scaledInit},
-                   {"depthScaledInit", o.depthScaledInit}, {"skipInit", o.skipInit},
-                   {"layerScale", o.layerScale}, {"layerScaleInit", o.layerScaleInit},
-                   {"lnsPlacement", o.lnsPlacement}, {"lnsLearnableLr", o.lnsLearnableLr}}},
-      {"data", {{"corpus", d.corpus}, {"tokenizer", d.tokenizer}, {"valFraction", d.valFraction}}},
-      {"optim", {{"optimizer", p.optimizer}, {"lr", p.lr}, {"minLrRatio", p.minLrRatio},
-                 {"warmupSteps", p.warmupSteps}, {"steps", p.steps}, {"batchSize", p.batchSize},
-                 {"gradAccum", p.gradAccum}, {"autoMicroBatch", p.autoMicroBatch},
-                 {"weightDecay", p.weightDecay},
-                 {"beta1", p.beta1}, {"beta2", p.beta2}, {"eps", p.eps},
-                 {"gradClip", p.gradClip}}},
-      {"probes", {{"probeBatch", c.probes.probeBatch}, {"forwardEvery", c.probes.forwardEvery},
-                  {"angularMatrixEvery", c.probes.angularMatrixEvery},
-                  {"pruningEvery", c.probes.pruningEvery},
-                  {"blockPruningAtEnd", c.probes.blockPruningAtEnd},
-                  {"jacobianEvery", c.probes.jacobianEvery},
-                  {"jacobianSamples", c.probes.jacobianSamples},
-                  {"lastTokenOnly", c.probes.lastTokenOnly},
-                  {"pruneRenumber", c.probes.pruneRenumber},
-                  {"lazyThreshold", c.probes.lazyThreshold},
-                  {"lowThreshold", c.probes.lowThreshold}}},
-      {"run", {{"seed", r.seed}, {"device", r.device}, {"threads", r.threads},
-               {"evalEvery", r.evalEvery}, {"evalBatches", r.evalBatches},
-               {"checkpointEvery", r.checkpointEvery},
-               {"checkpointMinutes", r.checkpointMinutes}, {"checkpointKeep", r.checkpointKeep},
-               {"logEvery", r.logEvery}, {"bf16", r.bf16}}},
-  };
+  json j = {{"preset", c.preset}, {"name", c.name}, {"schemes", c.schemes}};
+  for (const auto& s : configSections()) j[s] = json::object();
+  auto& mutableConfig = const_cast<ExperimentConfig&>(c);  // the table's accessors only read here
+  for (const auto& f : configFields()) {
+    std::visit([&](auto* member) { j[f.section][f.key] = *member; }, f.ref(mutableConfig));
+  }
+  return j;
 }
 
 ExperimentConfig configFromJson(const json& j) {
@@ -135,59 +104,16 @@ ExperimentConfig configFromJson(const json& j) {
   top.read("preset", c.preset);
   top.read("name", c.name);
   top.read("schemes", c.schemes);
-  for (const char* s : {"model", "options", "data", "optim", "run", "probes"}) top.allow(s);
+  for (const auto& s : configSections()) top.allow(s.c_str());
   top.finish();
-
-  auto& m = c.model;
-  SectionReader sm(sectionOr(j, "model", empty), "model");
-  sm.read("vocabSize", m.vocabSize); sm.read("dModel", m.dModel); sm.read("nLayers", m.nLayers);
-  sm.read("nHeads", m.nHeads); sm.read("dFF", m.dFF); sm.read("seqLen", m.seqLen);
-  sm.read("norm", m.norm); sm.read("normEps", m.normEps); sm.read("initStd", m.initStd);
-  sm.read("embedStd", m.embedStd); sm.read("ropeBase", m.ropeBase);
-  sm.finish();
-
-  auto& o = c.options;
-  SectionReader so(sectionOr(j, "options", empty), "options");
-  so.read("mixLnAlpha", o.mixLnAlpha); so.read("scaledInit", o.scaledInit);
-  so.read("depthScaledInit", o.depthScaledInit); so.read("skipInit", o.skipInit);
-  so.read("layerScale", o.layerScale); so.read("layerScaleInit", o.layerScaleInit);
-  so.read("lnsPlacement", o.lnsPlacement); so.read("lnsLearnableLr", o.lnsLearnableLr);
-  so.finish();
-
-  auto& d = c.data;
-  SectionReader sd(sectionOr(j, "data", empty), "data");
-  sd.read("corpus", d.corpus); sd.read("tokenizer", d.tokenizer);
-  sd.read("valFraction", d.valFraction);
-  sd.finish();
-
-  auto& p = c.optim;
-  SectionReader sp(sectionOr(j, "optim", empty), "optim");
-  sp.read("optimizer", p.optimizer); sp.read("lr", p.lr); sp.read("minLrRatio", p.minLrRatio);
-  sp.read("warmupSteps", p.warmupSteps); sp.read("steps", p.steps);
-  sp.read("batchSize", p.batchSize); sp.read("gradAccum", p.gradAccum);
-  sp.read("autoMicroBatch", p.autoMicroBatch);
-  sp.read("weightDecay", p.weightDecay); sp.read("beta1", p.beta1); sp.read("beta2", p.beta2);
-  sp.read("eps", p.eps); sp.read("gradClip", p.gradClip);
-  sp.finish();
-
-  auto& r = c.run;
-  SectionReader sr(sectionOr(j, "run", empty), "run");
-  sr.read("seed", r.seed); sr.read("device", r.device); sr.read("threads", r.threads);
-  sr.read("evalEvery", r.evalEvery); sr.read("evalBatches", r.evalBatches);
-  sr.read("checkpointEvery", r.checkpointEvery); sr.read("logEvery", r.logEvery);
-  sr.read("checkpointMinutes", r.checkpointMinutes); sr.read("checkpointKeep", r.checkpointKeep);
-  sr.read("bf16", r.bf16);
-  sr.finish();
-
-  auto& q = c.probes;
-  SectionReader sq(sectionOr(j, "probes", empty), "probes");
-  sq.read("probeBatch", q.probeBatch); sq.read("forwardEvery", q.forwardEvery);
-  sq.read("angularMatrixEvery", q.angularMatrixEvery); sq.read("pruningEvery", q.pruningEvery);
-  sq.read("blockPruningAtEnd", q.blockPruningAtEnd); sq.read("jacobianEvery", q.jacobianEvery);
-  sq.read("jacobianSamples", q.jacobianSamples); sq.read("lastTokenOnly", q.lastTokenOnly);
-  sq.read("pruneRenumber", q.pruneRenumber); sq.read("lazyThreshold", q.lazyThreshold);
-  sq.read("lowThreshold", q.lowThreshold);
-  sq.finish();
+  for (const auto& section : configSections()) {
+    SectionReader reader(sectionOr(j, section.c_str(), empty), section);
+    for (const auto& f : configFields()) {
+      if (section != f.section) continue;
+      std::visit([&](auto* member) { reader.read(f.key, *member); }, f.ref(c));
+    }
+    reader.finish();
+  }
   return c;
 }
 
@@ -214,10 +140,23 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   auto bad = [&](const std::string& field, const std::string& msg) {
     issues.push_back({field, field + ": " + msg});
   };
+  // The ranges the field table states, section by section; then each section's own checks.
+  auto ranges = [&](const char* section) {
+    auto& mutableConfig = const_cast<ExperimentConfig&>(c);  // read only
+    for (const auto& f : configFields()) {
+      if (std::string(section) != f.section || !f.range) continue;
+      std::visit(
+          [&](auto* member) {
+            using T = std::remove_pointer_t<decltype(member)>;
+            if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+              if (!f.range->contains(static_cast<double>(*member))) bad(f.path(), f.range->rule);
+            }
+          },
+          f.ref(mutableConfig));
+    }
+  };
   const auto& m = c.model;
-  if (m.vocabSize < 2) bad("model.vocabSize", "must be at least 2");
-  if (m.nLayers <= 0) bad("model.nLayers", "depth must be at least 1");
-  if (m.dModel <= 0) bad("model.dModel", "width must be positive");
+  ranges("model");
   if (m.nHeads <= 0) bad("model.nHeads", "must be positive");
   else if (m.dModel > 0 && m.dModel % m.nHeads != 0)
     bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
@@ -225,14 +164,8 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   else if (m.dModel > 0 && (m.dModel / m.nHeads) % 2 != 0)
     bad("model.nHeads", "head dimension " + std::to_string(m.dModel / m.nHeads) +
                             " must be even for RoPE");
-  if (m.dFF <= 0) bad("model.dFF", "FFN width must be positive");
-  if (m.seqLen < 2) bad("model.seqLen", "sequence length must be at least 2");
   if (m.norm != "rmsnorm" && m.norm != "layernorm")
     bad("model.norm", "unknown norm '" + m.norm + "' (known: rmsnorm, layernorm)");
-  if (!(m.normEps > 0)) bad("model.normEps", "must be > 0");
-  if (!(m.initStd > 0)) bad("model.initStd", "must be > 0");
-  if (!(m.embedStd > 0)) bad("model.embedStd", "must be > 0");
-  if (!(m.ropeBase > 1)) bad("model.ropeBase", "must be > 1");
 
   if (c.schemes.empty()) bad("schemes", "choose at least one scheme");
   std::set<std::string> seen;
@@ -245,18 +178,16 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
     if (!seen.insert(s).second) bad("schemes", "scheme '" + s + "' listed twice");
   }
   const auto& o = c.options;
-  if (!(o.mixLnAlpha >= 0 && o.mixLnAlpha <= 1)) bad("options.mixLnAlpha", "must be in [0, 1]");
-  if (!(o.layerScaleInit > 0)) bad("options.layerScaleInit", "must be > 0");
+  ranges("options");
   if (std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) ==
       kLnsPlacements.end()) {
     std::string known;
     for (const auto& k : kLnsPlacements) known += (known.empty() ? "" : ", ") + k;
     bad("options.lnsPlacement", "unknown placement '" + o.lnsPlacement + "' (known: " + known + ")");
   }
-  if (!(o.lnsLearnableLr > 0)) bad("options.lnsLearnableLr", "must be > 0");
 
   const auto& d = c.data;
-  if (!(d.valFraction > 0 && d.valFraction < 0.5)) bad("data.valFraction", "must be in (0, 0.5)");
+  ranges("data");
   if (d.tokenizer.rfind("spm:", 0) == 0 && d.tokenizer.size() > 4 &&
       d.tokenizer.find_first_not_of("0123456789", 4) == std::string::npos) {
     try {
@@ -272,43 +203,19 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   const auto& p = c.optim;
   if (p.optimizer != "adam" && p.optimizer != "adamw")
     bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");
-  if (!(p.lr > 0)) bad("optim.lr", "learning rate must be > 0");
-  if (!(p.minLrRatio >= 0 && p.minLrRatio <= 1)) bad("optim.minLrRatio", "must be in [0, 1]");
-  if (p.steps <= 0) bad("optim.steps", "must be at least 1");
-  if (p.warmupSteps < 0) bad("optim.warmupSteps", "must be >= 0");
-  else if (p.steps > 0 && p.warmupSteps >= p.steps)
+  ranges("optim");
+  if (p.warmupSteps >= 0 && p.steps > 0 && p.warmupSteps >= p.steps)
     bad("optim.warmupSteps", "must be smaller than optim.steps");
-  if (p.batchSize <= 0) bad("optim.batchSize", "must be at least 1");
-  if (p.gradAccum <= 0) bad("optim.gradAccum", "must be at least 1");
-  if (!(p.weightDecay >= 0)) bad("optim.weightDecay", "must be >= 0");
-  if (!(p.beta1 >= 0 && p.beta1 < 1)) bad("optim.beta1", "must be in [0, 1)");
-  if (!(p.beta2 >= 0 && p.beta2 < 1)) bad("optim.beta2", "must be in [0, 1)");
-  if (!(p.eps > 0)) bad("optim.eps", "must be > 0");
-  if (!(p.gradClip >= 0)) bad("optim.gradClip", "must be >= 0 (0 = off)");
 
   const auto& r = c.run;
   if (r.device != "cpu" && r.device != "cuda" && r.device.rfind("cuda:", 0) != 0)
     bad("run.device", "unknown device '" + r.device + "' (known: cpu, cuda, cuda:N)");
-  if (r.threads < 0) bad("run.threads", "must be >= 0 (0 = default)");
-  if (r.evalEvery < 0) bad("run.evalEvery", "must be >= 0");
-  if (r.evalBatches <= 0) bad("run.evalBatches", "must be at least 1");
-  if (r.checkpointEvery < 0) bad("run.checkpointEvery", "must be >= 0");
-  if (!(r.checkpointMinutes >= 0)) bad("run.checkpointMinutes", "must be >= 0 (0 = off)");
-  if (r.checkpointKeep < 1) bad("run.checkpointKeep", "must be at least 1");
-  if (r.logEvery <= 0) bad("run.logEvery", "must be at least 1");
+  ranges("run");
 
   const auto& q = c.probes;
-  if (q.probeBatch <= 0) bad("probes.probeBatch", "must be at least 1");
-  for (auto [name, v] : {std::pair{"probes.forwardEvery", q.forwardEvery},
-                         std::pair{"probes.angularMatrixEvery", q.angularMatrixEvery},
-                         std::pair{"probes.pruningEvery", q.pruningEvery},
-                         std::pair{"probes.jacobianEvery", q.jacobianEvery}}) {
-    if (v < 0) bad(name, "must be >= 0 (0 = never)");
-  }
-  if (q.jacobianSamples <= 0) bad("probes.jacobianSamples", "must be at least 1");
+  ranges("probes");
   if (!(q.lazyThreshold > 0 && q.lazyThreshold < q.lowThreshold))
     bad("probes.lazyThreshold", "must be > 0 and below probes.lowThreshold");
-  if (!(q.lowThreshold < 1)) bad("probes.lowThreshold", "must be below 1");
   return issues;
 }
 

@@ -6,6 +6,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QPushButton>
 #include <QWheelEvent>
@@ -19,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dashboard/group_dashboard.h"
+#include "experiment/config_fields.h"
 #include "experiment/presets.h"
 #include "launch/run_launcher.h"
 #include "main_window.h"
@@ -353,4 +355,19 @@ TEST(SetupPanel, CheckpointCadenceAndKeepRoundTrip) {
   ASSERT_NE(minutes, nullptr);
   minutes->setValue(0);  // only at the end
   EXPECT_DOUBLE_EQ(panel.config().run.checkpointMinutes, 0.0);
+}
+
+TEST(SetupPanel, LabelsAndTooltipsComeFromTheConfigFieldTable) {
+  ui::SetupPanel panel;
+  int described = 0;
+  for (const auto& f : experiment::configFields()) {
+    auto* editor = panel.findChild<QWidget*>(QString::fromStdString(f.path()));
+    if (!editor) continue;  // not every field is on the form
+    ++described;
+    EXPECT_EQ(editor->toolTip(), QString::fromUtf8(f.help)) << f.path();
+    if (auto* box = qobject_cast<QCheckBox*>(editor)) {
+      EXPECT_EQ(box->text(), QString::fromUtf8(f.label)) << f.path();
+    }
+  }
+  EXPECT_GE(described, 20);  // the model, training, data and probe rows
 }

@@ -17,6 +17,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 #include "data/default_corpus.h"
+#include "experiment/config_fields.h"
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
 #include "train/devices.h"
@@ -24,6 +25,16 @@
 namespace depthlab::ui {
 
 namespace {
+
+// The field table's label for `path` (experiment/config_fields.h); the editor takes the path
+// as its object name and the field's help as its tooltip.
+QString describe(QWidget* editor, const char* path) {
+  editor->setObjectName(QString::fromLatin1(path));
+  const auto* field = experiment::configField(path);
+  if (!field) return QString::fromLatin1(path);  // a form row without a table entry: a bug
+  editor->setToolTip(QString::fromUtf8(field->help));
+  return QString::fromUtf8(field->label);
+}
 
 QSpinBox* spin(int lo, int hi) {
   auto* s = new QSpinBox;
@@ -46,20 +57,20 @@ QGroupBox* SetupPanel::makeModelBox() {
   }
   m_preset->setObjectName(QStringLiteral("preset"));
   mf->addRow(tr("Preset"), m_preset);
-  m_width = spin(8, 16384); m_width->setObjectName(QStringLiteral("model.dModel"));
-  m_depth = spin(0, 512); m_depth->setObjectName(QStringLiteral("model.nLayers"));
-  m_heads = spin(0, 256); m_heads->setObjectName(QStringLiteral("model.nHeads"));
-  m_ffn = spin(1, 65536); m_ffn->setObjectName(QStringLiteral("model.dFF"));
-  m_seq = spin(2, 8192); m_seq->setObjectName(QStringLiteral("model.seqLen"));
+  m_width = spin(8, 16384);
+  m_depth = spin(0, 512);
+  m_heads = spin(0, 256);
+  m_ffn = spin(1, 65536);
+  m_seq = spin(2, 8192);
   m_norm = new QComboBox; m_norm->addItems({QStringLiteral("rmsnorm"), QStringLiteral("layernorm")});
   m_embedStd = new QDoubleSpinBox; m_embedStd->setDecimals(4); m_embedStd->setRange(0.0001, 2.0);
-  mf->addRow(tr("Width"), m_width);
-  mf->addRow(tr("Depth"), m_depth);
-  mf->addRow(tr("Heads"), m_heads);
-  mf->addRow(tr("FFN"), m_ffn);
-  mf->addRow(tr("Sequence"), m_seq);
-  mf->addRow(tr("Norm"), m_norm);
-  mf->addRow(tr("Embedding std"), m_embedStd);
+  mf->addRow(describe(m_width, "model.dModel"), m_width);
+  mf->addRow(describe(m_depth, "model.nLayers"), m_depth);
+  mf->addRow(describe(m_heads, "model.nHeads"), m_heads);
+  mf->addRow(describe(m_ffn, "model.dFF"), m_ffn);
+  mf->addRow(describe(m_seq, "model.seqLen"), m_seq);
+  mf->addRow(describe(m_norm, "model.norm"), m_norm);
+  mf->addRow(describe(m_embedStd, "model.embedStd"), m_embedStd);
   return modelBox;
 }
 
@@ -74,15 +85,19 @@ QGroupBox* SetupPanel::makeSchemeBox() {
     m_schemeBoxes.push_back(cb);
     sl->addWidget(cb);
   }
-  m_scaledInit = new QCheckBox(tr("scaled init (o/down std / sqrt(2L))"));
-  m_depthScaledInit = new QCheckBox(tr("depth-scaled init (1/sqrt(2l))"));
-  m_skipInit = new QCheckBox(tr("SkipInit (branch scalar, 1/sqrt(L))"));
-  m_layerScale = new QCheckBox(tr("LayerScale (per-channel, 1e-4)"));
+  m_scaledInit = new QCheckBox;
+  m_scaledInit->setText(describe(m_scaledInit, "options.scaledInit"));
+  m_depthScaledInit = new QCheckBox;
+  m_depthScaledInit->setText(describe(m_depthScaledInit, "options.depthScaledInit"));
+  m_skipInit = new QCheckBox;
+  m_skipInit->setText(describe(m_skipInit, "options.skipInit"));
+  m_layerScale = new QCheckBox;
+  m_layerScale->setText(describe(m_layerScale, "options.layerScale"));
   m_lnsPlacement = new QComboBox;
   for (const auto& p : experiment::kLnsPlacements) m_lnsPlacement->addItem(QString::fromStdString(p));
   for (auto* w : {m_scaledInit, m_depthScaledInit, m_skipInit, m_layerScale}) sl->addWidget(w);
   auto* placement = new QHBoxLayout;
-  placement->addWidget(new QLabel(tr("LNS placement")));
+  placement->addWidget(new QLabel(describe(m_lnsPlacement, "options.lnsPlacement")));
   placement->addWidget(m_lnsPlacement, 1);
   sl->addLayout(placement);
   return schemeBox;
@@ -94,17 +109,16 @@ QGroupBox* SetupPanel::makeTrainingBox() {
   auto* of = new QFormLayout(optBox);
   m_optimizer = new QComboBox; m_optimizer->addItems({QStringLiteral("adam"), QStringLiteral("adamw")});
   m_lr = new QDoubleSpinBox; m_lr->setDecimals(6); m_lr->setRange(0.0, 1.0); m_lr->setSingleStep(1e-4);
-  m_lr->setObjectName(QStringLiteral("optim.lr"));
-  m_steps = spin(0, 10000000); m_steps->setObjectName(QStringLiteral("optim.steps"));
-  m_warmup = spin(0, 10000000); m_warmup->setObjectName(QStringLiteral("optim.warmupSteps"));
-  m_batch = spin(0, 65536); m_batch->setObjectName(QStringLiteral("optim.batchSize"));
-  m_accum = spin(0, 4096); m_accum->setObjectName(QStringLiteral("optim.gradAccum"));
-  of->addRow(tr("Optimizer"), m_optimizer);
-  of->addRow(tr("Peak lr"), m_lr);
-  of->addRow(tr("Steps"), m_steps);
-  of->addRow(tr("Warm-up"), m_warmup);
-  of->addRow(tr("Batch"), m_batch);
-  of->addRow(tr("Grad accumulation"), m_accum);
+  m_steps = spin(0, 10000000);
+  m_warmup = spin(0, 10000000);
+  m_batch = spin(0, 65536);
+  m_accum = spin(0, 4096);
+  of->addRow(describe(m_optimizer, "optim.optimizer"), m_optimizer);
+  of->addRow(describe(m_lr, "optim.lr"), m_lr);
+  of->addRow(describe(m_steps, "optim.steps"), m_steps);
+  of->addRow(describe(m_warmup, "optim.warmupSteps"), m_warmup);
+  of->addRow(describe(m_batch, "optim.batchSize"), m_batch);
+  of->addRow(describe(m_accum, "optim.gradAccum"), m_accum);
   return optBox;
 }
 
@@ -114,42 +128,42 @@ QGroupBox* SetupPanel::makeRunBox() {
   auto* rf = new QFormLayout(runBox);
   m_corpus = new QLineEdit;
   m_corpus->setPlaceholderText(tr("default corpus (King James Bible)"));
-  m_corpus->setObjectName(QStringLiteral("data.corpus"));
   auto* pick = new QPushButton(tr("…"));
   auto* corpusRow = new QHBoxLayout;
   corpusRow->addWidget(m_corpus, 1);
   corpusRow->addWidget(pick);
-  rf->addRow(tr("Corpus"), corpusRow);
+  rf->addRow(describe(m_corpus, "data.corpus"), corpusRow);
   m_tokenizer = new QComboBox;
   m_tokenizer->setEditable(true);
   m_tokenizer->addItems({QStringLiteral("byte"), QStringLiteral("spm:8000"), QStringLiteral("spm:32000")});
-  m_tokenizer->setObjectName(QStringLiteral("data.tokenizer"));
-  rf->addRow(tr("Tokenizer"), m_tokenizer);
+  rf->addRow(describe(m_tokenizer, "data.tokenizer"), m_tokenizer);
   m_device = new QComboBox;
   for (const auto& d : train::availableDevices()) {
     m_device->addItem(QString::fromStdString(d.description), QString::fromStdString(d.id));
   }
-  m_device->setObjectName(QStringLiteral("run.device"));
-  rf->addRow(tr("Device"), m_device);
-  m_threads = spin(0, 256); rf->addRow(tr("Threads (0 = default)"), m_threads);
-  m_seed = spin(0, 1 << 30); rf->addRow(tr("Seed"), m_seed);
+  rf->addRow(describe(m_device, "run.device"), m_device);
+  m_threads = spin(0, 256);
+  rf->addRow(describe(m_threads, "run.threads"), m_threads);
+  m_seed = spin(0, 1 << 30);
+  rf->addRow(describe(m_seed, "run.seed"), m_seed);
   m_seeds = spin(1, 64); m_seeds->setObjectName(QStringLiteral("seeds"));
   rf->addRow(tr("Seeds (groups)"), m_seeds);
-  m_evalEvery = spin(0, 1000000); rf->addRow(tr("Eval every"), m_evalEvery);
+  m_evalEvery = spin(0, 1000000);
+  rf->addRow(describe(m_evalEvery, "run.evalEvery"), m_evalEvery);
   m_checkpointMinutes = new QDoubleSpinBox;
   m_checkpointMinutes->setRange(0, 10000);
   m_checkpointMinutes->setDecimals(1);
-  m_checkpointMinutes->setObjectName(QStringLiteral("run.checkpointMinutes"));
-  m_checkpointMinutes->setToolTip(tr("Wall time between checkpoints (0 = only at the end)"));
-  rf->addRow(tr("Checkpoint every (min)"), m_checkpointMinutes);
+  rf->addRow(describe(m_checkpointMinutes, "run.checkpointMinutes"), m_checkpointMinutes);
   m_checkpointKeep = spin(1, 1000);
-  m_checkpointKeep->setObjectName(QStringLiteral("run.checkpointKeep"));
-  m_checkpointKeep->setToolTip(tr("Checkpoints kept besides the best and the final"));
-  rf->addRow(tr("Checkpoints kept"), m_checkpointKeep);
-  m_forwardEvery = spin(0, 1000000); rf->addRow(tr("Variance/angular every"), m_forwardEvery);
-  m_angularEvery = spin(0, 1000000); rf->addRow(tr("Angular matrix every"), m_angularEvery);
-  m_pruningEvery = spin(0, 1000000); rf->addRow(tr("Pruning sweep every"), m_pruningEvery);
-  m_blockPruning = new QCheckBox(tr("block pruning at the end"));
+  rf->addRow(describe(m_checkpointKeep, "run.checkpointKeep"), m_checkpointKeep);
+  m_forwardEvery = spin(0, 1000000);
+  rf->addRow(describe(m_forwardEvery, "probes.forwardEvery"), m_forwardEvery);
+  m_angularEvery = spin(0, 1000000);
+  rf->addRow(describe(m_angularEvery, "probes.angularMatrixEvery"), m_angularEvery);
+  m_pruningEvery = spin(0, 1000000);
+  rf->addRow(describe(m_pruningEvery, "probes.pruningEvery"), m_pruningEvery);
+  m_blockPruning = new QCheckBox;
+  m_blockPruning->setText(describe(m_blockPruning, "probes.blockPruningAtEnd"));
   rf->addRow(QString(), m_blockPruning);
   connect(pick, &QPushButton::clicked, this, [this] {
     auto f = QFileDialog::getOpenFileName(this, tr("Corpus"), QString(),
