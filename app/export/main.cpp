@@ -11,11 +11,95 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <vector>
 
 #include "export/figure_export.h"
 #include "util/paths.h"
 
 using namespace depthlab;
+
+namespace {
+
+// The command line's options (see the header comment).
+struct Options {
+  QCommandLineOption runs, figure, format, width, height, dpi, font, fontSize, lineWidth, palette,
+      styleFile, saveStyle, out, db;
+};
+
+QCommandLineOption option(const char* name, const char* help, const char* value,
+                          const char* def = nullptr) {
+  QCommandLineOption o(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(value));
+  if (def) o.setDefaultValue(QString::fromLatin1(def));
+  return o;
+}
+
+Options addOptions(QCommandLineParser& p) {
+  Options o{option("runs", "Comma-separated run ids", "ids"),
+            option("figure", "loss | variance | angular | pruning | set", "kind", "variance"),
+            option("format", "pdf | svg | png", "format", "pdf"),
+            option("width", "Figure width (cm, in, pt)", "size", "8.5cm"),
+            option("height", "Figure height (default: 0.68 x width)", "size"),
+            option("dpi", "PNG resolution", "dpi", "300"),
+            option("font", "Font family", "family", "Latin Modern Roman"),
+            option("font-size", "Font size in pt", "pt", "8"),
+            option("line-width", "Line width in pt", "pt", "1"),
+            option("palette", "okabe-ito | tol-bright", "name", "okabe-ito"),
+            option("style", "Saved style (JSON) to start from", "file"),
+            option("save-style", "Also save the style used to this file", "file"),
+            option("out", "Output file (a folder for --figure set)", "path"),
+            option("db", "Run database", "path")};
+  for (const auto* opt : {&o.runs, &o.figure, &o.format, &o.width, &o.height, &o.dpi, &o.font,
+                          &o.fontSize, &o.lineWidth, &o.palette, &o.styleFile, &o.saveStyle,
+                          &o.out, &o.db}) {
+    p.addOption(*opt);
+  }
+  return o;
+}
+
+// The figure style: a saved style when given, the options over it; sizes a page can hold.
+ui::FigureStyle styleFrom(const QCommandLineParser& p, const Options& o) {
+  ui::FigureStyle style;
+  if (p.isSet(o.styleFile)) {
+    QFile f(p.value(o.styleFile));
+    if (!f.open(QIODevice::ReadOnly)) throw std::invalid_argument("cannot read style " + p.value(o.styleFile).toStdString());
+    style = ui::styleFromJson(QString::fromUtf8(f.readAll()));
+  }
+  const bool fresh = !p.isSet(o.styleFile);  // no saved style: every option's value counts
+  if (fresh || p.isSet(o.width)) style.widthPt = ui::parseLengthToPoints(p.value(o.width));
+  if (p.isSet(o.height)) style.heightPt = ui::parseLengthToPoints(p.value(o.height));
+  if (fresh || p.isSet(o.dpi)) style.dpi = p.value(o.dpi).toDouble();
+  // Sizes a page can hold: 0.5 cm to 1 m wide, 36 to 2400 dpi.
+  if (!(style.widthPt >= 14 && style.widthPt <= 2835)) {
+    throw std::invalid_argument("--width '" + p.value(o.width).toStdString() +
+                                "' must be a length from 0.5cm to 100cm (e.g. 8.5cm, 3.3in, 240pt)");
+  }
+  if (p.isSet(o.height) && !(style.heightPt >= 14 && style.heightPt <= 2835)) {
+    throw std::invalid_argument("--height '" + p.value(o.height).toStdString() +
+                                "' must be a length from 0.5cm to 100cm");
+  }
+  if (!(style.dpi >= 36 && style.dpi <= 2400)) {
+    throw std::invalid_argument("--dpi '" + p.value(o.dpi).toStdString() + "' must be from 36 to 2400");
+  }
+  if (fresh || p.isSet(o.font)) style.fontFamily = p.value(o.font);
+  if (fresh || p.isSet(o.fontSize)) style.fontPt = p.value(o.fontSize).toDouble();
+  if (fresh || p.isSet(o.lineWidth)) style.lineWidth = p.value(o.lineWidth).toDouble();
+  if (fresh || p.isSet(o.palette)) style.palette = p.value(o.palette);
+  return style;
+}
+
+std::vector<int64_t> runIdsFrom(const QString& text) {
+  std::vector<int64_t> ids;
+  for (const auto& s : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    ids.push_back(s.trimmed().toLongLong(&ok));
+    if (!ok || ids.back() <= 0) throw std::invalid_argument("--runs: '" + s.toStdString() + "' is not a run id");
+  }
+  if (ids.empty()) throw std::invalid_argument("--runs: no run ids given (e.g. --runs 3,4)");
+  return ids;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
@@ -30,76 +114,27 @@ int main(int argc, char** argv) {
   QApplication app(qtArgc, argv);
   QCommandLineParser p;
   p.addHelpOption();
-  auto opt = [&](const char* name, const char* help, const char* value, const char* def = nullptr) {
-    QCommandLineOption o(QString::fromLatin1(name), QString::fromLatin1(help), QString::fromLatin1(value));
-    if (def) o.setDefaultValue(QString::fromLatin1(def));
-    p.addOption(o);
-    return o;
-  };
-  auto runs = opt("runs", "Comma-separated run ids", "ids");
-  auto figure = opt("figure", "loss | variance | angular | pruning | set", "kind", "variance");
-  auto format = opt("format", "pdf | svg | png", "format", "pdf");
-  auto width = opt("width", "Figure width (cm, in, pt)", "size", "8.5cm");
-  auto height = opt("height", "Figure height (default: 0.68 x width)", "size");
-  auto dpi = opt("dpi", "PNG resolution", "dpi", "300");
-  auto font = opt("font", "Font family", "family", "Latin Modern Roman");
-  auto fontSize = opt("font-size", "Font size in pt", "pt", "8");
-  auto lineWidth = opt("line-width", "Line width in pt", "pt", "1");
-  auto palette = opt("palette", "okabe-ito | tol-bright", "name", "okabe-ito");
-  auto styleFile = opt("style", "Saved style (JSON) to start from", "file");
-  auto saveStyle = opt("save-style", "Also save the style used to this file", "file");
-  auto out = opt("out", "Output file (a folder for --figure set)", "path");
-  auto db = opt("db", "Run database", "path");
+  const Options o = addOptions(p);
   p.process(arguments);
   try {
-    if (!p.isSet(runs) || !p.isSet(out)) throw std::invalid_argument("--runs and --out are required");
-    ui::FigureStyle style;
-    if (p.isSet(styleFile)) {
-      QFile f(p.value(styleFile));
-      if (!f.open(QIODevice::ReadOnly)) throw std::invalid_argument("cannot read style " + p.value(styleFile).toStdString());
-      style = ui::styleFromJson(QString::fromUtf8(f.readAll()));
-    }
-    if (!p.isSet(styleFile) || p.isSet(width)) style.widthPt = ui::parseLengthToPoints(p.value(width));
-    if (p.isSet(height)) style.heightPt = ui::parseLengthToPoints(p.value(height));
-    if (!p.isSet(styleFile) || p.isSet(dpi)) style.dpi = p.value(dpi).toDouble();
-    // Sizes a page can hold: 0.5 cm to 1 m wide, 36 to 2400 dpi.
-    if (!(style.widthPt >= 14 && style.widthPt <= 2835)) {
-      throw std::invalid_argument("--width '" + p.value(width).toStdString() +
-                                  "' must be a length from 0.5cm to 100cm (e.g. 8.5cm, 3.3in, 240pt)");
-    }
-    if (p.isSet(height) && !(style.heightPt >= 14 && style.heightPt <= 2835)) {
-      throw std::invalid_argument("--height '" + p.value(height).toStdString() +
-                                  "' must be a length from 0.5cm to 100cm");
-    }
-    if (!(style.dpi >= 36 && style.dpi <= 2400)) {
-      throw std::invalid_argument("--dpi '" + p.value(dpi).toStdString() + "' must be from 36 to 2400");
-    }
-    if (!p.isSet(styleFile) || p.isSet(font)) style.fontFamily = p.value(font);
-    if (!p.isSet(styleFile) || p.isSet(fontSize)) style.fontPt = p.value(fontSize).toDouble();
-    if (!p.isSet(styleFile) || p.isSet(lineWidth)) style.lineWidth = p.value(lineWidth).toDouble();
-    if (!p.isSet(styleFile) || p.isSet(palette)) style.palette = p.value(palette);
-    if (p.isSet(saveStyle)) {
-      QFile f(p.value(saveStyle));
+    if (!p.isSet(o.runs) || !p.isSet(o.out)) throw std::invalid_argument("--runs and --out are required");
+    const ui::FigureStyle style = styleFrom(p, o);
+    if (p.isSet(o.saveStyle)) {
+      QFile f(p.value(o.saveStyle));
       if (f.open(QIODevice::WriteOnly)) f.write(ui::styleToJson(style).toUtf8());
     }
-    std::vector<int64_t> ids;
-    for (const auto& s : p.value(runs).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-      bool ok = false;
-      ids.push_back(s.trimmed().toLongLong(&ok));
-      if (!ok || ids.back() <= 0) throw std::invalid_argument("--runs: '" + s.toStdString() + "' is not a run id");
-    }
-    if (ids.empty()) throw std::invalid_argument("--runs: no run ids given (e.g. --runs 3,4)");
-    auto store = store::RunStore::open(util::defaultDatabasePath(p.value(db).toStdString()),
+    const auto ids = runIdsFrom(p.value(o.runs));
+    auto store = store::RunStore::open(util::defaultDatabasePath(p.value(o.db).toStdString()),
                                        store::RunStore::Mode::ReadOnly);
     ui::ExportResult r;
-    if (p.value(figure) == QLatin1String("set")) {
-      r = ui::exportFigureSet(store, ids, p.value(format), p.value(out), style);
+    if (p.value(o.figure) == QLatin1String("set")) {
+      r = ui::exportFigureSet(store, ids, p.value(o.format), p.value(o.out), style);
     } else {
       ui::ExportRequest req;
       req.runs = ids;
-      req.kind = ui::figureKindFromName(p.value(figure));
-      req.format = p.value(format);
-      req.path = p.value(out);
+      req.kind = ui::figureKindFromName(p.value(o.figure));
+      req.format = p.value(o.format);
+      req.path = p.value(o.out);
       req.style = style;
       r = ui::exportFigure(store, req);
     }

@@ -135,13 +135,16 @@ void saveConfigFile(const ExperimentConfig& c, const std::string& path) {
   if (!out) throw ConfigError("cannot write config file '" + path + "'");
 }
 
-std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
-  std::vector<ConfigIssue> issues;
-  auto bad = [&](const std::string& field, const std::string& msg) {
-    issues.push_back({field, field + ": " + msg});
-  };
-  // The ranges the field table states, section by section; then each section's own checks.
-  auto ranges = [&](const char* section) {
+namespace {
+
+// Collects issues; each section's checks below add to it.
+struct Issues {
+  std::vector<ConfigIssue> list;
+  void bad(const std::string& field, const std::string& msg) {
+    list.push_back({field, field + ": " + msg});
+  }
+  // The ranges the field table states for `section`.
+  void ranges(const ExperimentConfig& c, const char* section) {
     auto& mutableConfig = const_cast<ExperimentConfig&>(c);  // read only
     for (const auto& f : configFields()) {
       if (std::string(section) != f.section || !f.range) continue;
@@ -154,69 +157,86 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
           },
           f.ref(mutableConfig));
     }
-  };
-  const auto& m = c.model;
-  ranges("model");
-  if (m.nHeads <= 0) bad("model.nHeads", "must be positive");
-  else if (m.dModel > 0 && m.dModel % m.nHeads != 0)
-    bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
-                            std::to_string(m.dModel));
-  else if (m.dModel > 0 && (m.dModel / m.nHeads) % 2 != 0)
-    bad("model.nHeads", "head dimension " + std::to_string(m.dModel / m.nHeads) +
-                            " must be even for RoPE");
-  if (m.norm != "rmsnorm" && m.norm != "layernorm")
-    bad("model.norm", "unknown norm '" + m.norm + "' (known: rmsnorm, layernorm)");
+  }
+};
 
-  if (c.schemes.empty()) bad("schemes", "choose at least one scheme");
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& k : names) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
+  const auto& m = c.model;
+  is.ranges(c, "model");
+  if (m.nHeads <= 0) is.bad("model.nHeads", "must be positive");
+  else if (m.dModel > 0 && m.dModel % m.nHeads != 0)
+    is.bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
+                               std::to_string(m.dModel));
+  else if (m.dModel > 0 && (m.dModel / m.nHeads) % 2 != 0)
+    is.bad("model.nHeads", "head dimension " + std::to_string(m.dModel / m.nHeads) +
+                               " must be even for RoPE");
+  if (m.norm != "rmsnorm" && m.norm != "layernorm")
+    is.bad("model.norm", "unknown norm '" + m.norm + "' (known: rmsnorm, layernorm)");
+  if (c.schemes.empty()) is.bad("schemes", "choose at least one scheme");
   std::set<std::string> seen;
   for (const auto& s : c.schemes) {
     if (std::find(kSchemes.begin(), kSchemes.end(), s) == kSchemes.end()) {
-      std::string known;
-      for (const auto& k : kSchemes) known += (known.empty() ? "" : ", ") + k;
-      bad("schemes", "unknown scheme '" + s + "' (known: " + known + ")");
+      is.bad("schemes", "unknown scheme '" + s + "' (known: " + joined(kSchemes) + ")");
     }
-    if (!seen.insert(s).second) bad("schemes", "scheme '" + s + "' listed twice");
+    if (!seen.insert(s).second) is.bad("schemes", "scheme '" + s + "' listed twice");
   }
   const auto& o = c.options;
-  ranges("options");
+  is.ranges(c, "options");
   if (std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) ==
       kLnsPlacements.end()) {
-    std::string known;
-    for (const auto& k : kLnsPlacements) known += (known.empty() ? "" : ", ") + k;
-    bad("options.lnsPlacement", "unknown placement '" + o.lnsPlacement + "' (known: " + known + ")");
+    is.bad("options.lnsPlacement",
+           "unknown placement '" + o.lnsPlacement + "' (known: " + joined(kLnsPlacements) + ")");
   }
+}
 
+void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   const auto& d = c.data;
-  ranges("data");
+  is.ranges(c, "data");
   if (d.tokenizer.rfind("spm:", 0) == 0 && d.tokenizer.size() > 4 &&
       d.tokenizer.find_first_not_of("0123456789", 4) == std::string::npos) {
     try {
       data::spmVocabSize(d.tokenizer);
     } catch (const std::exception& e) {
-      bad("data.tokenizer", e.what());
+      is.bad("data.tokenizer", e.what());
     }
   }
   if (d.tokenizer != "byte" && d.tokenizer.rfind("spm:", 0) != 0)
-    bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
-                              "' (known: byte, spm:N, spm:/path/to.model)");
-
+    is.bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
+                                 "' (known: byte, spm:N, spm:/path/to.model)");
   const auto& p = c.optim;
   if (p.optimizer != "adam" && p.optimizer != "adamw")
-    bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");
-  ranges("optim");
+    is.bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");
+  is.ranges(c, "optim");
   if (p.warmupSteps >= 0 && p.steps > 0 && p.warmupSteps >= p.steps)
-    bad("optim.warmupSteps", "must be smaller than optim.steps");
+    is.bad("optim.warmupSteps", "must be smaller than optim.steps");
+}
 
+void checkRunAndProbes(const ExperimentConfig& c, Issues& is) {
   const auto& r = c.run;
   if (r.device != "cpu" && r.device != "cuda" && r.device.rfind("cuda:", 0) != 0)
-    bad("run.device", "unknown device '" + r.device + "' (known: cpu, cuda, cuda:N)");
-  ranges("run");
-
+    is.bad("run.device", "unknown device '" + r.device + "' (known: cpu, cuda, cuda:N)");
+  is.ranges(c, "run");
   const auto& q = c.probes;
-  ranges("probes");
+  is.ranges(c, "probes");
   if (!(q.lazyThreshold > 0 && q.lazyThreshold < q.lowThreshold))
-    bad("probes.lazyThreshold", "must be > 0 and below probes.lowThreshold");
-  return issues;
+    is.bad("probes.lazyThreshold", "must be > 0 and below probes.lowThreshold");
+}
+
+}  // namespace
+
+std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
+  // The ranges of the field table, section by section, and each section's own checks.
+  Issues is;
+  checkModelAndSchemes(c, is);
+  checkDataAndTraining(c, is);
+  checkRunAndProbes(c, is);
+  return is.list;
 }
 
 void requireValid(const ExperimentConfig& c) {

@@ -121,11 +121,141 @@ void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink
   }
 }
 
+// The clocks and the stop decision of one training loop.
+struct LoopState {
+  Clock::time_point start = Clock::now(), lastFlush = start, lastProgress = start,
+                    lastStopPoll = start, lastCheckpoint = start, lastHeartbeat = start;
+  bool stopping = false;
+  std::string stopReason = "on request";
+};
+
+// One update of member `m` at `step`, then what is due after it (logged scalars, probes,
+// evaluation, a step-cadence checkpoint). Returns false when a stop interrupted the update.
+bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
+                const data::TokenDataset& data, ProbeSchedule& probes, StoreLink& link,
+                GroupResult& result) {
+  const int64_t total = config.optim.steps;
+  const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
+                               config.model.seqLen * config.optim.gradAccum;
+  const auto ts = Clock::now();
+  train::StepResult r = m.trainer->trainStep(data, step);
+  if (r.interrupted) return false;  // stop asked for in the middle of an update: abandoned
+  const double dt = since(ts);
+  auto& p = m.progress;
+  p.step = step + 1;
+  p.lossTrain = r.loss;
+  p.tokensPerSecond = dt > 0 ? tokensPerStep / dt : 0;
+  if (!r.finite) {
+    p.status = store::RunStatus::Diverged;
+    p.divergedAt = step;
+    m.active = false;
+    m.pending.scalar(step, metrics::kLossTrain, r.loss);
+    m.pending.event(step, store::EventLevel::Error,
+                    "non-finite loss at step " + std::to_string(step) + ": run diverged");
+    flush(m, link);
+    link.finishRun(m.runId, store::RunStatus::Diverged);
+    return true;
+  }
+  if (step % config.run.logEvery == 0 || step + 1 == total) {
+    m.pending.scalar(step, metrics::kLossTrain, r.loss);
+    m.pending.scalar(step, metrics::kLr, r.lr);
+    m.pending.scalar(step, metrics::kGradNorm, r.gradNorm);
+    m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
+    m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
+  }
+  if (step + 1 < total) {
+    result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
+  }
+  if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total) {
+    evaluate(m, data, step + 1, &link);
+  }
+  if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
+      step + 1 < total) {
+    flush(m, link);
+    checkpoint(m, link, step + 1, false);
+  }
+  return true;
+}
+
+// What runs on wall-clock cadences after every step of the group: time-based checkpoints,
+// heartbeats, flushing metrics, progress, and deciding whether to stop (a signal, a stop
+// request in the store, or a store unwritable for too long).
+void afterStep(std::vector<Member>& members, int64_t step, const ExperimentConfig& config,
+               const RunGroupOptions& o, StoreLink& link, LoopState& s,
+               const std::function<void(int64_t)>& report) {
+  const int64_t total = config.optim.steps;
+  if (!s.stopping && config.run.checkpointMinutes > 0 && step + 1 < total &&
+      since(s.lastCheckpoint) >= config.run.checkpointMinutes * 60) {
+    for (auto& m : members) {
+      if (!m.active) continue;
+      flush(m, link);
+      checkpoint(m, link, step + 1, false);
+    }
+    s.lastCheckpoint = Clock::now();
+  }
+  if (since(s.lastHeartbeat) >= 30) {  // liveness for viewers and resumes on other hosts
+    for (auto& m : members) {
+      if (m.active) link.heartbeat(m.runId);
+    }
+    s.lastHeartbeat = Clock::now();
+  }
+  if (since(s.lastFlush) >= o.flushSeconds) {
+    for (auto& m : members) flush(m, link);
+    link.flush();
+    s.lastFlush = Clock::now();
+  }
+  if (since(s.lastProgress) >= 0.25) {
+    report(step + 1);
+    s.lastProgress = Clock::now();
+  }
+  bool stop = s.stopping || (o.stopFlag && o.stopFlag->load());
+  if (!stop && since(s.lastStopPoll) >= 1.0) {
+    s.lastStopPoll = Clock::now();
+    for (auto& m : members) stop = stop || (m.active && link.stopRequested(m.runId));
+  }
+  if (!stop && link.unwritableSeconds() > o.storeGiveUpSeconds) {
+    stop = true;
+    s.stopReason = "because the run store stayed unwritable for " +
+                   std::to_string(static_cast<int>(link.unwritableSeconds())) + " s (" +
+                   link.lastError() + ")";
+  }
+  if (stop) s.stopping = true;
+}
+
+// The end of the loop: final evaluation, probes and checkpoint for every member still active
+// (or a stop event), its status, and the last writes retried for storeGiveUpSeconds.
+void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
+                   ProbeSchedule& probes, StoreLink& link, const LoopState& s,
+                   const RunGroupOptions& o, GroupResult& result) {
+  for (auto& m : members) {
+    if (!m.active) continue;
+    const int64_t done = m.progress.step;
+    if (!s.stopping) {
+      evaluate(m, data, done, nullptr);
+      result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
+    } else {
+      m.pending.event(done, store::EventLevel::Info,
+                      "stopped at step " + std::to_string(done) + " " + s.stopReason);
+    }
+    flush(m, link);
+    checkpoint(m, link, done, true);
+    const auto status = s.stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
+    m.progress.status = status;
+    link.finishRun(m.runId, status);
+  }
+  // The last writes (statuses, the final checkpoint's row): retried with back-off for another
+  // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
+  const auto finishing = Clock::now();
+  while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 // Trains every active member from `startStep` to the configured number of steps.
 void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                const data::TokenDataset& data, store::RunStore& store,
                const RunGroupOptions& o, int64_t startStep, GroupResult& result) {
-  const auto t0 = Clock::now();
+  LoopState state;
   StoreLink link(store);
   link.onNotice = o.onNotice;
   for (auto& m : members) {
@@ -139,134 +269,39 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   if (startStep == 0) {  // the state at initialisation
     for (auto& m : members) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
   }
-  auto lastFlush = Clock::now(), lastProgress = Clock::now(), lastStopPoll = Clock::now();
-  auto lastCheckpoint = Clock::now(), lastHeartbeat = Clock::now();
+  // The cadences count from here (after the probes of the initial state).
+  state.lastFlush = state.lastProgress = state.lastStopPoll = state.lastCheckpoint =
+      state.lastHeartbeat = Clock::now();
   const int64_t total = config.optim.steps;
-  const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
-                               config.model.seqLen * config.optim.gradAccum;
   auto report = [&](int64_t step) {
     if (!o.onProgress) return;
     GroupProgress gp;
     gp.step = step;
     gp.totalSteps = total;
-    gp.elapsedSeconds = since(t0);
+    gp.elapsedSeconds = since(state.start);
     const double done = static_cast<double>(step - startStep);
     gp.etaSeconds = done > 0 ? gp.elapsedSeconds / done * static_cast<double>(total - step) : 0;
     for (const auto& m : members) gp.members.push_back(m.progress);
     o.onProgress(gp);
   };
-  bool stopping = false;
-  std::string stopReason = "on request";
-  for (int64_t step = startStep; step < total && !stopping; ++step) {
+  for (int64_t step = startStep; step < total && !state.stopping; ++step) {
     bool anyActive = false;
     for (auto& m : members) {
       if (!m.active) continue;
       anyActive = true;
-      const auto ts = Clock::now();
-      train::StepResult r = m.trainer->trainStep(data, step);
-      if (r.interrupted) {  // stop asked for in the middle of an update: it is abandoned
-        stopping = true;
+      if (!stepMember(m, step, config, data, probes, link, result)) {
+        state.stopping = true;
         break;
-      }
-      const double dt = since(ts);
-      auto& p = m.progress;
-      p.step = step + 1;
-      p.lossTrain = r.loss;
-      p.tokensPerSecond = dt > 0 ? tokensPerStep / dt : 0;
-      if (!r.finite) {
-        p.status = store::RunStatus::Diverged;
-        p.divergedAt = step;
-        m.active = false;
-        m.pending.scalar(step, metrics::kLossTrain, r.loss);
-        m.pending.event(step, store::EventLevel::Error,
-                        "non-finite loss at step " + std::to_string(step) + ": run diverged");
-        flush(m, link);
-        link.finishRun(m.runId, store::RunStatus::Diverged);
-        continue;
-      }
-      if (step % config.run.logEvery == 0 || step + 1 == total) {
-        m.pending.scalar(step, metrics::kLossTrain, r.loss);
-        m.pending.scalar(step, metrics::kLr, r.lr);
-        m.pending.scalar(step, metrics::kGradNorm, r.gradNorm);
-        m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
-        m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
-      }
-      if (step + 1 < total) {
-        result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
-      }
-      if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total) {
-        evaluate(m, data, step + 1, &link);
-      }
-      if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
-          step + 1 < total) {
-        flush(m, link);
-        checkpoint(m, link, step + 1, false);
       }
     }
     if (!anyActive) break;
-    if (!stopping && config.run.checkpointMinutes > 0 && step + 1 < total &&
-        since(lastCheckpoint) >= config.run.checkpointMinutes * 60) {
-      for (auto& m : members) {
-        if (!m.active) continue;
-        flush(m, link);
-        checkpoint(m, link, step + 1, false);
-      }
-      lastCheckpoint = Clock::now();
-    }
-    if (since(lastHeartbeat) >= 30) {  // liveness for viewers and resumes on other hosts
-      for (auto& m : members) {
-        if (m.active) link.heartbeat(m.runId);
-      }
-      lastHeartbeat = Clock::now();
-    }
-    if (since(lastFlush) >= o.flushSeconds) {
-      for (auto& m : members) flush(m, link);
-      link.flush();
-      lastFlush = Clock::now();
-    }
-    if (since(lastProgress) >= 0.25) {
-      report(step + 1);
-      lastProgress = Clock::now();
-    }
-    bool stop = stopping || (o.stopFlag && o.stopFlag->load());
-    if (!stop && since(lastStopPoll) >= 1.0) {
-      lastStopPoll = Clock::now();
-      for (auto& m : members) stop = stop || (m.active && link.stopRequested(m.runId));
-    }
-    if (!stop && link.unwritableSeconds() > o.storeGiveUpSeconds) {
-      stop = true;
-      stopReason = "because the run store stayed unwritable for " +
-                   std::to_string(static_cast<int>(link.unwritableSeconds())) + " s (" +
-                   link.lastError() + ")";
-    }
-    if (stop) stopping = true;
+    afterStep(members, step, config, o, link, state, report);
   }
-  // Finish: final evaluation and checkpoint for every member still active.
-  for (auto& m : members) {
-    if (!m.active) continue;
-    const int64_t done = m.progress.step;
-    if (!stopping) {
-      evaluate(m, data, done, nullptr);
-      result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
-    } else {
-      m.pending.event(done, store::EventLevel::Info,
-                      "stopped at step " + std::to_string(done) + " " + stopReason);
-    }
-    flush(m, link);
-    checkpoint(m, link, done, true);
-    m.progress.status = stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
-    link.finishRun(m.runId, stopping ? store::RunStatus::Stopped : store::RunStatus::Finished);
-  }
-  // The last writes (statuses, the final checkpoint's row): retried with back-off for another
-  // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
-  const auto finishing = Clock::now();
-  while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  finishMembers(members, data, probes, link, state, o, result);
   int64_t reached = startStep;
   for (const auto& m : members) reached = std::max(reached, m.progress.step);
   report(std::min<int64_t>(reached, total));
-  result.seconds = since(t0);
+  result.seconds = since(state.start);
   for (const auto& m : members) result.members.push_back(m.progress);
   if (!link.idle()) {
     throw std::runtime_error("the run store '" + store.path() + "' stayed unwritable (" +
