@@ -163,6 +163,71 @@ TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
   EXPECT_EQ(panel->interpolate(), figure->interpolate());
 }
 
+TEST(FigureBuilders, TheExportedLossFigureHasTheDashboardsLosses) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  {
+    store::WriteBatch b;  // validation losses for the first run
+    for (int step : {0, 50, 100}) b.scalar(step, metrics::kLossVal, 4.5 - step * 0.01);
+    s.write(ids[0], b);
+  }
+  ui::GroupDashboard d(QStringLiteral("pair"));
+  d.resize(1400, 2400);
+  d.refresh(s, {});
+  auto* panel = d.plots().at(QStringLiteral("loss"));
+  QCustomPlot paper;
+  ui::ExportRequest req;
+  req.runs = ids;
+  req.kind = ui::FigureKind::Loss;
+  ui::drawFigure(&paper, s, req);  // warns that the second run has no validation loss
+  auto graph = [](QCustomPlot* p, const QString& name) -> QCPGraph* {
+    for (int i = 0; i < p->graphCount(); ++i) {
+      if (p->graph(i)->name() == name) return p->graph(i);
+    }
+    return nullptr;
+  };
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    SCOPED_TRACE(scheme);
+    const QString name = QString::fromLatin1(scheme);
+    auto* rawOnScreen = graph(panel, name + QStringLiteral(" train (raw)"));
+    auto* onPaper = graph(&paper, name + QStringLiteral(" train"));
+    ASSERT_NE(rawOnScreen, nullptr);
+    ASSERT_NE(onPaper, nullptr);
+    EXPECT_EQ(pointsOf(rawOnScreen), pointsOf(onPaper));
+  }
+  auto* valOnScreen = graph(panel, QStringLiteral("pre_ln val"));
+  auto* valOnPaper = graph(&paper, QStringLiteral("pre_ln val"));
+  ASSERT_NE(valOnScreen, nullptr);
+  ASSERT_NE(valOnPaper, nullptr);
+  EXPECT_EQ(pointsOf(valOnScreen), pointsOf(valOnPaper));
+  EXPECT_EQ(pointsOf(valOnPaper).size(), 3u);
+  EXPECT_EQ(graph(&paper, QStringLiteral("lns val")), nullptr);  // none stored
+}
+
+TEST(FigureBuilders, EveryDashboardHeatmapHasALabelledColourBar) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  writePair(s);
+  ui::GroupDashboard d(QStringLiteral("pair"));
+  d.resize(1400, 2400);
+  d.refresh(s, {});
+  d.setCursorStep(100);
+  int heatmaps = 0;
+  for (const auto& [name, p] : d.plots()) {
+    auto* map = colourMapOf(p);
+    if (!map || map->data()->isEmpty()) continue;
+    ++heatmaps;
+    ASSERT_NE(map->colorScale(), nullptr) << name.toStdString();
+    EXPECT_FALSE(map->colorScale()->label().isEmpty()) << name.toStdString();
+    EXPECT_EQ(map->colorScale()->dataRange(), map->dataRange()) << name.toStdString();
+  }
+  EXPECT_GE(heatmaps, 6);  // variance, adjacent angular, pruning and the (l, n) matrix, per scheme
+  // One scale across schemes.
+  EXPECT_EQ(colourMapOf(d.plots().at(QStringLiteral("variance_map:pre_ln")))->dataRange(),
+            colourMapOf(d.plots().at(QStringLiteral("variance_map:lns")))->dataRange());
+}
+
 TEST(FigureBuilders, LayerBarsGroupSeriesPerLayerAndKeepEmptySlots) {
   QCustomPlot p;
   std::vector<ui::figures::BarSeries> series = {

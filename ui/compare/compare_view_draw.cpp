@@ -66,27 +66,20 @@ void CompareView::drawLoss() {
   auto* loss = m_plots[QStringLiteral("loss")];
   loss->clearGraphs();
   std::map<std::string, int> perScheme;
+  std::vector<figures::LossRun> runs;
   for (const auto& r : m_runs) {
-    const QColor c = colorOf(r.info);
     const int k = perScheme[r.info.scheme]++;
-    const QString label = QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id);
-    if (!r.lossTrain.empty()) {
-      auto d = decimateMinMax(smooth(r.lossTrain, 0.9), static_cast<double>(r.lossTrain.front().step),
-                              static_cast<double>(r.lossTrain.back().step), 800);
-      auto* g = loss->addGraph();
-      g->setName(label);
-      g->setPen(QPen(c, 1.4, styleFor(k)));
-      setGraphData(g, d);
-    }
-    if (!r.lossVal.empty()) {
-      auto* g = loss->addGraph();
-      g->setName(label + tr(" val"));
-      g->setPen(QPen(c, 2.0, Qt::DashLine));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-      for (const auto& p : r.lossVal) g->addData(static_cast<double>(p.step), p.value);
-      g->removeFromLegend();
-    }
+    runs.push_back({QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id),
+                    colorOf(r.info), styleFor(k), r.lossTrain, r.lossVal});
   }
+  figures::LossStyle style;  // smoothed, one legend entry per run
+  style.smoothing = 0.9;
+  style.columns = 800;
+  style.trainWidth = 1.4;
+  style.valWidth = 2.0;
+  style.valInLegend = false;
+  style.trainSuffix = QString();
+  figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   drawSeedBands(loss);
   loss->rescaleAxes();
   loss->replot(QCustomPlot::rpQueuedReplot);
@@ -154,6 +147,7 @@ void CompareView::drawHeatmaps() {
     p->rescaleAxes();
   }
   figures::shareColourRange(maps);  // one colour scale for every run
+  for (const auto& m : maps) figures::heatmapColourBar(m.map, tr("output variance"), 1, 1);
   for (const auto& m : maps) m.map->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -223,6 +217,7 @@ void CompareView::drawDifference() {
   }
   map->setGradient(QCPColorGradient::gpPolar);  // diverging
   map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));  // centred at 0
+  figures::heatmapColourBar(map, tr("variance difference"), 0, 1);
   p->xAxis->setLabel(tr("step — variance of #%1 minus #%2%3")
                          .arg(withVar[1]->info.id).arg(withVar[0]->info.id)
                          .arg(relative ? tr(" (relative depth)") : QString()));

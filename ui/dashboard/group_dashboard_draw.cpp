@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "dashboard/dashboard_plot_items.h"
+#include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
@@ -25,6 +26,27 @@
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
+
+namespace {
+
+// The colour bar's label of a heatmap panel: the catalogue's label (and unit) of what it draws.
+QString scaleLabel(const QString& panel) {
+  const auto* spec = dashboard::panelSpec(panel);
+  if (!spec || spec->metrics.empty()) return QString();
+  const std::string key = spec->metrics.front().toStdString();
+  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Matrix, metrics::Kind::Scalar}) {
+    if (const auto* m = metrics::find(key, kind)) {
+      QString label = QString::fromUtf8(m->label.data(), static_cast<int>(m->label.size()));
+      if (!m->unit.empty()) {
+        label += QStringLiteral(" (%1)").arg(QString::fromUtf8(m->unit.data(), static_cast<int>(m->unit.size())));
+      }
+      return label;
+    }
+  }
+  return QString();
+}
+
+}  // namespace
 
 using dashboard::colorMapOf;
 using dashboard::kLazy;
@@ -44,30 +66,26 @@ void GroupDashboard::drawLoss() {
   const int columns = std::max(200, loss->axisRect()->width());
   const double x0 = keepX ? loss->xAxis->range().lower : 0;
   const double x1 = keepX ? loss->xAxis->range().upper : static_cast<double>(std::max<int64_t>(1, m_data.lastStep()));
+  // Losses as the paper figure draws them, smoothed, with the raw curve faint beneath.
+  std::vector<figures::LossRun> runs;
   for (const auto& r : m_data.runs()) {
-    const QColor c = schemeColor(schemeOf(r));
-    auto add = [&](QCustomPlot* p, const std::vector<store::ScalarPoint>& pts, const QString& name,
-                   QPen pen, bool legend) {
-      if (pts.empty()) return;
-      auto d = decimateMinMax(pts, x0, x1, columns);
-      if (d.decimated()) m_decimationNotes << tr("%1: %2 of %3 points").arg(name).arg(d.keys.size()).arg(d.sourcePoints);
-      auto* g = p->addGraph();
-      g->setName(name);
-      g->setPen(pen);
-      setGraphData(g, d);
-      if (!legend) g->removeFromLegend();
-    };
-    const auto& train = r.scalars.at(metrics::kLossTrain);
-    QColor faint = c;
-    faint.setAlpha(60);
-    add(loss, train, schemeOf(r) + tr(" train (raw)"), QPen(faint, 1), false);
-    add(loss, smooth(train, alpha), schemeOf(r) + tr(" train"), QPen(c, 1.6), true);
-    QPen val(c, 2.2, Qt::DashLine);
-    add(loss, r.scalars.at(metrics::kLossVal), schemeOf(r) + tr(" val"), val, true);
-    if (auto* g = loss->graphCount() ? loss->graph(loss->graphCount() - 1) : nullptr) {
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-    }
-    add(lr, r.scalars.at(metrics::kLr), schemeOf(r), QPen(c, 1.4), false);
+    runs.push_back({schemeOf(r), schemeColor(schemeOf(r)), Qt::SolidLine,
+                    r.scalars.at(metrics::kLossTrain), r.scalars.at(metrics::kLossVal)});
+  }
+  figures::LossStyle style;
+  style.smoothing = alpha;
+  style.rawUnderSmoothed = true;
+  style.columns = columns;
+  style.window = std::make_pair(x0, x1);
+  m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
+  for (const auto& r : m_data.runs()) {
+    const auto& pts = r.scalars.at(metrics::kLr);
+    if (pts.empty()) continue;
+    auto* g = lr->addGraph();
+    g->setName(schemeOf(r));
+    g->setPen(QPen(schemeColor(schemeOf(r)), 1.4));
+    setGraphData(g, decimateMinMax(pts, x0, x1, columns));
+    g->removeFromLegend();
   }
   if (!keepX) loss->rescaleAxes();
   else loss->yAxis->rescale();
@@ -118,7 +136,10 @@ void GroupDashboard::drawLayerPanels() {
       }
     }
   }
-  for (auto& [map, key] : maps) map->setDataRange(QCPRange(ranges[key].first, ranges[key].second));
+  for (auto& [map, key] : maps) {
+    map->setDataRange(QCPRange(ranges[key].first, ranges[key].second));
+    figures::heatmapColourBar(map, scaleLabel(key), 1, 1);  // row 0 holds the title
+  }
   // Same y range for the variance curves of every scheme.
   for (const auto& s : m_schemes) {
     if (auto* p = m_plots[QStringLiteral("variance:") + s]; p && !userZoomed(p) && varMax > 0) {
@@ -171,7 +192,9 @@ void GroupDashboard::drawCursorPanels() {
     auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));
     if (it == m_plots.end()) continue;
     if (r.blockPrune) {
-      figures::matrixHeatmap(it->second->xAxis, it->second->yAxis, *r.blockPrune, false, false);
+      auto heat = figures::matrixHeatmap(it->second->xAxis, it->second->yAxis, *r.blockPrune, false,
+                                         false);
+      figures::heatmapColourBar(heat.map, scaleLabel(QStringLiteral("block_prune")), 1, 1);
       if (!userZoomed(it->second)) it->second->rescaleAxes();
     } else {
       colorMapOf(it->second)->data()->clear();
@@ -184,8 +207,12 @@ void GroupDashboard::drawCursorPanels() {
     if (it == m_plots.end()) continue;
     auto* p = it->second;
     if (const auto* m = r.angularAt(m_cursor)) {
-      figures::matrixHeatmap(p->xAxis, p->yAxis, *m, m_rowNormalize->isChecked(),
-                             /*reversedColours=*/true);
+      auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, m_rowNormalize->isChecked(),
+                                         /*reversedColours=*/true);
+      figures::heatmapColourBar(heat.map,
+                                scaleLabel(QStringLiteral("angular_ln")) +
+                                    (m_rowNormalize->isChecked() ? tr(", row-normalised") : QString()),
+                                1, 1);
       if (!userZoomed(p)) p->rescaleAxes();
     } else {
       colorMapOf(p)->data()->clear();

@@ -125,23 +125,27 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
   plot->xAxis->setLabel(QStringLiteral("step"));
   plot->yAxis->setLabel(QStringLiteral("loss"));
   plot->legend->setVisible(true);
+  // The dashboard's loss curves, raw, every point.
+  std::vector<figures::LossRun> losses;
   for (const auto& r : runs) {
-    const QColor c = colorFor(QString::fromStdString(r.info.scheme), s);
-    for (const char* key : {metrics::kLossTrain, metrics::kLossVal}) {
-      auto pts = store.scalarSeries(r.info.id, key);
-      if (pts.empty()) { warnings << QStringLiteral("run %1 has no %2").arg(r.info.id).arg(QLatin1String(key)); continue; }
-      auto* g = plot->addGraph();
-      const bool val = std::string(key) == metrics::kLossVal;
-      g->setName(r.label + (val ? QStringLiteral(" val") : QStringLiteral(" train")));
-      QColor col = c;
-      if (!val) col.setAlpha(150);
-      g->setPen(QPen(col, s.lineWidth * (val ? 1.2 : 0.7), val ? Qt::DashLine : Qt::SolidLine));
+    figures::LossRun run{r.label, colorFor(QString::fromStdString(r.info.scheme), s), Qt::SolidLine,
+                         store.scalarSeries(r.info.id, metrics::kLossTrain),
+                         store.scalarSeries(r.info.id, metrics::kLossVal)};
+    for (const auto* key : {metrics::kLossTrain, metrics::kLossVal}) {
+      const auto& pts = std::string(key) == metrics::kLossVal ? run.val : run.train;
+      if (pts.empty()) warnings << QStringLiteral("run %1 has no %2").arg(r.info.id).arg(QLatin1String(key));
       for (const auto& p : pts) {
-        g->addData(static_cast<double>(p.step), p.value);
         csv.rows.append({QString::number(r.info.id), QLatin1String(key), QString::number(p.step), num(p.value)});
       }
     }
+    losses.push_back(std::move(run));
   }
+  figures::LossStyle style;
+  style.trainWidth = s.lineWidth * 0.7;
+  style.valWidth = s.lineWidth * 1.2;
+  style.trainAlpha = 150;
+  style.valMarkers = false;
+  figures::lossOverlay(plot->xAxis, plot->yAxis, losses, style);
   plot->rescaleAxes();
 }
 

@@ -103,6 +103,74 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   for (const auto& h : maps) h.map->setDataRange(QCPRange(lo, hi));
 }
 
+QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
+                        const LossStyle& st) {
+  auto* plot = x->parentPlot();
+  QStringList notes;
+  auto add = [&](const std::vector<store::ScalarPoint>& pts, const QString& name, const QPen& pen,
+                 bool legend) -> QCPGraph* {
+    if (pts.empty()) return nullptr;
+    auto* g = plot->addGraph(x, y);
+    g->setName(name);
+    g->setPen(pen);
+    if (st.columns > 0) {
+      const double from = st.window ? st.window->first : static_cast<double>(pts.front().step);
+      const double to = st.window ? st.window->second : static_cast<double>(pts.back().step);
+      auto d = decimateMinMax(pts, from, to, st.columns);
+      if (d.decimated()) {
+        notes << QStringLiteral("%1: %2 of %3 points").arg(name).arg(d.keys.size()).arg(d.sourcePoints);
+      }
+      setGraphData(g, d);
+    } else {
+      for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
+    }
+    if (!legend) g->removeFromLegend();
+    return g;
+  };
+  for (const auto& r : runs) {
+    if (st.rawUnderSmoothed) {
+      QColor faint = r.colour;
+      faint.setAlpha(60);
+      add(r.train, r.name + st.trainSuffix + QStringLiteral(" (raw)"), QPen(faint, 1), false);
+    }
+    QColor trainColour = r.colour;
+    trainColour.setAlpha(st.trainAlpha);
+    add(st.smoothing > 0 ? smooth(r.train, st.smoothing) : r.train, r.name + st.trainSuffix,
+        QPen(trainColour, st.trainWidth, r.trainStyle), true);
+    if (auto* g = add(r.val, r.name + st.valSuffix, QPen(r.colour, st.valWidth, Qt::DashLine),
+                      st.valInLegend)) {
+      if (st.valMarkers) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    }
+  }
+  return notes;
+}
+
+QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row, int column) {
+  auto* plot = map->parentPlot();
+  QCPColorScale* bar = nullptr;
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+    if (auto* cs = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) bar = cs;
+  }
+  if (!bar) {
+    bar = new QCPColorScale(plot);
+    plot->plotLayout()->addElement(row, column, bar);
+    bar->setBarWidth(8);
+    // The bar lines up with the plot's axis rect.
+    auto* group = new QCPMarginGroup(plot);
+    plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    bar->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+  }
+  bar->setLabel(label);
+  if (map->colorScale() != bar) {
+    const auto range = map->dataRange();
+    const auto gradient = map->gradient();
+    map->setColorScale(bar);  // linked from now on: the map takes the bar's range and colours
+    bar->setGradient(gradient);
+    bar->setDataRange(range);
+  }
+  return bar;
+}
+
 QCPColorScale* layerColourBar(QCustomPlot* plot, int layers, int row, int column) {
   QCPColorScale* bar = nullptr;
   for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {

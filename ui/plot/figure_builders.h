@@ -8,6 +8,8 @@
 
 #include <QColor>
 #include <QString>
+#include <QStringList>
+#include <Qt>
 
 #include <optional>
 #include <utility>
@@ -58,6 +60,37 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
 
 /// One colour scale across panels: every map gets the union of the ranges.
 void shareColourRange(const std::vector<Heatmap>& maps);
+
+/// One run's losses for lossOverlay().
+struct LossRun {
+  QString name;    // "pre_ln", "lns #2": the legend's text before the suffixes
+  QColor colour;
+  Qt::PenStyle trainStyle = Qt::SolidLine;
+  std::vector<store::ScalarPoint> train, val;
+};
+
+/// How a view draws the losses: the dashboard smooths and keeps the raw curve faint beneath,
+/// Compare smooths, the paper figure draws the raw values.
+struct LossStyle {
+  double smoothing = 0;            // EMA weight of the train curve (0: raw)
+  bool rawUnderSmoothed = false;   // also the raw train curve, faint, not in the legend
+  int columns = 0;                 // min/max decimation columns (0: every point)
+  std::optional<std::pair<double, double>> window;  // decimation window (default: the data's)
+  double trainWidth = 1.6, valWidth = 2.2;
+  int trainAlpha = 255;
+  bool valMarkers = true;          // circles on the validation points
+  bool valInLegend = true;
+  QString trainSuffix = QStringLiteral(" train"), valSuffix = QStringLiteral(" val");
+};
+
+/// Train (solid, or the run's style) and validation (dashed) losses of every run on the axes,
+/// per run: [raw], train, val. Returns "name: N of M points" for every decimated curve.
+QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
+                        const LossStyle& style);
+
+/// A labelled colour bar for `map` at (row, column) of its plot's layout (reused when the plot
+/// has one): the heatmaps' scale, readable without a tooltip.
+QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row, int column);
 
 /// The colour bar that stands in for a per-layer legend (layer 1..L, the curves' colours),
 /// placed at (row, column) of the plot's layout; reused when one is there already.
