@@ -29,118 +29,149 @@ FieldRange below(double hi, const char* rule) { return {-kInf, hi, false, true, 
         __VA_ARGS__                                                                       \
   }
 
+
+std::vector<ConfigField> modelFields() {
+  return {
+    FIELD(model, vocabSize, "Vocabulary", "set from the tokenizer at run time",
+          atLeast(2, "must be at least 2")),
+    FIELD(model, dModel, "Width", "C, the residual stream's width",
+          above(0, "width must be positive")),
+    FIELD(model, nLayers, "Depth", "L, the number of blocks",
+          atLeast(1, "depth must be at least 1")),
+    FIELD(model, nHeads, "Heads", "attention heads; they must divide the width", std::nullopt),
+    FIELD(model, dFF, "FFN", "SwiGLU hidden width", above(0, "FFN width must be positive")),
+    FIELD(model, seqLen, "Sequence", "T, the training context in tokens",
+          atLeast(2, "sequence length must be at least 2")),
+    FIELD(model, norm, "Norm", "rmsnorm or layernorm", std::nullopt),
+    FIELD(model, normEps, "Norm epsilon", "added to the mean square", above(0, "must be > 0")),
+    FIELD(model, initStd, "Init std", "N(0, std) for every Linear", above(0, "must be > 0")),
+    FIELD(model, embedStd, "Embedding std", "N(0, std) for the embedding (paper: 0.02)",
+          above(0, "must be > 0")),
+    FIELD(model, ropeBase, "RoPE base", "rotary embedding base", above(1, "must be > 1")),
+  };
+}
+
+std::vector<ConfigField> optionsFields() {
+  return {
+    FIELD(options, mixLnAlpha, "Mix-LN alpha",
+          "mix_ln: the first round(alpha L) blocks are Post-LN",
+          within(0, 1, false, false, "must be in [0, 1]")),
+    FIELD(options, scaledInit, "scaled init (o/down std / sqrt(2L))",
+          "o_proj and down_proj std initStd / sqrt(2L)", std::nullopt),
+    FIELD(options, depthScaledInit, "depth-scaled init (1/sqrt(2l))",
+          "block l's matrices std initStd / sqrt(2l)", std::nullopt),
+    FIELD(options, skipInit, "SkipInit (branch scalar, 1/sqrt(L))",
+          "a learnable scalar per branch, initialised to 1/sqrt(L)", std::nullopt),
+    FIELD(options, layerScale, "LayerScale (per-channel, 1e-4)",
+          "a learnable per-channel branch scale", std::nullopt),
+    FIELD(options, layerScaleInit, "LayerScale init", "LayerScale's initial value",
+          above(0, "must be > 0")),
+    FIELD(options, lnsPlacement, "LNS placement", "where lns multiplies by 1/sqrt(l)",
+          std::nullopt),
+    FIELD(options, lnsLearnableLr, "LNS learnable lr",
+          "lns_learnable: learning rate of the per-channel scales", above(0, "must be > 0")),
+  };
+}
+
+std::vector<ConfigField> dataFields() {
+  return {
+    FIELD(data, corpus, "Corpus", "a text file or folder, or .bin tokens; empty: the default",
+          std::nullopt),
+    FIELD(data, tokenizer, "Tokenizer", "byte, spm:N (train one of N pieces) or spm:/path.model",
+          std::nullopt),
+    FIELD(data, valFraction, "Validation fraction", "the tail of the tokens held out",
+          within(0, 0.5, true, true, "must be in (0, 0.5)")),
+  };
+}
+
+std::vector<ConfigField> optimFields() {
+  return {
+    FIELD(optim, optimizer, "Optimizer", "adam or adamw", std::nullopt),
+    FIELD(optim, lr, "Peak lr", "the learning rate after warm-up",
+          above(0, "learning rate must be > 0")),
+    FIELD(optim, minLrRatio, "Min lr ratio", "the cosine schedule's floor, a fraction of peak",
+          within(0, 1, false, false, "must be in [0, 1]")),
+    FIELD(optim, warmupSteps, "Warm-up", "linear warm-up steps", atLeast(0, "must be >= 0")),
+    FIELD(optim, steps, "Steps", "optimizer updates", atLeast(1, "must be at least 1")),
+    FIELD(optim, batchSize, "Batch", "sequences per micro-batch",
+          atLeast(1, "must be at least 1")),
+    FIELD(optim, gradAccum, "Grad accumulation", "micro-batches per update",
+          atLeast(1, "must be at least 1")),
+    FIELD(optim, autoMicroBatch, "Micro-batch from free GPU memory",
+          "CUDA: split the batch by free memory, keeping batch x accumulation", std::nullopt),
+    FIELD(optim, weightDecay, "Weight decay", "decoupled for adamw", atLeast(0, "must be >= 0")),
+    FIELD(optim, beta1, "Beta 1", "Adam's first-moment decay",
+          within(0, 1, false, true, "must be in [0, 1)")),
+    FIELD(optim, beta2, "Beta 2", "Adam's second-moment decay",
+          within(0, 1, false, true, "must be in [0, 1)")),
+    FIELD(optim, eps, "Adam epsilon", "Adam's denominator term", above(0, "must be > 0")),
+    FIELD(optim, gradClip, "Gradient clip", "global-norm clipping; 0 = off (as in the paper)",
+          atLeast(0, "must be >= 0 (0 = off)")),
+  };
+}
+
+std::vector<ConfigField> runFields() {
+  return {
+    FIELD(run, seed, "Seed", "initialisation and batch order", std::nullopt),
+    FIELD(run, device, "Device", "cpu, cuda or cuda:N", std::nullopt),
+    FIELD(run, threads, "Threads (0 = default)", "intra-op threads; 0 = the measured default",
+          atLeast(0, "must be >= 0 (0 = default)")),
+    FIELD(run, evalEvery, "Eval every", "steps between validation passes (and at the end)",
+          atLeast(0, "must be >= 0")),
+    FIELD(run, evalBatches, "Eval batches", "fixed validation batches",
+          atLeast(1, "must be at least 1")),
+    FIELD(run, checkpointEvery, "Checkpoint every (steps)",
+          "steps between checkpoints; 0 = by wall time only", atLeast(0, "must be >= 0")),
+    FIELD(run, logEvery, "Log every", "steps between train-loss rows",
+          atLeast(1, "must be at least 1")),
+    FIELD(run, checkpointMinutes, "Checkpoint every (min)",
+          "wall time between checkpoints (0 = only at the end)",
+          atLeast(0, "must be >= 0 (0 = off)")),
+    FIELD(run, checkpointKeep, "Checkpoints kept",
+          "checkpoints kept besides the best and the final", atLeast(1, "must be at least 1")),
+    FIELD(run, bf16, "bf16", "autocast to bf16 (CUDA only)", std::nullopt),
+  };
+}
+
+std::vector<ConfigField> probesFields() {
+  return {
+    FIELD(probes, probeBatch, "Probe batch", "held-out sequences the probes run on",
+          atLeast(1, "must be at least 1")),
+    FIELD(probes, forwardEvery, "Variance/angular every",
+          "steps between variance, adjacent angular distance, BI and effectiveness",
+          atLeast(0, "must be >= 0 (0 = never)")),
+    FIELD(probes, angularMatrixEvery, "Angular matrix every",
+          "steps between full (l, n) angular-distance matrices",
+          atLeast(0, "must be >= 0 (0 = never)")),
+    FIELD(probes, pruningEvery, "Pruning sweep every",
+          "steps between single-layer pruning sweeps", atLeast(0, "must be >= 0 (0 = never)")),
+    FIELD(probes, blockPruningAtEnd, "block pruning at the end",
+          "the (l, n) block-pruning matrix at the end of the run", std::nullopt),
+    FIELD(probes, jacobianEvery, "Jacobian every", "steps between Jacobian-to-identity estimates",
+          atLeast(0, "must be >= 0 (0 = never)")),
+    FIELD(probes, jacobianSamples, "Jacobian samples", "vector-Jacobian products per block",
+          atLeast(1, "must be at least 1")),
+    FIELD(probes, lastTokenOnly, "Last token only",
+          "angular distance and BI on the last position only", std::nullopt),
+    FIELD(probes, pruneRenumber, "Renumber after pruning",
+          "LNS pruning: survivors take 1/sqrt of their new index", std::nullopt),
+    FIELD(probes, lazyThreshold, "Lazy threshold", "E_l below it: lazy", std::nullopt),
+    FIELD(probes, lowThreshold, "Low threshold", "E_l below it: low; at or above: effective",
+          below(1, "must be below 1")),
+  };
+}
+
 }  // namespace
 
 const std::vector<ConfigField>& configFields() {
-  static const std::vector<ConfigField> fields = {
-      // model
-      FIELD(model, vocabSize, "Vocabulary", "set from the tokenizer at run time",
-            atLeast(2, "must be at least 2")),
-      FIELD(model, dModel, "Width", "C, the residual stream's width",
-            above(0, "width must be positive")),
-      FIELD(model, nLayers, "Depth", "L, the number of blocks",
-            atLeast(1, "depth must be at least 1")),
-      FIELD(model, nHeads, "Heads", "attention heads; they must divide the width", std::nullopt),
-      FIELD(model, dFF, "FFN", "SwiGLU hidden width", above(0, "FFN width must be positive")),
-      FIELD(model, seqLen, "Sequence", "T, the training context in tokens",
-            atLeast(2, "sequence length must be at least 2")),
-      FIELD(model, norm, "Norm", "rmsnorm or layernorm", std::nullopt),
-      FIELD(model, normEps, "Norm epsilon", "added to the mean square", above(0, "must be > 0")),
-      FIELD(model, initStd, "Init std", "N(0, std) for every Linear", above(0, "must be > 0")),
-      FIELD(model, embedStd, "Embedding std", "N(0, std) for the embedding (paper: 0.02)",
-            above(0, "must be > 0")),
-      FIELD(model, ropeBase, "RoPE base", "rotary embedding base", above(1, "must be > 1")),
-      // options
-      FIELD(options, mixLnAlpha, "Mix-LN alpha",
-            "mix_ln: the first round(alpha L) blocks are Post-LN",
-            within(0, 1, false, false, "must be in [0, 1]")),
-      FIELD(options, scaledInit, "scaled init (o/down std / sqrt(2L))",
-            "o_proj and down_proj std initStd / sqrt(2L)", std::nullopt),
-      FIELD(options, depthScaledInit, "depth-scaled init (1/sqrt(2l))",
-            "block l's matrices std initStd / sqrt(2l)", std::nullopt),
-      FIELD(options, skipInit, "SkipInit (branch scalar, 1/sqrt(L))",
-            "a learnable scalar per branch, initialised to 1/sqrt(L)", std::nullopt),
-      FIELD(options, layerScale, "LayerScale (per-channel, 1e-4)",
-            "a learnable per-channel branch scale", std::nullopt),
-      FIELD(options, layerScaleInit, "LayerScale init", "LayerScale's initial value",
-            above(0, "must be > 0")),
-      FIELD(options, lnsPlacement, "LNS placement", "where lns multiplies by 1/sqrt(l)",
-            std::nullopt),
-      FIELD(options, lnsLearnableLr, "LNS learnable lr",
-            "lns_learnable: learning rate of the per-channel scales", above(0, "must be > 0")),
-      // data
-      FIELD(data, corpus, "Corpus", "a text file or folder, or .bin tokens; empty: the default",
-            std::nullopt),
-      FIELD(data, tokenizer, "Tokenizer", "byte, spm:N (train one of N pieces) or spm:/path.model",
-            std::nullopt),
-      FIELD(data, valFraction, "Validation fraction", "the tail of the tokens held out",
-            within(0, 0.5, true, true, "must be in (0, 0.5)")),
-      // optim
-      FIELD(optim, optimizer, "Optimizer", "adam or adamw", std::nullopt),
-      FIELD(optim, lr, "Peak lr", "the learning rate after warm-up",
-            above(0, "learning rate must be > 0")),
-      FIELD(optim, minLrRatio, "Min lr ratio", "the cosine schedule's floor, a fraction of peak",
-            within(0, 1, false, false, "must be in [0, 1]")),
-      FIELD(optim, warmupSteps, "Warm-up", "linear warm-up steps", atLeast(0, "must be >= 0")),
-      FIELD(optim, steps, "Steps", "optimizer updates", atLeast(1, "must be at least 1")),
-      FIELD(optim, batchSize, "Batch", "sequences per micro-batch",
-            atLeast(1, "must be at least 1")),
-      FIELD(optim, gradAccum, "Grad accumulation", "micro-batches per update",
-            atLeast(1, "must be at least 1")),
-      FIELD(optim, autoMicroBatch, "Micro-batch from free GPU memory",
-            "CUDA: split the batch by free memory, keeping batch x accumulation", std::nullopt),
-      FIELD(optim, weightDecay, "Weight decay", "decoupled for adamw", atLeast(0, "must be >= 0")),
-      FIELD(optim, beta1, "Beta 1", "Adam's first-moment decay",
-            within(0, 1, false, true, "must be in [0, 1)")),
-      FIELD(optim, beta2, "Beta 2", "Adam's second-moment decay",
-            within(0, 1, false, true, "must be in [0, 1)")),
-      FIELD(optim, eps, "Adam epsilon", "Adam's denominator term", above(0, "must be > 0")),
-      FIELD(optim, gradClip, "Gradient clip", "global-norm clipping; 0 = off (as in the paper)",
-            atLeast(0, "must be >= 0 (0 = off)")),
-      // run
-      FIELD(run, seed, "Seed", "initialisation and batch order", std::nullopt),
-      FIELD(run, device, "Device", "cpu, cuda or cuda:N", std::nullopt),
-      FIELD(run, threads, "Threads (0 = default)", "intra-op threads; 0 = the measured default",
-            atLeast(0, "must be >= 0 (0 = default)")),
-      FIELD(run, evalEvery, "Eval every", "steps between validation passes (and at the end)",
-            atLeast(0, "must be >= 0")),
-      FIELD(run, evalBatches, "Eval batches", "fixed validation batches",
-            atLeast(1, "must be at least 1")),
-      FIELD(run, checkpointEvery, "Checkpoint every (steps)",
-            "steps between checkpoints; 0 = by wall time only", atLeast(0, "must be >= 0")),
-      FIELD(run, logEvery, "Log every", "steps between train-loss rows",
-            atLeast(1, "must be at least 1")),
-      FIELD(run, checkpointMinutes, "Checkpoint every (min)",
-            "wall time between checkpoints (0 = only at the end)",
-            atLeast(0, "must be >= 0 (0 = off)")),
-      FIELD(run, checkpointKeep, "Checkpoints kept",
-            "checkpoints kept besides the best and the final", atLeast(1, "must be at least 1")),
-      FIELD(run, bf16, "bf16", "autocast to bf16 (CUDA only)", std::nullopt),
-      // probes
-      FIELD(probes, probeBatch, "Probe batch", "held-out sequences the probes run on",
-            atLeast(1, "must be at least 1")),
-      FIELD(probes, forwardEvery, "Variance/angular every",
-            "steps between variance, adjacent angular distance, BI and effectiveness",
-            atLeast(0, "must be >= 0 (0 = never)")),
-      FIELD(probes, angularMatrixEvery, "Angular matrix every",
-            "steps between full (l, n) angular-distance matrices",
-            atLeast(0, "must be >= 0 (0 = never)")),
-      FIELD(probes, pruningEvery, "Pruning sweep every",
-            "steps between single-layer pruning sweeps", atLeast(0, "must be >= 0 (0 = never)")),
-      FIELD(probes, blockPruningAtEnd, "block pruning at the end",
-            "the (l, n) block-pruning matrix at the end of the run", std::nullopt),
-      FIELD(probes, jacobianEvery, "Jacobian every", "steps between Jacobian-to-identity estimates",
-            atLeast(0, "must be >= 0 (0 = never)")),
-      FIELD(probes, jacobianSamples, "Jacobian samples", "vector-Jacobian products per block",
-            atLeast(1, "must be at least 1")),
-      FIELD(probes, lastTokenOnly, "Last token only",
-            "angular distance and BI on the last position only", std::nullopt),
-      FIELD(probes, pruneRenumber, "Renumber after pruning",
-            "LNS pruning: survivors take 1/sqrt of their new index", std::nullopt),
-      FIELD(probes, lazyThreshold, "Lazy threshold", "E_l below it: lazy", std::nullopt),
-      FIELD(probes, lowThreshold, "Low threshold", "E_l below it: low; at or above: effective",
-            below(1, "must be below 1")),
-  };
+  static const std::vector<ConfigField> fields = [] {
+    std::vector<ConfigField> all;
+    for (auto section : {&modelFields, &optionsFields, &dataFields, &optimFields, &runFields, &probesFields}) {
+      auto part = section();
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    return all;
+  }();
   return fields;
 }
 

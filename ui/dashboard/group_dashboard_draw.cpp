@@ -55,8 +55,14 @@ using dashboard::placeCursor;
 using dashboard::schemeOf;
 
 void GroupDashboard::drawLoss() {
-  auto* loss = m_plots.count(QStringLiteral("loss")) ? m_plots[QStringLiteral("loss")] : nullptr;
-  auto* lr = m_plots.count(QStringLiteral("lr")) ? m_plots[QStringLiteral("lr")] : nullptr;
+  auto plotOf = [this](dashboard::PanelKind kind) -> QCustomPlot* {
+    const auto specs = dashboard::panelsOfKind(kind);
+    if (specs.empty()) return nullptr;
+    auto it = m_plots.find(specs.front()->key);
+    return it == m_plots.end() ? nullptr : it->second;
+  };
+  auto* loss = plotOf(dashboard::PanelKind::LossOverlay);
+  auto* lr = plotOf(dashboard::PanelKind::LearningRate);
   if (!loss || !lr) return;
   const bool keepX = userZoomed(loss);
   loss->clearGraphs();
@@ -96,54 +102,57 @@ void GroupDashboard::drawLoss() {
 }
 
 void GroupDashboard::drawLayerPanels() {
+  using dashboard::PanelKind;
   // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
   std::map<QString, std::pair<double, double>> ranges;
-  auto widen = [&](const QString& key, std::pair<double, double> r) {
-    auto it = ranges.find(key);
-    if (it == ranges.end()) ranges[key] = r;
-    else it->second = {std::min(it->second.first, r.first), std::max(it->second.second, r.second)};
-  };
   std::vector<std::pair<QCPColorMap*, QString>> maps;
-  double varMax = 0;
+  std::map<QString, double> curvesMax;  // per curves panel, across schemes
   for (const auto& r : m_data.runs()) {
     const QString s = schemeOf(r);
-    // Variance curves: one per layer, sequential colours.
-    if (auto* p = m_plots[QStringLiteral("variance:") + s]) {
+    for (const auto* spec : dashboard::panelsOfKind(PanelKind::LayerCurves)) {
+      auto it = m_plots.find(spec->key + QLatin1Char(':') + s);
+      if (it == m_plots.end()) continue;
+      auto* p = it->second;
       const bool keep = userZoomed(p);
       p->clearGraphs();
-      const auto& v = r.layers.at(metrics::kVariance);
+      const auto& v = r.layers.at(spec->metrics.front().toStdString());
       std::optional<std::pair<double, double>> window;
       if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
-      varMax = std::max(varMax, figures::layerCurves(p->xAxis, p->yAxis, v, 1.3,
-                                                     std::max(200, p->axisRect()->width()), window));
+      double& top = curvesMax[spec->key];
+      top = std::max(top, figures::layerCurves(p->xAxis, p->yAxis, v, 1.3,
+                                               std::max(200, p->axisRect()->width()), window));
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
       if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
       if (!keep) p->rescaleAxes();
-      placeCursor(p, static_cast<double>(m_cursor));
     }
-    struct Heat { const char* prefix; const char* metric; };
-    for (auto h : {Heat{"variance_map", metrics::kVariance},
-                   Heat{"angular_map", metrics::kAngularAdjacent},
-                   Heat{"prune_map", metrics::kPruneDelta}}) {
-      if (auto* p = m_plots[QLatin1String(h.prefix) + QLatin1Char(':') + s]) {
-        const auto heat = figures::layerHeatmap(p->xAxis, p->yAxis, r.layers.at(h.metric), 800);
-        widen(QLatin1String(h.prefix), heat.range);
-        maps.emplace_back(heat.map, QLatin1String(h.prefix));
-        if (!userZoomed(p)) p->rescaleAxes();
-        placeCursor(p, static_cast<double>(m_cursor));
+    for (const auto* spec : dashboard::panelsOfKind(PanelKind::LayerHeatmap)) {
+      auto it = m_plots.find(spec->key + QLatin1Char(':') + s);
+      if (it == m_plots.end()) continue;
+      auto* p = it->second;
+      const auto heat = figures::layerHeatmap(p->xAxis, p->yAxis,
+                                              r.layers.at(spec->metrics.front().toStdString()), 800);
+      auto [range, fresh] = ranges.try_emplace(spec->key, heat.range);
+      if (!fresh) {
+        range->second = {std::min(range->second.first, heat.range.first),
+                         std::max(range->second.second, heat.range.second)};
       }
+      maps.emplace_back(heat.map, spec->key);
+      if (!userZoomed(p)) p->rescaleAxes();
     }
   }
   for (auto& [map, key] : maps) {
     map->setDataRange(QCPRange(ranges[key].first, ranges[key].second));
     figures::heatmapColourBar(map, scaleLabel(key), 1, 1);  // row 0 holds the title
   }
-  // Same y range for the variance curves of every scheme.
-  for (const auto& s : m_schemes) {
-    if (auto* p = m_plots[QStringLiteral("variance:") + s]; p && !userZoomed(p) && varMax > 0) {
-      p->yAxis->setRange(0, varMax * 1.05);
+  // Same y range for a curves panel of every scheme.
+  for (const auto& [key, top] : curvesMax) {
+    for (const auto& s : m_schemes) {
+      auto it = m_plots.find(key + QLatin1Char(':') + s);
+      if (it != m_plots.end() && !userZoomed(it->second) && top > 0) {
+        it->second->yAxis->setRange(0, top * 1.05);
+      }
     }
   }
   for (auto& [name, p] : m_plots) {
@@ -152,7 +161,7 @@ void GroupDashboard::drawLayerPanels() {
 }
 
 void GroupDashboard::drawCursorPanels() {
-  auto bars = [&](const QString& plotName, const char* metric, bool thresholds) {
+  auto bars = [&](const QString& plotName, const std::string& metric, bool thresholds) {
     auto it = m_plots.find(plotName);
     if (it == m_plots.end()) return;
     auto* p = it->second;
@@ -184,17 +193,19 @@ void GroupDashboard::drawCursorPanels() {
     }
     p->replot(QCustomPlot::rpQueuedReplot);
   };
-  bars(QStringLiteral("prune_bars"), metrics::kPruneDelta, false);
-  bars(QStringLiteral("effectiveness"), metrics::kEffectiveness, true);
-  bars(QStringLiteral("grad_norm"), metrics::kLayerGradNorm, false);
+  for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
+    bars(spec->key, spec->metrics.front().toStdString(), spec->thresholds);
+  }
   // Gromov block pruning (stored at the end of a run, or by `analyze`).
+  const auto* endMatrix = dashboard::panelsOfKind(dashboard::PanelKind::MatrixAtEnd).front();
+  const auto* cursorMatrix = dashboard::panelsOfKind(dashboard::PanelKind::MatrixAtCursor).front();
   for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(QStringLiteral("block_prune:") + schemeOf(r));
+    auto it = m_plots.find(endMatrix->key + QLatin1Char(':') + schemeOf(r));
     if (it == m_plots.end()) continue;
     if (r.blockPrune) {
       auto heat = figures::matrixHeatmap(it->second->xAxis, it->second->yAxis, *r.blockPrune, false,
                                          false);
-      figures::heatmapColourBar(heat.map, scaleLabel(QStringLiteral("block_prune")), 1, 1);
+      figures::heatmapColourBar(heat.map, scaleLabel(endMatrix->key), 1, 1);
       if (!userZoomed(it->second)) it->second->rescaleAxes();
     } else {
       colorMapOf(it->second)->data()->clear();
@@ -203,14 +214,14 @@ void GroupDashboard::drawCursorPanels() {
   }
   // The full (l, n) angular matrix at the cursor step, read from the store snapshot.
   for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(QStringLiteral("angular_ln:") + schemeOf(r));
+    auto it = m_plots.find(cursorMatrix->key + QLatin1Char(':') + schemeOf(r));
     if (it == m_plots.end()) continue;
     auto* p = it->second;
     if (const auto* m = r.angularAt(m_cursor)) {
       auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, m_rowNormalize->isChecked(),
                                          /*reversedColours=*/true);
       figures::heatmapColourBar(heat.map,
-                                scaleLabel(QStringLiteral("angular_ln")) +
+                                scaleLabel(cursorMatrix->key) +
                                     (m_rowNormalize->isChecked() ? tr(", row-normalised") : QString()),
                                 1, 1);
       if (!userZoomed(p)) p->rescaleAxes();
@@ -220,8 +231,8 @@ void GroupDashboard::drawCursorPanels() {
     p->replot(QCustomPlot::rpQueuedReplot);
   }
   for (auto& [name, p] : m_plots) {
-    if (name.startsWith(QLatin1String("variance:")) || name.endsWith(QLatin1String("_map")) ||
-        name.contains(QLatin1String("_map:")) || name == QLatin1String("loss")) {
+    const auto* spec = dashboard::panelSpec(name);
+    if (spec && spec->followsCursor) {
       placeCursor(p, static_cast<double>(m_cursor));
       p->replot(QCustomPlot::rpQueuedReplot);
     }

@@ -9,9 +9,10 @@ namespace {
 
 QString key(const char* k) { return QString::fromLatin1(k); }
 
-PanelSpec shared(const char* name, const char* x, const char* y, const char* metric,
+PanelSpec shared(PanelKind kind, const char* name, const char* x, const char* y, const char* metric,
                  const char* figure, int row, int column, int span = 1) {
   PanelSpec p;
+  p.kind = kind;
   p.key = key(name);
   p.xLabel = QString::fromUtf8(x);
   p.yLabel = QString::fromUtf8(y);
@@ -24,9 +25,10 @@ PanelSpec shared(const char* name, const char* x, const char* y, const char* met
   return p;
 }
 
-PanelSpec perScheme(const char* name, const char* title, const char* x, const char* y,
-                    const char* metric, const char* figure, int row) {
+PanelSpec perScheme(PanelKind kind, const char* name, const char* title, const char* x,
+                    const char* y, const char* metric, const char* figure, int row) {
   PanelSpec p;
+  p.kind = kind;
   p.key = key(name);
   p.perScheme = true;
   p.title = QString::fromUtf8(title);
@@ -44,39 +46,52 @@ const std::vector<SectionSpec>& dashboardSections() {
   using namespace metrics;
   static const std::vector<SectionSpec> sections = [] {
     std::vector<SectionSpec> s;
-    PanelSpec lr = shared("lr", "step", "learning rate", kLr, "loss", 0, 1);
+    PanelSpec lr =
+        shared(PanelKind::LearningRate, "lr", "step", "learning rate", kLr, "loss", 0, 1);
     lr.minHeight = 160;
     lr.legend = false;
-    PanelSpec loss = shared("loss", "step", "loss", kLossTrain, "loss", 0, 0);
+    PanelSpec loss =
+        shared(PanelKind::LossOverlay, "loss", "step", "loss", kLossTrain, "loss", 0, 0);
+    loss.followsCursor = true;
     loss.metrics.push_back(key(kLossVal));  // train smoothed, validation dashed
     s.push_back({QStringLiteral("Loss and learning rate"), {loss, lr}, {3, 1}});
     s.push_back({QStringLiteral("Per-layer output variance (same colour scale across schemes)"),
-                 {perScheme("variance", "variance per layer", "step", "variance", kVariance,
-                            "variance", 0),
-                  perScheme("variance_map", "variance heatmap", "step", "layer", kVariance,
-                            "variance", 1)},
+                 {perScheme(PanelKind::LayerCurves, "variance", "variance per layer", "step",
+                            "variance", kVariance, "variance", 0),
+                  perScheme(PanelKind::LayerHeatmap, "variance_map", "variance heatmap", "step",
+                            "layer", kVariance, "variance", 1)},
                  {}});
     s.push_back({QStringLiteral("Angular distance (paper's pattern reported after ~2B tokens; "
                                 "small runs may differ)"),
-                 {perScheme("angular_map", "adjacent d(x_l, x_l+1)", "step", "layer",
-                            kAngularAdjacent, "angular", 0),
-                  perScheme("angular_ln", "d(x_l, x_l+n) at cursor", "offset n", "layer l",
-                            kAngular, "angular", 1)},
+                 {perScheme(PanelKind::LayerHeatmap, "angular_map", "adjacent d(x_l, x_l+1)",
+                            "step", "layer", kAngularAdjacent, "angular", 0),
+                  perScheme(PanelKind::MatrixAtCursor, "angular_ln", "d(x_l, x_l+n) at cursor",
+                            "offset n", "layer l", kAngular, "angular", 1)},
                  {}});
     // The bars span every scheme's column (set when the panels are built).
-    s.push_back({QStringLiteral("Single-layer pruning: loss increase when block l is removed"),
-                 {perScheme("prune_map", "pruning delta", "step", "layer", kPruneDelta,
-                            "pruning", 0),
-                  shared("prune_bars", "layer", "delta loss at cursor", kPruneDelta, "pruning",
-                         1, 0, /*span=*/-1),
-                  perScheme("block_prune", "block pruning (l, n), end of run", "blocks removed n",
-                            "first block l", kBlockPrune, "", 2)},
-                 {}});
+    s.push_back(
+        {QStringLiteral("Single-layer pruning: loss increase when block l is removed"),
+         {perScheme(PanelKind::LayerHeatmap, "prune_map", "pruning delta", "step", "layer",
+                    kPruneDelta, "pruning", 0),
+          shared(PanelKind::LayerBarsAtCursor, "prune_bars", "layer", "delta loss at cursor",
+                 kPruneDelta, "pruning", 1, 0, /*span=*/-1),
+          perScheme(PanelKind::MatrixAtEnd, "block_prune", "block pruning (l, n), end of run",
+                    "blocks removed n", "first block l", kBlockPrune, "", 2)},
+         {}});
     s.push_back({QStringLiteral("Layer effectiveness and gradient norm at the cursor"),
-                 {shared("effectiveness", "layer", "E_l = |h_l - h_l-1|^2 / |h_l|^2",
-                         kEffectiveness, "", 0, 0),
-                  shared("grad_norm", "layer", "gradient norm", kLayerGradNorm, "", 0, 1)},
+                 {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",
+                         "E_l = |h_l - h_l-1|^2 / |h_l|^2", kEffectiveness, "", 0, 0),
+                  shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
+                         kLayerGradNorm, "", 0, 1)},
                  {}});
+    for (auto& section : s) {
+      for (auto& p : section.panels) {
+        if (p.kind == PanelKind::LayerCurves || p.kind == PanelKind::LayerHeatmap) {
+          p.followsCursor = true;
+        }
+        if (p.key == QLatin1String("effectiveness")) p.thresholds = true;
+      }
+    }
     return s;
   }();
   return sections;
@@ -90,6 +105,16 @@ const PanelSpec* panelSpec(const QString& panelName) {
     }
   }
   return nullptr;
+}
+
+std::vector<const PanelSpec*> panelsOfKind(PanelKind kind) {
+  std::vector<const PanelSpec*> out;
+  for (const auto& section : dashboardSections()) {
+    for (const auto& p : section.panels) {
+      if (p.kind == kind) out.push_back(&p);
+    }
+  }
+  return out;
 }
 
 const std::vector<QString>& statusLineMetrics() {
