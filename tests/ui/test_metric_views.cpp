@@ -158,3 +158,16 @@ TEST(MetricViews, TheDashboardIsBuiltFromItsPanelTable) {
         << std::string(m.key) << " is on the dashboard in the catalogue but no panel draws it";
   }
 }
+
+TEST(MetricViews, AProbeWithoutAPanelGetsAHeatmapPerScheme) {
+  // block_influence is catalogued per layer but has no dashboard panel of its own.
+  const auto panels = ui::dashboard::heatmapPanelsFor(
+      {metrics::kBlockInfluence, metrics::kVariance}, {QString::fromLatin1(metrics::kVariance)});
+  ASSERT_EQ(panels.size(), 1u);
+  EXPECT_EQ(panels[0].key, QStringLiteral("block_influence_map"));
+  EXPECT_EQ(panels[0].kind, ui::dashboard::PanelKind::LayerHeatmap);
+  EXPECT_TRUE(panels[0].perScheme);
+  EXPECT_EQ(panels[0].metrics, std::vector<QString>{QStringLiteral("block_influence")});
+  EXPECT_EQ(panels[0].title, QStringLiteral("Block Influence"));
+  EXPECT_THROW(ui::dashboard::heatmapPanelsFor({"no_such_metric"}, {}), std::invalid_argument);
+}

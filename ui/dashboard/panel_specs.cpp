@@ -1,6 +1,8 @@
 // See panel_specs.h.
 #include "dashboard/panel_specs.h"
 
+#include <set>
+
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui::dashboard {
@@ -41,6 +43,22 @@ PanelSpec perScheme(PanelKind kind, const char* name, const char* title, const c
 }
 
 }  // namespace
+
+std::vector<PanelSpec> heatmapPanelsFor(const std::vector<std::string>& perLayerKeys,
+                                        const std::set<QString>& drawn) {
+  std::vector<PanelSpec> out;
+  for (const auto& k : perLayerKeys) {
+    const QString metric = QString::fromStdString(k);
+    if (drawn.count(metric)) continue;
+    const auto& row = metrics::require(k, metrics::Kind::PerLayer);
+    PanelSpec p = perScheme(PanelKind::LayerHeatmap, k.c_str(), "", "step", "layer", k.c_str(),
+                            "", static_cast<int>(out.size()));
+    p.key = metric + QStringLiteral("_map");
+    p.title = QString::fromUtf8(row.label.data(), static_cast<int>(row.label.size()));
+    out.push_back(p);
+  }
+  return out;
+}
 
 const std::vector<SectionSpec>& dashboardSections() {
   using namespace metrics;
@@ -84,6 +102,16 @@ const std::vector<SectionSpec>& dashboardSections() {
                   shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
                          kLayerGradNorm, "", 0, 1)},
                  {}});
+    // A per-layer metric the catalogue puts on the dashboard without a panel above gets a
+    // layer x step heatmap per scheme here: adding a probe is a catalogue row and its
+    // computation; a panel of its own is optional.
+    std::set<QString> drawn;
+    for (const auto& section : s) {
+      for (const auto& p : section.panels) drawn.insert(p.metrics.begin(), p.metrics.end());
+    }
+    SectionSpec other{QStringLiteral("Other probes"),
+                      heatmapPanelsFor(keysFor(Kind::PerLayer, kDashboard), drawn), {}};
+    if (!other.panels.empty()) s.push_back(other);
     for (auto& section : s) {
       for (auto& p : section.panels) {
         if (p.kind == PanelKind::LayerCurves || p.kind == PanelKind::LayerHeatmap) {

@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include <set>
+#include <string>
 #include <vector>
 
 namespace depthlab::ui::dashboard {
@@ -46,6 +48,11 @@ struct SectionSpec {
 const std::vector<SectionSpec>& dashboardSections();
 /// The spec of a panel by its name (a per-scheme name matches its key); nullptr when none.
 const PanelSpec* panelSpec(const QString& panelName);
+/// A layer x step heatmap per scheme for each per-layer metric in `perLayerKeys` (catalogue
+/// keys) that no panel in `drawn` shows: how a probe the catalogue puts on the dashboard
+/// appears without a panel of its own (the "Other probes" section).
+std::vector<PanelSpec> heatmapPanelsFor(const std::vector<std::string>& perLayerKeys,
+                                        const std::set<QString>& drawn);
 /// Every panel spec of one kind, in table order.
 std::vector<const PanelSpec*> panelsOfKind(PanelKind kind);
 /// Metrics the dashboard shows outside the panels (the per-run status line).
