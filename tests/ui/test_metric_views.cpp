@@ -137,7 +137,9 @@ TEST(MetricViews, TheDashboardIsBuiltFromItsPanelTable) {
         ++expected;
       }
       // The export a panel offers is the figure built from the same builders.
-      if (!spec.figure.isEmpty()) EXPECT_NO_THROW(ui::figureKindFromName(spec.figure));
+      if (!spec.figure.isEmpty()) {
+        EXPECT_NO_THROW(ui::figureKindFromName(spec.figure));
+      }
       EXPECT_EQ(ui::GroupDashboard::figureForPanel(spec.key), spec.figure);
       // Every panel draws catalogued metrics.
       EXPECT_FALSE(spec.metrics.empty()) << spec.key.toStdString();
