@@ -21,18 +21,17 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
     return scale == 1.0 ? y : y * scale;
   }
   if (fusedOpsApply(x)) return fusedRmsNorm(x, weight, m_eps, scale);
-  if (cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
-      weight.scalar_type() == torch::kFloat32) {
-    return cudaRmsNorm(x, weight, m_eps, scale);
-  }
+  if (cudaRmsApplies(x)) return cudaRmsNorm(x, weight, m_eps, scale);
   return compositeRms(x, scale);
 }
 
+bool NormImpl::cudaRmsApplies(const torch::Tensor& x) const {
+  return !m_layerNorm && cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
+         weight.scalar_type() == torch::kFloat32;
+}
+
 torch::Tensor NormImpl::forwardIntoMatmul(const torch::Tensor& x, double scale) {
-  if (!m_layerNorm && cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
-      weight.scalar_type() == torch::kFloat32) {
-    return cudaRmsNorm(x, weight, m_eps, scale, cudaAutocastMatmulDtype());
-  }
+  if (cudaRmsApplies(x)) return cudaRmsNorm(x, weight, m_eps, scale, cudaAutocastMatmulDtype());
   return forward(x, scale);
 }
 
@@ -40,9 +39,8 @@ std::pair<torch::Tensor, torch::Tensor> NormImpl::addForward(const torch::Tensor
                                                              const torch::Tensor& residual,
                                                              double scale, bool intoMatmul) {
   if (!residual.defined()) return {x, intoMatmul ? forwardIntoMatmul(x, scale) : forward(x, scale)};
-  if (!m_layerNorm && cudaResidualFusionEnabled() && cudaOpsApply(x) &&
-      x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-      residual.sizes() == x.sizes() && residual.device() == x.device()) {
+  if (cudaResidualFusionEnabled() && cudaRmsApplies(x) && residual.sizes() == x.sizes() &&
+      residual.device() == x.device()) {
     const auto out = intoMatmul ? cudaAutocastMatmulDtype().value_or(torch::kFloat32)
                                 : torch::kFloat32;
     if (residual.scalar_type() == out) return cudaAddRmsNorm(x, residual, weight, m_eps, scale);

@@ -31,6 +31,8 @@ class NormImpl : public torch::nn::Module {
 
  private:
   torch::Tensor compositeRms(const torch::Tensor& x, double scale) const;
+  /// DepthLab's CUDA RMSNorm takes x: an RMSNorm, the kernels on, float32 x and weight on CUDA.
+  bool cudaRmsApplies(const torch::Tensor& x) const;
   double m_eps;
   bool m_layerNorm;
 };

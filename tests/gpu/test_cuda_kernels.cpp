@@ -272,7 +272,9 @@ TEST(CudaKernels, DecoderLossAndGradientsMatchComposite) {
     for (size_t i = 1; i < fusedBf16.size(); ++i) {
       const auto a = fusedBf16[i].flatten().to(torch::kFloat64), b = compositeBf16[i].flatten().to(torch::kFloat64);
       const double cosine = (a * b).sum().item<double>() / (a.norm() * b.norm()).item<double>();
-      if (b.norm().item<double>() > 0) EXPECT_GT(cosine, 0.99) << "bf16 gradient " << i;
+      if (b.norm().item<double>() > 0) {
+        EXPECT_GT(cosine, 0.99) << "bf16 gradient " << i;
+      }
     }
   }
 }

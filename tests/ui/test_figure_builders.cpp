@@ -9,6 +9,7 @@
 #include <QApplication>
 
 #include <cmath>
+#include <memory>
 
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
@@ -62,6 +63,23 @@ QCPColorMap* colourMapOf(QCustomPlot* p) {
   return nullptr;
 }
 
+// The dashboard of group "pair", sized as on screen and loaded from the store.
+std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s) {
+  auto d = std::make_unique<ui::GroupDashboard>(QStringLiteral("pair"));
+  d->resize(1400, 2400);
+  d->refresh(s, {});
+  return d;
+}
+
+// The paper figure of `kind` for `runs`, drawn onto `paper` as the export draws it; its warnings.
+QStringList drawExport(QCustomPlot* paper, store::RunStore& s, const std::vector<int64_t>& runs,
+                       ui::FigureKind kind) {
+  ui::ExportRequest req;
+  req.runs = runs;
+  req.kind = kind;
+  return ui::drawFigure(paper, s, req);
+}
+
 std::vector<QCPBars*> barsOf(QCustomPlot* p) {
   std::vector<QCPBars*> out;
   for (int i = 0; i < p->plottableCount(); ++i) {
@@ -92,16 +110,12 @@ TEST(FigureBuilders, TheExportedPruningFigureHasTheDashboardsBars) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   const auto ids = writePair(s);
-  ui::GroupDashboard d(QStringLiteral("pair"));
-  d.resize(1400, 2400);
-  d.refresh(s, {});
+  auto dashboard = openDashboard(s);
+  auto& d = *dashboard;
   d.setCursorStep(100);
   auto dashboardBars = barsOf(d.plots().at(QStringLiteral("prune_bars")));
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = ids;
-  req.kind = ui::FigureKind::Pruning;
-  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, ids, ui::FigureKind::Pruning).isEmpty());
   auto paperBars = barsOf(&paper);
   ASSERT_EQ(dashboardBars.size(), 2u);
   ASSERT_EQ(paperBars.size(), 2u);
@@ -115,15 +129,11 @@ TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   const auto ids = writePair(s);
-  ui::GroupDashboard d(QStringLiteral("pair"));
-  d.resize(1400, 2400);
-  d.refresh(s, {});
+  auto dashboard = openDashboard(s);
+  auto& d = *dashboard;
   auto* panel = d.plots().at(QStringLiteral("variance:pre_ln"));
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = {ids[0]};
-  req.kind = ui::FigureKind::Variance;
-  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, {ids[0]}, ui::FigureKind::Variance).isEmpty());
   ASSERT_EQ(panel->graphCount(), kLayers);
   ASSERT_EQ(paper.graphCount(), kLayers);
   for (int l = 0; l < kLayers; ++l) {
@@ -137,16 +147,12 @@ TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   const auto ids = writePair(s);
-  ui::GroupDashboard d(QStringLiteral("pair"));
-  d.resize(1400, 2400);
-  d.refresh(s, {});
+  auto dashboard = openDashboard(s);
+  auto& d = *dashboard;
   d.setCursorStep(100);  // the last matrix, as the export uses
   auto* panel = colourMapOf(d.plots().at(QStringLiteral("angular_ln:lns")));
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = {ids[1]};
-  req.kind = ui::FigureKind::Angular;
-  EXPECT_TRUE(ui::drawFigure(&paper, s, req).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, {ids[1]}, ui::FigureKind::Angular).isEmpty());
   auto* figure = colourMapOf(&paper);
   ASSERT_NE(panel, nullptr);
   ASSERT_NE(figure, nullptr);
@@ -172,15 +178,11 @@ TEST(FigureBuilders, TheExportedLossFigureHasTheDashboardsLosses) {
     for (int step : {0, 50, 100}) b.scalar(step, metrics::kLossVal, 4.5 - step * 0.01);
     s.write(ids[0], b);
   }
-  ui::GroupDashboard d(QStringLiteral("pair"));
-  d.resize(1400, 2400);
-  d.refresh(s, {});
+  auto dashboard = openDashboard(s);
+  auto& d = *dashboard;
   auto* panel = d.plots().at(QStringLiteral("loss"));
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = ids;
-  req.kind = ui::FigureKind::Loss;
-  ui::drawFigure(&paper, s, req);  // warns that the second run has no validation loss
+  drawExport(&paper, s, ids, ui::FigureKind::Loss);  // warns that the second run has no validation loss
   auto graph = [](QCustomPlot* p, const QString& name) -> QCPGraph* {
     for (int i = 0; i < p->graphCount(); ++i) {
       if (p->graph(i)->name() == name) return p->graph(i);
@@ -209,9 +211,8 @@ TEST(FigureBuilders, EveryDashboardHeatmapHasALabelledColourBar) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   writePair(s);
-  ui::GroupDashboard d(QStringLiteral("pair"));
-  d.resize(1400, 2400);
-  d.refresh(s, {});
+  auto dashboard = openDashboard(s);
+  auto& d = *dashboard;
   d.setCursorStep(100);
   int heatmaps = 0;
   for (const auto& [name, p] : d.plots()) {

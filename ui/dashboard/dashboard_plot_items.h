@@ -1,6 +1,6 @@
-// Plot items the group dashboard's layout and drawing share: the step cursor line, the colour
-// map of a heatmap panel (made on first use), a run's scheme label, and the effectiveness
-// thresholds drawn on its panel. Used by group_dashboard.cpp and group_dashboard_draw.cpp only.
+// Plot items the group dashboard's layout and drawing share: the step cursor line, a run's
+// scheme label, and the effectiveness thresholds drawn on its panel. Used by
+// group_dashboard.cpp and group_dashboard_draw.cpp only.
 #pragma once
 
 #include <qcustomplot.h>
@@ -8,7 +8,6 @@
 #include <QString>
 
 #include "dashboard/group_data.h"
-#include "plot/colormaps.h"
 
 namespace depthlab::ui::dashboard {
 
@@ -30,16 +29,6 @@ inline void placeCursor(QCustomPlot* p, double x) {
   auto* l = cursorLine(p);
   l->point1->setCoords(x, 0);
   l->point2->setCoords(x, 1);
-}
-
-inline QCPColorMap* colorMapOf(QCustomPlot* p) {
-  for (int i = 0; i < p->plottableCount(); ++i) {
-    if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m;
-  }
-  auto* m = new QCPColorMap(p->xAxis, p->yAxis);
-  m->setGradient(viridisGradient());
-  m->setInterpolate(false);
-  return m;
 }
 
 }  // namespace depthlab::ui::dashboard

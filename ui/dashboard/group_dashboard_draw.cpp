@@ -48,7 +48,6 @@ QString scaleLabel(const QString& panel) {
 
 }  // namespace
 
-using dashboard::colorMapOf;
 using dashboard::kLazy;
 using dashboard::kLow;
 using dashboard::placeCursor;
@@ -197,39 +196,33 @@ void GroupDashboard::drawCursorPanels() {
     bars(spec->key, spec->metrics.front().toStdString(), spec->thresholds);
   }
   // Gromov block pruning (stored at the end of a run, or by `analyze`).
-  const auto* endMatrix = dashboard::panelsOfKind(dashboard::PanelKind::MatrixAtEnd).front();
-  const auto* cursorMatrix = dashboard::panelsOfKind(dashboard::PanelKind::MatrixAtCursor).front();
-  for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(endMatrix->key + QLatin1Char(':') + schemeOf(r));
-    if (it == m_plots.end()) continue;
-    if (r.blockPrune) {
-      auto heat = figures::matrixHeatmap(it->second->xAxis, it->second->yAxis, *r.blockPrune, false,
-                                         false);
-      figures::heatmapColourBar(heat.map, scaleLabel(endMatrix->key), 1, 1);
-      if (!userZoomed(it->second)) it->second->rescaleAxes();
-    } else {
-      colorMapOf(it->second)->data()->clear();
+  // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
+  // and the angular distance at the cursor step.
+  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, bool rowNormalise, bool reversed,
+                      const QString& labelSuffix) {
+    for (const auto* spec : dashboard::panelsOfKind(kind)) {
+      for (const auto& r : m_data.runs()) {
+        auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
+        if (it == m_plots.end()) continue;
+        auto* p = it->second;
+        if (const store::Matrix* m = matrixOf(r)) {
+          auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise, reversed);
+          figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
+          if (!userZoomed(p)) p->rescaleAxes();
+        } else {
+          figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
+        }
+        p->replot(QCustomPlot::rpQueuedReplot);
+      }
     }
-    it->second->replot(QCustomPlot::rpQueuedReplot);
-  }
-  // The full (l, n) angular matrix at the cursor step, read from the store snapshot.
-  for (const auto& r : m_data.runs()) {
-    auto it = m_plots.find(cursorMatrix->key + QLatin1Char(':') + schemeOf(r));
-    if (it == m_plots.end()) continue;
-    auto* p = it->second;
-    if (const auto* m = r.angularAt(m_cursor)) {
-      auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, m_rowNormalize->isChecked(),
-                                         /*reversedColours=*/true);
-      figures::heatmapColourBar(heat.map,
-                                scaleLabel(cursorMatrix->key) +
-                                    (m_rowNormalize->isChecked() ? tr(", row-normalised") : QString()),
-                                1, 1);
-      if (!userZoomed(p)) p->rescaleAxes();
-    } else {
-      colorMapOf(p)->data()->clear();
-    }
-    p->replot(QCustomPlot::rpQueuedReplot);
-  }
+  };
+  matrices(dashboard::PanelKind::MatrixAtEnd,
+           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; }, false, false,
+           QString());
+  const bool rowNormalise = m_rowNormalize->isChecked();
+  matrices(dashboard::PanelKind::MatrixAtCursor,
+           [this](const RunData& r) { return r.angularAt(m_cursor); }, rowNormalise, true,
+           rowNormalise ? tr(", row-normalised") : QString());
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);
     if (spec && spec->followsCursor) {

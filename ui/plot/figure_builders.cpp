@@ -61,7 +61,21 @@ double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double l
 
 namespace {
 
-// The colour map on exactly these axes, or a new one (sequential colours, no interpolation).
+// The plot's colour scale, or a new one at (row, column) of its layout.
+QCPColorScale* colourScaleOf(QCustomPlot* plot, int row, int column, bool* made) {
+  *made = false;
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+    if (auto* cs = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) return cs;
+  }
+  auto* bar = new QCPColorScale(plot);
+  plot->plotLayout()->addElement(row, column, bar);
+  bar->setBarWidth(8);
+  *made = true;
+  return bar;
+}
+
+}  // namespace
+
 QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y) {
   auto* plot = x->parentPlot();
   for (int i = 0; i < plot->plottableCount(); ++i) {
@@ -73,8 +87,6 @@ QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y) {
   m->setInterpolate(false);
   return m;
 }
-
-}  // namespace
 
 Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns) {
   Heatmap h;
@@ -147,15 +159,9 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
 
 QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row, int column) {
   auto* plot = map->parentPlot();
-  QCPColorScale* bar = nullptr;
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-    if (auto* cs = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) bar = cs;
-  }
-  if (!bar) {
-    bar = new QCPColorScale(plot);
-    plot->plotLayout()->addElement(row, column, bar);
-    bar->setBarWidth(8);
-    // The bar lines up with the plot's axis rect.
+  bool made = false;
+  auto* bar = colourScaleOf(plot, row, column, &made);
+  if (made) {  // the bar lines up with the plot's axis rect
     auto* group = new QCPMarginGroup(plot);
     plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     bar->setMarginGroup(QCP::msBottom | QCP::msTop, group);
@@ -172,14 +178,9 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
 }
 
 QCPColorScale* layerColourBar(QCustomPlot* plot, int layers, int row, int column) {
-  QCPColorScale* bar = nullptr;
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-    if (auto* cs = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) bar = cs;
-  }
-  if (!bar) {
-    bar = new QCPColorScale(plot);
-    plot->plotLayout()->addElement(row, column, bar);
-    bar->setBarWidth(8);
+  bool made = false;
+  auto* bar = colourScaleOf(plot, row, column, &made);
+  if (made) {
     bar->setLabel(QStringLiteral("layer"));
     bar->setGradient(viridisGradient());
   }

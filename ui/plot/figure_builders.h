@@ -42,6 +42,10 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
                    int columns = 0, std::optional<std::pair<double, double>> window = std::nullopt);
 
+/// The colour map on exactly these axes (a live panel's), or a new one: sequential colours,
+/// cells not interpolated.
+QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y);
+
 /// A colour map and the (min, max) of the values it shows.
 struct Heatmap {
   QCPColorMap* map = nullptr;
