@@ -127,6 +127,13 @@ void printProgress(const experiment::GroupProgress& p) {
   std::fflush(stderr);
 }
 
+// "phase    12.3 s  preparing tokenizer spm:8000 ...": one line per start-up phase, also with
+// --quiet (the window's launcher reads them to show what a starting group is doing).
+void printPhase(double seconds, const std::string& what) {
+  std::fprintf(stderr, "phase %7.1f s  %s\n", seconds, what.c_str());
+  std::fflush(stderr);
+}
+
 void printNotice(const std::string& line) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", line.c_str()); }
 
 void printSummary(const experiment::GroupResult& r, bool json) {
@@ -250,6 +257,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.stopFlag = &g_stop;
     if (!a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
+    if (!g.json) o.onPhase = printPhase;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     auto result = experiment::runGroup(c, store, o);

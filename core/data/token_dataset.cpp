@@ -146,7 +146,11 @@ TokenBatch TokenDataset::probeBatch(int rows) const {
   return window(starts);
 }
 
-CorpusTokens loadCorpusTokens(const DataConfig& data) {
+CorpusTokens loadCorpusTokens(const DataConfig& data,
+                              const std::function<void(const std::string&)>& phase) {
+  auto say = [&](const std::string& what) {
+    if (phase) phase(what);
+  };
   CorpusTokens ct;
   ct.corpusPath = data.corpus;
   if (ct.corpusPath.empty()) {
@@ -154,6 +158,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data) {
     if (!st.ready) throw DataError(st.message);
     ct.corpusPath = st.path;
   }
+  say("reading corpus " + ct.corpusPath);
   if (isTokenFile(ct.corpusPath)) {
     ct.tokens = readTokenFile(ct.corpusPath);
     ct.vocabSize = *std::max_element(ct.tokens.begin(), ct.tokens.end()) + 1;
@@ -177,6 +182,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data) {
     std::ofstream out(textFile, std::ios::binary);
     out << text;
   }
+  say("preparing tokenizer " + data.tokenizer + " (SentencePiece trains once per corpus, then is cached)");
   auto tok = makeTokenizer(data.tokenizer, textFile);
   ct.tokenizerName = tok->name();
   ct.vocabSize = tok->vocabSize();
@@ -187,6 +193,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data) {
   const uint64_t key = util::fnv1a(text, util::fnv1aFile(spm->modelPath()));
   int cachedVocab = 0;
   if (!readTokenCache(cache, key, ct.tokens, cachedVocab) || cachedVocab != ct.vocabSize) {
+    say("encoding corpus with " + ct.tokenizerName);
     ct.tokens = spm->encodeFile(textFile);
     writeTokenCache(cache, key, ct.tokens, ct.vocabSize);
   }

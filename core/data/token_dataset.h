@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,9 @@ struct CorpusTokens {
   int vocabSize = 0;
   std::string corpusPath, tokenizerName;
 };
-CorpusTokens loadCorpusTokens(const DataConfig& data);
+/// Reads (and tokenizes, or takes from the token cache) the corpus of `data`. `phase` is told
+/// each slow step as it starts ("reading corpus ...", "training tokenizer ...", "encoding ...").
+CorpusTokens loadCorpusTokens(const DataConfig& data,
+                              const std::function<void(const std::string&)>& phase = {});
 
 }  // namespace depthlab::data

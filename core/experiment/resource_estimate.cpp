@@ -6,10 +6,15 @@
 #include <sstream>
 
 #include "experiment/presets.h"
+#include "experiment/run_config.h"
+
+#include <algorithm>
+#include <map>
 
 namespace depthlab::experiment {
 
-RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme) {
+RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
+                        const TimeCalibration& calibration) {
   RunEstimate e;
   auto m = c.model;
   if (c.data.tokenizer == "byte") m.vocabSize = 256;
@@ -24,8 +29,57 @@ RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme) {
   // thread sustains about 45 GFLOP/s for these shapes (cpu-demo: 600 steps in ~95 s).
   const double tokens = B * T * c.optim.gradAccum * c.optim.steps;
   const double flops = tokens * (6.0 * static_cast<double>(e.params) + 12.0 * L * T * C);
-  e.seconds = flops / (c.run.device == "cpu" ? 45e9 : 5e12);
+  e.seconds = flops / (c.run.device == "cpu" ? 45e9 : 5e12) * calibration.factor;
   return e;
+}
+
+TimeCalibration calibrateTime(const std::vector<store::RunInfo>& runs, const std::string& deviceKind,
+                              int newestGroups) {
+  struct Group {
+    double start = 1e300, end = 0, estimate = 0;
+    bool complete = true;
+    int64_t newestId = 0;
+  };
+  std::map<std::string, Group> groups;
+  for (const auto& r : runs) {
+    if (r.groupName.empty()) continue;
+    auto& g = groups[r.groupName];
+    g.newestId = std::max(g.newestId, r.id);
+    const auto c = tryConfigOf(r);
+    const bool sameKind = c && (deviceKind == "cpu" ? c->run.device == "cpu" : c->run.device != "cpu");
+    if (!c || !sameKind || r.status != store::RunStatus::Finished || !r.startedAt || !r.finishedAt) {
+      g.complete = false;
+      continue;
+    }
+    g.start = std::min(g.start, *r.startedAt);
+    g.end = std::max(g.end, *r.finishedAt);
+    g.estimate += estimateRun(*c, r.scheme).seconds;
+  }
+  std::vector<std::pair<int64_t, double>> ratios;  // (newest run id, measured / estimate)
+  for (const auto& [name, g] : groups) {
+    const double measured = g.end - g.start;
+    if (g.complete && g.estimate > 0 && measured > 0.5) ratios.emplace_back(g.newestId, measured / g.estimate);
+  }
+  std::sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (static_cast<int>(ratios.size()) > newestGroups) ratios.resize(static_cast<size_t>(newestGroups));
+  TimeCalibration cal;
+  if (ratios.empty()) return cal;
+  std::vector<double> f;
+  for (const auto& r : ratios) f.push_back(r.second);
+  std::sort(f.begin(), f.end());
+  const size_t n = f.size();
+  cal.factor = n % 2 ? f[n / 2] : 0.5 * (f[n / 2 - 1] + f[n / 2]);
+  cal.groups = static_cast<int>(n);
+  return cal;
+}
+
+std::string formatDuration(double seconds) {
+  char buf[32];
+  if (!(seconds >= 0)) return "?";
+  if (seconds < 60) std::snprintf(buf, sizeof(buf), "%.0f s", std::max(1.0, seconds));
+  else if (seconds < 3600) std::snprintf(buf, sizeof(buf), "%.1f min", seconds / 60);
+  else std::snprintf(buf, sizeof(buf), "%.1f h", seconds / 3600);
+  return buf;
 }
 
 double availableMemoryMB() {

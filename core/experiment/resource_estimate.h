@@ -8,6 +8,7 @@
 #include <string>
 
 #include "experiment/experiment_config.h"
+#include "store/store_types.h"
 
 namespace depthlab::experiment {
 
@@ -17,7 +18,22 @@ struct RunEstimate {
   double seconds = 0;    // rough: ~45 GFLOP/s on one CPU thread, ~5 TFLOP/s on a GPU
 };
 
-RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme);
+/// How long groups really took on this machine relative to their estimate: the median of
+/// (measured wall time / estimate) over the newest finished groups of one device kind.
+struct TimeCalibration {
+  double factor = 1.0;  // multiplies the FLOP-rate estimate
+  int groups = 0;       // finished groups it comes from (0: uncalibrated)
+};
+
+/// `runs`: the store's runs (any order). Groups of `deviceKind` ("cpu" or "cuda") only.
+TimeCalibration calibrateTime(const std::vector<store::RunInfo>& runs, const std::string& deviceKind,
+                              int newestGroups = 10);
+
+RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
+                        const TimeCalibration& calibration = {});
+
+/// "8 s", "2.5 min", "1.3 h": a duration at the precision an estimate deserves.
+std::string formatDuration(double seconds);
 
 /// Memory the machine can give a new process now (MemAvailable), in MB; 0 when unknown.
 double availableMemoryMB();

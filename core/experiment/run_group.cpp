@@ -9,10 +9,12 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
+#include "experiment/group_names.h"
 #include "experiment/probe_schedule.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_checkpoints.h"
@@ -254,7 +256,8 @@ void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
 // Trains every active member from `startStep` to the configured number of steps.
 void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                const data::TokenDataset& data, store::RunStore& store,
-               const RunGroupOptions& o, int64_t startStep, GroupResult& result) {
+               const RunGroupOptions& o, int64_t startStep, GroupResult& result,
+               const std::function<void()>& afterFirstStep = {}) {
   LoopState state;
   StoreLink link(store);
   link.onNotice = o.onNotice;
@@ -296,6 +299,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     }
     if (!anyActive) break;
     afterStep(members, step, config, o, link, state, report);
+    if (step == startStep && afterFirstStep) afterFirstStep();
   }
   finishMembers(members, data, probes, link, state, o, result);
   int64_t reached = startStep;
@@ -311,8 +315,9 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
 }
 
 data::TokenDataset loadDataset(ExperimentConfig& config,
-                               const std::function<void()>& beforeBatching = {}) {
-  auto corpus = data::loadCorpusTokens(config.data);
+                               const std::function<void()>& beforeBatching = {},
+                               const std::function<void(const std::string&)>& phase = {}) {
+  auto corpus = data::loadCorpusTokens(config.data, phase);
   config.model.vocabSize = corpus.vocabSize;
   if (beforeBatching) beforeBatching();
   return data::TokenDataset(std::move(corpus.tokens), corpus.vocabSize, config.data.valFraction,
@@ -348,16 +353,24 @@ std::string defaultGroupName(const ExperimentConfig& c) {
 GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
                      const RunGroupOptions& options) {
   requireValid(input);
+  const auto started = Clock::now();
+  auto phase = [&](const std::string& what) {
+    if (options.onPhase) options.onPhase(since(started), what);
+  };
   ExperimentConfig config = input;
   const torch::Device device = train::resolveDevice(config.run.device);
   std::string microBatchChoice;
   // bad corpora fail here, before any run; so does a model that does not fit the GPU at all
-  data::TokenDataset dataset = loadDataset(config, [&] {
-    microBatchChoice = chooseMicroBatch(config, device);
-  });
+  data::TokenDataset dataset = loadDataset(
+      config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase);
   applyThreads(config);
   requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
-  if (config.name.empty()) config.name = defaultGroupName(config);
+  {
+    std::set<std::string> taken;
+    for (const auto& r : store.listRuns()) taken.insert(r.groupName);
+    config.name = uniqueGroupName(config.name.empty() ? defaultGroupName(config) : config.name, taken);
+  }
+  phase("building " + std::to_string(config.schemes.size()) + " model(s) of group " + config.name);
 
   GroupResult result;
   result.groupName = config.name;
@@ -369,7 +382,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     ExperimentConfig runConfig = config;
     runConfig.schemes = {scheme};
     store::NewRun nr;
-    nr.name = config.name + " " + scheme + " s" + std::to_string(config.run.seed);
+    nr.name = defaultRunName(config.name, scheme, config.run.seed);
     nr.groupName = config.name;
     nr.scheme = scheme;
     nr.configJson = toJson(runConfig).dump();
@@ -393,7 +406,8 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     b.event(0, store::EventLevel::Info, microBatchChoice);
     store.write(m.runId, b);
   }
-  trainLoop(members, config, dataset, store, options, 0, result);
+  phase("first step (probes of the initial state, then one update per model)");
+  trainLoop(members, config, dataset, store, options, 0, result, [&] { phase("first step done; training"); });
   return result;
 }
 

@@ -45,6 +45,9 @@ struct RunGroupOptions {
                                                    // group (checkpointed); shorter hiccups wait
   std::function<void(const std::string&)> onNotice;  // lines for the user (store trouble, resume)
   std::function<void(const std::vector<int64_t>&)> onRunsStarted;  // the run ids, once running
+  /// Each phase of the start as it begins, with the seconds since runGroup was called:
+  /// reading the corpus, the tokenizer, encoding, building the models, the first step.
+  std::function<void(double seconds, const std::string& phase)> onPhase;
 };
 
 struct GroupResult {
@@ -55,7 +58,8 @@ struct GroupResult {
 };
 
 /// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data
-/// throws before any run is created.
+/// throws before any run is created. The group's name is made unique in the store (a name in
+/// use gets the next free " N" suffix): every launch is its own group.
 GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
                      const RunGroupOptions& options);
 /// Continues a stored run from its newest checkpoint that verifies (newer broken ones are

@@ -54,7 +54,7 @@ const std::vector<Metric>& catalogue() {
        kNoPanel, "variance of the (scaled) norm output entering attention"},
       {kNormVarFfn, K::PerLayer, "FFN-norm output variance", "", S::Log, C::Sequential, kNoPanel,
        "variance of the (scaled) norm output entering the MLP"},
-      {kBlockInfluence, K::PerLayer, "Block Influence", "", S::Linear, C::Sequential, kNoPanel,
+      {kBlockInfluence, K::PerLayer, "Block Influence", "", S::Linear, C::Sequential, kDashboard,
        "1 - mean cos(input, output) of the block"},
       {kBlockPruneBestStart, K::PerLayer, "best block start", "layer", S::Linear, C::None,
        kNoPanel, "for n = 1..L, the start l minimising d(x_l, x_l+n)"},

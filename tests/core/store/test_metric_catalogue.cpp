@@ -79,7 +79,7 @@ TEST(MetricCatalogue, RowsAreUniqueAndDescribed) {
 TEST(MetricCatalogue, ViewsListTheirRowsInCatalogueOrder) {
   const auto layers = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
   const std::vector<std::string> expected = {"variance", "angular_adjacent", "prune_delta",
-                                             "effectiveness", "grad_norm"};
+                                             "effectiveness", "grad_norm", "block_influence"};
   EXPECT_EQ(layers, expected);
   const auto compare = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
   EXPECT_EQ(compare, (std::vector<std::string>{"variance", "angular_adjacent", "prune_delta"}));
