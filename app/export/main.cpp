@@ -4,6 +4,7 @@
 //                   --format pdf|svg|png --width 8.5cm [--height 6cm] [--dpi 300]
 //                   [--font "Latin Modern Roman"] [--font-size 8] [--line-width 1]
 //                   [--palette okabe-ito|tol-bright] [--style style.json] [--save-style FILE]
+//                   [--label pre_ln=Pre-LN --label "lns=LNS (ours)" --label 7=baseline]
 //                   --out PATH [--db PATH]
 #include <QApplication>
 #include <QCommandLineParser>
@@ -24,7 +25,7 @@ namespace {
 // The command line's options (see the header comment).
 struct Options {
   QCommandLineOption runs, figure, format, width, height, dpi, font, fontSize, lineWidth, palette,
-      styleFile, saveStyle, out, db;
+      styleFile, saveStyle, out, db, label;
 };
 
 QCommandLineOption option(const char* name, const char* help, const char* value,
@@ -48,10 +49,12 @@ Options addOptions(QCommandLineParser& p) {
             option("style", "Saved style (JSON) to start from", "file"),
             option("save-style", "Also save the style used to this file", "file"),
             option("out", "Output file (a folder for --figure set)", "path"),
-            option("db", "Run database", "path")};
+            option("db", "Run database", "path"),
+            option("label", "A display name, repeatable: SCHEME=NAME (pre_ln=Pre-LN, lns='LNS (ours)') "
+                            "or RUNID=NAME (7=baseline); kept by --save-style", "key=name")};
   for (const auto* opt : {&o.runs, &o.figure, &o.format, &o.width, &o.height, &o.dpi, &o.font,
                           &o.fontSize, &o.lineWidth, &o.palette, &o.styleFile, &o.saveStyle,
-                          &o.out, &o.db}) {
+                          &o.out, &o.db, &o.label}) {
     p.addOption(*opt);
   }
   return o;
@@ -85,6 +88,15 @@ ui::FigureStyle styleFrom(const QCommandLineParser& p, const Options& o) {
   if (fresh || p.isSet(o.fontSize)) style.fontPt = p.value(o.fontSize).toDouble();
   if (fresh || p.isSet(o.lineWidth)) style.lineWidth = p.value(o.lineWidth).toDouble();
   if (fresh || p.isSet(o.palette)) style.palette = p.value(o.palette);
+  for (const auto& l : p.values(o.label)) {
+    const int eq = l.indexOf(QLatin1Char('='));
+    if (eq <= 0) throw std::invalid_argument("--label '" + l.toStdString() + "': use SCHEME=NAME or RUNID=NAME");
+    const QString key = l.left(eq).trimmed(), name = l.mid(eq + 1).trimmed();
+    bool numeric = false;
+    const qint64 id = key.toLongLong(&numeric);
+    if (numeric) style.runNames[id] = name;
+    else style.schemeNames[key] = name;
+  }
   return style;
 }
 

@@ -15,6 +15,7 @@
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "experiment/group_names.h"
 #include "store/metric_catalogue.h"
 #include "support/temp_dir.h"
 
@@ -24,12 +25,12 @@ namespace {
 
 constexpr int kLayers = 5;
 
-// pre_ln and lns runs of group "pair": variance and pruning at steps 0, 50, 100.
+// pre_ln and lns runs of group "pair" (default names): variance and pruning at steps 0, 50, 100.
 std::vector<int64_t> writePair(store::RunStore& s) {
   std::vector<int64_t> ids;
   for (const char* scheme : {"pre_ln", "lns"}) {
     store::NewRun nr;
-    nr.name = scheme;
+    nr.name = experiment::defaultRunName("pair", scheme, 0);
     nr.groupName = "pair";
     nr.scheme = scheme;
     nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":101}})";
@@ -189,17 +190,18 @@ TEST(FigureBuilders, TheExportedLossFigureHasTheDashboardsLosses) {
     }
     return nullptr;
   };
-  for (const char* scheme : {"pre_ln", "lns"}) {
+  // Runs go by their display names on screen and on paper (one legend entry per run on paper).
+  for (const char* scheme : {"Pre-LN", "LNS"}) {
     SCOPED_TRACE(scheme);
     const QString name = QString::fromLatin1(scheme);
     auto* rawOnScreen = graph(panel, name + QStringLiteral(" train (raw)"));
-    auto* onPaper = graph(&paper, name + QStringLiteral(" train"));
+    auto* onPaper = graph(&paper, name);
     ASSERT_NE(rawOnScreen, nullptr);
     ASSERT_NE(onPaper, nullptr);
     EXPECT_EQ(pointsOf(rawOnScreen), pointsOf(onPaper));
   }
-  auto* valOnScreen = graph(panel, QStringLiteral("pre_ln val"));
-  auto* valOnPaper = graph(&paper, QStringLiteral("pre_ln val"));
+  auto* valOnScreen = graph(panel, QStringLiteral("Pre-LN val"));
+  auto* valOnPaper = graph(&paper, QStringLiteral("Pre-LN val"));
   ASSERT_NE(valOnScreen, nullptr);
   ASSERT_NE(valOnPaper, nullptr);
   EXPECT_EQ(pointsOf(valOnScreen), pointsOf(valOnPaper));

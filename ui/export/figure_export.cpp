@@ -6,18 +6,23 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSvgGenerator>
 #include <QTextStream>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "experiment/experiment_config.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/figure_layout.h"
+#include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
 #include "store/metric_catalogue.h"
 
@@ -43,19 +48,30 @@ QString num(double v) { return std::isfinite(v) ? QString::number(v, 'g', 9) : Q
 
 QColor colorFor(const QString& scheme, const FigureStyle& style) { return schemeColor(scheme, style.palette); }
 
+// The k-th run of a scheme in a figure: the scheme's colour, then darker and lighter shades,
+// so seeds of one scheme stay apart while the scheme stays recognisable.
+QColor shadeFor(const QColor& base, int k) {
+  static const int factors[] = {100, 150, 60, 190, 40};
+  if (k == 0) return base;
+  const int f = factors[k % 5];
+  return f > 100 ? base.darker(f) : base.lighter(100 + (100 - f) * 2);
+}
+
 void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
+  // The figure is laid out with 1 pixel = 1 pt and saved that way (PDF, SVG, PNG at its DPI),
+  // so a font of `fontPt` points must be `fontPt` pixels tall on the plot's own device.
   QFont f(s.fontFamily);
-  f.setPointSizeF(s.fontPt);
+  f.setPointSizeF(s.fontPt * 72.0 / std::max(1, plot->logicalDpiY()));
   plot->setFont(f);
   plot->setBackground(Qt::white);
   std::vector<QCPAxis*> axes;
   for (auto* rect : plot->axisRects()) {
     for (auto* axis : rect->axes()) axes.push_back(axis);
   }
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-    if (auto* scale = qobject_cast<QCPColorScale*>(plot->plotLayout()->elementAt(i))) {
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
       axes.push_back(scale->axis());
-      scale->setBarWidth(static_cast<int>(s.fontPt));
+      scale->setBarWidth(static_cast<int>(std::lround(0.7 * s.fontPt)));
     }
   }
   {
@@ -74,33 +90,79 @@ void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
       axis->grid()->setSubGridVisible(false);
     }
   }
+  for (auto* rect : plot->axisRects()) rect->insetLayout()->setMargins(QMargins(3, 3, 3, 3));  // legend near the frame
   plot->plotLayout()->setRowSpacing(0);
   plot->plotLayout()->setColumnSpacing(2);
-  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
-    if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* t = qobject_cast<QCPTextElement*>(element)) {
       t->setFont(f);
       t->setMargins(QMargins(0, 2, 0, 0));
     }
   }
-  if (plot->legend) {
+  if (plot->legend) {  // compact, at the figure's scale (1 px = 1 pt)
     plot->legend->setFont(f);
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setBrush(QColor(255, 255, 255, 220));
+    plot->legend->setIconSize(static_cast<int>(std::lround(2.2 * s.fontPt)), static_cast<int>(std::lround(0.7 * s.fontPt)));
+    plot->legend->setIconTextPadding(static_cast<int>(std::lround(0.4 * s.fontPt)));
+    plot->legend->setRowSpacing(0);
+    plot->legend->setColumnSpacing(static_cast<int>(std::lround(s.fontPt)));
+    plot->legend->setMargins(QMargins(2, 1, 2, 1));
+    for (int i = 0; i < plot->legend->itemCount(); ++i) plot->legend->item(i)->setMargins(QMargins(1, 0, 1, 0));
   }
 }
 
-// Adds one axis rect per run in a row, with a title; returns them.
-std::vector<QCPAxisRect*> panelRow(QCustomPlot* plot, const QStringList& titles) {
+// Panels per row at this width: each at least ~2.8 cm wide (80 pt), as few rows as that
+// allows, the rows filled evenly (4 runs: 2 x 2 rather than 3 + 1).
+int panelColumns(int n, double widthPt) {
+  n = std::max(1, n);
+  const int most = std::clamp(static_cast<int>(widthPt / 80.0), 1, n);
+  const int rows = (n + most - 1) / most;
+  return (n + rows - 1) / rows;
+}
+
+// One titled axis rect per run in a grid of `columns` (row-major) nested in the plot's first
+// layout cell, so a colour bar can stand beside all of them at (0, 1). Axes line up across
+// rows and columns.
+std::vector<QCPAxisRect*> panelGrid(QCustomPlot* plot, const QStringList& titles, int columns) {
   plot->plotLayout()->clear();
+  auto* grid = new QCPLayoutGrid;
+  plot->plotLayout()->addElement(0, 0, grid);
+  grid->setColumnSpacing(6);
+  grid->setRowSpacing(2);
   std::vector<QCPAxisRect*> rects;
+  std::vector<QCPMarginGroup*> columnGroups, rowGroups;
+  const int rows = (static_cast<int>(titles.size()) + columns - 1) / columns;
+  for (int c = 0; c < columns; ++c) columnGroups.push_back(new QCPMarginGroup(plot));
+  for (int r = 0; r < rows; ++r) rowGroups.push_back(new QCPMarginGroup(plot));
   for (int i = 0; i < titles.size(); ++i) {
+    const int r = i / columns, c = i % columns;
     auto* title = new QCPTextElement(plot, titles[i]);
-    plot->plotLayout()->addElement(0, i, title);
+    grid->addElement(2 * r, c, title);
     auto* rect = new QCPAxisRect(plot);
-    plot->plotLayout()->addElement(1, i, rect);
+    rect->setMinimumSize(20, 20);  // QCustomPlot's 50 x 50 would squeeze the colour bar out
+    grid->addElement(2 * r + 1, c, rect);
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, columnGroups[static_cast<size_t>(c)]);
+    rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroups[static_cast<size_t>(r)]);
     rects.push_back(rect);
   }
+  for (int r = 0; r < grid->rowCount(); ++r) grid->setRowStretchFactor(r, r % 2 == 0 ? 0.001 : 1.0);
   return rects;
+}
+
+// Where a figure's colour bar goes: beside the panels (a vertical bar at (0, 1)) when the
+// figure is wide enough, else below them, horizontal, across the whole width (narrow columns
+// cannot spare the bar's width).
+bool colourBarBelow(const FigureStyle& s) { return s.widthPt < 300; }
+
+void placeColourBar(QCPColorScale* bar, const FigureStyle& s) {
+  if (!colourBarBelow(s)) return;
+  auto* grid = bar->parentPlot()->plotLayout();
+  grid->take(bar);
+  grid->simplify();  // the bar's empty column goes
+  bar->setMarginGroup(QCP::msAll, nullptr);  // no longer aligned with a panel's top and bottom
+  bar->setType(QCPAxis::atBottom);
+  grid->addElement(1, 0, bar);
 }
 
 struct RunMeta {
@@ -108,14 +170,18 @@ struct RunMeta {
   QString label;
 };
 
-std::vector<RunMeta> loadRuns(store::RunStore& store, const std::vector<int64_t>& ids) {
-  std::vector<RunMeta> out;
+std::vector<RunMeta> loadRuns(store::RunStore& store, const std::vector<int64_t>& ids,
+                              const FigureStyle& style) {
+  std::vector<store::RunInfo> infos;
   for (int64_t id : ids) {
     auto r = store.run(id);
     if (!r) throw std::runtime_error("no run with id " + std::to_string(id));
-    out.push_back({*r, QString::fromStdString(r->scheme.empty() ? r->name : r->scheme)});
+    infos.push_back(*r);
   }
-  if (out.empty()) throw std::runtime_error("no runs given");
+  if (infos.empty()) throw std::runtime_error("no runs given");
+  const QStringList labels = runLabels(infos, style);  // display names, distinct
+  std::vector<RunMeta> out;
+  for (size_t i = 0; i < infos.size(); ++i) out.push_back({infos[i], labels[static_cast<int>(i)]});
   return out;
 }
 
@@ -125,12 +191,15 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
   plot->xAxis->setLabel(QStringLiteral("step"));
   plot->yAxis->setLabel(QStringLiteral("loss"));
   plot->legend->setVisible(true);
-  // The dashboard's loss curves, raw, every point.
+  // The dashboard's loss curves, raw, every point; one legend entry per run (validation
+  // dashed, explained by the axis label).
   std::vector<figures::LossRun> losses;
+  std::map<std::string, int> perScheme;
   for (const auto& r : runs) {
-    figures::LossRun run{r.label, colorFor(QString::fromStdString(r.info.scheme), s), Qt::SolidLine,
+    figures::LossRun run{r.label, shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++),
+                         Qt::SolidLine,
                          store.scalarSeries(r.info.id, metrics::kLossTrain),
-                         store.scalarSeries(r.info.id, metrics::kLossVal)};
+                         store.scalarSeries(r.info.id, metrics::kLossVal), {}};
     for (const auto* key : {metrics::kLossTrain, metrics::kLossVal}) {
       const auto& pts = std::string(key) == metrics::kLossVal ? run.val : run.train;
       if (pts.empty()) warnings << QStringLiteral("run %1 has no %2").arg(r.info.id).arg(QLatin1String(key));
@@ -145,7 +214,10 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
   style.valWidth = s.lineWidth * 1.2;
   style.trainAlpha = 150;
   style.valMarkers = false;
+  style.valInLegend = false;
+  style.trainSuffix = QString();
   figures::lossOverlay(plot->xAxis, plot->yAxis, losses, style);
+  plot->yAxis->setLabel(QStringLiteral("loss (train; validation dashed)"));
   plot->rescaleAxes();
 }
 
@@ -154,14 +226,17 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
-  auto rects = panelRow(plot, titles);
+  const int columns = panelColumns(static_cast<int>(runs.size()), s.widthPt);
+  auto rects = panelGrid(plot, titles, columns);
   double ymax = 0;
+  int layers = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
-    rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("output variance") : QString());
+    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("output variance") : QString());
     auto series = store.layerSeries(runs[i].info.id, metrics::kVariance);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
+    layers = std::max(layers, series.nLayers);
     // The dashboard's variance panel, every point kept (no pixel columns on paper).
     ymax = std::max(ymax, figures::layerCurves(rect->axis(QCPAxis::atBottom),
                                                rect->axis(QCPAxis::atLeft), series, s.lineWidth * 0.8));
@@ -175,6 +250,8 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     rect->axis(QCPAxis::atBottom)->rescale();
   }
   for (auto* rect : rects) rect->axis(QCPAxis::atLeft)->setRange(0, ymax > 0 ? ymax * 1.05 : 1);  // shared scale
+  // The curves' colours: layer 1 (dark) to L (bright), as on the dashboard.
+  if (layers > 0) placeColourBar(figures::layerColourBar(plot, layers, 0, 1), s);
 }
 
 void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
@@ -182,19 +259,20 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
                 QStringLiteral("angular_distance")};
   QStringList titles;
-  for (const auto& r : runs) titles << r.label + QStringLiteral(" (raw)");
-  auto rects = panelRow(plot, titles);
+  for (const auto& r : runs) titles << r.label;
+  const int columns = panelColumns(static_cast<int>(runs.size()), s.widthPt);
+  auto rects = panelGrid(plot, titles, columns);
   std::vector<figures::Heatmap> maps;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
-    rect->axis(QCPAxis::atLeft)->setLabel(i == 0 ? QStringLiteral("layer l") : QString());
+    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("layer l") : QString());
     auto steps = store.matrixSteps(runs[i].info.id, metrics::kAngular);
     if (steps.empty()) { warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id); continue; }
     auto m = store.matrix(runs[i].info.id, metrics::kAngular, steps.back());
-    // The dashboard's (l, n) panel, raw (not row-normalised).
+    // The dashboard's (l, n) panel, raw (not row-normalised), its colours (small = bright).
     maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
-                                          *m, /*rowNormalise=*/false, /*reversedColours=*/true));
+                                          *m, /*rowNormalise=*/false, metrics::kAngular));
     for (int r = 0; r < m->rows; ++r) {
       for (int c = 0; c < m->cols; ++c) {
         const double v = m->data[static_cast<size_t>(r) * m->cols + c];
@@ -208,12 +286,10 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
     rect->axis(QCPAxis::atLeft)->rescale();
   }
   if (!maps.empty()) {
-    auto* scale = new QCPColorScale(plot);
-    plot->plotLayout()->addElement(1, static_cast<int>(runs.size()), scale);
-    scale->setLabel(QStringLiteral("angular distance"));
-    for (const auto& m : maps) m.map->setColorScale(scale);
     figures::shareColourRange(maps);  // one scale for every panel
-    scale->setGradient(viridisGradient(true));
+    auto* bar = figures::heatmapColourBar(maps.front().map, QStringLiteral("angular distance"), 0, 1);
+    for (const auto& m : maps) m.map->setColorScale(bar);
+    placeColourBar(bar, s);
   }
 }
 
@@ -225,8 +301,9 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   plot->legend->setVisible(true);
   // The dashboard's pruning bars at each run's last pruning step.
   std::vector<figures::BarSeries> bars;
+  std::map<std::string, int> perScheme;
   for (const auto& r : runs) {
-    figures::BarSeries b{r.label, colorFor(QString::fromStdString(r.info.scheme), s), {}};
+    figures::BarSeries b{r.label, shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++), {}};
     auto series = store.layerSeries(r.info.id, metrics::kPruneDelta);
     if (series.steps.empty()) {
       warnings << QStringLiteral("run %1 has no pruning probe").arg(r.info.id);
@@ -243,6 +320,9 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   const int L = figures::layerBars(plot->xAxis, plot->yAxis, bars);
   plot->rescaleAxes();
   plot->xAxis->setRange(0.4, L + 0.6);
+  // Headroom above the bars: room for the legend in a corner before it has to go outside.
+  const auto y = plot->yAxis->range();
+  plot->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.35 * (y.upper - std::min(0.0, y.lower)));
 }
 
 void writeText(const QString& path, const QString& text) {
@@ -268,18 +348,68 @@ void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMe
   applyPaperStyle(plot, s);
 }
 
+// Sizes the drawn figure to its physical size and makes its text readable there: titles that
+// fit, the legend where it hides no data, tick labels that never collide.
+void fitToSize(QCustomPlot* plot, const QSize& sizePt, FigureKind kind) {
+  // A colour bar beside or below the panels keeps its size; the panels take what is left.
+  if (plot->plotLayout()->columnCount() == 2) plot->plotLayout()->setColumnStretchFactors({1.0, 0.001});
+  if (plot->plotLayout()->rowCount() == 2) plot->plotLayout()->setRowStretchFactors({1.0, 0.001});
+  plot->resize(sizePt);
+  plot->setViewport(QRect(QPoint(0, 0), sizePt));
+  figures::fitTitles(plot);
+  figures::fitTickLabels(plot);
+  if (kind == FigureKind::Loss || kind == FigureKind::Pruning) {
+    // Ticks and legend move each other (a legend below shrinks the axes; new ticks move the
+    // data under an inside legend): settle them together.
+    for (int round = 0; round < 3; ++round) {
+      figures::placeLegend(plot, plot->axisRect());
+      figures::fitTickLabels(plot);
+      if (figures::pointsUnderLegend(plot, plot->axisRect()) == 0) break;
+    }
+  }
+  // A colour bar first laid out with no room keeps an empty gradient image: redraw it now.
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
+      const auto gradient = scale->gradient();
+      scale->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale));
+      scale->setGradient(gradient);
+    }
+  }
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 }  // namespace
+
+QSize figureSizePt(const ExportRequest& req) {
+  const auto& s = req.style;
+  const int w = static_cast<int>(std::lround(s.widthPt));
+  if (s.heightPt > 0) return {w, static_cast<int>(std::lround(s.heightPt))};
+  int rows = 1, columns = 1;
+  if (req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
+    const int n = std::max<int>(1, static_cast<int>(req.runs.size()));
+    columns = panelColumns(n, s.widthPt);
+    rows = (n + columns - 1) / columns;
+  }
+  // A single panel: the classic 0.68 aspect; a grid: each row about 0.85 as tall as a panel is
+  // wide, plus its title and axis labels, never taller than the single panel.
+  double h = rows * std::min(s.widthPt * 0.68, (s.widthPt / columns) * 0.85 + 3.5 * s.fontPt);
+  if (columns > 1 || rows > 1 || req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
+    if (colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
+  }
+  return {w, static_cast<int>(std::lround(h))};
+}
 
 QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
   Csv csv;
   QStringList warnings;
-  drawInto(plot, store, loadRuns(store, req.runs), req, csv, warnings);
+  drawInto(plot, store, loadRuns(store, req.runs, req.style), req, csv, warnings);
+  fitToSize(plot, figureSizePt(req), req.kind);
   return warnings;
 }
 
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   ExportResult result;
-  const auto runs = loadRuns(store, req.runs);
+  const auto runs = loadRuns(store, req.runs, req.style);
   const auto& s = req.style;
   QCustomPlot plot;
   Csv csv;
@@ -287,9 +417,9 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   if (csv.rows.isEmpty()) {
     throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
   }
-  const int wPt = static_cast<int>(std::lround(s.widthPt));
-  const int hPt = static_cast<int>(std::lround(s.heightPt > 0 ? s.heightPt : s.widthPt * 0.68));
-  plot.resize(wPt, hPt);
+  const QSize size = figureSizePt(req);
+  const int wPt = size.width(), hPt = size.height();
+  fitToSize(&plot, size, req.kind);
   QDir().mkpath(QFileInfo(req.path).absolutePath());
   bool ok = false;
   if (req.format == QLatin1String("pdf")) {

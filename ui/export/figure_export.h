@@ -6,6 +6,7 @@
 // Works without a display (Qt's offscreen platform).
 #pragma once
 
+#include <QSize>
 #include <QString>
 #include <QStringList>
 
@@ -36,8 +37,11 @@ struct ExportResult {
 
 /// Throws std::runtime_error with a user-facing message (unknown run, nothing to plot, I/O).
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& request);
+/// The figure's size in points: the style's width; its height, or (0) one from the panel grid.
+QSize figureSizePt(const ExportRequest& request);
 /// Draws the figure of `request` (kind, runs, style) onto `plot` exactly as exportFigure saves
-/// it, without sizing or saving; returns the warnings. For previews and tests.
+/// it, sized to figureSizePt (1 pixel = 1 pt) with its text fitted (titles, legend, ticks),
+/// without saving; returns the warnings. For the preview and tests.
 QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& request);
 /// The paper figure set for a group of runs: loss, variance, angular, pruning into `dir`.
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,

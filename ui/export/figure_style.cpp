@@ -21,8 +21,29 @@ double parseLengthToPoints(const QString& text) {
   return v;
 }
 
+QString defaultSchemeName(const QString& scheme) {
+  static const QMap<QString, QString> names = {
+      {QStringLiteral("pre_ln"), QStringLiteral("Pre-LN")},
+      {QStringLiteral("lns"), QStringLiteral("LNS")},
+      {QStringLiteral("post_ln"), QStringLiteral("Post-LN")},
+      {QStringLiteral("mix_ln"), QStringLiteral("Mix-LN")},
+      {QStringLiteral("deepnorm"), QStringLiteral("DeepNorm")},
+      {QStringLiteral("deepnorm_official"), QStringLiteral("DeepNorm (official)")},
+      {QStringLiteral("sandwich"), QStringLiteral("Sandwich-LN")},
+      {QStringLiteral("lns_learnable"), QStringLiteral("LNS (learnable)")}};
+  return names.value(scheme, scheme);
+}
+
+QString schemeDisplayName(const FigureStyle& style, const QString& scheme) {
+  const QString named = style.schemeNames.value(scheme);
+  return named.isEmpty() ? defaultSchemeName(scheme) : named;
+}
+
 QString styleToJson(const FigureStyle& s) {
-  QJsonObject o{{QStringLiteral("widthPt"), s.widthPt}, {QStringLiteral("heightPt"), s.heightPt},
+  QJsonObject schemes, runs;
+  for (auto it = s.schemeNames.begin(); it != s.schemeNames.end(); ++it) schemes[it.key()] = it.value();
+  for (auto it = s.runNames.begin(); it != s.runNames.end(); ++it) runs[QString::number(it.key())] = it.value();
+  QJsonObject o{{QStringLiteral("schemeNames"), schemes}, {QStringLiteral("runNames"), runs},{QStringLiteral("widthPt"), s.widthPt}, {QStringLiteral("heightPt"), s.heightPt},
                 {QStringLiteral("dpi"), s.dpi},       {QStringLiteral("fontFamily"), s.fontFamily},
                 {QStringLiteral("fontPt"), s.fontPt}, {QStringLiteral("lineWidth"), s.lineWidth},
                 {QStringLiteral("palette"), s.palette}};
@@ -41,6 +62,18 @@ FigureStyle styleFromJson(const QString& json) {
   s.fontPt = o.value(QStringLiteral("fontPt")).toDouble(s.fontPt);
   s.lineWidth = o.value(QStringLiteral("lineWidth")).toDouble(s.lineWidth);
   s.palette = o.value(QStringLiteral("palette")).toString(s.palette);
+  const auto schemes = o.value(QStringLiteral("schemeNames")).toObject();
+  for (auto it = schemes.begin(); it != schemes.end(); ++it) {
+    if (!it.value().isString()) throw std::invalid_argument("schemeNames: the name of " + it.key().toStdString() + " is not a string");
+    s.schemeNames[it.key()] = it.value().toString();
+  }
+  const auto runs = o.value(QStringLiteral("runNames")).toObject();
+  for (auto it = runs.begin(); it != runs.end(); ++it) {
+    bool ok = false;
+    const qint64 id = it.key().toLongLong(&ok);
+    if (!ok || !it.value().isString()) throw std::invalid_argument("runNames: use {\"<run id>\": \"name\"} (got key '" + it.key().toStdString() + "')");
+    s.runNames[id] = it.value().toString();
+  }
   if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2)) throw std::invalid_argument("figure style out of range");
   return s;
 }

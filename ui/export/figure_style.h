@@ -5,8 +5,10 @@
 #pragma once
 
 #include <QColor>
+#include <QMap>
 #include <QString>
 
+#include <cstdint>
 #include <vector>
 
 namespace depthlab::ui {
@@ -19,7 +21,17 @@ struct FigureStyle {
   double fontPt = 8;
   double lineWidth = 1.0;      // pt
   QString palette = QStringLiteral("okabe-ito");  // okabe-ito | tol-bright
+  /// What a scheme is called in figures ("pre_ln" -> "Pre-LN"); schemes not listed use
+  /// defaultSchemeName().
+  QMap<QString, QString> schemeNames;
+  /// What a run is called in figures, by run id; beats the run's own (renamed) name.
+  QMap<qint64, QString> runNames;
 };
+
+/// "Pre-LN", "LNS", "Post-LN", ...: the paper's spelling of a scheme id.
+QString defaultSchemeName(const QString& scheme);
+/// The style's name for `scheme`, else the default spelling.
+QString schemeDisplayName(const FigureStyle& style, const QString& scheme);
 
 /// "8.5cm", "3.35in", "241pt", "241" (pt) -> points; throws std::invalid_argument.
 double parseLengthToPoints(const QString& text);

@@ -46,4 +46,18 @@ QCPColorGradient viridisGradient(bool reversed) {
   return g;
 }
 
+QCPColorGradient divergingGradient() {
+  // ColorBrewer RdBu (11 classes), blue for negative values.
+  static const QColor stops[] = {QColor(5, 48, 97),    QColor(33, 102, 172), QColor(67, 147, 195),
+                                 QColor(146, 197, 222), QColor(209, 229, 240), QColor(255, 255, 255),
+                                 QColor(253, 219, 199), QColor(244, 165, 130), QColor(214, 96, 77),
+                                 QColor(178, 24, 43),  QColor(103, 0, 31)};
+  QCPColorGradient g;
+  QMap<double, QColor> map;
+  for (int i = 0; i <= 10; ++i) map[i / 10.0] = stops[i];
+  g.setColorStops(map);
+  g.setNanHandling(QCPColorGradient::nhTransparent);
+  return g;
+}
+
 }  // namespace depthlab::ui

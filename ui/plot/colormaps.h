@@ -17,5 +17,8 @@ QColor layerColor(int layer, int layers);
 /// Viridis for heatmaps (QCustomPlot has no preset for it); `reversed`: yellow = small,
 /// as in the paper's angular-distance figures.
 QCPColorGradient viridisGradient(bool reversed = false);
+/// Blue (negative) through white (0) to red (positive): differences and signed deltas, on a
+/// range symmetric about 0 so that white is exactly 0.
+QCPColorGradient divergingGradient();
 
 }  // namespace depthlab::ui

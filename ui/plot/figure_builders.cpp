@@ -8,6 +8,7 @@
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::ui::figures {
 
@@ -88,20 +89,61 @@ QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y) {
   return m;
 }
 
-Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns) {
+ColourRule colourRuleFor(const std::string& metric) {
+  ColourRule rule;
+  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Matrix, metrics::Kind::Scalar}) {
+    if (const auto* m = metrics::find(metric, kind)) {
+      rule.diverging = m->colourMap == metrics::ColourMap::Diverging;
+      rule.logWhenSpread = m->scale == metrics::Scale::Log;
+      break;
+    }
+  }
+  rule.smallIsBright = metric == metrics::kAngular || metric == metrics::kAngularAdjacent;
+  return rule;
+}
+
+namespace {
+
+QCPColorGradient gradientOf(const ColourRule& rule) {
+  return rule.diverging ? divergingGradient() : viridisGradient(rule.smallIsBright);
+}
+
+// One step: the step itself as the only tick; several: the default ticker back.
+void stepTicks(QCPAxis* x, const store::LayerSeries& s) {
+  auto text = x->ticker().dynamicCast<QCPAxisTickerText>();
+  if (s.steps.size() == 1) {
+    if (!text) {
+      text = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+      x->setTicker(text);
+    }
+    text->clear();
+    text->addTick(static_cast<double>(s.steps.front()), QString::number(s.steps.front()));
+  } else if (text) {
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
+}
+
+}  // namespace
+
+Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns,
+                     const std::string& metric) {
   Heatmap h;
+  h.metric = metric;
   h.map = colourMapOn(x, y);
   h.range = fillLayerHeatmap(h.map, s, maxColumns);
+  h.map->setGradient(gradientOf(colourRuleFor(metric)));
+  stepTicks(x, s);
   return h;
 }
 
 Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNormalise,
-                      bool reversedColours) {
+                      const std::string& metric) {
   Heatmap h;
+  h.metric = metric;
   h.map = colourMapOn(x, y);
   h.range = fillMatrixHeatmap(h.map, m, rowNormalise);
-  h.map->setGradient(viridisGradient(reversedColours));
-  h.map->setDataRange(QCPRange(h.range.first, h.range.second));
+  h.map->setGradient(gradientOf(colourRuleFor(metric)));
+  shareColourRange({h});
   return h;
 }
 
@@ -112,13 +154,26 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
     lo = std::min(lo, h.range.first);
     hi = std::max(hi, h.range.second);
   }
-  for (const auto& h : maps) h.map->setDataRange(QCPRange(lo, hi));
+  const ColourRule rule = colourRuleFor(maps.front().metric);
+  auto type = QCPAxis::stLinear;
+  if (rule.diverging) {
+    const double m = std::max({std::abs(lo), std::abs(hi), 1e-12});
+    lo = -m;
+    hi = m;
+  } else if (rule.logWhenSpread && lo > 0 && hi / lo >= 100) {
+    type = QCPAxis::stLogarithmic;
+  }
+  for (const auto& h : maps) {
+    h.map->setDataScaleType(type);
+    h.map->setDataRange(QCPRange(lo, hi));
+  }
 }
 
 QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
                         const LossStyle& st) {
   auto* plot = x->parentPlot();
   QStringList notes;
+  const std::function<double(double)>* keyOf = nullptr;  // the current run's
   auto add = [&](const std::vector<store::ScalarPoint>& pts, const QString& name, const QPen& pen,
                  bool legend) -> QCPGraph* {
     if (pts.empty()) return nullptr;
@@ -132,14 +187,21 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
       if (d.decimated()) {
         notes << QStringLiteral("%1: %2 of %3 points").arg(name).arg(d.keys.size()).arg(d.sourcePoints);
       }
+      if (keyOf && *keyOf) {
+        for (auto& k : d.keys) k = (*keyOf)(k);
+      }
       setGraphData(g, d);
     } else {
-      for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
+      for (const auto& p : pts) {
+        const double step = static_cast<double>(p.step);
+        g->addData(keyOf && *keyOf ? (*keyOf)(step) : step, p.value);
+      }
     }
     if (!legend) g->removeFromLegend();
     return g;
   };
   for (const auto& r : runs) {
+    keyOf = &r.keyOf;
     if (st.rawUnderSmoothed) {
       QColor faint = r.colour;
       faint.setAlpha(60);
@@ -170,9 +232,19 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
   if (map->colorScale() != bar) {
     const auto range = map->dataRange();
     const auto gradient = map->gradient();
+    const auto type = map->dataScaleType();
     map->setColorScale(bar);  // linked from now on: the map takes the bar's range and colours
     bar->setGradient(gradient);
+    bar->setDataScaleType(type);
     bar->setDataRange(range);
+  }
+  // Decades on a log scale, plain numbers otherwise.
+  const bool log = bar->dataScaleType() == QCPAxis::stLogarithmic;
+  const bool logTicker = !bar->axis()->ticker().dynamicCast<QCPAxisTickerLog>().isNull();
+  if (log != logTicker) {
+    bar->axis()->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                               : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    bar->axis()->setNumberFormat(log ? QStringLiteral("eb") : QStringLiteral("gb"));
   }
   return bar;
 }

@@ -11,7 +11,9 @@
 #include <QStringList>
 #include <Qt>
 
+#include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,23 +48,41 @@ double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double l
 /// cells not interpolated.
 QCPColorMap* colourMapOn(QCPAxis* x, QCPAxis* y);
 
-/// A colour map and the (min, max) of the values it shows.
+/// How heatmaps of a metric are coloured, the same in every view (dashboard, Compare, paper):
+/// signed metrics (the catalogue's diverging ones, differences) on blue-white-red centred on
+/// white at 0; metrics the catalogue scales logarithmically on a log colour scale when their
+/// values span two decades or more; angular distances bright where small, as in the paper.
+struct ColourRule {
+  bool diverging = false;
+  bool logWhenSpread = false;
+  bool smallIsBright = false;
+};
+/// The rule of a metric-catalogue key ("" or unknown: sequential, linear).
+ColourRule colourRuleFor(const std::string& metric);
+
+/// A colour map, the (min, max) of the values it shows, and the metric it shows.
 struct Heatmap {
   QCPColorMap* map = nullptr;
   std::pair<double, double> range{0.0, 0.0};
+  std::string metric;
 };
 
 /// Layer x step heatmap of `s` on the axes (x: step, y: layer 1..L), at most `maxColumns` step
-/// columns, sequential colours, cells not interpolated. A colour map already on these axes is
-/// reused (a live panel), else one is made.
-Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns);
+/// columns, coloured by `metric`'s rule, cells not interpolated. A colour map already on these
+/// axes is reused (a live panel), else one is made. A single sample shows its step as the
+/// only x tick (not a 0-1 axis).
+Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns,
+                     const std::string& metric = "");
 
-/// The (l, n) matrix `m` on the axes (x: offset n, y: layer l): angular distance (colours
-/// reversed, small = bright) or block pruning. `rowNormalise` scales each row to [0, 1].
+/// The (l, n) matrix `m` on the axes (x: offset n, y: layer l), coloured by `metric`'s rule
+/// (angular distance: small = bright; block pruning: diverging). `rowNormalise` scales each
+/// row to [0, 1].
 Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNormalise,
-                      bool reversedColours);
+                      const std::string& metric);
 
-/// One colour scale across panels: every map gets the union of the ranges.
+/// One colour scale across panels: every map gets the union of the ranges, symmetric about 0
+/// for a diverging metric, logarithmic where the rule asks and the values allow. Also for a
+/// single map (sets its range and scale type).
 void shareColourRange(const std::vector<Heatmap>& maps);
 
 /// One run's losses for lossOverlay().
@@ -71,6 +91,7 @@ struct LossRun {
   QColor colour;
   Qt::PenStyle trainStyle = Qt::SolidLine;
   std::vector<store::ScalarPoint> train, val;
+  std::function<double(double)> keyOf;  // step -> x (tokens, time); empty = the step
 };
 
 /// How a view draws the losses: the dashboard smooths and keeps the raw curve faint beneath,

@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFile>
 #include <QToolTip>
 
 #include <algorithm>
@@ -62,12 +63,29 @@ QString tooltipFor(QCustomPlot* plot, const QPoint& pos) {
 }
 }  // namespace
 
+// The axes' ranges, to tell a drag that moved the view from a click.
+QString rangesOf(const QCustomPlot* plot) {
+  QString out;
+  for (auto* rect : plot->axisRects()) {
+    for (auto* axis : rect->axes()) out += QString::number(axis->range().lower) + QLatin1Char(',') + QString::number(axis->range().upper) + QLatin1Char(';');
+  }
+  return out;
+}
+
 void makeInteractive(QCustomPlot* plot) {
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   plot->setProperty(kZoomed, false);
   plot->setMouseTracking(true);
-  QObject::connect(plot, &QCustomPlot::mouseWheel, plot, [plot](QWheelEvent*) { plot->setProperty(kZoomed, true); });
-  QObject::connect(plot, &QCustomPlot::mousePress, plot, [plot](QMouseEvent*) { plot->setProperty(kZoomed, true); });
+  QObject::connect(plot, &QCustomPlot::mouseWheel, plot, [plot](QWheelEvent*) {
+    setUserZoomed(plot, true);
+  });
+  QObject::connect(plot, &QCustomPlot::mousePress, plot, [plot](QMouseEvent* e) {
+    plot->setProperty("depthlabPressRanges", rangesOf(plot));
+    plot->setProperty("depthlabPressPos", e->pos());
+  });
+  QObject::connect(plot, &QCustomPlot::mouseRelease, plot, [plot](QMouseEvent*) {
+    if (plot->property("depthlabPressRanges").toString() != rangesOf(plot)) setUserZoomed(plot, true);
+  });
   QObject::connect(plot, &QCustomPlot::mouseDoubleClick, plot, [plot](QMouseEvent*) { resetZoom(plot); });
   QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot](QMouseEvent* e) {
     const QString text = tooltipFor(plot, e->pos());
@@ -78,10 +96,88 @@ void makeInteractive(QCustomPlot* plot) {
 
 bool userZoomed(const QCustomPlot* plot) { return plot->property(kZoomed).toBool(); }
 
+void setUserZoomed(QCustomPlot* plot, bool zoomed) {
+  plot->setProperty(kZoomed, zoomed);
+  updateZoomBadge(plot);
+}
+
 void resetZoom(QCustomPlot* plot) {
   plot->setProperty(kZoomed, false);
+  updateZoomBadge(plot);
   plot->rescaleAxes();
   plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool updateZoomBadge(QCustomPlot* plot) {
+  QCPItemText* badge = nullptr;
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->objectName() == QLatin1String("zoomBadge")) badge = t;
+  }
+  const bool zoomed = userZoomed(plot);
+  if (!badge && !zoomed) return false;
+  if (!badge) {
+    badge = new QCPItemText(plot);
+    badge->setObjectName(QStringLiteral("zoomBadge"));
+    badge->setClipToAxisRect(true);
+    badge->position->setType(QCPItemPosition::ptAxisRectRatio);
+    badge->position->setCoords(0.99, 0.02);
+    badge->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+    badge->setText(QObject::tr("zoomed: not following new data (double-click to follow)"));
+    badge->setColor(QColor(160, 60, 0));
+    badge->setBrush(QColor(255, 244, 214, 230));
+    badge->setPadding(QMargins(3, 1, 3, 1));
+    QFont f = plot->font();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    badge->setFont(f);
+  }
+  badge->setVisible(zoomed);
+  plot->replot(QCustomPlot::rpQueuedReplot);
+  return zoomed;
+}
+
+bool wasClick(const QCustomPlot* plot, const QPoint& releasePos) {
+  const QPoint pressed = plot->property("depthlabPressPos").toPoint();
+  return plot->property("depthlabPressRanges").toString() == rangesOf(plot) &&
+         (releasePos - pressed).manhattanLength() <= 4;
+}
+
+QString plotCsv(QCustomPlot* plot) {
+  QString out = QStringLiteral("series,x,y,value\n");
+  auto quote = [](QString t) { return QLatin1Char('"') + t.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"'); };
+  for (int i = 0; i < plot->graphCount(); ++i) {
+    auto* g = plot->graph(i);
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+      out += QStringLiteral("%1,%2,%3,\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10).arg(it->value, 0, 'g', 10);
+    }
+  }
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    if (auto* b = qobject_cast<QCPBars*>(plot->plottable(i))) {
+      for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
+        out += QStringLiteral("%1,%2,%3,\n").arg(quote(b->name())).arg(std::round(it->key)).arg(it->value, 0, 'g', 10);
+      }
+    } else if (auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
+      auto* d = m->data();
+      for (int kx = 0; kx < d->keySize(); ++kx) {
+        for (int ky = 0; ky < d->valueSize(); ++ky) {
+          double x, y;
+          d->cellToCoord(kx, ky, &x, &y);
+          const double v = d->cell(kx, ky);
+          if (std::isfinite(v)) {
+            out += QStringLiteral("%1,%2,%3,%4\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
+                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+bool savePlotCsv(QCustomPlot* plot, const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+  f.write(plotCsv(plot).toUtf8());
+  return true;
 }
 
 std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerSeries& s,

@@ -4,6 +4,7 @@
 // resets it).
 #pragma once
 
+#include <QPoint>
 #include <QString>
 
 #include <vector>
@@ -17,11 +18,23 @@ class QCPBars;
 
 namespace depthlab::ui {
 
-/// Sets up `plot` for interactive use: drag/zoom, double-click reset, hover tooltips.
+/// Sets up `plot` for interactive use: drag/zoom, double-click reset, hover tooltips. A wheel
+/// step or a drag that moves the view marks it zoomed (it stops following new data); a click
+/// that does not move it does not.
 void makeInteractive(QCustomPlot* plot);
 /// True when the user changed the view since the last reset.
 bool userZoomed(const QCustomPlot* plot);
+void setUserZoomed(QCustomPlot* plot, bool zoomed);
 void resetZoom(QCustomPlot* plot);
+/// Shows "zoomed: not following new data (double-click to follow)" in the plot's corner while
+/// it is zoomed, hides it otherwise. Returns whether it shows.
+bool updateZoomBadge(QCustomPlot* plot);
+/// True when the last mouse release on the plot was a click (no drag): the position pressed.
+bool wasClick(const QCustomPlot* plot, const QPoint& releasePos);
+/// Every plotted value as CSV: graphs (series, x, y), bars (series, x, y) and colour maps
+/// (map, x, y, value). Returns false when the file cannot be written.
+bool savePlotCsv(QCustomPlot* plot, const QString& path);
+QString plotCsv(QCustomPlot* plot);
 
 /// Fills a colour map with a layer x step heatmap (x: step, y: layer 1..L), at most
 /// `maxColumns` step columns (nearest sample). Returns the data range (min, max), NaN-safe.

@@ -1,0 +1,73 @@
+// FigureDialog: the window's way to make a paper figure. Pick the figure (loss, variance,
+// angular, pruning, or all four into a folder), the runs, the format, the physical size and the
+// font, rename schemes and runs for the legend ("Pre-LN", "LNS (ours)"), and see a live preview
+// that is the exported figure (the same drawFigure the CLI's export uses, at the same size).
+// Saving writes the figure with its CSV and JSON and keeps the style (names included) for the
+// next export. Reads the store; trains nothing.
+#pragma once
+
+#include <QDialog>
+#include <QImage>
+
+#include <vector>
+
+#include "export/figure_export.h"
+#include "export/figure_style.h"
+#include "store/run_store.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QTableWidget;
+class QTimer;
+
+namespace depthlab::ui {
+
+class FigureDialog : public QDialog {
+  Q_OBJECT
+ public:
+  /// `runIds`: the runs offered (all checked); `figure`: "loss", "variance", "angular",
+  /// "pruning" or "set".
+  FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, const QString& figure,
+               FigureStyle style, QWidget* parent = nullptr);
+
+  /// What Save would export now (for a set: the first figure's request).
+  ExportRequest request() const;
+  QString figure() const;  // "loss" ... or "set"
+  FigureStyle style() const;
+  void setFigure(const QString& figure);
+  void setWidthCm(double cm);
+  void setFormat(const QString& format);
+  /// Names a scheme ("pre_ln") or a run ("#7") in the figure's labels.
+  void setDisplayName(const QString& key, const QString& name);
+  /// Redraws the preview now (it also redraws itself shortly after each change).
+  void updatePreview();
+  QImage previewImage() const { return m_preview; }
+  QString warnings() const;
+  /// Exports to `path` (a file; a folder for "set"). Returns the files written; throws
+  /// std::runtime_error with the reason.
+  QStringList saveTo(const QString& path);
+
+ Q_SIGNALS:
+  /// The style (size, font, names) after a save: the window keeps it for the next export.
+  void styleSaved(const depthlab::ui::FigureStyle& style);
+
+ private:
+  void fillNames();
+  std::vector<int64_t> checkedRuns() const;
+
+  store::RunStore& m_store;
+  std::vector<int64_t> m_runIds;
+  FigureStyle m_base;
+  QComboBox *m_figure, *m_format, *m_palette;
+  QDoubleSpinBox *m_width, *m_height, *m_font;
+  QListWidget* m_runs;
+  QTableWidget* m_names;
+  QLabel* m_previewLabel;
+  QLabel* m_warnings;
+  QTimer* m_debounce;
+  QImage m_preview;
+};
+
+}  // namespace depthlab::ui

@@ -1,0 +1,267 @@
+// See figure_layout.h.
+#include "plot/figure_layout.h"
+
+#include <qcustomplot.h>
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace depthlab::ui::figures {
+
+std::vector<LabelBox> tickLabelBoxes(QCPAxis* axis) {
+  std::vector<LabelBox> out;
+  if (!axis->visible() || !axis->tickLabels()) return out;
+  const auto ticks = axis->tickVector();
+  const auto labels = axis->tickVectorLabels();
+  const QFontMetricsF fm(axis->tickLabelFont(), axis->parentPlot());
+  const QRect r = axis->axisRect()->rect();
+  const bool horizontal = axis->orientation() == Qt::Horizontal;
+  for (int i = 0; i < std::min(ticks.size(), labels.size()); ++i) {
+    if (!axis->range().contains(ticks[i]) || labels[i].isEmpty()) continue;
+    const double p = axis->coordToPixel(ticks[i]);
+    const QSizeF size = fm.boundingRect(labels[i]).size();
+    QRectF box;
+    if (horizontal) {
+      const double y = axis->axisType() == QCPAxis::atBottom ? r.bottom() + axis->padding()
+                                                             : r.top() - axis->padding() - size.height();
+      box = QRectF(p - size.width() / 2, y, size.width(), size.height());
+    } else {
+      const double x = axis->axisType() == QCPAxis::atLeft ? r.left() - axis->padding() - size.width()
+                                                           : r.right() + axis->padding();
+      box = QRectF(x, p - size.height() / 2, size.width(), size.height());
+    }
+    out.push_back({labels[i], box});
+  }
+  return out;
+}
+
+bool labelsCollide(const std::vector<LabelBox>& boxes, double gap) {
+  if (boxes.size() < 2) return false;
+  auto sorted = boxes;
+  // Horizontal when the boxes spread along x more than along y.
+  const bool horizontal = std::abs(boxes.back().box.center().x() - boxes.front().box.center().x()) >=
+                          std::abs(boxes.back().box.center().y() - boxes.front().box.center().y());
+  std::sort(sorted.begin(), sorted.end(), [horizontal](const LabelBox& a, const LabelBox& b) {
+    return horizontal ? a.box.left() < b.box.left() : a.box.top() < b.box.top();
+  });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    const double space = horizontal ? sorted[i].box.left() - sorted[i - 1].box.right()
+                                    : sorted[i].box.top() - sorted[i - 1].box.bottom();
+    if (space < gap) return true;
+  }
+  return false;
+}
+
+std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot) {
+  std::vector<QCPAxis*> axes;
+  for (auto* rect : plot->axisRects()) {
+    for (auto* axis : rect->axes()) {
+      if (axis->visible() && axis->tickLabels()) axes.push_back(axis);
+    }
+  }
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
+      if (scale->visible() && scale->axis()->tickLabels()) axes.push_back(scale->axis());
+    }
+  }
+  return axes;
+}
+
+void fitTickLabels(QCustomPlot* plot) {
+  for (int round = 0; round < 10; ++round) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    bool changed = false;
+    for (auto* axis : labelledAxes(plot)) {
+      const double gap = 0.5 * QFontMetricsF(axis->tickLabelFont(), plot).height();
+      if (!labelsCollide(tickLabelBoxes(axis), gap)) continue;
+      auto ticker = axis->ticker();
+      if (ticker->tickCount() > 2) {
+        ticker->setTickCount(ticker->tickCount() - 1);
+        changed = true;
+      } else if (!ticker.dynamicCast<QCPAxisTickerFixed>() && !ticker.dynamicCast<QCPAxisTickerText>() &&
+                 !ticker.dynamicCast<QCPAxisTickerLog>() && axis->scaleType() == QCPAxis::stLinear) {
+        // Two labels at most: a round step of at least two thirds of the range.
+        const double span = axis->range().size();
+        const double decade = std::pow(10.0, std::floor(std::log10(span * 0.66)));
+        double step = decade;
+        for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+          if (decade * m >= span * 0.66) { step = decade * m; break; }
+        }
+        QSharedPointer<QCPAxisTickerFixed> fixed(new QCPAxisTickerFixed);
+        fixed->setTickStep(step);
+        fixed->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+        axis->setTicker(fixed);
+        changed = true;
+      } else if (axis->orientation() == Qt::Horizontal && axis->tickLabelRotation() == 0) {
+        axis->setTickLabelRotation(-90);  // a last resort that always fits
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+void fitTitles(QCustomPlot* plot) {
+  // A title takes the width of its column; it no longer widens the column to its text.
+  std::vector<QCPTextElement*> titles;
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* title = qobject_cast<QCPTextElement*>(element)) {
+      title->setMinimumSize(1, 0);
+      titles.push_back(title);
+    }
+  }
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  bool changed = false;
+  for (auto* title : titles) {
+    QString full = title->property("fullText").toString();
+    if (full.isEmpty()) {
+      full = title->text();
+      title->setProperty("fullText", full);
+    }
+    const QFontMetricsF fm(title->font(), plot);
+    const double room = title->outerRect().width() - title->margins().left() - title->margins().right() - 2;
+    const QString fitted = fm.horizontalAdvance(full) <= room ? full : fm.elidedText(full, Qt::ElideRight, room);
+    if (fitted != title->text()) {
+      title->setText(fitted);
+      changed = true;
+    }
+  }
+  if (changed) plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+std::vector<QPointF> dataPixels(QCPAxisRect* rect) {
+  std::vector<QPointF> out;
+  auto* plot = rect->parentPlot();
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* p = plot->plottable(i);
+    if (!p->visible() || !p->keyAxis() || p->keyAxis()->axisRect() != rect) continue;
+    auto* kx = p->keyAxis();
+    auto* vy = p->valueAxis();
+    if (auto* g = qobject_cast<QCPGraph*>(p)) {
+      QPointF last;
+      bool have = false;
+      for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+        if (!std::isfinite(it->value)) { have = false; continue; }
+        const QPointF px(kx->coordToPixel(it->key), vy->coordToPixel(it->value));
+        if (have && g->lineStyle() != QCPGraph::lsNone) {
+          // Points along the line, every ~4 px, so a legend cannot sit on a long segment.
+          const double len = std::hypot(px.x() - last.x(), px.y() - last.y());
+          const int n = std::min(200, static_cast<int>(len / 4));
+          for (int k = 1; k < n; ++k) out.push_back(last + (px - last) * (static_cast<double>(k) / n));
+        }
+        out.push_back(px);
+        last = px;
+        have = true;
+      }
+    } else if (auto* b = qobject_cast<QCPBars*>(p)) {
+      const double half = b->width() / 2;
+      for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
+        if (!std::isfinite(it->value)) continue;
+        const double x0 = kx->coordToPixel(it->key - half), x1 = kx->coordToPixel(it->key + half);
+        const double y0 = vy->coordToPixel(0), y1 = vy->coordToPixel(it->value);
+        const double top = std::min(y0, y1), bottom = std::max(y0, y1);
+        for (double y = top; y <= bottom; y += 4) {
+          for (double x = std::min(x0, x1); x <= std::max(x0, x1) + 0.5; x += 3) out.emplace_back(x, y);
+        }
+        out.emplace_back((x0 + x1) / 2, y1);
+      }
+    }
+  }
+  return out;
+}
+
+namespace {
+
+int countIn(const QRectF& box, const std::vector<QPointF>& pts) {
+  int n = 0;
+  for (const auto& p : pts) n += box.contains(p);
+  return n;
+}
+
+// The legend's index in the inset layout of `rect` (-1 when it is elsewhere).
+int insetIndexOf(QCPAxisRect* rect, QCPLegend* legend) {
+  auto* inset = rect->insetLayout();
+  for (int i = 0; i < inset->elementCount(); ++i) {
+    if (inset->elementAt(i) == legend) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect) {
+  if (!plot->legend || !plot->legend->visible()) return 0;
+  return countIn(QRectF(plot->legend->outerRect()), dataPixels(rect));
+}
+
+bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect) {
+  auto* legend = plot->legend;
+  if (!legend || !legend->visible() || legend->itemCount() == 0) return true;
+  auto* inset = rect->insetLayout();
+  if (insetIndexOf(rect, legend) < 0) {  // bring it back inside (an earlier call moved it out)
+    if (legend->layout()) legend->layout()->take(legend);
+    plot->plotLayout()->simplify();
+    inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+    legend->setWrap(0);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+  }
+  plot->replot(QCustomPlot::rpImmediateRefresh);  // sizes the axis rect with the legend inside
+  const auto pts = dataPixels(rect);
+  const QSizeF size = legend->minimumOuterSizeHint();
+  // The inset layout places the legend inside its own margins (QCustomPlot: 12 px).
+  const QRectF r(rect->rect().marginsRemoved(inset->margins()));
+  const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                   Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
+  int best = std::numeric_limits<int>::max();
+  Qt::Alignment bestCorner = corners[0];
+  for (auto c : corners) {
+    const double x = (c & Qt::AlignRight) ? r.right() - size.width() : r.left();
+    const double y = (c & Qt::AlignBottom) ? r.bottom() - size.height() : r.top();
+    const int n = countIn(QRectF(QPointF(x, y), size), pts);
+    if (n < best) {
+      best = n;
+      bestCorner = c;
+    }
+  }
+  if (best == 0) {
+    inset->setInsetAlignment(insetIndexOf(rect, legend), bestCorner);
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    return true;
+  }
+  // Every corner hides data: below the axis rect, entries side by side.
+  inset->take(legend);
+  inset->simplify();
+  auto* grid = plot->plotLayout();
+  int row = -1, column = 0;
+  for (int rr = 0; rr < grid->rowCount() && row < 0; ++rr) {
+    for (int cc = 0; cc < grid->columnCount(); ++cc) {
+      if (grid->element(rr, cc) == rect) {
+        row = rr;
+        column = cc;
+        break;
+      }
+    }
+  }
+  if (row < 0) {  // rect nested elsewhere: the bottom of the whole layout
+    row = grid->rowCount() - 1;
+    column = 0;
+  }
+  grid->insertRow(row + 1);
+  grid->addElement(row + 1, column, legend);
+  grid->setRowStretchFactor(row + 1, 0.001);
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  // As many entries per line as the width takes.
+  double widest = 1;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    widest = std::max(widest, static_cast<double>(legend->item(i)->minimumOuterSizeHint().width()));
+  }
+  legend->setWrap(std::max(1, static_cast<int>(r.width() / (widest + legend->columnSpacing()))));
+  legend->setMargins(QMargins(0, 0, 0, 0));
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  return false;
+}
+
+}  // namespace depthlab::ui::figures

@@ -1,0 +1,50 @@
+// Making a drawn figure readable at its size: tick spacing from the physical size and the
+// font (labels never collide), titles that fit their panel, and a legend that never covers
+// data (the emptiest inside corner, else outside, below the plot). Works on any QCustomPlot
+// (dashboard panels, Compare, paper figures) after the data is drawn; measures text with the
+// fonts the plot paints with. Also the measurements tests check it by: label and legend boxes.
+#pragma once
+
+#include <QRectF>
+#include <QString>
+
+#include <vector>
+
+class QCPAxis;
+class QCPAxisRect;
+class QCPLegend;
+class QCustomPlot;
+
+namespace depthlab::ui::figures {
+
+/// One tick label's box in the plot's pixel coordinates.
+struct LabelBox {
+  QString text;
+  QRectF box;
+};
+
+/// The tick labels `axis` draws now (after a replot), with their boxes.
+std::vector<LabelBox> tickLabelBoxes(QCPAxis* axis);
+/// True when two boxes of `boxes` overlap or come closer than `gap` pixels along the axis.
+bool labelsCollide(const std::vector<LabelBox>& boxes, double gap);
+/// Every axis of the plot that shows tick labels (axis rects and colour scales).
+std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot);
+
+/// Lowers each axis's tick count until its labels keep a gap of half the font's height
+/// (replots as it goes; at most a few rounds). Call after the plot has its final size.
+void fitTickLabels(QCustomPlot* plot);
+/// Elides every title text element wider than its panel (the full text stays as tooltip-free
+/// data in the element's "fullText" property).
+void fitTitles(QCustomPlot* plot);
+
+/// Pixel points the plottables of `rect` draw (graph points and the points along their
+/// lines, bar tops and bodies), for placing a legend where it hides nothing.
+std::vector<QPointF> dataPixels(QCPAxisRect* rect);
+/// Puts the plot's legend in the inside corner of `rect` that covers no data (the fewest
+/// points, ties: top right first); when every corner covers some, moves it below the axis
+/// rect, entries side by side. Replots to measure. Returns true when the legend is inside.
+bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect);
+/// The data points the legend's box covers now (0 when placed well).
+int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect);
+
+}  // namespace depthlab::ui::figures
