@@ -16,6 +16,18 @@
 #include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
 #include "experiment/run_config.h"
+#include <QAction>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QSettings>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "experiment/resource_estimate.h"
+#include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "launch/run_launcher.h"
 #include "runs/runs_browser.h"
@@ -52,8 +64,118 @@ MainWindow::MainWindow(store::RunStore store, MainWindowOptions options, QWidget
 
   connectStoreAndLauncher();
   connectRunsBrowser();
+  makeMenus();
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+  restoreSettings();
   m_poller->poll();
+}
+
+void MainWindow::makeMenus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto add = [this](QMenu* menu, const QString& text, const QKeySequence& keys, const QString& tip, auto&& slot) {
+    auto* a = menu->addAction(text);
+    a->setShortcut(keys);
+    a->setStatusTip(tip);
+    a->setToolTip(tip);
+    connect(a, &QAction::triggered, this, slot);
+    return a;
+  };
+  add(file, tr("&Load set-up…"), QKeySequence::Open, tr("Load a JSON config into the set-up panel"), [this] {
+    const auto f = QFileDialog::getOpenFileName(this, tr("Load config"), QString(), tr("JSON (*.json)"));
+    if (f.isEmpty()) return;
+    try {
+      m_setup->loadFrom(f);
+    } catch (const std::exception& e) {
+      QMessageBox::warning(this, tr("Cannot load %1").arg(f), QString::fromStdString(e.what()));
+    }
+  });
+  add(file, tr("&Save set-up…"), QKeySequence::Save, tr("Save the set-up as a JSON config"), [this] {
+    const auto f = QFileDialog::getSaveFileName(this, tr("Save config"), QString(), tr("JSON (*.json)"));
+    if (!f.isEmpty()) m_setup->saveTo(f);
+  });
+  add(file, tr("&Paper figures…"), QKeySequence(tr("Ctrl+E")), tr("Figures of the selected runs, with a preview"),
+      [this] {
+        const auto ids = selectedRunIds();
+        if (ids.empty()) statusBar()->showMessage(tr("Select the runs to plot in the Runs tab first"));
+        else openFigureDialog(ids, QStringLiteral("variance"));
+      });
+  file->addSeparator();
+  add(file, tr("&Quit"), QKeySequence::Quit, tr("Close the lab (asks about runs still training)"), [this] { close(); });
+
+  auto* run = menuBar()->addMenu(tr("&Run"));
+  add(run, tr("&Launch set-up"), QKeySequence(tr("Ctrl+Return")), tr("Launch the set-up panel's groups"),
+      [this] { m_setup->launch(); });
+  add(run, tr("&Stop selected"), QKeySequence(tr("Ctrl+.")), tr("Checkpoint and stop the selected runs"),
+      [this] { for (int64_t id : selectedRunIds()) stopRun(id); });
+  add(run, tr("&Resume selected"), QKeySequence(tr("Ctrl+R")), tr("Continue the selected stopped or crashed runs"),
+      [this] { resumeRuns(selectedRunIds()); });
+  add(run, tr("&Clone into set-up"), QKeySequence(tr("Ctrl+L")), tr("Load the selected run's config into the set-up"),
+      [this] {
+        const auto ids = selectedRunIds();
+        if (!ids.empty()) cloneRun(ids.front());
+      });
+  add(run, tr("C&ompare selected"), QKeySequence(tr("Ctrl+D")), tr("Compare the selected runs side by side"), [this] {
+    if (auto* v = compareRuns(selectedRunIds())) showTab(v);
+    else statusBar()->showMessage(tr("Select two or more runs to compare"));
+  });
+
+  auto* view = menuBar()->addMenu(tr("&View"));
+  add(view, tr("&Runs"), QKeySequence(tr("Ctrl+1")), tr("The runs table"), [this] { m_tabs->setCurrentIndex(0); });
+  add(view, tr("&Next tab"), QKeySequence::NextChild, tr("The next tab"),
+      [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count()); });
+  add(view, tr("&Close tab"), QKeySequence(tr("Ctrl+W")), tr("Close the current dashboard or comparison"),
+      [this] { closeTab(m_tabs->currentIndex()); });
+  add(view, tr("&Filter runs"), QKeySequence::Find, tr("Type a filter: text, or conditions like val loss < 1.5"),
+      [this] {
+        m_tabs->setCurrentIndex(0);
+        if (auto* f = m_runs->findChild<QLineEdit*>(QStringLiteral("runFilter"))) f->setFocus();
+      });
+
+  auto* help = menuBar()->addMenu(tr("&Help"));
+  add(help, tr("&Keyboard shortcuts"), QKeySequence::HelpContents, tr("Every menu action and its keys"), [this] {
+    QStringList lines;
+    for (auto* menu : menuBar()->findChildren<QMenu*>()) {
+      for (auto* a : menu->actions()) {
+        if (!a->shortcut().isEmpty()) lines << QStringLiteral("%1\t%2").arg(a->shortcut().toString(QKeySequence::NativeText), a->text().remove(QLatin1Char('&')));
+      }
+    }
+    QMessageBox::information(this, tr("Keyboard shortcuts"), lines.join(QLatin1Char('\n')));
+  });
+  add(help, tr("&About DepthLab"), QKeySequence(), tr("Version and what the lab is for"), [this] {
+    QMessageBox::about(this, tr("About DepthLab"),
+                       tr("DepthLab %1\nA lab for the Curse of Depth (arXiv 2502.05795): train Pre-LN, "
+                          "LNS and the other schemes, watch the per-layer variance, angular distance "
+                          "and pruning, compare runs and export paper figures.").arg(QStringLiteral(DEPTHLAB_VERSION)));
+  });
+}
+
+static QString settingsFile(const MainWindowOptions& o) {
+  return o.settingsPath.isEmpty() ? QString::fromStdString(util::dataDir()) + QStringLiteral("/window.ini") : o.settingsPath;
+}
+
+void MainWindow::saveSettings() const {
+  QSettings s(settingsFile(m_options), QSettings::IniFormat);
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+  auto c = m_setup->config();
+  c.name.clear();  // a new launch gets a new default name
+  s.setValue(QStringLiteral("setup/config"), QString::fromStdString(experiment::toJson(c).dump()));
+  s.sync();
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s(settingsFile(m_options), QSettings::IniFormat);
+  if (s.contains(QStringLiteral("window/geometry"))) restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  if (s.contains(QStringLiteral("window/state"))) restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  const QString json = s.value(QStringLiteral("setup/config")).toString();
+  if (json.isEmpty()) return;
+  try {
+    auto c = experiment::configFromJson(nlohmann::json::parse(json.toStdString()));
+    c.name.clear();
+    m_setup->setConfig(c);
+  } catch (const std::exception&) {
+    // A set-up from another version: the preset's defaults stay.
+  }
 }
 
 void MainWindow::connectStoreAndLauncher() {
@@ -67,7 +189,14 @@ void MainWindow::connectStoreAndLauncher() {
             statusBar()->showMessage(tr("Queued %1 group(s): %2")
                                          .arg(groups.size())
                                          .arg(groups.join(QStringLiteral(", "))));
+            m_setup->setGroupName(QString());  // the next launch gets the next free name
+            updateLaunchState(m_poller->store().listRuns());
+            saveSettings();
           });
+  connect(m_launcher, &RunLauncher::groupPhase, this, [this](const QString& g, const QString& phase) {
+    statusBar()->showMessage(tr("Group %1: %2").arg(g, phase));
+    updateLaunchState(m_poller->store().listRuns());
+  });
   connect(m_launcher, &RunLauncher::groupStarted, this, [this](const QString& g) {
     statusBar()->showMessage(tr("Training %1 (%2 more queued)").arg(g).arg(m_launcher->queued()));
   });
@@ -100,12 +229,14 @@ void MainWindow::connectRunsBrowser() {
   connect(m_runs, &RunsBrowser::compareRequested, this, [this](const std::vector<int64_t>& ids) {
     if (auto* v = compareRuns(ids)) showTab(v);
   });
-  connect(m_runs, &RunsBrowser::figuresRequested, this, &MainWindow::exportFigureSetInteractive);
+  connect(m_runs, &RunsBrowser::figuresRequested, this,
+          [this](const std::vector<int64_t>& ids) { openFigureDialog(ids, QStringLiteral("variance")); });
+  connect(m_runs, &RunsBrowser::resumeRequested, this, &MainWindow::resumeRuns);
   connect(m_runs, &RunsBrowser::deleteRequested, this, &MainWindow::deleteRuns);
 }
 
 void MainWindow::closeTab(int index) {
-  if (index == 0) return;  // the runs browser stays
+  if (index <= 0) return;  // the runs browser stays
   auto* w = m_tabs->widget(index);
   for (auto it = m_dashboards.begin(); it != m_dashboards.end(); ++it) {
     if (it->second == w) {
@@ -121,27 +252,6 @@ void MainWindow::showTab(QWidget* tab) {
   if (tab && m_tabs->indexOf(tab) >= 0) m_tabs->setCurrentWidget(tab);
 }
 
-void MainWindow::exportFigureSetInteractive(const std::vector<int64_t>& ids) {
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder for the figure set"));
-  if (dir.isEmpty()) return;
-  // The style saved in the data folder is reused for every export (edit it, or save one
-  // from the CLI with --save-style).
-  const QString stylePath =
-      QString::fromStdString(util::dataDir()) + QStringLiteral("/figure-style.json");
-  const FigureStyle style = savedFigureStyle();
-  try {
-    auto r = exportFigureSet(m_poller->store(), ids, QStringLiteral("pdf"), dir, style);
-    statusBar()->showMessage(
-        tr("Wrote %1 files to %2 (style: %3)%4")
-            .arg(r.files.size())
-            .arg(dir, stylePath,
-                 r.warnings.isEmpty() ? QString()
-                                      : QStringLiteral(" — ") + r.warnings.join(QStringLiteral("; "))));
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-  }
-}
-
 RunsTableModel* MainWindow::runsModel() const { return m_runs->model(); }
 
 MainWindow::~MainWindow() = default;
@@ -153,7 +263,7 @@ GroupDashboard* MainWindow::dashboard(const QString& group, bool open) {
   if (!open) return nullptr;
   auto* d = new GroupDashboard(group);
   connect(d, &GroupDashboard::exportRequested, this,
-          [this](const QString& figure, const std::vector<int64_t>& ids) { exportFigureInteractive(figure, ids); });
+          [this](const QString& figure, const std::vector<int64_t>& ids) { openFigureDialog(ids, figure); });
   d->refresh(m_poller->store(), {});
   if (d->data().runs().empty()) {
     delete d;
@@ -177,24 +287,67 @@ FigureStyle MainWindow::savedFigureStyle() const {
   return style;
 }
 
-void MainWindow::exportFigureInteractive(const QString& figure, const std::vector<int64_t>& ids) {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export %1 figure").arg(figure),
-                                                    figure + QStringLiteral(".pdf"),
-                                                    tr("PDF (*.pdf);;SVG (*.svg);;PNG (*.png)"));
-  if (path.isEmpty()) return;
-  ExportRequest req;
-  req.runs = ids;
-  req.kind = figureKindFromName(figure);
-  req.format = QFileInfo(path).suffix().toLower();
-  if (req.format.isEmpty()) req.format = QStringLiteral("pdf");
-  req.path = path;
-  req.style = savedFigureStyle();
-  try {
-    auto r = exportFigure(m_poller->store(), req);
-    statusBar()->showMessage(tr("Wrote %1 (+ CSV and JSON)%2").arg(path,
-                             r.warnings.isEmpty() ? QString() : QStringLiteral(" — ") + r.warnings.join(QStringLiteral("; "))));
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+void MainWindow::saveFigureStyle(const FigureStyle& style) const {
+  const QString stylePath = QString::fromStdString(util::dataDir()) + QStringLiteral("/figure-style.json");
+  QDir().mkpath(QFileInfo(stylePath).absolutePath());
+  QFile f(stylePath);
+  if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) f.write(styleToJson(style).toUtf8());
+}
+
+FigureDialog* MainWindow::openFigureDialog(const std::vector<int64_t>& runIds, const QString& figure) {
+  if (runIds.empty()) return nullptr;
+  auto* dialog = new FigureDialog(m_poller->store(), runIds, figure, savedFigureStyle(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &FigureDialog::styleSaved, this, [this](const FigureStyle& s) {
+    saveFigureStyle(s);
+    statusBar()->showMessage(tr("Figure saved; its style (size, font, names) is kept for the next export"));
+  });
+  dialog->show();
+  return dialog;
+}
+
+void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
+  QStringList queued, refused;
+  for (int64_t id : runIds) {
+    auto r = m_poller->store().run(id);
+    if (!r) continue;
+    if (r->status == store::RunStatus::Stopped || r->status == store::RunStatus::Crashed) {
+      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName));
+      queued << QString::number(id);
+    } else {
+      refused << tr("#%1 is %2").arg(id).arg(QString::fromLatin1(store::toString(r->status)));
+    }
+  }
+  statusBar()->showMessage(
+      (queued.isEmpty() ? QString() : tr("Resuming run(s) %1. ").arg(queued.join(QStringLiteral(", ")))) +
+      (refused.isEmpty() ? QString() : tr("Only stopped or crashed runs resume: %1").arg(refused.join(QStringLiteral("; ")))));
+}
+
+void MainWindow::updateLaunchState(const std::vector<store::RunInfo>& runs) {
+  std::set<std::string> taken;
+  std::set<QString> inStore;
+  for (const auto& r : runs) {
+    taken.insert(r.groupName);
+    inStore.insert(QString::fromStdString(r.groupName));
+  }
+  for (const auto& g : m_launcher->activeGroupNames()) taken.insert(g.toStdString());
+  m_setup->setTakenGroupNames(std::move(taken));
+  std::vector<std::tuple<QString, QString, QString>> pending;
+  for (const auto& p : m_launcher->pending()) {
+    if (inStore.count(p.group)) {  // its runs are in the table now
+      m_launcher->forgetPending(p.group);
+      continue;
+    }
+    const QString status = p.started ? tr("starting: %1 (%2 s)").arg(p.phase).arg(p.seconds, 0, 'f', 0) : tr("queued");
+    for (const auto& scheme : p.schemes) pending.emplace_back(p.group, scheme, status);
+  }
+  m_runs->setRuns(runs, m_poller->store().runSummaries(), pending);
+  // Estimates calibrate on the groups that finished on this machine.
+  int finished = 0;
+  for (const auto& r : runs) finished += r.status == store::RunStatus::Finished;
+  if (finished != m_finishedGroupsSeen) {
+    m_finishedGroupsSeen = finished;
+    m_setup->setTimeCalibration(experiment::calibrateTime(runs, "cpu"), experiment::calibrateTime(runs, "cuda"));
   }
 }
 
@@ -266,7 +419,15 @@ void MainWindow::cloneRun(int64_t runId) {
 
 void MainWindow::onRunsChanged(const std::vector<int64_t>& changed) {
   auto runs = m_poller->store().listRuns();
-  m_runs->setRuns(runs, m_poller->store().runSummaries());
+  updateLaunchState(runs);
+  // A group whose runs were all deleted loses its tab.
+  std::set<QString> groups;
+  for (const auto& r : runs) groups.insert(QString::fromStdString(r.groupName));
+  std::vector<QWidget*> gone;
+  for (const auto& [group, d] : m_dashboards) {
+    if (!groups.count(group)) gone.push_back(d);
+  }
+  for (auto* w : gone) closeTab(m_tabs->indexOf(w));
   // A group that is training gets its dashboard tab automatically.
   for (const auto& r : runs) {
     if (r.status == store::RunStatus::Running &&
@@ -302,6 +463,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
   } else if (active) {
     m_launcher->detachOnExit();
   }
+  saveSettings();
   e->accept();
 }
 

@@ -1,8 +1,11 @@
 // MainWindow: the lab. Left: the experiment set-up panel. Centre: the runs browser over the
-// run store (runs/runs_browser.h: stop, clone into the set-up panel, open a dashboard, ...)
-// and one live dashboard tab per run group, plus comparison tabs. Experiments run as separate depthlab-cli processes (RunLauncher); the
-// window follows them, and runs started anywhere else, through the store (StorePoller).
-// Holds no training state.
+// run store (runs/runs_browser.h: stop, resume, clone into the set-up panel, open a dashboard,
+// ...) and one live dashboard tab per run group, plus comparison tabs; a menu bar with the
+// shortcuts. Experiments run as separate depthlab-cli processes (RunLauncher); the window
+// follows them, and runs started anywhere else, through the store (StorePoller); a launch is
+// in the runs table from the moment it is queued, with its start-up phase. Keeps every launch
+// a group of its own (unique names), remembers its size and the last set-up, calibrates the
+// set-up's time estimates on the groups that finished here. Holds no training state.
 #pragma once
 
 #include <QMainWindow>
@@ -29,6 +32,7 @@ struct MainWindowOptions {
   QString corpusPath;     // default corpus (or the one passed on the command line)
   QString corpusMessage;  // what happened preparing it
   QString cliPath;        // depthlab-cli to launch; "" = next to this executable
+  QString settingsPath;   // window size and last set-up; "" = <data dir>/window.ini
 };
 
 class MainWindow : public QMainWindow {
@@ -57,6 +61,10 @@ class MainWindow : public QMainWindow {
   CompareView* compareRuns(const std::vector<int64_t>& runIds);
   /// Deletes runs and their rows; their checkpoint files too unless `keepCheckpoints`.
   void deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpoints);
+  /// Opens the paper-figure dialog for the runs (figure: "loss", ..., "set"); returns it.
+  class FigureDialog* openFigureDialog(const std::vector<int64_t>& runIds, const QString& figure);
+  /// Queues `resume` for each stopped or crashed run of `runIds` (says why for the others).
+  void resumeRuns(const std::vector<int64_t>& runIds);
   /// Free-text filter of the runs browser, on every column (-1) or one.
   void setRunFilter(const QString& text, int column = -1);
   int visibleRunCount() const;
@@ -68,9 +76,13 @@ class MainWindow : public QMainWindow {
  private:
   /// The figure style kept in the data folder (written with defaults on first use).
   FigureStyle savedFigureStyle() const;
-  void exportFigureInteractive(const QString& figure, const std::vector<int64_t>& runIds);
-  void exportFigureSetInteractive(const std::vector<int64_t>& runIds);
+  void saveFigureStyle(const FigureStyle& style) const;
   void connectStoreAndLauncher();
+  void makeMenus();
+  void saveSettings() const;
+  void restoreSettings();
+  /// Group names the set-up panel must not reuse; pending launches for the runs table.
+  void updateLaunchState(const std::vector<store::RunInfo>& runs);
   void connectRunsBrowser();
   void closeTab(int index);
   void onRunsChanged(const std::vector<int64_t>& changed);
@@ -84,6 +96,7 @@ class MainWindow : public QMainWindow {
   std::map<QString, GroupDashboard*> m_dashboards;
   MainWindowOptions m_options;
   ClosePolicy m_closePolicy = ClosePolicy::Ask;
+  int m_finishedGroupsSeen = -1;  // recalibrates the estimates when this changes
 };
 
 }  // namespace depthlab::ui

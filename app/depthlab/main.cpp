@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     auto store = depthlab::store::RunStore::open(dbPath);
     depthlab::ui::MainWindow window(std::move(store),
                                     {QString::fromStdString(corpus.path),
-                                     QString::fromStdString(corpus.message), QString()});
+                                     QString::fromStdString(corpus.message), QString(), QString()});
     window.show();
     if (cli.isSet(groupOption)) {
       window.showTab(window.dashboard(cli.value(groupOption)));

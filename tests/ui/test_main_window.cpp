@@ -44,7 +44,7 @@ std::string writeCorpus(const test::TempDir& dir) {
 
 std::unique_ptr<ui::MainWindow> openWindow(const test::TempDir& dir) {
   auto w = std::make_unique<ui::MainWindow>(store::RunStore::open(dir.file("lab.db")),
-                                            ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH)});
+                                            ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH), QString::fromStdString(dir.file("window.ini"))});
   w->setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
   w->show();
   return w;

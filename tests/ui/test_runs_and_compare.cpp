@@ -52,7 +52,8 @@ int64_t addRun(store::RunStore& s, const std::string& scheme, int depth, int64_t
 }
 
 std::unique_ptr<ui::MainWindow> openWindow(const std::string& db) {
-  auto w = std::make_unique<ui::MainWindow>(store::RunStore::open(db), ui::MainWindowOptions{});
+  auto w = std::make_unique<ui::MainWindow>(
+      store::RunStore::open(db), ui::MainWindowOptions{{}, {}, {}, QString::fromStdString(db + ".window.ini")});
   w->setClosePolicy(ui::MainWindow::ClosePolicy::KeepRunning);
   w->show();
   return w;
@@ -139,7 +140,7 @@ TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {
   EXPECT_EQ(mapRange(deep), mapRange(shallow));
   EXPECT_EQ(mapRange(bare), QCPRange(-1, -1));
   // Different depths: the difference heatmap aligns them by relative depth.
-  EXPECT_TRUE(v.plots().at(QStringLiteral("difference"))->xAxis->label().contains(QStringLiteral("relative depth")));
+  EXPECT_TRUE(v.differenceTitle().contains(QStringLiteral("relative depth"))) << v.differenceTitle().toStdString();
   EXPECT_GT(v.configDiffTable()->rowCount(), 0);
   bool depthKey = false;
   for (int r = 0; r < v.configDiffTable()->rowCount(); ++r) {

@@ -24,6 +24,7 @@
 #include "analysis/statistics.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
+#include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "compare/compare_profiles.h"
@@ -54,8 +55,26 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
   connect(m_band, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
   connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
+  connect(m_diffA, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
+  connect(m_diffB, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
   redraw();
 }
+
+QString CompareView::labelOf(int64_t runId) const {
+  auto it = m_labels.find(runId);
+  return it == m_labels.end() ? QStringLiteral("#%1").arg(runId) : it->second;
+}
+
+void CompareView::setDifferencePair(int64_t a, int64_t b) {
+  m_diffA->setCurrentIndex(m_diffA->findData(QVariant::fromValue<qlonglong>(a)));
+  m_diffB->setCurrentIndex(m_diffB->findData(QVariant::fromValue<qlonglong>(b)));
+}
+
+std::pair<int64_t, int64_t> CompareView::differencePair() const {
+  return {m_diffA->currentData().toLongLong(), m_diffB->currentData().toLongLong()};
+}
+
+QString CompareView::differenceTitle() const { return m_diffTitle ? m_diffTitle->text() : QString(); }
 
 void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds) {
   std::vector<store::RunInfo> infos;
@@ -70,6 +89,8 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
     infos.push_back(*r);
     m_runs.push_back(std::move(l));
   }
+  const QStringList labels = runLabels(infos);
+  for (size_t i = 0; i < infos.size(); ++i) m_labels[infos[i].id] = labels[static_cast<int>(i)];
   m_groups = analysis::seedGroups(store, infos);
   m_configDiff = analysis::configDiff(infos);
   m_table = analysis::resultsTable(m_groups);
@@ -86,12 +107,47 @@ QWidget* CompareView::makeControls() {
   controls->addWidget(new QLabel(tr("seed band")));
   controls->addWidget(m_band);
   m_colorBy = new QComboBox;
+  m_colorBy->setObjectName(QStringLiteral("colorBy"));
+  m_colorBy->setToolTip(tr("One colour per scheme, per run (seeds apart), or per value of a config key that differs"));
   m_colorBy->addItem(tr("scheme"), QString());
+  m_colorBy->addItem(tr("run"), QStringLiteral("#run"));
   for (const auto& [key, values] : m_configDiff) {
     if (key != "scheme" && key != "name" && key != "schemes") m_colorBy->addItem(QString::fromStdString(key), QString::fromStdString(key));
   }
   controls->addWidget(new QLabel(tr("colour by")));
   controls->addWidget(m_colorBy);
+  // The difference heatmap's sides: B minus A. Default: Pre-LN (A) and LNS (B) of one seed.
+  m_diffA = new QComboBox;
+  m_diffA->setObjectName(QStringLiteral("diffA"));
+  m_diffB = new QComboBox;
+  m_diffB->setObjectName(QStringLiteral("diffB"));
+  for (auto* c : {m_diffA, m_diffB}) {
+    for (const auto& r : m_runs) c->addItem(labelOf(r.info.id) + QStringLiteral(" (#%1)").arg(r.info.id), QVariant::fromValue<qlonglong>(r.info.id));
+  }
+  m_diffA->setToolTip(tr("Difference heatmap: this run is subtracted"));
+  m_diffB->setToolTip(tr("Difference heatmap: variance of this run minus that of the first"));
+  int64_t a = m_runs.empty() ? 0 : m_runs.front().info.id, b = m_runs.size() > 1 ? m_runs[1].info.id : a;
+  bool paired = false;
+  for (const auto& x : m_runs) {
+    for (const auto& y : m_runs) {
+      if (!paired && x.info.scheme == "pre_ln" && y.info.scheme == "lns" && x.info.seed == y.info.seed) {
+        a = x.info.id;
+        b = y.info.id;
+        paired = true;
+      }
+    }
+  }
+  if (!paired) {  // a Pre-LN and an LNS run of different seeds, else the first two
+    for (const auto& x : m_runs) if (x.info.scheme == "pre_ln") { a = x.info.id; break; }
+    for (const auto& y : m_runs) if (y.info.scheme == "lns") { b = y.info.id; break; }
+    if (a == b && m_runs.size() > 1) b = m_runs[a == m_runs[0].info.id ? 1 : 0].info.id;
+  }
+  m_diffA->setCurrentIndex(m_diffA->findData(QVariant::fromValue<qlonglong>(a)));
+  m_diffB->setCurrentIndex(m_diffB->findData(QVariant::fromValue<qlonglong>(b)));
+  controls->addWidget(new QLabel(tr("difference: B")));
+  controls->addWidget(m_diffB);
+  controls->addWidget(new QLabel(tr("minus A")));
+  controls->addWidget(m_diffA);
   controls->addStretch(1);
   return row;
 }
@@ -133,8 +189,8 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->setMinimumHeight(200);
     p->setMinimumWidth(240);
     p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QStringLiteral("%1 #%2").arg(
-        QString::fromStdString(m_runs[i].info.scheme)).arg(m_runs[i].info.id)));
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QStringLiteral("%1 (#%2)").arg(
+        labelOf(m_runs[i].info.id)).arg(m_runs[i].info.id)));
     p->xAxis->setLabel(tr("step"));
     p->yAxis->setLabel(tr("layer"));
     makeInteractive(p);
@@ -185,9 +241,6 @@ void CompareView::addTables(QGridLayout* grid) {
           [this] { QApplication::clipboard()->setText(QString::fromStdString(m_table.toLatex())); });
   connect(saveCsv, &QPushButton::clicked, this, [this, saveText] { saveText(tr("CSV (*.csv)"), m_table.toCsv()); });
   connect(saveTex, &QPushButton::clicked, this, [this, saveText] { saveText(tr("LaTeX (*.tex)"), m_table.toLatex()); });
-  connect(m_relativeDepth, &QCheckBox::toggled, this, [this] { redraw(); });
-  connect(m_band, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
-  connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
 }
 
 QString CompareView::missingText() const { return m_missing->text(); }
@@ -200,6 +253,12 @@ void CompareView::setColorBy(const QString& key) {
 QColor CompareView::colorOf(const store::RunInfo& run) const {
   const QString key = m_colorBy->currentData().toString();
   if (key.isEmpty()) return schemeColor(QString::fromStdString(run.scheme));
+  if (key == QLatin1String("#run")) {  // one colour per run, in the order of the selection
+    const auto palette = paletteColors(QStringLiteral("tol-bright"));
+    for (size_t i = 0; i < m_runs.size(); ++i) {
+      if (m_runs[i].info.id == run.id) return palette[i % palette.size()];
+    }
+  }
   // A colour per distinct value of the chosen key, in order of first appearance.
   auto it = m_configDiff.find(key.toStdString());
   if (it == m_configDiff.end()) return schemeColor(QString::fromStdString(run.scheme));

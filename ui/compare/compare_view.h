@@ -1,7 +1,8 @@
 // CompareView: side-by-side comparison of any stored runs (schemes, sizes, seeds): overlaid
-// loss curves with one colour per scheme; final per-layer profiles (variance, adjacent
-// angular distance, pruning delta) overlaid, by layer or by relative depth; a difference
-// heatmap (second run minus first) of per-layer variance on a diverging scale centred at 0;
+// loss curves with one colour per scheme (or per run, or per value of a differing config key);
+// final per-layer profiles (variance, adjacent angular distance, pruning delta) overlaid, by
+// layer or by relative depth; a difference heatmap of per-layer variance (the two sides chosen
+// by the user; default Pre-LN vs LNS of the same seed) on blue-white-red centred at 0;
 // seed groups with mean and a chosen band plus Welch's t-test and a bootstrap interval on the
 // final validation loss; the config keys that differ; final loss against depth per scheme
 // with the LNS gain; and a Table-1-style results table (CSV / LaTeX). Missing metrics are
@@ -22,6 +23,7 @@ class QGridLayout;
 class QCustomPlot;
 class QLabel;
 class QTableWidget;
+class QCPTextElement;
 
 namespace depthlab::ui {
 
@@ -36,8 +38,15 @@ class CompareView : public QWidget {
   QString statsText() const;
   const analysis::ResultsTable& resultsTable() const { return m_table; }
   QTableWidget* configDiffTable() const { return m_diff; }
-  /// Colours curves by a differing config key ("" = by scheme).
+  /// Colours curves by a differing config key ("" = by scheme, "#run" = one colour per run).
   void setColorBy(const QString& key);
+  /// The difference heatmap's sides: it shows variance of `b` minus variance of `a`.
+  void setDifferencePair(int64_t a, int64_t b);
+  std::pair<int64_t, int64_t> differencePair() const;
+  /// The difference heatmap's title ("variance: LNS s1 minus Pre-LN s1").
+  QString differenceTitle() const;
+  /// Each run's label (renamed runs by their name), by run id.
+  QString labelOf(int64_t runId) const;
 
  private:
   struct Loaded {
@@ -67,6 +76,10 @@ class CompareView : public QWidget {
   QCheckBox* m_relativeDepth = nullptr;
   QComboBox* m_band = nullptr;
   QComboBox* m_colorBy = nullptr;  // "scheme" or a config key that differs
+  QComboBox* m_diffA = nullptr;    // the difference heatmap's sides (run ids)
+  QComboBox* m_diffB = nullptr;
+  QCPTextElement* m_diffTitle = nullptr;
+  std::map<int64_t, QString> m_labels;
   std::map<std::string, std::vector<std::string>> m_configDiff;
   QLabel* m_missing = nullptr;
   QLabel* m_stats = nullptr;

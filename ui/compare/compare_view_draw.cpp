@@ -26,6 +26,7 @@
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "compare/compare_profiles.h"
@@ -69,8 +70,9 @@ void CompareView::drawLoss() {
   std::vector<figures::LossRun> runs;
   for (const auto& r : m_runs) {
     const int k = perScheme[r.info.scheme]++;
-    runs.push_back({QStringLiteral("%1 #%2").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id),
-                    colorOf(r.info), styleFor(k), r.lossTrain, r.lossVal});
+    runs.push_back({labelOf(r.info.id), colorOf(r.info),
+                    m_colorBy->currentData().toString() == QLatin1String("#run") ? Qt::SolidLine : styleFor(k),
+                    r.lossTrain, r.lossVal, {}});
   }
   figures::LossStyle style;  // smoothed, one legend entry per run
   style.smoothing = 0.9;
@@ -82,6 +84,7 @@ void CompareView::drawLoss() {
   figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   drawSeedBands(loss);
   loss->rescaleAxes();
+  figures::placeLegend(loss, loss->axisRect());
   loss->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -93,7 +96,7 @@ void CompareView::drawConfigDiff() {
   m_diff->setRowCount(static_cast<int>(diff.size()));
   m_diff->setColumnCount(static_cast<int>(m_runs.size()) + 1);
   QStringList headers{tr("key")};
-  for (const auto& r : m_runs) headers << tr("run %1").arg(r.info.id);
+  for (const auto& r : m_runs) headers << QStringLiteral("%1 (#%2)").arg(labelOf(r.info.id)).arg(r.info.id);
   m_diff->setHorizontalHeaderLabels(headers);
   int row = 0;
   for (const auto& [key, values] : diff) {
@@ -143,7 +146,7 @@ void CompareView::drawHeatmaps() {
     p->clearPlottables();
     const auto& s = r.layers.at(metrics::kVariance);
     if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
-    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, 400));
+    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, 400, metrics::kVariance));
     p->rescaleAxes();
   }
   figures::shareColourRange(maps);  // one colour scale for every run
@@ -164,7 +167,7 @@ void CompareView::drawProfiles() {
       auto v = layerValuesAt(s, s.steps.back());
       std::vector<double> profile(v.begin(), v.end());
       auto* g = p->addGraph();
-      g->setName(QStringLiteral("%1 #%2 (L=%3)").arg(QString::fromStdString(r.info.scheme)).arg(r.info.id).arg(v.size()));
+      g->setName(QStringLiteral("%1 (L=%2)").arg(labelOf(r.info.id)).arg(v.size()));
       g->setPen(QPen(colorOf(r.info), 1.6, styleFor(perScheme[r.info.scheme]++)));
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
       for (size_t l = 0; l < profile.size(); ++l) {
@@ -173,6 +176,7 @@ void CompareView::drawProfiles() {
       }
     }
     p->rescaleAxes();
+    figures::placeLegend(p, p->axisRect());
     p->replot(QCustomPlot::rpQueuedReplot);
   }
 }
@@ -181,22 +185,34 @@ void CompareView::drawDifference() {
   auto* p = m_plots[QStringLiteral("difference")];
   p->clearPlottables();
   p->legend->setVisible(false);
-  std::vector<const Loaded*> withVar;
-  for (const auto& r : m_runs) if (!r.layers.at(metrics::kVariance).steps.empty()) withVar.push_back(&r);
-  if (withVar.size() < 2) {
-    p->plotLayout()->setVisible(true);
-    p->xAxis->setLabel(tr("needs two runs with per-layer variance"));
+  if (!m_diffTitle) {
+    p->plotLayout()->insertRow(0);
+    m_diffTitle = new QCPTextElement(p, QString());
+    p->plotLayout()->addElement(0, 0, m_diffTitle);
+  }
+  const auto [idA, idB] = differencePair();
+  const Loaded* runA = nullptr;
+  const Loaded* runB = nullptr;
+  for (const auto& r : m_runs) {
+    if (r.info.id == idA) runA = &r;
+    if (r.info.id == idB) runB = &r;
+  }
+  auto hasVariance = [](const Loaded* r) { return r && !r->layers.at(metrics::kVariance).steps.empty(); };
+  if (!hasVariance(runA) || !hasVariance(runB) || idA == idB) {
+    m_diffTitle->setText(idA == idB ? tr("pick two different runs (B minus A)")
+                                    : tr("needs two runs with per-layer variance"));
     p->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
-  const auto& a = withVar[0]->layers.at(metrics::kVariance);
-  const auto& b = withVar[1]->layers.at(metrics::kVariance);
+  const auto& a = runA->layers.at(metrics::kVariance);
+  const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
   // Steps both runs have, in order.
   std::vector<int64_t> steps;
   std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(steps));
   auto* map = new QCPColorMap(p->xAxis, p->yAxis);
+  map->setInterpolate(false);
   map->data()->setSize(std::max<int>(1, static_cast<int>(steps.size())), rows);
   map->data()->setRange(QCPRange(steps.empty() ? 0 : static_cast<double>(steps.front()),
                                  steps.empty() ? 1 : static_cast<double>(steps.back())),
@@ -215,12 +231,14 @@ void CompareView::drawDifference() {
       maxAbs = std::max(maxAbs, std::abs(d));
     }
   }
-  map->setGradient(QCPColorGradient::gpPolar);  // diverging
-  map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));  // centred at 0
-  figures::heatmapColourBar(map, tr("variance difference"), 0, 1);
-  p->xAxis->setLabel(tr("step — variance of #%1 minus #%2%3")
-                         .arg(withVar[1]->info.id).arg(withVar[0]->info.id)
-                         .arg(relative ? tr(" (relative depth)") : QString()));
+  // Blue-white-red with white exactly at 0: the range is symmetric.
+  map->setGradient(divergingGradient());
+  map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));
+  figures::heatmapColourBar(map, tr("variance B − A"), 1, 1);
+  m_diffTitle->setText(tr("variance: %1 minus %2%3")
+                           .arg(labelOf(idB), labelOf(idA))
+                           .arg(relative ? tr(" (relative depth)") : QString()));
+  p->xAxis->setLabel(tr("step"));
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
   p->replot(QCustomPlot::rpQueuedReplot);

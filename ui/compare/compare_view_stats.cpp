@@ -8,6 +8,8 @@
 #include "analysis/statistics.h"
 #include "compare/compare_view.h"
 #include "plot/colormaps.h"
+#include "export/figure_style.h"
+#include "plot/figure_layout.h"
 
 namespace depthlab::ui {
 
@@ -47,7 +49,7 @@ void CompareView::drawSeedBands(QCustomPlot* loss) {
     lower->removeFromLegend();
     upper->removeFromLegend();
     mean->setPen(QPen(c, 2.4));
-    mean->setName(tr("%1 L=%2 val mean ± %3 (n=%4)").arg(QString::fromStdString(g.scheme)).arg(g.depth)
+    mean->setName(tr("%1 L=%2 val mean ± %3 (n=%4)").arg(defaultSchemeName(QString::fromStdString(g.scheme))).arg(g.depth)
                       .arg(m_band->currentText()).arg(g.runIds.size()));
   }
 }
@@ -63,13 +65,13 @@ void CompareView::drawGroups() {
   for (const auto& g : m_groups) {
     ++x;
     auto s = analysis::summarize(g.finalValLoss);
-    ticker->addTick(x, QString::fromStdString(g.scheme) + QStringLiteral("\nL=%1").arg(g.depth));
+    ticker->addTick(x, defaultSchemeName(QString::fromStdString(g.scheme)) + QStringLiteral("\nL=%1").arg(g.depth));
     if (s.n == 0) continue;
     double lo = s.mean - s.std, hi = s.mean + s.std;
     if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
     if (band == 2) { lo = s.min; hi = s.max; }
     auto* graph = p->addGraph();
-    graph->setName(QStringLiteral("%1 L=%2 (n=%3)").arg(QString::fromStdString(g.scheme)).arg(g.depth).arg(s.n));
+    graph->setName(QStringLiteral("%1 L=%2 (n=%3)").arg(defaultSchemeName(QString::fromStdString(g.scheme))).arg(g.depth).arg(s.n));
     graph->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 2));
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
@@ -87,6 +89,7 @@ void CompareView::drawGroups() {
   p->rescaleAxes();
   p->yAxis->scaleRange(1.2, p->yAxis->range().center());  // markers and bands off the frame
   p->xAxis->setRange(0.5, x + 0.5);
+  figures::placeLegend(p, p->axisRect());  // never over a group's mean or band
   p->replot(QCustomPlot::rpQueuedReplot);
   // Welch t-test and bootstrap between the first two groups with at least two seeds.
   std::vector<const analysis::SeedGroup*> testable;
@@ -109,7 +112,7 @@ void CompareView::drawGroups() {
   auto scaling = analysis::depthScaling(m_groups);
   for (const auto& [scheme, points] : scaling) {
     auto* g = d->addGraph();
-    g->setName(QString::fromStdString(scheme));
+    g->setName(defaultSchemeName(QString::fromStdString(scheme)));
     g->setPen(QPen(schemeColor(QString::fromStdString(scheme)), 1.8));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
     for (const auto& pt : points) g->addData(pt.depth, pt.lossVal);
@@ -117,6 +120,7 @@ void CompareView::drawGroups() {
   d->rescaleAxes();
   d->yAxis->scaleRange(1.2, d->yAxis->range().center());
   d->xAxis->scaleRange(1.2, d->xAxis->range().center());
+  figures::placeLegend(d, d->axisRect());
   d->replot(QCustomPlot::rpQueuedReplot);
   QStringList gains;
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {

@@ -16,7 +16,15 @@
 
 #include <cmath>
 
+#include <QComboBox>
+#include <QFileDialog>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+
 #include "dashboard/dashboard_plot_items.h"
+#include "dashboard/diagnosis_panel.h"
+#include "plot/run_labels.h"
 #include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -32,6 +40,16 @@ using dashboard::schemeOf;
 GroupDashboard::GroupDashboard(QString group, QWidget* parent)
     : QWidget(parent), m_data(std::move(group)) {
   auto* outer = new QVBoxLayout(this);
+  auto* progressRow = new QHBoxLayout;
+  m_progress = new QProgressBar;
+  m_progress->setObjectName(QStringLiteral("progress"));
+  m_progress->setToolTip(tr("Steps done by the group's slowest run; the ETA comes from the runs' "
+                            "measured tokens/s"));
+  m_eta = new QLabel;
+  m_eta->setObjectName(QStringLiteral("eta"));
+  progressRow->addWidget(m_progress, 1);
+  progressRow->addWidget(m_eta);
+  outer->addLayout(progressRow);
   m_status = new QLabel;
   m_status->setObjectName(QStringLiteral("status"));
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -41,20 +59,42 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   m_scrubber = new QSlider(Qt::Horizontal);
   m_scrubber->setObjectName(QStringLiteral("scrubber"));
   m_cursorLabel = new QLabel(tr("step 0"));
+  m_scrubber->setToolTip(tr("The step every 'at cursor' panel shows (or click a step panel)"));
   m_logY = new QCheckBox(tr("log loss"));
+  m_logY->setToolTip(tr("Logarithmic loss axis"));
+  m_logLayers = new QCheckBox(tr("log variance / grad norm"));
+  m_logLayers->setToolTip(tr("Logarithmic y axis for the per-layer variance curves and the gradient norm"));
+  m_linkZoom = new QCheckBox(tr("link step zoom"));
+  m_linkZoom->setChecked(true);
+  m_linkZoom->setToolTip(tr("Zooming or panning the step axis of one panel does the same to every step panel"));
+  m_follow = new QPushButton(tr("Follow"));
+  m_follow->setObjectName(QStringLiteral("follow"));
+  m_follow->setToolTip(tr("Reset every panel's zoom: all follow the newest data again"));
+  m_lossAxis = new QComboBox;
+  m_lossAxis->setObjectName(QStringLiteral("lossAxis"));
+  m_lossAxis->addItem(tr("x: step"), QStringLiteral("step"));
+  m_lossAxis->addItem(tr("x: tokens"), QStringLiteral("tokens"));
+  m_lossAxis->addItem(tr("x: training time"), QStringLiteral("time"));
+  m_lossAxis->setToolTip(tr("What the loss and learning-rate panels are plotted against (training "
+                            "time: from the measured tokens/s, probes excluded)"));
   m_smoothing = new QSlider(Qt::Horizontal);
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
   m_smoothing->setMaximumWidth(120);
   m_smoothing->setToolTip(tr("Smoothing of the train loss (EMA); the raw curve stays faint"));
   m_rowNormalize = new QCheckBox(tr("angular (l, n): per-row normalized"));
+  m_rowNormalize->setToolTip(tr("Scale each row of the (l, n) angular matrix to [0, 1], as the paper's figure does"));
   controls->addWidget(new QLabel(tr("Step")));
   controls->addWidget(m_scrubber, 1);
   controls->addWidget(m_cursorLabel);
   controls->addWidget(m_logY);
+  controls->addWidget(m_lossAxis);
   controls->addWidget(new QLabel(tr("smoothing")));
   controls->addWidget(m_smoothing);
   controls->addWidget(m_rowNormalize);
+  controls->addWidget(m_logLayers);
+  controls->addWidget(m_linkZoom);
+  controls->addWidget(m_follow);
   outer->addLayout(controls);
   m_decimation = new QLabel;
   m_decimation->setStyleSheet(QStringLiteral("color: #666;"));
@@ -69,13 +109,30 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
 
   m_zoomTimer.setSingleShot(true);
   m_zoomTimer.setInterval(80);
-  connect(&m_zoomTimer, &QTimer::timeout, this, [this] { redraw(); });
+  connect(&m_zoomTimer, &QTimer::timeout, this, [this] {
+    if (m_zoomSource) linkZoomFrom(m_zoomSource);
+    m_zoomSource = nullptr;
+    redraw();
+  });
   connect(m_scrubber, &QSlider::valueChanged, this, [this](int i) {
     if (i < 0 || i >= static_cast<int>(m_steps.size())) return;
     m_followLatest = i == static_cast<int>(m_steps.size()) - 1;
     setCursorStep(m_steps[static_cast<size_t>(i)]);
   });
   connect(m_logY, &QCheckBox::toggled, this, [this] { drawLoss(); });
+  connect(m_logLayers, &QCheckBox::toggled, this, [this] { redraw(); });
+  connect(m_lossAxis, &QComboBox::currentIndexChanged, this, [this] {
+    for (const auto& key : {QStringLiteral("loss"), QStringLiteral("lr")}) {
+      if (auto it = m_plots.find(key); it != m_plots.end()) {
+        setUserZoomed(it->second, false);
+        it->second->xAxis->setLabel(m_lossAxis->currentData().toString() == QLatin1String("step") ? tr("step")
+                                    : m_lossAxis->currentData().toString() == QLatin1String("tokens") ? tr("tokens")
+                                                                                                 : tr("training time (s)"));
+      }
+    }
+    drawLoss();
+  });
+  connect(m_follow, &QPushButton::clicked, this, &GroupDashboard::followAll);
   connect(m_smoothing, &QSlider::valueChanged, this, [this] { drawLoss(); });
   connect(m_rowNormalize, &QCheckBox::toggled, this, [this] { drawCursorPanels(); });
 }
@@ -100,26 +157,32 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   p->setPlottingHint(QCP::phCacheLabels, true);
   makeInteractive(p);
   // Zooming or panning re-decimates for the new view (full data is kept; only the drawn
-  // points change), shortly after the gesture so a wheel spin costs one rebuild.
-  auto redecimate = [this] { m_zoomTimer.start(); };
-  connect(p, &QCustomPlot::mouseWheel, this, redecimate);
-  connect(p, &QCustomPlot::mouseRelease, this, redecimate);
-  const QString figure = figureForPanel(name);
-  if (!figure.isEmpty()) {
-    p->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(p, &QWidget::customContextMenuRequested, this, [this, p, figure](const QPoint& pos) {
-      QMenu menu;
-      auto* exportAction = menu.addAction(tr("Export as paper figure (%1)…").arg(figure));
-      auto* reset = menu.addAction(tr("Reset zoom"));
-      auto* chosen = menu.exec(p->mapToGlobal(pos));
-      if (chosen == reset) resetZoom(p);
-      if (chosen == exportAction) {
-        std::vector<int64_t> ids;
-        for (const auto& r : m_data.runs()) ids.push_back(r.info.id);
-        Q_EMIT exportRequested(figure, ids);
-      }
-    });
-  }
+  // points change), shortly after the gesture so a wheel spin costs one rebuild; a linked
+  // step zoom goes to every step panel then.
+  auto gesture = [this, p] {
+    m_zoomSource = p;
+    m_zoomTimer.start();
+  };
+  connect(p, &QCustomPlot::mouseWheel, this, gesture);
+  connect(p, &QCustomPlot::mouseRelease, this, [this, p, name, gesture](QMouseEvent* e) {
+    if (!wasClick(p, e->pos())) {
+      gesture();
+      return;
+    }
+    // A click on a step panel moves the cursor there (the nearest probed step).
+    if (e->button() != Qt::LeftButton || !isStepPanel(name) || m_steps.empty()) return;
+    const double x = p->xAxis->pixelToCoord(e->pos().x());
+    auto it = std::lower_bound(m_steps.begin(), m_steps.end(), static_cast<int64_t>(std::llround(x)));
+    size_t i = static_cast<size_t>(std::min<ptrdiff_t>(it - m_steps.begin(), static_cast<ptrdiff_t>(m_steps.size()) - 1));
+    if (i > 0 && std::abs(static_cast<double>(m_steps[i - 1]) - x) < std::abs(static_cast<double>(m_steps[i]) - x)) --i;
+    m_scrubber->setValue(static_cast<int>(i));
+  });
+  connect(p, &QCustomPlot::mouseMove, this, [this, p, name](QMouseEvent* e) {
+    if (isStepPanel(name)) moveCrosshair(p->xAxis->pixelToCoord(e->pos().x()));
+  });
+  p->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(p, &QWidget::customContextMenuRequested, this,
+          [this, p, name](const QPoint& pos) { showPanelMenu(p, name, pos); });
   m_plots[name] = p;
   return p;
 }
@@ -152,21 +215,35 @@ void GroupDashboard::rebuildPanels() {
                           spec.minHeight > 0 ? spec.minHeight : 220);
         p->plotLayout()->insertRow(0);
         p->plotLayout()->addElement(
-            0, 0, new QCPTextElement(p, m_schemes[i] + QStringLiteral(" — ") + spec.title));
+            0, 0, new QCPTextElement(p, labelOf(m_schemes[i]) + QStringLiteral(" — ") + spec.title));
         p->xAxis->setLabel(spec.xLabel);
         p->yAxis->setLabel(spec.yLabel);
         grid->addWidget(p, spec.row, static_cast<int>(i));
       }
     }
   }
+  auto* box = new QGroupBox(tr("Diagnosis: which layers could be dropped, and which proxy says so"));
+  auto* v = new QVBoxLayout(box);
+  m_diagnosis = new DiagnosisPanel;
+  m_diagnosis->setObjectName(QStringLiteral("diagnosis"));
+  v->addWidget(m_diagnosis);
+  m_panels->addWidget(box);
 }
 
 void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>& changed) {
   if (!m_data.reload(store, changed)) return;
   std::vector<QString> schemes;
-  for (const auto& r : m_data.runs()) schemes.push_back(schemeOf(r));
-  if (schemes != m_schemes) {
+  std::vector<store::RunInfo> infos;
+  for (const auto& r : m_data.runs()) {
+    schemes.push_back(schemeOf(r));
+    infos.push_back(r.info);
+  }
+  std::map<QString, QString> labels;
+  const QStringList names = runLabels(infos);
+  for (size_t i = 0; i < schemes.size(); ++i) labels[schemes[i]] = names[static_cast<int>(i)];
+  if (schemes != m_schemes || labels != m_labels) {  // new runs, or a run renamed
     m_schemes = schemes;
+    m_labels = labels;
     rebuildPanels();
   }
   m_steps = m_data.probeSteps();
@@ -187,13 +264,110 @@ void GroupDashboard::redraw() {
   for (const auto& r : m_data.runs()) status << r.statusLine();
   m_status->setText(status.join(QLatin1Char('\n')));
   m_decimationNotes.clear();
+  drawProgress();
   drawLoss();
   drawLayerPanels();
   drawCursorPanels();
+  drawDiagnosis();
+  for (auto& [name, p] : m_plots) updateZoomBadge(p);
   m_decimation->setText(m_decimationNotes.isEmpty() ? QString() : m_decimationNotes.join(QStringLiteral("; ")));
 }
 
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }
+
+QString GroupDashboard::labelOf(const QString& scheme) const {
+  auto it = m_labels.find(scheme);
+  return it == m_labels.end() ? scheme : it->second;
+}
+
+bool GroupDashboard::isStepPanel(const QString& panel) const {
+  const auto* spec = dashboard::panelSpec(panel);
+  if (!spec || spec->xLabel != QLatin1String("step")) return false;
+  // The loss and lr panels leave the step axis when plotted against tokens or time.
+  const bool lossLike = spec->kind == dashboard::PanelKind::LossOverlay || spec->kind == dashboard::PanelKind::LearningRate;
+  return !lossLike || m_lossAxis->currentData().toString() == QLatin1String("step");
+}
+
+void GroupDashboard::setLinkedZoom(bool linked) { m_linkZoom->setChecked(linked); }
+
+void GroupDashboard::followAll() {
+  for (auto& [name, p] : m_plots) {
+    setUserZoomed(p, false);
+    p->rescaleAxes();
+  }
+  m_followLatest = true;
+  if (!m_steps.empty()) m_scrubber->setValue(static_cast<int>(m_steps.size()) - 1);
+  redraw();
+}
+
+void GroupDashboard::setLossAxis(const QString& mode) {
+  const int i = m_lossAxis->findData(mode);
+  if (i >= 0) m_lossAxis->setCurrentIndex(i);
+}
+
+void GroupDashboard::setLogLayers(bool on) { m_logLayers->setChecked(on); }
+
+QString GroupDashboard::progressText() const { return m_progress->text() + QStringLiteral(" · ") + m_eta->text(); }
+int GroupDashboard::progressPercent() const {
+  return m_progress->maximum() > 0 ? static_cast<int>(100LL * m_progress->value() / m_progress->maximum()) : 0;
+}
+
+void GroupDashboard::linkZoomFrom(QCustomPlot* source) {
+  const QString name = source->objectName();
+  if (!m_linkZoom->isChecked() || !isStepPanel(name) || !userZoomed(source)) return;
+  const QCPRange range = source->xAxis->range();
+  for (auto& [other, p] : m_plots) {
+    if (p == source || !isStepPanel(other)) continue;
+    p->xAxis->setRange(range);
+    setUserZoomed(p, true);
+  }
+}
+
+void GroupDashboard::moveCrosshair(double step) {
+  for (auto& [name, p] : m_plots) {
+    if (!isStepPanel(name)) continue;
+    QCPItemStraightLine* line = nullptr;
+    for (int i = 0; i < p->itemCount(); ++i) {
+      if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("crosshair")) line = l;
+    }
+    if (!line) {
+      line = new QCPItemStraightLine(p);
+      line->setObjectName(QStringLiteral("crosshair"));
+      line->setPen(QPen(QColor(40, 40, 40, 90), 1, Qt::DotLine));
+      line->setSelectable(false);
+    }
+    line->point1->setCoords(step, 0);
+    line->point2->setCoords(step, 1);
+    p->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void GroupDashboard::showPanelMenu(QCustomPlot* p, const QString& name, const QPoint& pos) {
+  QMenu menu;
+  const QString figure = figureForPanel(name);
+  QAction* exportAction = figure.isEmpty() ? nullptr : menu.addAction(tr("Export as paper figure (%1)…").arg(figure));
+  auto* png = menu.addAction(tr("Save PNG…"));
+  auto* csv = menu.addAction(tr("Save CSV…"));
+  auto* reset = menu.addAction(userZoomed(p) ? tr("Follow new data (reset zoom)") : tr("Reset zoom"));
+  auto* chosen = menu.exec(p->mapToGlobal(pos));
+  if (!chosen) return;
+  QString base = group() + QLatin1Char('-') + name;
+  base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("_"));
+  if (chosen == reset) {
+    if (m_linkZoom->isChecked() && isStepPanel(name)) followAll();
+    else resetZoom(p);
+  } else if (chosen == png) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save panel as PNG"), base + QStringLiteral(".png"), tr("PNG (*.png)"));
+    if (!path.isEmpty()) p->savePng(path, 0, 0, 2.0);
+  } else if (chosen == csv) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save panel data as CSV"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+    if (!path.isEmpty()) savePlotCsv(p, path);
+  } else if (chosen == exportAction) {
+    std::vector<int64_t> ids;
+    for (const auto& r : m_data.runs()) ids.push_back(r.info.id);
+    Q_EMIT exportRequested(figure, ids);
+  }
+}
 
 QString GroupDashboard::figureForPanel(const QString& panel) {
   const auto* spec = dashboard::panelSpec(panel);

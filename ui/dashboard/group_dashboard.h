@@ -3,8 +3,15 @@
 // output variance as curves and as layer x step heatmaps on one colour scale; adjacent
 // angular distance heatmaps and the full (l, n) matrix at the cursor step; single-layer
 // pruning heatmaps and bars at the cursor; layer effectiveness with the lazy / low
-// thresholds; gradient norm per layer. One step scrubber drives every panel's cursor.
-// Reads GroupData snapshots only; holds no training state.
+// thresholds; gradient norm and Block Influence per layer; a diagnosis of which layers could be
+// dropped (proxies against measured pruning, with their rank correlations). One step
+// scrubber drives every panel's cursor; clicking a step panel sets it; a crosshair follows the
+// mouse across the step panels. Zoom on the step axis is linked across panels (can be
+// unlinked), a zoomed panel says it no longer follows new data, and "Follow" resumes. The
+// loss can be read against steps, tokens or training time; variance and gradient norm on a
+// log scale. A progress bar with the group's ETA. Every panel saves as PNG or CSV from its
+// context menu. Runs are named as everywhere (plot/run_labels.h). Reads GroupData snapshots
+// only; holds no training state.
 #pragma once
 
 #include <QTimer>
@@ -17,12 +24,17 @@
 #include "dashboard/group_data.h"
 
 class QCheckBox;
+class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QProgressBar;
+class QPushButton;
 class QSlider;
 class QVBoxLayout;
 
 namespace depthlab::ui {
+
+class DiagnosisPanel;
 
 class GroupDashboard : public QWidget {
   Q_OBJECT
@@ -43,6 +55,22 @@ class GroupDashboard : public QWidget {
   QString decimationNote() const;
   /// The paper figure a panel corresponds to ("loss", "variance", "angular", "pruning"), or "".
   static QString figureForPanel(const QString& panel);
+  /// Panels whose x axis is the training step (zoom links and the crosshair go across them).
+  bool isStepPanel(const QString& panel) const;
+  /// Zoom on the step axis applies to every step panel (default on).
+  void setLinkedZoom(bool linked);
+  /// Every panel back to following the newest data (resets their zoom).
+  void followAll();
+  /// The loss and lr panels' x axis: "step", "tokens" or "time" (training time, s).
+  void setLossAxis(const QString& mode);
+  /// Log scale for the variance curves and the gradient norm.
+  void setLogLayers(bool on);
+  /// What the progress bar shows ("150 / 600 steps · ETA 1.2 min") and its percentage.
+  QString progressText() const;
+  int progressPercent() const;
+  DiagnosisPanel* diagnosis() const { return m_diagnosis; }
+  /// The label each run's legend entries and titles use, by scheme.
+  QString labelOf(const QString& scheme) const;
 
  Q_SIGNALS:
   /// The user asked to export a panel as a paper figure (context menu).
@@ -57,6 +85,11 @@ class GroupDashboard : public QWidget {
   void drawLoss();
   void drawLayerPanels();
   void drawCursorPanels();
+  void drawProgress();
+  void drawDiagnosis();
+  void linkZoomFrom(QCustomPlot* source);
+  void moveCrosshair(double step);
+  void showPanelMenu(QCustomPlot* p, const QString& name, const QPoint& pos);
 
   GroupData m_data;
   std::vector<QString> m_schemes;
@@ -68,6 +101,14 @@ class GroupDashboard : public QWidget {
   QLabel* m_status = nullptr;
   QLabel* m_decimation = nullptr;
   QCheckBox* m_logY = nullptr;
+  QCheckBox* m_logLayers = nullptr;
+  QCheckBox* m_linkZoom = nullptr;
+  QPushButton* m_follow = nullptr;
+  QComboBox* m_lossAxis = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QLabel* m_eta = nullptr;
+  DiagnosisPanel* m_diagnosis = nullptr;
+  std::map<QString, QString> m_labels;  // scheme -> run label
   QCheckBox* m_rowNormalize = nullptr;
   QSlider* m_smoothing = nullptr;
   std::vector<int64_t> m_steps;   // scrubber stops
@@ -75,6 +116,7 @@ class GroupDashboard : public QWidget {
   bool m_followLatest = true;     // the cursor tracks the newest step until the user moves it
   QStringList m_decimationNotes;
   QTimer m_zoomTimer;             // re-decimates after a zoom / pan gesture
+  QCustomPlot* m_zoomSource = nullptr;  // the panel the last gesture was on
 };
 
 }  // namespace depthlab::ui

@@ -17,7 +17,14 @@
 
 #include <cmath>
 
+#include <QComboBox>
+#include <QProgressBar>
+
+#include "analysis/layer_diagnosis.h"
 #include "dashboard/dashboard_plot_items.h"
+#include "dashboard/diagnosis_panel.h"
+#include "experiment/resource_estimate.h"
+#include "plot/figure_layout.h"
 #include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -46,6 +53,20 @@ QString scaleLabel(const QString& panel) {
   return QString();
 }
 
+// Log or linear y, with decade ticks on log.
+void setLogScale(QCPAxis* y, bool log) {
+  const auto type = log ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+  if (y->scaleType() == type) return;
+  y->setScaleType(type);
+  y->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog) : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+}
+
+// Whether a metric is one the catalogue scales logarithmically (variance, gradient norms).
+bool logCapable(const QString& metric) {
+  const auto* m = metrics::find(metric.toStdString(), metrics::Kind::PerLayer);
+  return m && m->scale == metrics::Scale::Log;
+}
+
 }  // namespace
 
 using dashboard::kLazy;
@@ -69,13 +90,19 @@ void GroupDashboard::drawLoss() {
   loss->yAxis->setScaleType(m_logY->isChecked() ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
   const double alpha = m_smoothing->value() / 100.0;
   const int columns = std::max(200, loss->axisRect()->width());
-  const double x0 = keepX ? loss->xAxis->range().lower : 0;
-  const double x1 = keepX ? loss->xAxis->range().upper : static_cast<double>(std::max<int64_t>(1, m_data.lastStep()));
+  const QString axisMode = m_lossAxis->currentData().toString();
+  const bool byStep = axisMode == QLatin1String("step");
+  // Decimation works in steps: a zoom in tokens or time decimates over every step.
+  const double x0 = keepX && byStep ? loss->xAxis->range().lower : 0;
+  const double x1 = keepX && byStep ? loss->xAxis->range().upper
+                                    : static_cast<double>(std::max<int64_t>(1, m_data.lastStep()));
   // Losses as the paper figure draws them, smoothed, with the raw curve faint beneath.
   std::vector<figures::LossRun> runs;
   for (const auto& r : m_data.runs()) {
-    runs.push_back({schemeOf(r), schemeColor(schemeOf(r)), Qt::SolidLine,
-                    r.scalars.at(metrics::kLossTrain), r.scalars.at(metrics::kLossVal)});
+    figures::LossRun run{labelOf(schemeOf(r)), schemeColor(schemeOf(r)), Qt::SolidLine,
+                         r.scalars.at(metrics::kLossTrain), r.scalars.at(metrics::kLossVal), {}};
+    if (!byStep) run.keyOf = r.axisMap(axisMode);
+    runs.push_back(std::move(run));
   }
   figures::LossStyle style;
   style.smoothing = alpha;
@@ -87,15 +114,22 @@ void GroupDashboard::drawLoss() {
     const auto& pts = r.scalars.at(metrics::kLr);
     if (pts.empty()) continue;
     auto* g = lr->addGraph();
-    g->setName(schemeOf(r));
+    g->setName(labelOf(schemeOf(r)));
     g->setPen(QPen(schemeColor(schemeOf(r)), 1.4));
-    setGraphData(g, decimateMinMax(pts, x0, x1, columns));
+    auto d = decimateMinMax(pts, x0, x1, columns);
+    if (!byStep) {
+      const auto map = r.axisMap(axisMode);
+      for (auto& k : d.keys) k = map(k);
+    }
+    setGraphData(g, d);
     g->removeFromLegend();
   }
   if (!keepX) loss->rescaleAxes();
   else loss->yAxis->rescale();
   if (!userZoomed(lr)) lr->rescaleAxes();
-  placeCursor(loss, static_cast<double>(m_cursor));
+  figures::placeLegend(loss, loss->axisRect());  // the corner that hides no curve, else below
+  if (byStep) placeCursor(loss, static_cast<double>(m_cursor));
+  else placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
   loss->replot(QCustomPlot::rpQueuedReplot);
   lr->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -103,8 +137,7 @@ void GroupDashboard::drawLoss() {
 void GroupDashboard::drawLayerPanels() {
   using dashboard::PanelKind;
   // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
-  std::map<QString, std::pair<double, double>> ranges;
-  std::vector<std::pair<QCPColorMap*, QString>> maps;
+  std::map<QString, std::vector<figures::Heatmap>> maps;  // per heatmap panel key
   std::map<QString, double> curvesMax;  // per curves panel, across schemes
   for (const auto& r : m_data.runs()) {
     const QString s = schemeOf(r);
@@ -124,32 +157,28 @@ void GroupDashboard::drawLayerPanels() {
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
       if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
+      setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec->metrics.front()));
       if (!keep) p->rescaleAxes();
     }
     for (const auto* spec : dashboard::panelsOfKind(PanelKind::LayerHeatmap)) {
       auto it = m_plots.find(spec->key + QLatin1Char(':') + s);
       if (it == m_plots.end()) continue;
       auto* p = it->second;
-      const auto heat = figures::layerHeatmap(p->xAxis, p->yAxis,
-                                              r.layers.at(spec->metrics.front().toStdString()), 800);
-      auto [range, fresh] = ranges.try_emplace(spec->key, heat.range);
-      if (!fresh) {
-        range->second = {std::min(range->second.first, heat.range.first),
-                         std::max(range->second.second, heat.range.second)};
-      }
-      maps.emplace_back(heat.map, spec->key);
+      const std::string metric = spec->metrics.front().toStdString();
+      maps[spec->key].push_back(figures::layerHeatmap(p->xAxis, p->yAxis, r.layers.at(metric), 800, metric));
       if (!userZoomed(p)) p->rescaleAxes();
     }
   }
-  for (auto& [map, key] : maps) {
-    map->setDataRange(QCPRange(ranges[key].first, ranges[key].second));
-    figures::heatmapColourBar(map, scaleLabel(key), 1, 1);  // row 0 holds the title
+  for (auto& [key, group] : maps) {
+    figures::shareColourRange(group);  // one scale per panel row, log / diverging by metric
+    for (auto& h : group) figures::heatmapColourBar(h.map, scaleLabel(key), 1, 1);  // row 0: title
   }
   // Same y range for a curves panel of every scheme.
   for (const auto& [key, top] : curvesMax) {
     for (const auto& s : m_schemes) {
       auto it = m_plots.find(key + QLatin1Char(':') + s);
-      if (it != m_plots.end() && !userZoomed(it->second) && top > 0) {
+      if (it != m_plots.end() && !userZoomed(it->second) && top > 0 &&
+          it->second->yAxis->scaleType() == QCPAxis::stLinear) {
         it->second->yAxis->setRange(0, top * 1.05);
       }
     }
@@ -160,16 +189,22 @@ void GroupDashboard::drawLayerPanels() {
 }
 
 void GroupDashboard::drawCursorPanels() {
-  auto bars = [&](const QString& plotName, const std::string& metric, bool thresholds) {
-    auto it = m_plots.find(plotName);
+  auto bars = [&](const dashboard::PanelSpec& spec, const std::string& metric, bool thresholds) {
+    auto it = m_plots.find(spec.key);
     if (it == m_plots.end()) return;
     auto* p = it->second;
     p->clearPlottables();
-    p->clearItems();
+    for (int i = p->itemCount() - 1; i >= 0; --i) {  // the thresholds go; zoom badge and crosshair stay
+      if (p->item(i)->objectName().isEmpty()) p->removeItem(i);
+    }
     std::vector<figures::BarSeries> series;
+    int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
     for (const auto& r : m_data.runs()) {
-      figures::BarSeries b{schemeOf(r), schemeColor(schemeOf(r)),
-                           layerValuesAt(r.layers.at(metric), m_cursor)};
+      int64_t found = -1;
+      auto lit = r.layers.find(metric);
+      figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
+                           lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found)};
+      shown = std::max(shown, found);
       if (thresholds && !b.values.empty()) {
         int lazy = 0;
         for (float v : b.values) lazy += v < kLazy;
@@ -178,6 +213,9 @@ void GroupDashboard::drawCursorPanels() {
       series.push_back(std::move(b));
     }
     const int L = figures::layerBars(p->xAxis, p->yAxis, series);
+    p->yAxis->setLabel(shown >= 0 ? tr("%1 at step %2").arg(spec.yLabel).arg(shown)
+                                  : tr("%1 (not measured by step %2)").arg(spec.yLabel).arg(m_cursor));
+    setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
     if (thresholds && L > 0) {
       for (double t : {kLazy, kLow}) {
         auto* line = new QCPItemStraightLine(p);
@@ -189,16 +227,21 @@ void GroupDashboard::drawCursorPanels() {
     if (!userZoomed(p)) {
       p->rescaleAxes();
       p->xAxis->setRange(0.4, std::max(1, L) + 0.6);
+      if (p->legend->visible() && p->yAxis->scaleType() == QCPAxis::stLinear) {  // room for the legend
+        const auto y = p->yAxis->range();
+        p->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.3 * (y.upper - std::min(0.0, y.lower)));
+      }
     }
+    if (p->legend->visible()) figures::placeLegend(p, p->axisRect());
     p->replot(QCustomPlot::rpQueuedReplot);
   };
   for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
-    bars(spec->key, spec->metrics.front().toStdString(), spec->thresholds);
+    bars(*spec, spec->metrics.front().toStdString(), spec->thresholds);
   }
   // Gromov block pruning (stored at the end of a run, or by `analyze`).
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
-  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, bool rowNormalise, bool reversed,
+  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, bool rowNormalise,
                       const QString& labelSuffix) {
     for (const auto* spec : dashboard::panelsOfKind(kind)) {
       for (const auto& r : m_data.runs()) {
@@ -206,7 +249,8 @@ void GroupDashboard::drawCursorPanels() {
         if (it == m_plots.end()) continue;
         auto* p = it->second;
         if (const store::Matrix* m = matrixOf(r)) {
-          auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise, reversed);
+          auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
+                                             spec->metrics.front().toStdString());
           figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
           if (!userZoomed(p)) p->rescaleAxes();
         } else {
@@ -217,11 +261,11 @@ void GroupDashboard::drawCursorPanels() {
     }
   };
   matrices(dashboard::PanelKind::MatrixAtEnd,
-           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; }, false, false,
+           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; }, false,
            QString());
   const bool rowNormalise = m_rowNormalize->isChecked();
   matrices(dashboard::PanelKind::MatrixAtCursor,
-           [this](const RunData& r) { return r.angularAt(m_cursor); }, rowNormalise, true,
+           [this](const RunData& r) { return r.angularAt(m_cursor); }, rowNormalise,
            rowNormalise ? tr(", row-normalised") : QString());
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);
@@ -230,6 +274,35 @@ void GroupDashboard::drawCursorPanels() {
       p->replot(QCustomPlot::rpQueuedReplot);
     }
   }
+}
+
+}  // namespace depthlab::ui
+
+namespace depthlab::ui {
+
+void GroupDashboard::drawProgress() {
+  const auto p = m_data.progress();
+  m_progress->setRange(0, static_cast<int>(std::max<int64_t>(1, p.total)));
+  m_progress->setValue(static_cast<int>(std::min(p.done, std::max<int64_t>(1, p.total))));
+  m_progress->setFormat(tr("%1 / %2 steps").arg(p.done).arg(p.total));
+  if (!p.running) {
+    m_eta->setText(p.done >= p.total && p.total > 0 ? tr("done") : tr("not running"));
+  } else if (p.etaSeconds) {
+    m_eta->setText(tr("ETA %1").arg(QString::fromStdString(experiment::formatDuration(*p.etaSeconds))));
+  } else {
+    m_eta->setText(tr("ETA: measuring…"));
+  }
+}
+
+void GroupDashboard::drawDiagnosis() {
+  if (!m_diagnosis) return;
+  std::vector<std::pair<QString, analysis::LayerDiagnosis>> runs;
+  for (const auto& r : m_data.runs()) {
+    auto d = analysis::diagnoseLayers(r.layers, m_cursor);
+    d.runId = r.info.id;
+    runs.emplace_back(labelOf(schemeOf(r)), std::move(d));
+  }
+  m_diagnosis->setDiagnoses(runs);
 }
 
 }  // namespace depthlab::ui

@@ -50,6 +50,48 @@ QString RunData::statusLine() const {
       .arg(eta, QString::fromStdString(info.device), state);
 }
 
+double RunData::recentTokensPerSecond() const {
+  auto it = scalars.find(metrics::kTokensPerSecond);
+  if (it == scalars.end() || it->second.empty()) return 0;
+  const auto& v = it->second;
+  const size_t n = std::min<size_t>(20, v.size());
+  double sum = 0;
+  for (size_t i = v.size() - n; i < v.size(); ++i) sum += v[i].value;
+  return sum / static_cast<double>(n);
+}
+
+std::function<double(double)> RunData::axisMap(const QString& mode) const {
+  if (mode == QLatin1String("tokens")) {
+    const double t = tokensPerStep;
+    return [t](double step) { return step * t; };
+  }
+  if (mode != QLatin1String("time")) return [](double step) { return step; };
+  // Cumulative training seconds at each measured step: each step takes tokens / rate.
+  std::vector<std::pair<double, double>> at{{0.0, 0.0}};
+  if (auto it = scalars.find(metrics::kTokensPerSecond); it != scalars.end()) {
+    double seconds = 0, last = 0;
+    for (const auto& p : it->second) {
+      if (!(p.value > 0) || tokensPerStep <= 0) continue;
+      const double step = static_cast<double>(p.step) + 1;
+      seconds += (step - last) * tokensPerStep / p.value;
+      last = step;
+      at.emplace_back(step, seconds);
+    }
+  }
+  return [at](double step) {
+    auto it = std::lower_bound(at.begin(), at.end(), std::make_pair(step, -1.0));
+    if (it == at.end()) {  // past the last measurement: its rate
+      if (at.size() < 2) return 0.0;
+      const auto& a = at[at.size() - 2];
+      const auto& b = at.back();
+      return b.second + (step - b.first) * (b.second - a.second) / std::max(1e-9, b.first - a.first);
+    }
+    if (it == at.begin()) return it->second;
+    const auto& a = *(it - 1);
+    return a.second + (step - a.first) * (it->second - a.second) / std::max(1e-9, it->first - a.first);
+  };
+}
+
 const store::Matrix* RunData::angularAt(int64_t step) const {
   const store::Matrix* best = nullptr;
   for (const auto& m : angular) {
@@ -75,6 +117,7 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     if (const auto c = experiment::tryConfigOf(info)) {
       d.totalSteps = c->optim.steps;
       d.nLayers = c->model.nLayers;
+      d.tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
     }
     for (const auto& k : kScalarKeys) {
       auto& v = d.scalars[k];
@@ -122,6 +165,31 @@ std::vector<int64_t> GroupData::probeSteps() const {
     }
   }
   return {steps.begin(), steps.end()};
+}
+
+GroupProgressInfo GroupData::progress() const {
+  GroupProgressInfo p;
+  double eta = 0;
+  bool measured = true;
+  p.done = INT64_MAX;
+  for (const auto& r : m_runs) {
+    int64_t done = 0;
+    if (auto it = r.scalars.find(metrics::kLossTrain); it != r.scalars.end() && !it->second.empty()) {
+      done = it->second.back().step + 1;
+    }
+    if (r.info.status == store::RunStatus::Finished) done = std::max<int64_t>(done, r.totalSteps);
+    p.total = std::max<int64_t>(p.total, r.totalSteps);
+    p.done = std::min(p.done, done);
+    if (store::isActive(r.info.status)) {
+      p.running = true;
+      const double tps = r.recentTokensPerSecond();
+      if (tps > 0 && r.tokensPerStep > 0) eta += static_cast<double>(std::max<int64_t>(0, r.totalSteps - done)) * r.tokensPerStep / tps;
+      else measured = false;
+    }
+  }
+  if (m_runs.empty()) p.done = 0;
+  if (p.running && measured) p.etaSeconds = eta;
+  return p;
 }
 
 int64_t GroupData::lastStep() const {

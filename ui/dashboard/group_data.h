@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ struct RunData {
   store::RunInfo info;
   int totalSteps = 0;                                              // from the config
   int nLayers = 0;
+  double tokensPerStep = 0;                                        // from the config
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
   std::vector<store::Matrix> angular;                              // (L x L) by step
@@ -26,6 +28,20 @@ struct RunData {
   QString statusLine() const;
   /// The angular (l, n) matrix at the last step <= `step`, or nullptr.
   const store::Matrix* angularAt(int64_t step) const;
+  /// Step -> x of the loss panels: "step" (itself), "tokens" (step x tokens per step) or
+  /// "time" (training seconds, summed from the measured tokens/s; probes excluded).
+  std::function<double(double)> axisMap(const QString& mode) const;
+  /// Mean tokens/s of the last few steps (0 when unmeasured).
+  double recentTokensPerSecond() const;
+};
+
+/// The group's progress: steps done by its slowest active run, of the configured steps, and an
+/// ETA from the runs' measured rates (a paired group trains its runs in turn, so their step
+/// times add up).
+struct GroupProgressInfo {
+  int64_t done = 0, total = 0;
+  std::optional<double> etaSeconds;  // while running with a measured rate
+  bool running = false;
 };
 
 class GroupData {
@@ -39,6 +55,7 @@ class GroupData {
   /// Every step at which any per-layer metric exists, sorted (the scrubber's stops).
   std::vector<int64_t> probeSteps() const;
   int64_t lastStep() const;
+  GroupProgressInfo progress() const;
 
   static const std::vector<std::string> kScalarKeys;
   static const std::vector<std::string> kLayerMetrics;

@@ -91,16 +91,18 @@ const std::vector<SectionSpec>& dashboardSections() {
         {QStringLiteral("Single-layer pruning: loss increase when block l is removed"),
          {perScheme(PanelKind::LayerHeatmap, "prune_map", "pruning delta", "step", "layer",
                     kPruneDelta, "pruning", 0),
-          shared(PanelKind::LayerBarsAtCursor, "prune_bars", "layer", "delta loss at cursor",
+          shared(PanelKind::LayerBarsAtCursor, "prune_bars", "layer", "delta loss",
                  kPruneDelta, "pruning", 1, 0, /*span=*/-1),
           perScheme(PanelKind::MatrixAtEnd, "block_prune", "block pruning (l, n), end of run",
                     "blocks removed n", "first block l", kBlockPrune, "", 2)},
          {}});
-    s.push_back({QStringLiteral("Layer effectiveness and gradient norm at the cursor"),
+    s.push_back({QStringLiteral("Layer effectiveness, gradient norm and Block Influence at the cursor"),
                  {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",
                          "E_l = |h_l - h_l-1|^2 / |h_l|^2", kEffectiveness, "", 0, 0),
                   shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
-                         kLayerGradNorm, "", 0, 1)},
+                         kLayerGradNorm, "", 0, 1),
+                  shared(PanelKind::LayerBarsAtCursor, "block_influence", "layer",
+                         "Block Influence (1 - cos)", kBlockInfluence, "", 0, 2)},
                  {}});
     // A per-layer metric the catalogue puts on the dashboard without a panel above gets a
     // layer x step heatmap per scheme here: adding a probe is a catalogue row and its

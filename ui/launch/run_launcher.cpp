@@ -46,6 +46,14 @@ qint64 RunLauncher::runningPid() const {
   return m_running.empty() ? 0 : m_running.front().first->processId();
 }
 
+namespace {
+QStringList schemesOf(const experiment::ExperimentConfig& c) {
+  QStringList out;
+  for (const auto& s : c.schemes) out << QString::fromStdString(s);
+  return out;
+}
+}  // namespace
+
 QStringList RunLauncher::enqueueGroups(const std::vector<experiment::ExperimentConfig>& groups) {
   QStringList names;
   for (const auto& c : groups) {
@@ -53,11 +61,38 @@ QStringList RunLauncher::enqueueGroups(const std::vector<experiment::ExperimentC
                                                 .arg(QDateTime::currentMSecsSinceEpoch())
                                                 .arg(m_queue.size()));
     experiment::saveConfigFile(c, file.toStdString());
-    m_queue.emplace_back(QString::fromStdString(c.name), file);
-    names << QString::fromStdString(c.name);
+    const QString group = QString::fromStdString(c.name);
+    m_queue.push_back({group, {QStringLiteral("train"), QStringLiteral("--config"), file, QStringLiteral("--quiet")}, schemesOf(c)});
+    m_pending[group] = {group, schemesOf(c), false, tr("queued"), 0};
+    names << group;
   }
   startNext();
   return names;
+}
+
+void RunLauncher::enqueueResume(int64_t runId, const QString& group) {
+  m_queue.push_back({group, {QStringLiteral("resume"), QString::number(runId)}, {}});
+  startNext();
+}
+
+std::vector<PendingLaunch> RunLauncher::pending() const {
+  std::vector<PendingLaunch> out;
+  for (const auto& [group, p] : m_pending) {
+    PendingLaunch copy = p;
+    auto it = m_startedAt.find(group);
+    if (copy.started && it != m_startedAt.end()) copy.seconds = static_cast<double>(it->second.elapsed()) / 1000.0;
+    out.push_back(copy);
+  }
+  return out;
+}
+
+void RunLauncher::forgetPending(const QString& group) { m_pending.erase(group); }
+
+QStringList RunLauncher::activeGroupNames() const {
+  QStringList out;
+  for (const auto& q : m_queue) out << q.group;
+  for (const auto& r : m_running) out << r.second;
+  return out;
 }
 
 QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int seeds) {
@@ -74,8 +109,10 @@ QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int
                                                 .arg(QDateTime::currentMSecsSinceEpoch())
                                                 .arg(m_queue.size() + static_cast<size_t>(i)));
     experiment::saveConfigFile(c, file.toStdString());
-    m_queue.emplace_back(QString::fromStdString(c.name), file);
-    names << QString::fromStdString(c.name);
+    const QString group = QString::fromStdString(c.name);
+    m_queue.push_back({group, {QStringLiteral("train"), QStringLiteral("--config"), file, QStringLiteral("--quiet")}, schemesOf(c)});
+    m_pending[group] = {group, schemesOf(c), false, tr("queued"), 0};
+    names << group;
   }
   startNext();
   return names;
@@ -83,7 +120,8 @@ QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int
 
 void RunLauncher::startNext() {
   while (static_cast<int>(m_running.size()) < m_maxParallel && !m_queue.empty()) {
-    auto [group, file] = m_queue.front();
+    const Queued next = m_queue.front();
+    const QString group = next.group;
     m_queue.pop_front();
     auto* process = new QProcess(this);
     m_running.emplace_back(process, group);
@@ -95,19 +133,43 @@ void RunLauncher::startNext() {
       m_running.erase(std::remove_if(m_running.begin(), m_running.end(),
                                      [process](const auto& r) { return r.first == process; }),
                       m_running.end());
+      m_output.erase(process);
+      m_partial.erase(process);
+      m_pending.erase(group);  // its runs are in the store now, or it failed before them
       process->deleteLater();
       Q_EMIT groupFinished(group, code, tail);
       startNext();
     };
-    connect(process, &QProcess::finished, this, [process, done](int code, QProcess::ExitStatus status) {
-      done(status == QProcess::CrashExit ? -1 : code,
-           QString::fromLocal8Bit(process->readAll()).right(2000));
+    // Phases as they come ("phase    3.1 s  reading corpus ..."); the tail for errors.
+    connect(process, &QProcess::readyRead, this, [this, process, group] {
+      const QByteArray chunk = process->readAll();
+      QByteArray& tail = m_output[process];
+      tail = (tail + chunk).right(4096);  // for the error message if it fails
+      QByteArray& partial = m_partial[process];
+      partial += chunk;
+      int nl;
+      while ((nl = partial.indexOf('\n')) >= 0) {  // complete lines only
+        const QString line = QString::fromLocal8Bit(partial.left(nl)).trimmed();
+        partial.remove(0, nl + 1);
+        if (!line.startsWith(QLatin1String("phase "))) continue;
+        const QString what = line.section(QStringLiteral(" s  "), 1).trimmed();
+        if (auto it = m_pending.find(group); it != m_pending.end()) it->second.phase = what;
+        Q_EMIT groupPhase(group, what);
+      }
+    });
+    connect(process, &QProcess::finished, this, [this, process, done](int code, QProcess::ExitStatus status) {
+      const QByteArray tail = m_output[process] + process->readAll();
+      done(status == QProcess::CrashExit ? -1 : code, QString::fromLocal8Bit(tail).right(2000));
     });
     connect(process, &QProcess::errorOccurred, this, [this, process, done](QProcess::ProcessError e) {
       if (e == QProcess::FailedToStart) done(-1, tr("cannot start %1: %2").arg(m_cli, process->errorString()));
     });
-    process->start(m_cli, {QStringLiteral("--db"), m_db, QStringLiteral("train"),
-                           QStringLiteral("--config"), file, QStringLiteral("--quiet")});
+    process->start(m_cli, QStringList{QStringLiteral("--db"), m_db} + next.arguments);
+    m_startedAt[group].start();
+    if (auto it = m_pending.find(group); it != m_pending.end()) {
+      it->second.started = true;
+      it->second.phase = tr("starting");
+    }
     Q_EMIT groupStarted(group);
   }
 }

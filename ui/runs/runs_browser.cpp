@@ -16,6 +16,9 @@
 #include <QUrl>
 #include <QVBoxLayout>
 
+#include <QLabel>
+
+#include "runs/runs_filter_model.h"
 #include "runs/runs_table_model.h"
 #include "store_poller.h"
 
@@ -23,11 +26,8 @@ namespace depthlab::ui {
 
 RunsBrowser::RunsBrowser(StorePoller* poller, QWidget* parent) : QWidget(parent), m_poller(poller) {
   m_model = new RunsTableModel(this);
-  m_proxy = new QSortFilterProxyModel(this);
+  m_proxy = new RunsFilterModel(this);
   m_proxy->setSourceModel(m_model);
-  m_proxy->setSortRole(Qt::EditRole);
-  m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
-  m_proxy->setFilterKeyColumn(-1);
   m_view = new QTableView;
   m_view->setObjectName(QStringLiteral("runsView"));
   m_view->setModel(m_proxy);
@@ -36,7 +36,12 @@ RunsBrowser::RunsBrowser(StorePoller* poller, QWidget* parent) : QWidget(parent)
   m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_view->horizontalHeader()->setStretchLastSection(true);
+  m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   m_view->verticalHeader()->hide();
+  // Names and groups readable in full (the rest sized to their contents as rows arrive).
+  m_view->setColumnWidth(RunsTableModel::Name, 260);
+  m_view->setColumnWidth(RunsTableModel::Group, 170);
+  m_view->setColumnWidth(RunsTableModel::Status, 150);
   connect(m_view, &QTableView::doubleClicked, this,
           [this] { emit openRequested(selectedRunIds()); });
 
@@ -50,18 +55,31 @@ QWidget* RunsBrowser::makeButtons() {
   auto* row = new QWidget;
   auto* buttons = new QHBoxLayout(row);
   buttons->setContentsMargins(0, 0, 0, 0);
-  auto add = [&](const QString& text, auto&& onClick) {
+  auto add = [&](const QString& text, const QString& tip, auto&& onClick) {
     auto* b = new QPushButton(text);
+    b->setToolTip(tip);
+    b->setObjectName(text.section(QLatin1Char(' '), 0, 0).remove(QStringLiteral("…")).toLower());
     buttons->addWidget(b);
     connect(b, &QPushButton::clicked, this, onClick);
   };
-  add(tr("Stop"), [this] { emit stopRequested(selectedRunIds()); });
-  add(tr("Clone into set-up"), [this] {
+  add(tr("Stop"), tr("Checkpoint the selected running runs and stop them"),
+      [this] { emit stopRequested(selectedRunIds()); });
+  add(tr("Resume"), tr("Continue the selected stopped or crashed runs from their newest checkpoint"),
+      [this] {
+        auto ids = selectedRunIds();
+        if (ids.empty()) {
+          emit message(tr("Select the stopped or crashed runs to resume"));
+          return;
+        }
+        emit resumeRequested(ids);
+      });
+  add(tr("Clone into set-up"), tr("Load the selected run's config into the set-up panel: change it, launch"), [this] {
     auto ids = selectedRunIds();
     if (!ids.empty()) emit cloneRequested(ids.front());
   });
-  add(tr("Open dashboard"), [this] { emit openRequested(selectedRunIds()); });
-  add(tr("Compare"), [this] {
+  add(tr("Open dashboard"), tr("Open the live dashboard of the selected runs' groups (or double-click a row)"),
+      [this] { emit openRequested(selectedRunIds()); });
+  add(tr("Compare"), tr("Compare the selected runs side by side (two or more)"), [this] {
     auto ids = selectedRunIds();
     if (ids.size() < 2) {
       emit message(tr("Select two or more runs to compare"));
@@ -69,7 +87,7 @@ QWidget* RunsBrowser::makeButtons() {
     }
     emit compareRequested(ids);
   });
-  add(tr("Paper figures…"), [this] {
+  add(tr("Paper figures…"), tr("Choose a figure, runs, format and size, with a live preview"), [this] {
     auto ids = selectedRunIds();
     if (ids.empty()) {
       emit message(tr("Select the runs to plot (e.g. a Pre-LN / LNS pair)"));
@@ -77,11 +95,15 @@ QWidget* RunsBrowser::makeButtons() {
     }
     emit figuresRequested(ids);
   });
-  add(tr("Rename…"), [this] { renameSelected(); });
-  add(tr("Tag…"), [this] { tagSelected(); });
-  add(tr("Notes…"), [this] { editNotesOfSelected(); });
-  add(tr("Checkpoints"), [this] { revealCheckpointsOfSelected(); });
-  add(tr("Delete…"), [this] { confirmDeleteOfSelected(); });
+  add(tr("Rename…"), tr("Rename the selected run (legends and figures use the new name)"),
+      [this] { renameSelected(); });
+  add(tr("Tag…"), tr("Add a tag to the selected runs (prefix with - to remove it)"), [this] { tagSelected(); });
+  add(tr("Notes…"), tr("Edit the notes of the selected run (shown as the row's tooltip)"),
+      [this] { editNotesOfSelected(); });
+  add(tr("Checkpoints"), tr("Open the folder of the selected run's checkpoints"),
+      [this] { revealCheckpointsOfSelected(); });
+  add(tr("Delete…"), tr("Delete the selected runs and their metrics (asks first, lists them)"),
+      [this] { confirmDeleteOfSelected(); });
   buttons->addStretch(1);
   return row;
 }
@@ -91,15 +113,23 @@ QWidget* RunsBrowser::makeFilterRow() {
   auto* layout = new QHBoxLayout(row);
   layout->setContentsMargins(0, 0, 0, 0);
   m_filter = new QLineEdit;
-  m_filter->setPlaceholderText(tr("filter runs…"));
+  m_filter->setObjectName(QStringLiteral("runFilter"));
+  m_filter->setPlaceholderText(tr("filter runs… (text, or conditions: val loss < 1.5, depth >= 24)"));
+  m_filter->setToolTip(tr("Free text matches any column (or the chosen one). Conditions compare a "
+                          "column's number: \"val loss < 1.5\", \"lr = 0.006, depth >= 24\", "
+                          "\"steps > 100 and scheme lns\"."));
   m_filter->setClearButtonEnabled(true);
+  m_filterNote = new QLabel;
+  m_filterNote->setStyleSheet(QStringLiteral("color: #555;"));
   m_filterColumn = new QComboBox;
+  m_filterColumn->setToolTip(tr("The column free text is matched in"));
   m_filterColumn->addItem(tr("all columns"), -1);
   for (int c = 0; c < RunsTableModel::ColumnCount; ++c) {
     m_filterColumn->addItem(RunsTableModel::columnName(c), c);
   }
   layout->addWidget(m_filter, 1);
   layout->addWidget(m_filterColumn);
+  layout->addWidget(m_filterNote);
   auto apply = [this] { setFilter(m_filter->text(), m_filterColumn->currentData().toInt()); };
   connect(m_filter, &QLineEdit::textChanged, this, apply);
   connect(m_filterColumn, &QComboBox::currentIndexChanged, this, apply);
@@ -107,16 +137,21 @@ QWidget* RunsBrowser::makeFilterRow() {
 }
 
 void RunsBrowser::setRuns(std::vector<store::RunInfo> runs,
-                          std::map<int64_t, store::RunSummary> summaries) {
+                          std::map<int64_t, store::RunSummary> summaries,
+                          const std::vector<std::tuple<QString, QString, QString>>& pending) {
   const auto keep = selectedRunIds();
-  m_model->resetRuns(std::move(runs), std::move(summaries));
-  selectRuns(keep);
+  if (m_model->resetRuns(std::move(runs), std::move(summaries), pending)) {
+    m_proxy->invalidate();  // rows came or went: sort them in; value updates keep the order
+    m_view->sortByColumn(m_proxy->sortColumn(), m_proxy->sortOrder());
+    selectRuns(keep);
+  }
 }
 
 std::vector<int64_t> RunsBrowser::selectedRunIds() const {
   std::vector<int64_t> ids;
   for (const auto& idx : m_view->selectionModel()->selectedRows()) {
-    if (const auto* r = m_model->runAt(m_proxy->mapToSource(idx).row())) ids.push_back(r->id);
+    const auto* r = m_model->runAt(m_proxy->mapToSource(idx).row());
+    if (r && r->id > 0) ids.push_back(r->id);  // pending launches (ids <= 0) take no actions
   }
   return ids;
 }
@@ -134,8 +169,8 @@ void RunsBrowser::selectRuns(const std::vector<int64_t>& runIds) {
 }
 
 void RunsBrowser::setFilter(const QString& text, int column) {
-  m_proxy->setFilterKeyColumn(column);
-  m_proxy->setFilterFixedString(text);
+  m_proxy->setRunFilter(text, column);
+  m_filterNote->setText(m_proxy->filterDescription());
 }
 
 int RunsBrowser::visibleRunCount() const { return m_proxy->rowCount(); }
@@ -203,12 +238,36 @@ void RunsBrowser::revealCheckpointsOfSelected() {
   });
 }
 
+QString RunsBrowser::deleteQuestion(const std::vector<int64_t>& ids) const {
+  QStringList lines;
+  int running = 0;
+  for (int64_t id : ids) {
+    const auto* r = m_model->runAt(m_model->rowOfRun(id));
+    if (!r) continue;
+    const bool active = r->status == store::RunStatus::Running;
+    running += active;
+    if (lines.size() < 12) {
+      lines << QStringLiteral("  #%1  %2  (%3)%4")
+                   .arg(id)
+                   .arg(QString::fromStdString(r->name), QString::fromLatin1(store::toString(r->status)),
+                        active ? tr("  <- still training: it will not be deleted") : QString());
+    }
+  }
+  if (static_cast<int>(ids.size()) > lines.size()) lines << tr("  … and %n more", nullptr, static_cast<int>(ids.size()) - lines.size());
+  QString text = tr("Delete %n run(s) and all their metrics? This cannot be undone.", nullptr,
+                    static_cast<int>(ids.size())) +
+                 QStringLiteral("\n\n") + lines.join(QLatin1Char('\n'));
+  if (running > 0) {
+    text += QStringLiteral("\n\n") + tr("%n of them is still training: stop it first (the store refuses to delete a "
+                                          "running run).", nullptr, running);
+  }
+  return text;
+}
+
 void RunsBrowser::confirmDeleteOfSelected() {
   auto ids = selectedRunIds();
   if (ids.empty()) return;
-  QMessageBox box(QMessageBox::Warning, tr("Delete runs"),
-                  tr("Delete %n run(s) and all their metrics? This cannot be undone.", nullptr,
-                     static_cast<int>(ids.size())),
+  QMessageBox box(QMessageBox::Warning, tr("Delete runs"), deleteQuestion(ids),
                   QMessageBox::Yes | QMessageBox::Cancel, this);
   auto* keep = new QCheckBox(tr("keep the checkpoint files"));
   keep->setChecked(true);

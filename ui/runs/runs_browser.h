@@ -11,17 +11,19 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "store/run_store.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
-class QSortFilterProxyModel;
 class QTableView;
 
 namespace depthlab::ui {
 
+class RunsFilterModel;
 class RunsTableModel;
 class StorePoller;
 
@@ -31,13 +33,18 @@ class RunsBrowser : public QWidget {
   explicit RunsBrowser(StorePoller* poller, QWidget* parent = nullptr);
 
   RunsTableModel* model() const { return m_model; }
-  /// Replaces the rows (keeping the selection).
-  void setRuns(std::vector<store::RunInfo> runs, std::map<int64_t, store::RunSummary> summaries);
+  /// Replaces the rows (keeping the selection and, when only values changed, the order).
+  /// `pending`: (group, scheme, status) of launches not in the store yet.
+  void setRuns(std::vector<store::RunInfo> runs, std::map<int64_t, store::RunSummary> summaries,
+               const std::vector<std::tuple<QString, QString, QString>>& pending = {});
   std::vector<int64_t> selectedRunIds() const;
   void selectRuns(const std::vector<int64_t>& runIds);
   /// Free-text filter on every column (-1) or one.
   void setFilter(const QString& text, int column = -1);
   int visibleRunCount() const;
+  /// The delete dialog's text for `runIds`: the runs by id and name, and a warning for each
+  /// one still training.
+  QString deleteQuestion(const std::vector<int64_t>& runIds) const;
 
  signals:
   void stopRequested(const std::vector<int64_t>& runIds);
@@ -45,6 +52,7 @@ class RunsBrowser : public QWidget {
   void openRequested(const std::vector<int64_t>& runIds);
   void compareRequested(const std::vector<int64_t>& runIds);
   void figuresRequested(const std::vector<int64_t>& runIds);
+  void resumeRequested(const std::vector<int64_t>& runIds);
   void deleteRequested(const std::vector<int64_t>& runIds, bool keepCheckpoints);
   /// A line for the window's status bar.
   void message(const QString& text);
@@ -62,7 +70,8 @@ class RunsBrowser : public QWidget {
 
   StorePoller* m_poller;
   RunsTableModel* m_model = nullptr;
-  QSortFilterProxyModel* m_proxy = nullptr;
+  RunsFilterModel* m_proxy = nullptr;
+  QLabel* m_filterNote = nullptr;
   QTableView* m_view = nullptr;
   QLineEdit* m_filter = nullptr;
   QComboBox* m_filterColumn = nullptr;

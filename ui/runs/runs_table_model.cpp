@@ -17,16 +17,16 @@
 namespace depthlab::ui {
 
 QString RunsTableModel::columnName(int c) {
-  static const char* names[] = {"ID",    "Name",     "Group",    "Scheme",  "Params", "Depth",
-                                "Width", "Corpus",   "Status",   "Steps",   "Val loss", "Val PPL",
-                                "Tokens", "Device",  "Duration", "Created", "Tags"};
+  static const char* names[] = {"ID",     "Name",    "Group",    "Scheme",  "Seed",   "Params", "Depth",
+                                "Width",  "LR",      "Corpus",   "Status",  "Steps",  "Val loss",
+                                "Val PPL", "Tokens", "Device",   "Duration", "Created", "Tags"};
   return c >= 0 && c < ColumnCount ? QString::fromLatin1(names[c]) : QString();
 }
 
-void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
-                               std::map<int64_t, store::RunSummary> summaries) {
-  beginResetModel();
-  m_rows.clear();
+bool RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
+                               std::map<int64_t, store::RunSummary> summaries,
+                               const std::vector<std::tuple<QString, QString, QString>>& pending) {
+  std::vector<Row> rows;
   for (auto& r : runs) {
     Row row;
     row.summary = summaries[r.id];
@@ -35,6 +35,7 @@ void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
       row.params = experiment::parameterCount(c.model, r.scheme, c.options);
       row.depth = c.model.nLayers;
       row.width = c.model.dModel;
+      row.lr = c.optim.lr;
       row.corpus = c.data.corpus.empty() ? QStringLiteral("default (KJV)")
                                          : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
       row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
@@ -42,9 +43,29 @@ void RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
       row.corpus = QStringLiteral("(unreadable config)");
     }
     row.info = std::move(r);
-    m_rows.push_back(std::move(row));
+    rows.push_back(std::move(row));
   }
+  int64_t fakeId = 0;
+  for (const auto& [group, scheme, status] : pending) {
+    Row row;
+    row.info.id = --fakeId;
+    row.info.groupName = group.toStdString();
+    row.info.scheme = scheme.toStdString();
+    row.info.name = (group + QLatin1Char(' ') + scheme).toStdString();
+    row.pendingStatus = status;
+    rows.push_back(std::move(row));
+  }
+  bool same = rows.size() == m_rows.size();
+  for (size_t i = 0; same && i < rows.size(); ++i) same = rows[i].info.id == m_rows[i].info.id;
+  if (same) {  // values only: update in place, no reset (the view keeps its order)
+    m_rows = std::move(rows);
+    if (!m_rows.empty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    return false;
+  }
+  beginResetModel();
+  m_rows = std::move(rows);
   endResetModel();
+  return true;
 }
 
 const store::RunInfo* RunsTableModel::runAt(int row) const {
@@ -70,6 +91,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (index.row() < 0 || index.row() >= static_cast<int>(m_rows.size())) return {};
   const Row& row = m_rows[static_cast<size_t>(index.row())];
   const auto& r = row.info;
+  if (role == Qt::ForegroundRole && !row.pendingStatus.isEmpty()) return QBrush(QColor(120, 120, 120));
   if (role == Qt::ForegroundRole && index.column() == Status) {
     switch (r.status) {
       case store::RunStatus::Running: return QBrush(QColor(0, 110, 200));
@@ -83,8 +105,21 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};
   const bool display = role == Qt::DisplayRole;
   const int64_t steps = row.summary.lastStep + 1;
+  if (!row.pendingStatus.isEmpty()) {  // a launch on its way into the store
+    switch (index.column()) {
+      case Name: return QString::fromStdString(r.name);
+      case Group: return QString::fromStdString(r.groupName);
+      case Scheme: return QString::fromStdString(r.scheme);
+      case Status: return row.pendingStatus;
+      case Id: return display ? QVariant(QStringLiteral("…")) : QVariant::fromValue<qlonglong>(1LL << 60);
+      default: return display ? QVariant() : QVariant(0);
+    }
+  }
   switch (index.column()) {
     case Id: return QVariant::fromValue<qlonglong>(r.id);
+    case Seed: return QVariant::fromValue<qlonglong>(r.seed);
+    case Lr:
+      return display ? QVariant(row.lr > 0 ? QString::number(row.lr, 'g', 3) : QStringLiteral("-")) : QVariant(row.lr);
     case Name: return QString::fromStdString(r.name);
     case Group: return QString::fromStdString(r.groupName);
     case Scheme: return QString::fromStdString(r.scheme);

@@ -16,7 +16,17 @@
 #include <QVBoxLayout>
 
 
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include <variant>
+
 #include "data/default_corpus.h"
+#include "experiment/config_fields.h"
+#include "experiment/group_names.h"
+#include "experiment/preflight.h"
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
 #include "train/devices.h"
@@ -25,33 +35,163 @@ namespace depthlab::ui {
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
+  m_scroll = new QScrollArea;
+  m_scroll->setWidgetResizable(true);
   auto* body = new QWidget;
   auto* layout = new QVBoxLayout(body);
-  scroll->setWidget(body);
-  outer->addWidget(scroll, 1);
+  m_scroll->setWidget(body);
+  outer->addWidget(m_scroll, 1);
   layout->addWidget(makeModelBox());
   layout->addWidget(makeSchemeBox());
+  layout->addWidget(makeOptionsBox());
   layout->addWidget(makeTrainingBox());
   layout->addWidget(makeRunBox());
   layout->addWidget(makeSweepBox());
   layout->addStretch(1);
   outer->addWidget(makeFooter());
   connectEditors();
+  // The wheel scrolls the panel; it edits a spin or combo box only once that box has focus.
+  for (auto* w : findChildren<QWidget*>()) {
+    if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) {
+      w->setFocusPolicy(Qt::StrongFocus);
+      w->installEventFilter(this);
+    }
+  }
 
   m_preset->setCurrentIndex(m_preset->findData(QStringLiteral("cpu-demo")));
   applyPreset(QStringLiteral("cpu-demo"));
 }
 
+bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Wheel) {
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (w && !w->hasFocus()) {
+      QApplication::sendEvent(m_scroll->verticalScrollBar(), event);  // scroll instead
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 void SetupPanel::applyPreset(const QString& name) {
   auto c = experiment::presetConfig(name.toStdString());
-  if (c) setConfig(*c);
+  if (!c) return;
+  for (const auto& p : experiment::presets()) {
+    if (p.name == name.toStdString()) m_presetDescription->setText(QString::fromStdString(p.description));
+  }
+  c->name.clear();  // the group name stays the panel's own
+  setConfig(*c);
+}
+
+QString SetupPanel::presetDescription() const { return m_presetDescription->text(); }
+
+void SetupPanel::setTakenGroupNames(std::set<std::string> names) {
+  if (names == m_takenNames) return;
+  m_takenNames = std::move(names);
+  refreshDefaultName();
+  revalidate();
+}
+
+void SetupPanel::refreshDefaultName() {
+  if (m_nameEdited) return;
+  const std::string preset = m_base.preset.empty() ? "custom" : m_base.preset;
+  // "<preset> N": the first N whose group name (and, with several seeds or a sweep, the
+  // names derived from it) nobody uses.
+  for (int n = 1;; ++n) {
+    const std::string candidate = preset + " " + std::to_string(n);
+    bool free = !m_takenNames.count(candidate);
+    for (const auto& t : m_takenNames) free = free && t.rfind(candidate + "-", 0) != 0;
+    if (free) {
+      QSignalBlocker block(m_name);
+      m_name->setText(QString::fromStdString(candidate));
+      return;
+    }
+  }
+}
+
+QString SetupPanel::groupName() const { return m_name->text().trimmed(); }
+
+void SetupPanel::setGroupName(const QString& name) {
+  m_nameEdited = !name.isEmpty();
+  {
+    QSignalBlocker block(m_name);
+    m_name->setText(name);
+  }
+  if (!m_nameEdited) refreshDefaultName();
+  revalidate();
+}
+
+void SetupPanel::setTimeCalibration(const experiment::TimeCalibration& cpu,
+                                    const experiment::TimeCalibration& gpu) {
+  m_cpuCalibration = cpu;
+  m_gpuCalibration = gpu;
+  revalidate();
+}
+
+namespace {
+
+bool sameValue(const experiment::ConfigField& f, experiment::ExperimentConfig& a,
+               experiment::ExperimentConfig& b) {
+  return std::visit(
+      [&](auto* pa) {
+        auto rb = f.ref(b);
+        auto* pb = std::get<std::remove_pointer_t<decltype(pa)>*>(rb);
+        return *pa == *pb;
+      },
+      f.ref(a));
+}
+
+}  // namespace
+
+QStringList SetupPanel::changedFromPreset() const {
+  QStringList out;
+  auto preset = experiment::presetConfig(m_base.preset.empty() ? "cpu-demo" : m_base.preset);
+  if (!preset) return out;
+  auto now = config();
+  if (now.data.tokenizer == "byte") now.model.vocabSize = preset->model.vocabSize;
+  for (const auto& f : experiment::configFields()) {
+    if (!findChild<QWidget*>(QString::fromStdString(f.path()))) continue;  // not on the form
+    if (!sameValue(f, now, *preset)) out << QString::fromStdString(f.path());
+  }
+  for (const auto& s : experiment::kSchemes) {
+    const bool in = std::find(now.schemes.begin(), now.schemes.end(), s) != now.schemes.end();
+    const bool was = std::find(preset->schemes.begin(), preset->schemes.end(), s) != preset->schemes.end();
+    if (in != was) out << QStringLiteral("scheme.") + QString::fromStdString(s);
+  }
+  return out;
+}
+
+void SetupPanel::markChangedFields() {
+  auto preset = experiment::presetConfig(m_base.preset.empty() ? "cpu-demo" : m_base.preset);
+  const QStringList changed = changedFromPreset();
+  for (auto* w : findChildren<QWidget*>()) {
+    const QString path = w->objectName();
+    if (!path.contains(QLatin1Char('.')) || path.startsWith(QLatin1String("sweep."))) continue;
+    const bool differs = changed.contains(path);
+    if (w->property("differsFromPreset").toBool() == differs) continue;
+    w->setProperty("differsFromPreset", differs);
+    QFont f = w->font();
+    f.setBold(differs);
+    w->setFont(f);
+    // The tooltip says the preset's value: strip an earlier note, add the new one.
+    QString tip = w->toolTip().section(QStringLiteral("\n(changed from the preset"), 0, 0);
+    if (differs && preset) {
+      tip += tr("\n(changed from the preset %1)").arg(QString::fromStdString(preset->preset));
+    }
+    w->setToolTip(tip);
+  }
 }
 
 void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_loading = true;
   m_base = c;
+  if (!c.name.empty()) setGroupName(QString::fromStdString(c.name));
+  else if (!m_nameEdited) refreshDefaultName();
+  {
+    QSignalBlocker block(m_preset);
+    const int i = m_preset->findData(QString::fromStdString(c.preset));
+    if (i >= 0) m_preset->setCurrentIndex(i);
+  }
   m_width->setValue(c.model.dModel);
   m_depth->setValue(c.model.nLayers);
   m_heads->setValue(c.model.nHeads);
@@ -97,6 +237,7 @@ void SetupPanel::setSchemes(const std::vector<std::string>& schemes) {
 
 experiment::ExperimentConfig SetupPanel::config() const {
   auto c = m_base;
+  c.name = m_name->text().trimmed().toStdString();
   c.model.dModel = m_width->value();
   c.model.nLayers = m_depth->value();
   c.model.nHeads = m_heads->value();
@@ -160,7 +301,14 @@ std::vector<experiment::ExperimentConfig> SetupPanel::groups() const {
 std::vector<experiment::ConfigIssue> SetupPanel::issues() const {
   auto c = config();
   if (c.data.tokenizer == "byte") c.model.vocabSize = 256;
-  return experiment::validate(c);
+  auto out = experiment::validate(c);
+  if (c.name.empty()) {
+    out.push_back({"name", "Group name: give the group a name (it names its tab and its runs)."});
+  } else if (m_takenNames.count(c.name)) {
+    out.push_back({"name", "Group name: \"" + c.name + "\" is already used; every launch is its own group, so pick another name."});
+  }
+  for (auto& i : experiment::preflightIssues(c)) out.push_back(std::move(i));
+  return out;
 }
 
 bool SetupPanel::launchEnabled() const { return m_launch->isEnabled(); }
@@ -173,6 +321,13 @@ void SetupPanel::revalidate() {
   if (problems.empty()) {
     try {
       grid = groups();
+      for (const auto& g : grid) {
+        if (grid.size() > 1 && m_takenNames.count(g.name)) {
+          problems.push_back({"name", "Group name: the launch would make group \"" + g.name +
+                                          "\", which is already used; pick another name."});
+          break;
+        }
+      }
     } catch (const std::exception& e) {
       std::string msg = e.what();
       const std::string field = msg.rfind("sweep.", 0) == 0 ? msg.substr(0, msg.find(':')) : "sweep";
@@ -181,7 +336,7 @@ void SetupPanel::revalidate() {
   }
   // Red frame on the offending editors, one message per problem.
   for (auto* w : findChildren<QWidget*>()) {
-    if (!w->objectName().contains(QLatin1Char('.'))) continue;
+    if (!w->objectName().contains(QLatin1Char('.')) && w->objectName() != QLatin1String("name")) continue;
     bool bad = false;
     for (const auto& i : problems) bad = bad || QString::fromStdString(i.field) == w->objectName();
     if (qobject_cast<QSpinBox*>(w) || qobject_cast<QDoubleSpinBox*>(w) || qobject_cast<QLineEdit*>(w) ||
@@ -197,27 +352,32 @@ void SetupPanel::revalidate() {
     QStringList est;
     double total = 0;
     const auto c = config();
+    const auto& cal = c.run.device == "cpu" ? m_cpuCalibration : m_gpuCalibration;
     for (const auto& g : grid) {
-      for (const auto& s : g.schemes) total += estimateRun(g, s).seconds;
+      for (const auto& s : g.schemes) total += estimateRun(g, s, cal).seconds;
     }
     for (const auto& s : c.schemes) {
-      auto e = estimateRun(c, s);
-      est << tr("%1: %2M params, ~%3 MB, ~%4 min")
+      auto e = estimateRun(c, s, cal);
+      est << tr("%1: %2M params, ~%3 MB")
                  .arg(QString::fromStdString(s))
                  .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
-                 .arg(e.memoryMB, 0, 'f', 0)
-                 .arg(e.seconds / 60.0, 0, 'f', 1);
+                 .arg(e.memoryMB, 0, 'f', 0);
     }
     QStringList names;
     for (const auto& g : grid) names << QString::fromStdString(g.name);
-    est << tr("%n paired group(s), ~%1 min in all on this device: ", nullptr, static_cast<int>(grid.size()))
-                   .arg(total / 60.0 / parallelGroups(), 0, 'f', 1) +
+    est << tr("%n paired group(s), ~%1 in all on this device: ", nullptr, static_cast<int>(grid.size()))
+                   .arg(QString::fromStdString(experiment::formatDuration(total / parallelGroups()))) +
                (names.size() > 6 ? names.mid(0, 6).join(QStringLiteral(", ")) + QStringLiteral(", …")
                                  : names.join(QStringLiteral(", ")));
+    est << (cal.groups > 0
+                ? tr("(time calibrated on %n earlier group(s) on this machine: x%1 the FLOP-rate guess)",
+                     nullptr, cal.groups).arg(cal.factor, 0, 'f', 2)
+                : tr("(time: a FLOP-rate guess until a group has finished on this machine)"));
     m_estimate->setText(est.join(QLatin1Char('\n')));
   } else {
     m_estimate->clear();
   }
+  markChangedFields();
   Q_EMIT configChanged();
 }
 

@@ -1,13 +1,19 @@
-// SetupPanel: the experiment set-up form. Edits an ExperimentConfig (preset, model shape,
-// schemes as a multi-select, init/branch options, optimizer and schedule, corpus and
-// tokenizer, device, probe cadence, seeds), validates it inline (a red message names the
-// field; Launch is disabled while invalid) and estimates parameters, memory and time.
-// Save / load as JSON. It launches nothing itself: it emits launchRequested.
+// SetupPanel: the experiment set-up form. Edits an ExperimentConfig (group name, preset, model
+// shape, schemes as a multi-select, init/branch options, optimizer and schedule, corpus and
+// tokenizer, device, probe cadence, seeds), validates it as you type (values, and what the
+// launch needs from the disk: corpus, tokenizer model, checkpoint folder and space; a red
+// message names the field; Launch is disabled while invalid), marks values that differ from the
+// preset, and estimates parameters, memory and time (calibrated on this machine's earlier
+// groups). Spin and combo boxes take the mouse wheel only when focused: scrolling the panel
+// never edits it. Save / load as JSON. It launches nothing itself: it emits launchRequested.
 #pragma once
 
 #include <QWidget>
 
 #include <vector>
+
+#include <set>
+#include <string>
 
 #include "experiment/experiment_config.h"
 #include "experiment/resource_estimate.h"
@@ -19,6 +25,7 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
 
 namespace depthlab::ui {
@@ -46,6 +53,24 @@ class SetupPanel : public QWidget {
   void setSweep(const QString& depths, const QString& widths, const QString& lrs);
   void saveTo(const QString& path) const;
   void loadFrom(const QString& path);  // throws ConfigError
+  /// Group names in use (the store's, and launches still queued): the default group name is
+  /// the first free "<preset> N", and a typed name in use is an issue.
+  void setTakenGroupNames(std::set<std::string> names);
+  /// The group name a launch would use now.
+  QString groupName() const;
+  void setGroupName(const QString& name);
+  /// Measured / estimated time of this machine's earlier groups (see calibrateTime).
+  void setTimeCalibration(const experiment::TimeCalibration& cpu,
+                          const experiment::TimeCalibration& gpu);
+  /// Config paths ("optim.lr", "scheme.lns", ...) whose value differs from the preset's.
+  QStringList changedFromPreset() const;
+  /// The preset's description, as the panel shows it.
+  QString presetDescription() const;
+  /// Launches what the form says (as the Launch button; nothing when invalid).
+  void launch();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  Q_SIGNALS:
   void launchRequested(const std::vector<depthlab::experiment::ExperimentConfig>& groups,
@@ -56,6 +81,7 @@ class SetupPanel : public QWidget {
   // The panel's sections, built once by the constructor.
   QGroupBox* makeModelBox();
   QGroupBox* makeSchemeBox();
+  QGroupBox* makeOptionsBox();
   QGroupBox* makeTrainingBox();
   QGroupBox* makeRunBox();
   QGroupBox* makeSweepBox();
@@ -63,8 +89,16 @@ class SetupPanel : public QWidget {
   void connectEditors();
   void applyPreset(const QString& name);
   void revalidate();
+  void markChangedFields();
+  void refreshDefaultName();
 
   QComboBox* m_preset = nullptr;
+  QLabel* m_presetDescription = nullptr;
+  QLineEdit* m_name = nullptr;
+  bool m_nameEdited = false;  // the user typed a name: no longer the automatic default
+  std::set<std::string> m_takenNames;
+  experiment::TimeCalibration m_cpuCalibration, m_gpuCalibration;
+  QScrollArea* m_scroll = nullptr;
   QSpinBox *m_width, *m_depth, *m_heads, *m_ffn, *m_seq, *m_steps, *m_warmup, *m_batch,
       *m_accum, *m_seeds, *m_seed, *m_evalEvery, *m_forwardEvery, *m_angularEvery,
       *m_pruningEvery, *m_threads, *m_checkpointKeep;

@@ -16,6 +16,9 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <map>
+
 #include "data/default_corpus.h"
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
@@ -56,7 +59,26 @@ QGroupBox* SetupPanel::makeModelBox() {
                       QString::fromStdString(p.name));
   }
   m_preset->setObjectName(QStringLiteral("preset"));
+  m_preset->setToolTip(tr("A starting point: every field below can be changed (changed fields turn bold)"));
+  for (int i = 0; i < m_preset->count(); ++i) {
+    for (const auto& p : experiment::presets()) {
+      if (QString::fromStdString(p.name) == m_preset->itemData(i).toString()) {
+        m_preset->setItemData(i, QString::fromStdString(p.description), Qt::ToolTipRole);
+      }
+    }
+  }
+  m_name = new QLineEdit;
+  m_name->setObjectName(QStringLiteral("name"));
+  m_name->setToolTip(tr("Names the launch's group, its dashboard tab and its runs; must be new "
+                        "(the default is the first free \"<preset> N\")"));
+  connect(m_name, &QLineEdit::textEdited, this, [this](const QString& t) { m_nameEdited = !t.trimmed().isEmpty(); });
+  mf->addRow(tr("Group name"), m_name);
   mf->addRow(tr("Preset"), m_preset);
+  m_presetDescription = new QLabel;
+  m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
+  m_presetDescription->setWordWrap(true);
+  m_presetDescription->setStyleSheet(QStringLiteral("color: #555;"));
+  mf->addRow(QString(), m_presetDescription);
   m_width = spin(8, 16384);
   m_depth = spin(0, 512);
   m_heads = spin(0, 256);
@@ -75,16 +97,34 @@ QGroupBox* SetupPanel::makeModelBox() {
 }
 
 QGroupBox* SetupPanel::makeSchemeBox() {
-  // Schemes (multi-select: one paired group) and options
+  // Schemes (multi-select: one paired group)
   auto* schemeBox = new QGroupBox(tr("Schemes (trained as one paired group)"));
   auto* sl = new QVBoxLayout(schemeBox);
+  static const std::map<std::string, const char*> help = {
+      {"pre_ln", "Pre-LN: norm before each sublayer (the LLaMA baseline; the Curse of Depth)"},
+      {"lns", "LayerNorm Scaling: each block's norm outputs times 1/sqrt(l) (the paper's fix)"},
+      {"post_ln", "Post-LN: norm after the residual add (original Transformer)"},
+      {"mix_ln", "Mix-LN: Post-LN in the first quarter of the blocks, Pre-LN after"},
+      {"deepnorm", "DeepNorm: Post-LN with the residual scaled up and the init scaled down"},
+      {"deepnorm_official", "DeepNorm with the official repository's constants"},
+      {"sandwich", "Sandwich / Peri-LN: norms before and after each sublayer"},
+      {"lns_learnable", "LNS with a learnable per-block scale, initialised at 1/sqrt(l)"}};
   for (const auto& s : experiment::kSchemes) {
     auto* cb = new QCheckBox(QString::fromStdString(s));
     cb->setObjectName(QStringLiteral("scheme.") + QString::fromStdString(s));
     if (s == "lns_learnable") cb->setText(cb->text() + tr(" (experimental)"));
+    auto it = help.find(s);
+    cb->setToolTip(it != help.end() ? tr(it->second) : QString::fromStdString(s));
     m_schemeBoxes.push_back(cb);
     sl->addWidget(cb);
   }
+  return schemeBox;
+}
+
+QGroupBox* SetupPanel::makeOptionsBox() {
+  // Init and branch options: apply to every scheme of the group
+  auto* optionsBox = new QGroupBox(tr("Init and branch options (every scheme)"));
+  auto* sl = new QVBoxLayout(optionsBox);
   m_scaledInit = new QCheckBox;
   m_scaledInit->setText(describe(m_scaledInit, "options.scaledInit"));
   m_depthScaledInit = new QCheckBox;
@@ -100,7 +140,7 @@ QGroupBox* SetupPanel::makeSchemeBox() {
   placement->addWidget(new QLabel(describe(m_lnsPlacement, "options.lnsPlacement")));
   placement->addWidget(m_lnsPlacement, 1);
   sl->addLayout(placement);
-  return schemeBox;
+  return optionsBox;
 }
 
 QGroupBox* SetupPanel::makeTrainingBox() {
@@ -129,6 +169,7 @@ QGroupBox* SetupPanel::makeRunBox() {
   m_corpus = new QLineEdit;
   m_corpus->setPlaceholderText(tr("default corpus (King James Bible)"));
   auto* pick = new QPushButton(tr("…"));
+  pick->setToolTip(tr("Choose a corpus file"));
   auto* corpusRow = new QHBoxLayout;
   corpusRow->addWidget(m_corpus, 1);
   corpusRow->addWidget(pick);
@@ -147,6 +188,7 @@ QGroupBox* SetupPanel::makeRunBox() {
   m_seed = spin(0, 1 << 30);
   rf->addRow(describe(m_seed, "run.seed"), m_seed);
   m_seeds = spin(1, 64); m_seeds->setObjectName(QStringLiteral("seeds"));
+  m_seeds->setToolTip(tr("One paired group per seed: seed, seed+1, ..."));
   rf->addRow(tr("Seeds (groups)"), m_seeds);
   m_evalEvery = spin(0, 1000000);
   rf->addRow(describe(m_evalEvery, "run.evalEvery"), m_evalEvery);
@@ -181,6 +223,9 @@ QGroupBox* SetupPanel::makeSweepBox() {
   m_sweepDepth->setPlaceholderText(tr("e.g. 12, 24, 48"));
   m_sweepWidth = new QLineEdit; m_sweepWidth->setObjectName(QStringLiteral("sweep.width"));
   m_sweepLr = new QLineEdit; m_sweepLr->setObjectName(QStringLiteral("sweep.lr"));
+  m_sweepDepth->setToolTip(tr("One group per depth (the groups' names get -L<depth>)"));
+  m_sweepWidth->setToolTip(tr("One group per width (names get -d<width>)"));
+  m_sweepLr->setToolTip(tr("One group per peak learning rate (names get -lr<value>)"));
   m_sweepLr->setPlaceholderText(tr("e.g. 1e-3, 3e-3"));
   m_parallel = spin(1, 16);
   m_parallel->setToolTip(tr("Groups trained at once on a GPU; CPU runs one group at a time"));
@@ -201,8 +246,11 @@ QWidget* SetupPanel::makeFooter() {
   m_estimate->setWordWrap(true);
   m_launch = new QPushButton(tr("Launch paired group"));
   m_launch->setObjectName(QStringLiteral("launch"));
+  m_launch->setToolTip(tr("Train the checked schemes as one paired group per seed (Ctrl+Return)"));
   auto* save = new QPushButton(tr("Save…"));
+  save->setToolTip(tr("Save this set-up as a JSON config (depthlab-cli train --config reads it)"));
   auto* load = new QPushButton(tr("Load…"));
+  load->setToolTip(tr("Load a JSON config into the form"));
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(save);
   buttons->addWidget(load);
@@ -214,14 +262,7 @@ QWidget* SetupPanel::makeFooter() {
   v->addWidget(m_issues);
   v->addWidget(m_estimate);
   v->addLayout(buttons);
-  connect(m_launch, &QPushButton::clicked, this, [this] {
-    if (!launchEnabled()) return;
-    try {
-      Q_EMIT launchRequested(groups(), parallelGroups());
-    } catch (const std::exception& e) {
-      m_issues->setText(QString::fromStdString(e.what()));
-    }
-  });
+  connect(m_launch, &QPushButton::clicked, this, &SetupPanel::launch);
   connect(save, &QPushButton::clicked, this, [this] {
     auto f = QFileDialog::getSaveFileName(this, tr("Save config"), QString(), tr("JSON (*.json)"));
     if (!f.isEmpty()) saveTo(f);
@@ -238,6 +279,15 @@ QWidget* SetupPanel::makeFooter() {
   return footer;
 }
 
+void SetupPanel::launch() {
+  if (!launchEnabled()) return;
+  try {
+    Q_EMIT launchRequested(groups(), parallelGroups());
+  } catch (const std::exception& e) {
+    m_issues->setText(QString::fromStdString(e.what()));
+  }
+}
+
 void SetupPanel::connectEditors() {
   connect(m_preset, &QComboBox::currentIndexChanged, this,
           [this] { applyPreset(m_preset->currentData().toString()); });
@@ -246,7 +296,7 @@ void SetupPanel::connectEditors() {
   for (auto* s : findChildren<QDoubleSpinBox*>()) connect(s, &QDoubleSpinBox::valueChanged, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QCheckBox*>()) connect(c, &QCheckBox::toggled, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QComboBox*>()) connect(c, &QComboBox::currentTextChanged, this, &SetupPanel::revalidate);
-  for (auto* e : {m_corpus, m_sweepDepth, m_sweepWidth, m_sweepLr}) {
+  for (auto* e : {m_corpus, m_name, m_sweepDepth, m_sweepWidth, m_sweepLr}) {
     connect(e, &QLineEdit::textChanged, this, &SetupPanel::revalidate);
   }
 }

@@ -1,0 +1,418 @@
+// Daily use of the dashboard, Compare and paper figures: colour bars (log for variance,
+// diverging on white at 0 for signed values), the difference pair the user picks, figures
+// whose text never collides at 6, 8.5 and 17 cm with legends off the data and display names,
+// the figure dialog's preview, renamed runs everywhere, zoom that says it stopped following and
+// links across panels, click-to-step and the crosshair, panels that say their step, Block
+// Influence and the layer diagnosis, progress with an ETA, log scales, tokens on the x axis,
+// colour per run. Text is checked by its boxes, not pixels.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QFile>
+#include <QFontMetricsF>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTableWidget>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <set>
+
+#include "compare/compare_view.h"
+#include "daily_use_fixtures.h"
+#include "dashboard/diagnosis_panel.h"
+#include "dashboard/group_dashboard.h"
+#include "experiment/resource_estimate.h"
+#include "export/figure_dialog.h"
+#include "export/figure_export.h"
+#include "plot/colormaps.h"
+#include "plot/figure_layout.h"
+#include "plot/plot_helpers.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+// Pre-LN and LNS, seeds 1 and 2, in groups "s1" and "s2": ids 1 pre_ln s1, 2 lns s1,
+// 3 pre_ln s2, 4 lns s2.
+std::vector<int64_t> fourRuns(store::RunStore& s) {
+  std::vector<int64_t> ids;
+  for (int seed : {1, 2}) {
+    for (const char* scheme : {"pre_ln", "lns"}) {
+      test::FakeRun f{"s" + std::to_string(seed), scheme, seed};
+      f.valLoss = std::string(scheme) == "lns" ? 1.9 : 2.0;
+      ids.push_back(test::addFakeRun(s, f));
+    }
+  }
+  return ids;
+}
+
+std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s, const QString& group) {
+  auto d = std::make_unique<ui::GroupDashboard>(group);
+  d->resize(1400, 3000);
+  d->show();
+  d->refresh(s, {});
+  d->redraw();
+  return d;
+}
+
+QCPColorMap* mapOf(QCustomPlot* p) {
+  for (int i = 0; i < p->plottableCount(); ++i) {
+    if (auto* m = qobject_cast<QCPColorMap*>(p->plottable(i))) return m;
+  }
+  return nullptr;
+}
+
+QCPItemText* badgeOf(QCustomPlot* p) {
+  for (int i = 0; i < p->itemCount(); ++i) {
+    if (auto* t = qobject_cast<QCPItemText*>(p->item(i)); t && t->objectName() == QLatin1String("zoomBadge")) return t;
+  }
+  return nullptr;
+}
+
+void wheelOn(QCustomPlot* p) {
+  const QPoint at = p->axisRect()->rect().center();
+  QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+  QApplication::sendEvent(p, &wheel);
+}
+
+// Every text of a drawn figure readable: tick labels apart, titles within their panels, and
+// the legend over no data. Returns what is wrong ("" when nothing is).
+std::string textProblems(QCustomPlot* plot) {
+  std::string out;
+  for (auto* axis : ui::figures::labelledAxes(plot)) {
+    const auto boxes = ui::figures::tickLabelBoxes(axis);
+    if (ui::figures::labelsCollide(boxes, 0.0)) {
+      out += "colliding tick labels:";
+      for (const auto& b : boxes) out += " " + b.text.toStdString();
+      out += "; ";
+    }
+  }
+  for (auto* element : plot->plotLayout()->elements(true)) {
+    if (auto* t = qobject_cast<QCPTextElement*>(element)) {
+      const double w = QFontMetricsF(t->font(), plot).horizontalAdvance(t->text());
+      if (w > t->outerRect().width() + 0.5) out += "title cut: " + t->text().toStdString() + "; ";
+    }
+  }
+  if (plot->legend && plot->legend->visible()) {
+    for (auto* rect : plot->axisRects()) {
+      if (const int n = ui::figures::pointsUnderLegend(plot, rect); n > 0) {
+        const QRect l = plot->legend->outerRect(), r = rect->rect();
+        out += "legend over " + std::to_string(n) + " points (legend " + std::to_string(l.x()) + "," + std::to_string(l.y()) + " " +
+               std::to_string(l.width()) + "x" + std::to_string(l.height()) + " in " + std::to_string(r.x()) + "," +
+               std::to_string(r.y()) + " " + std::to_string(r.width()) + "x" + std::to_string(r.height()) + ":";
+        for (const auto& p : ui::figures::dataPixels(rect)) {
+          if (QRectF(l).contains(p)) out += " " + std::to_string(static_cast<int>(p.x())) + "/" + std::to_string(static_cast<int>(p.y()));
+        }
+        out += "); ";
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(DailyUseViews, HeatmapsAreLogForVarianceAndDivergingOnWhiteForSignedValues) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  fourRuns(s);
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  auto* variance = mapOf(d->plots().at(QStringLiteral("variance_map:pre_ln")));
+  ASSERT_NE(variance, nullptr);
+  EXPECT_EQ(variance->dataScaleType(), QCPAxis::stLogarithmic);  // spans decades
+  ASSERT_NE(variance->colorScale(), nullptr);
+  EXPECT_EQ(variance->colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
+  EXPECT_FALSE(variance->colorScale()->axis()->ticker().dynamicCast<QCPAxisTickerLog>().isNull());
+  EXPECT_EQ(mapOf(d->plots().at(QStringLiteral("variance_map:lns")))->dataRange(), variance->dataRange());  // one scale
+  auto* prune = mapOf(d->plots().at(QStringLiteral("prune_map:pre_ln")));
+  ASSERT_NE(prune, nullptr);
+  EXPECT_DOUBLE_EQ(prune->dataRange().lower, -prune->dataRange().upper);  // symmetric about 0
+  EXPECT_GE(qGray(prune->gradient().color(0.0, prune->dataRange())), 250);  // white at 0
+  EXPECT_LT(qAbs(qRed(prune->gradient().color(0.0, prune->dataRange())) - qBlue(prune->gradient().color(0.0, prune->dataRange()))), 3);
+  EXPECT_FALSE(prune->colorScale()->label().isEmpty());
+  // Angular distance: small = bright in the adjacent heatmap and in the (l, n) matrix alike.
+  auto* adjacent = mapOf(d->plots().at(QStringLiteral("angular_map:pre_ln")));
+  auto* matrix = mapOf(d->plots().at(QStringLiteral("angular_ln:pre_ln")));
+  ASSERT_TRUE(adjacent && matrix);
+  const QColor smallAdj = QColor::fromRgb(adjacent->gradient().color(0, QCPRange(0, 1)));
+  const QColor smallMat = QColor::fromRgb(matrix->gradient().color(0, QCPRange(0, 1)));
+  EXPECT_EQ(smallAdj, smallMat);
+  EXPECT_GT(qGray(smallAdj.rgb()), 180);  // bright
+}
+
+TEST(DailyUseViews, TheUserPicksTheDifferencePairAndTheTitleSaysWhichMinusWhich) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  const auto ids = fourRuns(s);
+  // Selected in the table's order: lns s2, lns s1, pre_ln s1, pre_ln s2.
+  ui::CompareView v(s, {ids[3], ids[1], ids[0], ids[2]});
+  EXPECT_EQ(v.differencePair(), std::make_pair(ids[0], ids[1]));  // Pre-LN vs LNS of one seed
+  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s1 minus Pre-LN s1"))) << v.differenceTitle().toStdString();
+  v.setDifferencePair(ids[2], ids[3]);
+  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s2 minus Pre-LN s2"))) << v.differenceTitle().toStdString();
+  auto* map = mapOf(v.plots().at(QStringLiteral("difference")));
+  ASSERT_NE(map, nullptr);
+  // Cell (step 0, layer 6): lns minus pre_ln, negative (LNS keeps the variance down).
+  EXPECT_LT(map->data()->cell(0, 5), 0);
+  EXPECT_DOUBLE_EQ(map->dataRange().lower, -map->dataRange().upper);
+  EXPECT_GE(qGray(map->gradient().color(0.0, map->dataRange())), 250);  // white at 0
+  ASSERT_NE(map->colorScale(), nullptr);
+}
+
+TEST(DailyUseViews, PaperFigureTextNeverCollidesAt6And85And17Cm) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  const auto ids = fourRuns(s);
+  for (const char* width : {"6cm", "8.5cm", "17cm"}) {
+    for (const auto& figure : ui::kFigureNames) {
+      SCOPED_TRACE(std::string(width) + " " + figure.toStdString());
+      ui::ExportRequest req;
+      req.runs = ids;
+      req.kind = ui::figureKindFromName(figure);
+      req.style.widthPt = ui::parseLengthToPoints(QString::fromLatin1(width));
+      req.style.schemeNames[QStringLiteral("lns")] = QStringLiteral("LNS (ours)");
+      QCustomPlot plot;
+      ui::drawFigure(&plot, s, req);
+      EXPECT_EQ(plot.size(), ui::figureSizePt(req));
+      EXPECT_EQ(textProblems(&plot), "");
+      // Display names from the style, distinct (the seed tells the pairs apart).
+      QStringList names;
+      if (plot.legend && plot.legend->visible()) {
+        for (int i = 0; i < plot.legend->itemCount(); ++i) {
+          if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) names << item->plottable()->name();
+        }
+      }
+      for (auto* element : plot.plotLayout()->elements(true)) {
+        if (auto* t = qobject_cast<QCPTextElement*>(element)) names << t->property("fullText").toString();
+      }
+      EXPECT_TRUE(names.contains(QStringLiteral("LNS (ours) s2"))) << names.join(QStringLiteral("|")).toStdString();
+      EXPECT_EQ(names.size(), static_cast<int>(std::set<QString>(names.begin(), names.end()).size()));
+      if (figure == QLatin1String("variance")) {  // the layer colour bar stands for the curves' legend
+        bool layerBar = false;
+        for (auto* element : plot.plotLayout()->elements(true)) {
+          if (auto* bar = qobject_cast<QCPColorScale*>(element)) layerBar = bar->label() == QLatin1String("layer");
+        }
+        EXPECT_TRUE(layerBar);
+      }
+    }
+  }
+}
+
+TEST(DailyUseViews, TheFigureDialogPreviewsTheExportedFigureAndKeepsTheNames) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  const auto ids = fourRuns(s);
+  ui::FigureDialog dialog(s, ids, QStringLiteral("variance"), ui::FigureStyle{});
+  dialog.updatePreview();
+  ASSERT_FALSE(dialog.previewImage().isNull());
+  auto aspect = [](QSizeF z) { return z.width() / z.height(); };
+  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())), 0.02);
+  const QSize narrow = ui::figureSizePt(dialog.request());
+  dialog.setWidthCm(17);
+  dialog.updatePreview();
+  EXPECT_NE(ui::figureSizePt(dialog.request()), narrow);
+  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())), 0.02);
+  dialog.setDisplayName(QStringLiteral("lns"), QStringLiteral("LNS (ours)"));
+  dialog.setDisplayName(QString::number(ids[0]), QStringLiteral("baseline"));
+  dialog.setFigure(QStringLiteral("loss"));
+  dialog.setFormat(QStringLiteral("svg"));
+  ui::FigureStyle saved;
+  QObject::connect(&dialog, &ui::FigureDialog::styleSaved, [&](const ui::FigureStyle& st) { saved = st; });
+  const QStringList files = dialog.saveTo(QString::fromStdString(dir.file("out/loss.svg")));
+  ASSERT_EQ(files.size(), 3);
+  const QString svg = QString::fromStdString(test::readFile(dir.file("out/loss.svg")));
+  EXPECT_TRUE(svg.contains(QStringLiteral("baseline")));
+  EXPECT_TRUE(svg.contains(QStringLiteral("LNS (ours) s1")));
+  EXPECT_EQ(saved.schemeNames.value(QStringLiteral("lns")), QStringLiteral("LNS (ours)"));
+  EXPECT_EQ(saved.runNames.value(ids[0]), QStringLiteral("baseline"));
+  // The style round-trips with the names.
+  const auto back = ui::styleFromJson(ui::styleToJson(saved));
+  EXPECT_EQ(back.schemeNames, saved.schemeNames);
+  EXPECT_EQ(back.runNames, saved.runNames);
+}
+
+TEST(DailyUseViews, RenamedRunsGoByTheirNameEverywhereAndLegendsStayOffTheData) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  const auto ids = fourRuns(s);
+  s.renameRun(ids[0], "baseline PreLN 24L");
+  ui::CompareView v(s, ids);
+  QStringList legend;
+  auto* loss = v.plots().at(QStringLiteral("loss"));
+  for (int i = 0; i < loss->graphCount(); ++i) legend << loss->graph(i)->name();
+  EXPECT_TRUE(legend.contains(QStringLiteral("baseline PreLN 24L"))) << legend.join(QStringLiteral("|")).toStdString();
+  EXPECT_FALSE(legend.join(QLatin1Char('|')).contains(QStringLiteral("pre_ln #")));
+  for (const auto& name : {QStringLiteral("loss"), QStringLiteral("seed_groups"), QStringLiteral("depth_scaling")}) {
+    SCOPED_TRACE(name.toStdString());
+    auto* p = v.plots().at(name);
+    p->replot(QCustomPlot::rpImmediateRefresh);
+    EXPECT_EQ(ui::figures::pointsUnderLegend(p, p->axisRect()), 0);
+  }
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  EXPECT_EQ(d->labelOf(QStringLiteral("pre_ln")), QStringLiteral("baseline PreLN 24L"));
+  ui::ExportRequest req;
+  req.runs = {ids[0], ids[1]};
+  req.kind = ui::FigureKind::Pruning;
+  QCustomPlot paper;
+  ui::drawFigure(&paper, s, req);
+  bool named = false;
+  for (int i = 0; i < paper.plottableCount(); ++i) named = named || paper.plottable(i)->name() == QLatin1String("baseline PreLN 24L");
+  EXPECT_TRUE(named);
+}
+
+TEST(DailyUseViews, ZoomSaysItStoppedFollowingLinksStepPanelsAndFollowResumes) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  fourRuns(s);
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  auto* loss = d->plots().at(QStringLiteral("loss"));
+  auto* variance = d->plots().at(QStringLiteral("variance:lns"));
+  auto* bars = d->plots().at(QStringLiteral("prune_bars"));
+  const QCPRange barsRange = bars->xAxis->range();
+  wheelOn(loss);
+  ASSERT_TRUE(ui::userZoomed(loss));
+  ASSERT_NE(badgeOf(loss), nullptr);
+  EXPECT_TRUE(badgeOf(loss)->visible());
+  EXPECT_TRUE(badgeOf(loss)->text().contains(QStringLiteral("not following")));
+  // Linked: every step panel shows the same steps; the layer-axis bars do not move.
+  QTRY_COMPARE_WITH_TIMEOUT(variance->xAxis->range(), loss->xAxis->range(), 2000);
+  EXPECT_TRUE(ui::userZoomed(variance));
+  EXPECT_EQ(bars->xAxis->range(), barsRange);
+  d->followAll();
+  EXPECT_FALSE(ui::userZoomed(loss));
+  EXPECT_FALSE(badgeOf(loss)->visible());
+  EXPECT_FALSE(ui::userZoomed(variance));
+  // Unlinked: the zoom stays on its panel.
+  d->setLinkedZoom(false);
+  const QCPRange before = variance->xAxis->range();
+  wheelOn(loss);
+  QTest::qWait(300);
+  EXPECT_EQ(variance->xAxis->range(), before);
+  EXPECT_FALSE(ui::userZoomed(variance));
+}
+
+TEST(DailyUseViews, AClickSetsTheStepAndTheCrosshairFollowsAcrossPanels) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  fourRuns(s);
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  auto* variance = d->plots().at(QStringLiteral("variance:pre_ln"));
+  variance->replot(QCustomPlot::rpImmediateRefresh);
+  const QPoint at(static_cast<int>(variance->xAxis->coordToPixel(52)), variance->axisRect()->rect().center().y());
+  auto send = [&](QEvent::Type type, Qt::MouseButton button, Qt::MouseButtons buttons) {
+    QMouseEvent e(type, QPointF(at), variance->mapToGlobal(QPointF(at)), button, buttons, Qt::NoModifier);
+    QApplication::sendEvent(variance, &e);
+  };
+  send(QEvent::MouseMove, Qt::NoButton, Qt::NoButton);
+  send(QEvent::MouseButtonPress, Qt::LeftButton, Qt::LeftButton);
+  send(QEvent::MouseButtonRelease, Qt::LeftButton, Qt::NoButton);
+  EXPECT_EQ(d->cursorStep(), 50);  // the nearest probed step
+  EXPECT_FALSE(ui::userZoomed(variance));  // a click is not a zoom
+  auto* loss = d->plots().at(QStringLiteral("loss"));
+  QCPItemStraightLine* crosshair = nullptr;
+  for (int i = 0; i < loss->itemCount(); ++i) {
+    if (auto* l = qobject_cast<QCPItemStraightLine*>(loss->item(i)); l && l->objectName() == QLatin1String("crosshair")) crosshair = l;
+  }
+  ASSERT_NE(crosshair, nullptr);
+  // The same step in every step panel: the one under the mouse in the variance panel.
+  QCPItemStraightLine* own = nullptr;
+  for (int i = 0; i < variance->itemCount(); ++i) {
+    if (auto* l = qobject_cast<QCPItemStraightLine*>(variance->item(i)); l && l->objectName() == QLatin1String("crosshair")) own = l;
+  }
+  ASSERT_NE(own, nullptr);
+  EXPECT_DOUBLE_EQ(crosshair->point1->coords().x(), own->point1->coords().x());
+  EXPECT_GT(own->point1->coords().x(), 25);
+  EXPECT_LT(own->point1->coords().x(), 75);
+}
+
+TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  fourRuns(s);
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  d->setCursorStep(120);
+  auto* bars = d->plots().at(QStringLiteral("prune_bars"));
+  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 100"))) << bars->yAxis->label().toStdString();
+  d->setCursorStep(40);
+  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 0"))) << bars->yAxis->label().toStdString();
+  auto* bi = d->plots().at(QStringLiteral("block_influence"));
+  int biBars = 0;
+  for (int i = 0; i < bi->plottableCount(); ++i) biBars += qobject_cast<QCPBars*>(bi->plottable(i)) != nullptr;
+  EXPECT_EQ(biBars, 2);
+  d->setCursorStep(150);
+  d->redraw();
+  auto* diagnosis = d->diagnosis();
+  ASSERT_NE(diagnosis, nullptr);
+  ASSERT_EQ(diagnosis->runCount(), 2);
+  ASSERT_NE(diagnosis->table(0), nullptr);
+  EXPECT_EQ(diagnosis->table(0)->rowCount(), 6);
+  // The last layer (negative delta) is the first to drop; layer 1 the last.
+  EXPECT_EQ(diagnosis->table(0)->item(0, 1)->text(), QStringLiteral("6"));
+  EXPECT_EQ(diagnosis->table(0)->item(5, 1)->text(), QStringLiteral("1"));
+  EXPECT_TRUE(diagnosis->summary(0).contains(QStringLiteral("ρ ="))) << diagnosis->summary(0).toStdString();
+}
+
+TEST(DailyUseViews, ASingleSampleHeatmapShowsItsStepNotAZeroToOneAxis) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  test::FakeRun f{"one", "pre_ln"};
+  f.probeSteps = {100};
+  test::addFakeRun(s, f);
+  auto d = openDashboard(s, QStringLiteral("one"));
+  auto* p = d->plots().at(QStringLiteral("variance_map:pre_ln"));
+  p->replot(QCustomPlot::rpImmediateRefresh);
+  QStringList labels;
+  for (const auto& b : ui::figures::tickLabelBoxes(p->xAxis)) labels << b.text;
+  EXPECT_EQ(labels, QStringList{QStringLiteral("100")});
+}
+
+TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  test::FakeRun f{"live", "pre_ln"};
+  f.steps = 150;
+  f.finished = false;
+  const int64_t id = test::addFakeRun(s, f);
+  auto d = openDashboard(s, QStringLiteral("live"));
+  EXPECT_EQ(d->progressPercent(), 25);  // 150 of 600 steps
+  const auto preset = *experiment::presetConfig("cpu-demo");
+  const double tokensPerStep = static_cast<double>(preset.optim.batchSize) * preset.model.seqLen * preset.optim.gradAccum;
+  const double eta = 450.0 * tokensPerStep / 20000.0;  // 450 steps to go at 20000 tokens/s
+  EXPECT_TRUE(d->progressText().contains(QStringLiteral("150 / 600 steps"))) << d->progressText().toStdString();
+  EXPECT_TRUE(d->progressText().contains(QString::fromStdString("ETA " + experiment::formatDuration(eta)))) << d->progressText().toStdString();
+  d->setLogLayers(true);
+  EXPECT_EQ(d->plots().at(QStringLiteral("variance:pre_ln"))->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_EQ(d->plots().at(QStringLiteral("grad_norm"))->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_EQ(d->plots().at(QStringLiteral("effectiveness"))->yAxis->scaleType(), QCPAxis::stLinear);
+  d->setLossAxis(QStringLiteral("tokens"));
+  auto* loss = d->plots().at(QStringLiteral("loss"));
+  double maxKey = 0;
+  for (int i = 0; i < loss->graphCount(); ++i) {
+    if (loss->graph(i)->dataCount() > 0) maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
+  }
+  EXPECT_DOUBLE_EQ(maxKey, 149.0 * tokensPerStep);
+  EXPECT_EQ(loss->xAxis->label(), QStringLiteral("tokens"));
+  d->setLossAxis(QStringLiteral("time"));
+  maxKey = 0;
+  for (int i = 0; i < loss->graphCount(); ++i) {
+    if (loss->graph(i)->dataCount() > 0) maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
+  }
+  EXPECT_NEAR(maxKey, 149.0 * tokensPerStep / 20000.0, 0.1);
+  (void)id;
+  // Compare: one colour per run tells the seeds of one scheme apart.
+  test::addFakeRun(s, {"other", "pre_ln", 7});
+  ui::CompareView v(s, {1, 2});
+  v.setColorBy(QStringLiteral("#run"));
+  auto* c = v.plots().at(QStringLiteral("loss"));
+  std::set<QRgb> colours;
+  for (int i = 0; i < c->graphCount(); ++i) {
+    if (c->graph(i)->visible() && !c->graph(i)->name().isEmpty()) colours.insert(c->graph(i)->pen().color().rgb());
+  }
+  EXPECT_GE(colours.size(), 2u);
+}

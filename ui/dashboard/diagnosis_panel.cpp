@@ -1,0 +1,112 @@
+// See diagnosis_panel.h.
+#include "dashboard/diagnosis_panel.h"
+
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace depthlab::ui {
+
+DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  outer->setContentsMargins(0, 0, 0, 0);
+  auto* help = new QLabel(tr(
+      "Layers ranked by the measured loss increase when each block alone is removed (rank 1 = "
+      "the cheapest to drop), beside the cheap proxies (small = the block changes little) and "
+      "their ranks. ρ: Spearman rank correlation of a proxy with the measured pruning (1 = it "
+      "orders the layers exactly as removing them does)."));
+  help->setWordWrap(true);
+  help->setStyleSheet(QStringLiteral("color: #555;"));
+  outer->addWidget(help);
+  m_row = new QHBoxLayout;
+  outer->addLayout(m_row);
+}
+
+QTableWidget* DiagnosisPanel::table(int i) const {
+  return i >= 0 && i < runCount() ? m_tables[static_cast<size_t>(i)] : nullptr;
+}
+
+QString DiagnosisPanel::summary(int i) const {
+  return i >= 0 && i < runCount() ? m_summaries[static_cast<size_t>(i)]->text() : QString();
+}
+
+namespace {
+
+QString cell(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("–"); }
+QString rankCell(double r) { return std::isfinite(r) ? QString::number(r, 'g', 3) : QStringLiteral("–"); }
+
+}  // namespace
+
+void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis::LayerDiagnosis>>& runs) {
+  while (m_boxes.size() > runs.size()) {
+    delete m_boxes.back();
+    m_boxes.pop_back();
+    m_tables.pop_back();
+    m_summaries.pop_back();
+  }
+  while (m_boxes.size() < runs.size()) {
+    auto* box = new QGroupBox;
+    auto* v = new QVBoxLayout(box);
+    auto* summary = new QLabel;
+    summary->setWordWrap(true);
+    summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* t = new QTableWidget;
+    t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    t->verticalHeader()->hide();
+    t->setMinimumHeight(220);
+    v->addWidget(summary);
+    v->addWidget(t, 1);
+    m_row->addWidget(box, 1);
+    m_boxes.push_back(box);
+    m_tables.push_back(t);
+    m_summaries.push_back(summary);
+  }
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& [label, d] = runs[i];
+    auto* box = static_cast<QGroupBox*>(m_boxes[i]);
+    auto* t = m_tables[i];
+    if (d.step < 0) {
+      box->setTitle(tr("%1 — no pruning measurement yet").arg(label));
+      m_summaries[i]->setText(tr("The single-layer pruning probe has not run for this run yet "
+                                 "(its cadence is probes.pruningEvery)."));
+      t->clear();
+      t->setRowCount(0);
+      t->setColumnCount(0);
+      continue;
+    }
+    box->setTitle(tr("%1 — layers to drop, at step %2").arg(label).arg(d.step));
+    QStringList rho;
+    for (const auto& p : d.proxies) {
+      rho << (p.spearmanVsPruning ? QStringLiteral("%1 ρ = %2").arg(QString::fromStdString(p.label))
+                                        .arg(*p.spearmanVsPruning, 0, 'f', 2)
+                                  : QStringLiteral("%1 ρ = – (not measured)").arg(QString::fromStdString(p.label)));
+    }
+    m_summaries[i]->setText(rho.join(QStringLiteral(" · ")));
+    QStringList headers{tr("drop rank"), tr("layer"), tr("pruning Δ loss")};
+    for (const auto& p : d.proxies) headers << QString::fromStdString(p.label) << tr("rank");
+    t->clear();
+    t->setColumnCount(headers.size());
+    t->setHorizontalHeaderLabels(headers);
+    t->setRowCount(d.layers);
+    for (int r = 0; r < d.layers; ++r) {
+      const int l = d.dropOrder[static_cast<size_t>(r)];
+      const auto L = static_cast<size_t>(l);
+      int c = 0;
+      t->setItem(r, c++, new QTableWidgetItem(rankCell(d.pruningRanks[L])));
+      t->setItem(r, c++, new QTableWidgetItem(QString::number(l + 1)));
+      t->setItem(r, c++, new QTableWidgetItem(cell(d.pruning[L])));
+      for (const auto& p : d.proxies) {
+        t->setItem(r, c++, new QTableWidgetItem(cell(p.values[L])));
+        t->setItem(r, c++, new QTableWidgetItem(rankCell(p.ranks[L])));
+      }
+    }
+    t->resizeColumnsToContents();
+  }
+}
+
+}  // namespace depthlab::ui

@@ -1,0 +1,40 @@
+// DiagnosisPanel: the dashboard's "which layers could go" view. Per run: its layers ranked by
+// the measured single-layer pruning loss (most droppable first) beside the cheap proxies
+// (adjacent angular distance, Block Influence, effectiveness E_l) with their ranks, and each
+// proxy's Spearman rank correlation with the measured pruning: which proxy can be trusted at
+// this scale. Shows analysis::LayerDiagnosis values; computes nothing itself.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <utility>
+#include <vector>
+
+#include "analysis/layer_diagnosis.h"
+
+class QHBoxLayout;
+class QLabel;
+class QTableWidget;
+
+namespace depthlab::ui {
+
+class DiagnosisPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DiagnosisPanel(QWidget* parent = nullptr);
+  /// One (run label, diagnosis) per run; redraws the tables.
+  void setDiagnoses(const std::vector<std::pair<QString, analysis::LayerDiagnosis>>& runs);
+  /// The table of run `i` (tests), and its summary line (Spearman per proxy).
+  QTableWidget* table(int i) const;
+  QString summary(int i) const;
+  int runCount() const { return static_cast<int>(m_tables.size()); }
+
+ private:
+  QHBoxLayout* m_row = nullptr;
+  std::vector<QTableWidget*> m_tables;
+  std::vector<QLabel*> m_summaries;
+  std::vector<QWidget*> m_boxes;
+};
+
+}  // namespace depthlab::ui

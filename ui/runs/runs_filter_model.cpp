@@ -1,0 +1,105 @@
+// See runs_filter_model.h.
+#include "runs/runs_filter_model.h"
+
+#include <QRegularExpression>
+
+#include <cmath>
+
+#include "runs/runs_table_model.h"
+
+namespace depthlab::ui {
+
+RunsFilterModel::RunsFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(Qt::EditRole);
+  setDynamicSortFilter(false);  // no re-sorting under the cursor while rows update
+}
+
+namespace {
+
+// The column a user's word names ("val loss", "valloss", "lr", ...); -1 when none.
+int columnNamed(const QString& word) {
+  const QString w = word.simplified().remove(QLatin1Char(' ')).toLower();
+  for (int c = 0; c < RunsTableModel::ColumnCount; ++c) {
+    if (RunsTableModel::columnName(c).remove(QLatin1Char(' ')).toLower() == w) return c;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void RunsFilterModel::setRunFilter(const QString& text, int column) {
+  m_conditions.clear();
+  m_free.clear();
+  m_description.clear();
+  m_column = column;
+  static const QRegularExpression cond(
+      QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s*(<=|>=|!=|==|=|<|>)\\s*([-+0-9.eE]+)\\s*$"));
+  static const QRegularExpression word(QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s+~?\\s*(\\S+)\\s*$"));
+  const QStringList parts = text.split(QRegularExpression(QStringLiteral(",|\\band\\b")), Qt::SkipEmptyParts);
+  bool structured = !parts.isEmpty();
+  std::vector<Condition> conditions;
+  for (const auto& part : parts) {
+    Condition c;
+    if (auto m = cond.match(part); m.hasMatch() && columnNamed(m.captured(1)) >= 0) {
+      bool ok = false;
+      c.column = columnNamed(m.captured(1));
+      c.op = m.captured(2) == QLatin1String("==") ? QStringLiteral("=") : m.captured(2);
+      c.number = m.captured(3).toDouble(&ok);
+      if (!ok) { structured = false; break; }
+    } else if (auto w = word.match(part); w.hasMatch() && columnNamed(w.captured(1)) >= 0 && parts.size() > 1) {
+      c.column = columnNamed(w.captured(1));
+      c.op = QStringLiteral("~");
+      c.text = w.captured(2);
+    } else {
+      structured = false;
+      break;
+    }
+    conditions.push_back(c);
+  }
+  if (structured) {
+    m_conditions = std::move(conditions);
+    QStringList said;
+    for (const auto& c : m_conditions) {
+      said << RunsTableModel::columnName(c.column) + QLatin1Char(' ') + c.op + QLatin1Char(' ') +
+                  (c.op == QLatin1String("~") ? c.text : QString::number(c.number));
+    }
+    m_description = tr("runs where %1").arg(said.join(tr(" and ")));
+  } else {
+    m_free = text.trimmed();
+  }
+  invalidate();
+}
+
+bool RunsFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const {
+  auto* m = sourceModel();
+  if (!m_conditions.empty()) {
+    for (const auto& c : m_conditions) {
+      const QModelIndex idx = m->index(row, c.column, parent);
+      if (c.op == QLatin1String("~")) {
+        if (!m->data(idx, Qt::DisplayRole).toString().contains(c.text, Qt::CaseInsensitive)) return false;
+        continue;
+      }
+      bool ok = false;
+      const double v = m->data(idx, Qt::EditRole).toDouble(&ok);
+      if (!ok || !std::isfinite(v) || v >= 1e299) return false;  // "-" (not measured) never matches
+      const double x = c.number;
+      const double tol = 1e-9 * std::max(1.0, std::abs(x));
+      const bool pass = c.op == QLatin1String("<") ? v < x
+                      : c.op == QLatin1String("<=") ? v <= x + tol
+                      : c.op == QLatin1String(">") ? v > x
+                      : c.op == QLatin1String(">=") ? v >= x - tol
+                      : c.op == QLatin1String("=") ? std::abs(v - x) <= tol
+                                                   : std::abs(v - x) > tol;
+      if (!pass) return false;
+    }
+    return true;
+  }
+  if (m_free.isEmpty()) return true;
+  for (int c = 0; c < m->columnCount(parent); ++c) {
+    if (m_column >= 0 && c != m_column) continue;
+    if (m->data(m->index(row, c, parent), Qt::DisplayRole).toString().contains(m_free, Qt::CaseInsensitive)) return true;
+  }
+  return false;
+}
+
+}  // namespace depthlab::ui

@@ -1,0 +1,41 @@
+// RunsFilterModel: the runs browser's sort and filter proxy. The filter text is either free
+// text (a case-insensitive substring of any column, or of the chosen one) or numeric conditions
+// on named columns, joined by commas or "and": "val loss < 1.5", "depth >= 24, lr = 0.006",
+// "steps > 100 and scheme lns" (a word after a column name is a substring test on it). Numbers
+// compare the columns' sortable values. Sorting is by the same values, and happens when asked
+// (a header click, rows added or removed), not whenever a value changes.
+#pragma once
+
+#include <QSortFilterProxyModel>
+#include <QString>
+
+#include <vector>
+
+namespace depthlab::ui {
+
+class RunsFilterModel : public QSortFilterProxyModel {
+  Q_OBJECT
+ public:
+  explicit RunsFilterModel(QObject* parent = nullptr);
+  /// Sets the filter; `column` -1 = any column (free text only).
+  void setRunFilter(const QString& text, int column);
+  /// What the filter understood, or why not ("" for free text).
+  QString filterDescription() const { return m_description; }
+
+ protected:
+  bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+ private:
+  struct Condition {
+    int column = -1;
+    QString op;      // < <= > >= = != , or "~" for a substring
+    double number = 0;
+    QString text;
+  };
+  std::vector<Condition> m_conditions;  // all must hold
+  QString m_free;                        // free text when there are no conditions
+  int m_column = -1;
+  QString m_description;
+};
+
+}  // namespace depthlab::ui
