@@ -11,6 +11,7 @@
 #include "data/default_corpus.h"
 #include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
+#include "export/figure_dialog.h"
 #include "main_window.h"
 #include "util/paths.h"
 
@@ -45,9 +46,16 @@ int main(int argc, char** argv) {
                                 QStringLiteral("file"));
   QCommandLineOption compareOption(QStringLiteral("compare"), QStringLiteral("Open a comparison of runs (ids, comma-separated)."),
                                    QStringLiteral("ids"));
+  QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1500x2400 (screenshots)."),
+                                QStringLiteral("WxH"));
+  QCommandLineOption figureOption(QStringLiteral("figure-dialog"),
+                                  QStringLiteral("Open the paper-figure dialog for runs (ids, comma-separated)."),
+                                  QStringLiteral("ids"));
   cli.addOption(compareOption);
   cli.addOption(groupOption);
   cli.addOption(shotOption);
+  cli.addOption(sizeOption);
+  cli.addOption(figureOption);
   cli.process(app);
 
   const std::string dbPath = depthlab::util::defaultDatabasePath(cli.value(dbOption).toStdString());
@@ -59,6 +67,16 @@ int main(int argc, char** argv) {
                                     {QString::fromStdString(corpus.path),
                                      QString::fromStdString(corpus.message), QString(), QString()});
     window.show();
+    if (cli.isSet(sizeOption)) {
+      const auto wh = cli.value(sizeOption).split(QLatin1Char('x'));
+      if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    QWidget* shotOf = &window;
+    if (cli.isSet(figureOption)) {
+      std::vector<int64_t> ids;
+      for (const auto& id : cli.value(figureOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
+      if (auto* dialog = window.openFigureDialog(ids, QStringLiteral("variance"))) shotOf = dialog;
+    }
     if (cli.isSet(groupOption)) {
       window.showTab(window.dashboard(cli.value(groupOption)));
     }
@@ -68,8 +86,8 @@ int main(int argc, char** argv) {
       window.showTab(window.compareRuns(ids));
     }
     if (cli.isSet(shotOption)) {
-      QTimer::singleShot(1500, &window, [&] {
-        const bool ok = window.grab().save(cli.value(shotOption));
+      QTimer::singleShot(1500, &window, [&, shotOf] {
+        const bool ok = shotOf->grab().save(cli.value(shotOption));
         std::fprintf(stderr, "depthlab: screenshot %s\n", ok ? "saved" : "FAILED");
         QApplication::exit(ok ? 0 : 1);
       });

@@ -243,6 +243,9 @@ TEST(DailyUseViews, RenamedRunsGoByTheirNameEverywhereAndLegendsStayOffTheData) 
   const auto ids = fourRuns(s);
   s.renameRun(ids[0], "baseline PreLN 24L");
   ui::CompareView v(s, ids);
+  v.resize(1250, 1500);  // laid out at its size on screen, as the window shows it
+  v.show();
+  QTest::qWait(100);
   QStringList legend;
   auto* loss = v.plots().at(QStringLiteral("loss"));
   for (int i = 0; i < loss->graphCount(); ++i) legend << loss->graph(i)->name();
@@ -252,7 +255,7 @@ TEST(DailyUseViews, RenamedRunsGoByTheirNameEverywhereAndLegendsStayOffTheData) 
     SCOPED_TRACE(name.toStdString());
     auto* p = v.plots().at(name);
     p->replot(QCustomPlot::rpImmediateRefresh);
-    EXPECT_EQ(ui::figures::pointsUnderLegend(p, p->axisRect()), 0);
+    EXPECT_EQ(ui::figures::pointsUnderLegend(p, p->axisRect()), 0) << textProblems(p);
   }
   auto d = openDashboard(s, QStringLiteral("s1"));
   EXPECT_EQ(d->labelOf(QStringLiteral("pre_ln")), QStringLiteral("baseline PreLN 24L"));
@@ -415,4 +418,41 @@ TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {
     if (c->graph(i)->visible() && !c->graph(i)->name().isEmpty()) colours.insert(c->graph(i)->pen().color().rgb());
   }
   EXPECT_GE(colours.size(), 2u);
+}
+
+TEST(DailyUseViews, ALegendWithNoFreeCornerGoesBelowTheDataWhole) {
+  QCustomPlot p;
+  p.setMinimumHeight(240);
+  p.resize(360, 240);
+  p.show();
+  p.legend->setVisible(true);
+  for (int k = 0; k < 4; ++k) {  // curves across the whole frame
+    auto* g = p.addGraph();
+    g->setName(QStringLiteral("a long legend entry %1 (L=24)").arg(k));
+    for (int x = 0; x <= 24; ++x) g->addData(x, (x * 7 + k * 13) % 10);
+  }
+  p.rescaleAxes();
+  EXPECT_FALSE(ui::figures::placeLegend(&p, p.axisRect()));
+  p.replot(QCustomPlot::rpImmediateRefresh);
+  const QRect legend = p.legend->outerRect(), frame = p.axisRect()->outerRect();
+  EXPECT_GE(legend.top(), frame.bottom() - 1) << legend.top() << " " << frame.bottom();
+  EXPECT_LE(legend.bottom(), p.height());
+  EXPECT_GE(legend.height(), p.legend->minimumOuterSizeHint().height());
+  EXPECT_GT(legend.height(), 2 * 10);  // the entries' rows, not a sliver
+  EXPECT_EQ(ui::figures::pointsUnderLegend(&p, p.axisRect()), 0);
+}
+
+TEST(DailyUseViews, EveryPanelSavesItsDataAsCsv) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  fourRuns(s);
+  auto d = openDashboard(s, QStringLiteral("s1"));
+  d->setCursorStep(150);
+  const QString bars = ui::plotCsv(d->plots().at(QStringLiteral("prune_bars")));
+  EXPECT_TRUE(bars.startsWith(QStringLiteral("series,x,y,value\n")));
+  EXPECT_TRUE(bars.contains(QStringLiteral("\"Pre-LN\",1,2,"))) << bars.left(200).toStdString();  // layer 1's delta
+  const QString heat = ui::plotCsv(d->plots().at(QStringLiteral("variance_map:lns")));
+  EXPECT_GE(heat.count(QLatin1Char('\n')), 1 + 4 * 6);  // every (step, layer) cell
+  ASSERT_TRUE(ui::savePlotCsv(d->plots().at(QStringLiteral("loss")), QString::fromStdString(dir.file("loss.csv"))));
+  EXPECT_NE(test::readFile(dir.file("loss.csv")).find("\"Pre-LN train\""), std::string::npos);
 }

@@ -24,6 +24,7 @@
 #include "analysis/statistics.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
+#include "plot/figure_layout.h"
 #include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
@@ -167,6 +168,8 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->legend->setVisible(true);
     p->setNotAntialiasedElements(QCP::aePlottables);
     makeInteractive(p);
+    addSaveMenu(p, QStringLiteral("compare-") + name);
+    figures::placeLegendOnResize(p);  // its emptiest corner at the size it is shown
     grid->addWidget(p, row, col, 1, span);
     m_plots[name] = p;
     return p;
@@ -194,6 +197,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->xAxis->setLabel(tr("step"));
     p->yAxis->setLabel(tr("layer"));
     makeInteractive(p);
+    addSaveMenu(p, QStringLiteral("compare-") + name);
     heatGrid->addWidget(p, static_cast<int>(i / 4), static_cast<int>(i % 4));
     m_plots[name] = p;
   }

@@ -84,7 +84,7 @@ void CompareView::drawLoss() {
   figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   drawSeedBands(loss);
   loss->rescaleAxes();
-  figures::placeLegend(loss, loss->axisRect());
+  figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);
   loss->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -176,7 +176,7 @@ void CompareView::drawProfiles() {
       }
     }
     p->rescaleAxes();
-    figures::placeLegend(p, p->axisRect());
+    figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     p->replot(QCustomPlot::rpQueuedReplot);
   }
 }

@@ -89,7 +89,7 @@ void CompareView::drawGroups() {
   p->rescaleAxes();
   p->yAxis->scaleRange(1.2, p->yAxis->range().center());  // markers and bands off the frame
   p->xAxis->setRange(0.5, x + 0.5);
-  figures::placeLegend(p, p->axisRect());  // never over a group's mean or band
+  figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);  // never over a group's mean or band
   p->replot(QCustomPlot::rpQueuedReplot);
   // Welch t-test and bootstrap between the first two groups with at least two seeds.
   std::vector<const analysis::SeedGroup*> testable;
@@ -120,7 +120,7 @@ void CompareView::drawGroups() {
   d->rescaleAxes();
   d->yAxis->scaleRange(1.2, d->yAxis->range().center());
   d->xAxis->scaleRange(1.2, d->xAxis->range().center());
-  figures::placeLegend(d, d->axisRect());
+  figures::placeLegend(d, d->axisRect(), figures::LegendOutside::Right);
   d->replot(QCustomPlot::rpQueuedReplot);
   QStringList gains;
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {

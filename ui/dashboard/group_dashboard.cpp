@@ -87,6 +87,8 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   controls->addWidget(new QLabel(tr("Step")));
   controls->addWidget(m_scrubber, 1);
   controls->addWidget(m_cursorLabel);
+  outer->addLayout(controls);
+  controls = new QHBoxLayout;  // the view options on a row of their own: the scrubber keeps its width
   controls->addWidget(m_logY);
   controls->addWidget(m_lossAxis);
   controls->addWidget(new QLabel(tr("smoothing")));
@@ -95,6 +97,7 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   controls->addWidget(m_logLayers);
   controls->addWidget(m_linkZoom);
   controls->addWidget(m_follow);
+  controls->addStretch(1);
   outer->addLayout(controls);
   m_decimation = new QLabel;
   m_decimation->setStyleSheet(QStringLiteral("color: #666;"));
@@ -261,7 +264,7 @@ void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>&
 
 void GroupDashboard::redraw() {
   QStringList status;
-  for (const auto& r : m_data.runs()) status << r.statusLine();
+  for (const auto& r : m_data.runs()) status << r.statusLine(labelOf(schemeOf(r)));
   m_status->setText(status.join(QLatin1Char('\n')));
   m_decimationNotes.clear();
   drawProgress();

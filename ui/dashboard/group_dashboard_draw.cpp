@@ -127,7 +127,7 @@ void GroupDashboard::drawLoss() {
   if (!keepX) loss->rescaleAxes();
   else loss->yAxis->rescale();
   if (!userZoomed(lr)) lr->rescaleAxes();
-  figures::placeLegend(loss, loss->axisRect());  // the corner that hides no curve, else below
+  figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);  // a free corner, else beside
   if (byStep) placeCursor(loss, static_cast<double>(m_cursor));
   else placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
   loss->replot(QCustomPlot::rpQueuedReplot);
@@ -232,7 +232,7 @@ void GroupDashboard::drawCursorPanels() {
         p->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.3 * (y.upper - std::min(0.0, y.lower)));
       }
     }
-    if (p->legend->visible()) figures::placeLegend(p, p->axisRect());
+    if (p->legend->visible()) figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     p->replot(QCustomPlot::rpQueuedReplot);
   };
   for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {

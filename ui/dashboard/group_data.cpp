@@ -16,7 +16,7 @@ const std::vector<std::string> GroupData::kScalarKeys =
 const std::vector<std::string> GroupData::kLayerMetrics =
     metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
 
-QString RunData::statusLine() const {
+QString RunData::statusLine(const QString& label) const {
   QString state = QString::fromLatin1(store::toString(info.status));
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
   int64_t step = 0;
@@ -43,7 +43,7 @@ QString RunData::statusLine() const {
     eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
   }
   return QStringLiteral("%1 — step %2/%3 · %4 tok/s · ETA %5 · %6 · %7")
-      .arg(QString::fromStdString(info.scheme))
+      .arg(label.isEmpty() ? QString::fromStdString(info.scheme) : label)
       .arg(step)
       .arg(totalSteps)
       .arg(tps, 0, 'f', 0)

@@ -25,7 +25,8 @@ struct RunData {
   std::vector<store::Matrix> angular;                              // (L x L) by step
   std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
   std::optional<int64_t> divergedAt;
-  QString statusLine() const;
+  /// "<label> — step 150/600 · 6404 tok/s · ETA 1:20 · cpu · running" (label: the scheme).
+  QString statusLine(const QString& label = QString()) const;
   /// The angular (l, n) matrix at the last step <= `step`, or nullptr.
   const store::Matrix* angularAt(int64_t step) const;
   /// Step -> x of the loss panels: "step" (itself), "tokens" (step x tokens per step) or

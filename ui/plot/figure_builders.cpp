@@ -245,6 +245,7 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
     bar->axis()->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
                                : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
     bar->axis()->setNumberFormat(log ? QStringLiteral("eb") : QStringLiteral("gb"));
+    bar->axis()->setNumberPrecision(log ? 0 : 6);  // "10^-2", not "1.000000·10^-2"
   }
   return bar;
 }

@@ -3,7 +3,9 @@
 
 #include <qcustomplot.h>
 
+#include <QEvent>
 #include <QFontMetricsF>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -197,7 +199,7 @@ int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect) {
   return countIn(QRectF(plot->legend->outerRect()), dataPixels(rect));
 }
 
-bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect) {
+bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   auto* legend = plot->legend;
   if (!legend || !legend->visible() || legend->itemCount() == 0) return true;
   auto* inset = rect->insetLayout();
@@ -206,32 +208,47 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect) {
     plot->plotLayout()->simplify();
     inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
     legend->setWrap(0);
-    legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
   }
   plot->replot(QCustomPlot::rpImmediateRefresh);  // sizes the axis rect with the legend inside
   const auto pts = dataPixels(rect);
-  const QSizeF size = legend->minimumOuterSizeHint();
+  const QSizeF size = legend->minimumOuterSizeHint() + QSizeF(4, 4);  // a little air around it
   // The inset layout places the legend inside its own margins (QCustomPlot: 12 px).
   const QRectF r(rect->rect().marginsRemoved(inset->margins()));
   const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
                                    Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
-  int best = std::numeric_limits<int>::max();
-  Qt::Alignment bestCorner = corners[0];
-  for (auto c : corners) {
+  // The corners by the points their box would cover (estimated), then checked for real.
+  std::vector<std::pair<int, int>> order;  // (points, corner)
+  for (int i = 0; i < 4; ++i) {
+    const auto c = corners[i];
     const double x = (c & Qt::AlignRight) ? r.right() - size.width() : r.left();
     const double y = (c & Qt::AlignBottom) ? r.bottom() - size.height() : r.top();
-    const int n = countIn(QRectF(QPointF(x, y), size), pts);
-    if (n < best) {
-      best = n;
-      bestCorner = c;
-    }
+    order.emplace_back(countIn(QRectF(QPointF(x, y), size), pts), i);
   }
-  if (best == 0) {
-    inset->setInsetAlignment(insetIndexOf(rect, legend), bestCorner);
+  std::stable_sort(order.begin(), order.end());
+  for (const auto& [estimate, i] : order) {
+    if (estimate > 0) break;
+    inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
     plot->replot(QCustomPlot::rpImmediateRefresh);
-    return true;
+    const QRectF placed = QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2);
+    if (countIn(placed, dataPixels(rect)) == 0) return true;
   }
-  // Every corner hides data: below the axis rect, entries side by side.
+  // Every corner hides data. Make room above the data (the value axis reaches higher, so the
+  // curves keep the lower part of the plot) when the legend takes less than half the height.
+  auto* y = rect->axis(QCPAxis::atLeft);
+  const double share = (size.height() + 4) / std::max(1.0, r.height());
+  if (y && y->scaleType() == QCPAxis::stLinear && share < 0.5 && !plot->property("depthlabUserZoomed").toBool()) {
+    const QCPRange range = y->range();
+    y->setRange(range.lower, range.lower + range.size() / (1.0 - share));
+    for (int i : {0, 1}) {
+      inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+      if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), dataPixels(rect)) == 0) return true;
+    }
+    y->setRange(range);
+  }
+  // Still no room: outside the axis rect, beside it (one column) or below it (entries side by
+  // side). The plot keeps its size: the axis rect gives the legend its room.
   inset->take(legend);
   inset->simplify();
   auto* grid = plot->plotLayout();
@@ -249,19 +266,63 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect) {
     row = grid->rowCount() - 1;
     column = 0;
   }
-  grid->insertRow(row + 1);
-  grid->addElement(row + 1, column, legend);
-  grid->setRowStretchFactor(row + 1, 0.001);
-  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  // As many entries per line as the width takes.
-  double widest = 1;
-  for (int i = 0; i < legend->itemCount(); ++i) {
-    widest = std::max(widest, static_cast<double>(legend->item(i)->minimumOuterSizeHint().width()));
-  }
-  legend->setWrap(std::max(1, static_cast<int>(r.width() / (widest + legend->columnSpacing()))));
   legend->setMargins(QMargins(0, 0, 0, 0));
+  const bool beside = outside == LegendOutside::Right &&
+                      legend->minimumOuterSizeHint().height() <= rect->outerRect().height();
+  if (beside) {
+    grid->insertColumn(column + 1);
+    grid->addElement(row, column + 1, legend);
+    grid->setColumnStretchFactor(column + 1, 0.001);
+    legend->setWrap(0);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+  } else {
+    grid->insertRow(row + 1);
+    grid->addElement(row + 1, column, legend);
+    grid->setRowStretchFactor(row + 1, 0.001);
+    // As many entries per line as the plot's width takes (entries keep their full text).
+    double widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+      widest = std::max(widest, static_cast<double>(legend->item(i)->minimumOuterSizeHint().width()));
+    }
+    const double room = plot->viewport().width() - 4;
+    legend->setWrap(std::clamp(static_cast<int>((room + legend->columnSpacing()) / (widest + legend->columnSpacing())), 1,
+                               std::max(1, legend->itemCount())));
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges by the new wrap
+  }
   plot->replot(QCustomPlot::rpImmediateRefresh);
   return false;
+}
+
+namespace {
+
+// Re-places a plot's legend after each resize, once the layout has settled.
+class LegendPlacer : public QObject {
+ public:
+  explicit LegendPlacer(QCustomPlot* plot) : QObject(plot), m_plot(plot) {
+    setObjectName(QStringLiteral("depthlabLegendPlacer"));
+    plot->installEventFilter(this);
+  }
+  bool eventFilter(QObject*, QEvent* e) override {
+    if (e->type() == QEvent::Resize && !m_pending) {
+      m_pending = true;
+      QTimer::singleShot(0, this, [this] {
+        m_pending = false;
+        if (m_plot->legend && m_plot->legend->visible()) placeLegend(m_plot, m_plot->axisRect(), LegendOutside::Right);
+      });
+    }
+    return false;
+  }
+
+ private:
+  QCustomPlot* m_plot;
+  bool m_pending = false;
+};
+
+}  // namespace
+
+void placeLegendOnResize(QCustomPlot* plot) {
+  // (LegendPlacer has no meta-object of its own: found by name, not by qobject_cast)
+  if (!plot->findChild<QObject*>(QStringLiteral("depthlabLegendPlacer"), Qt::FindDirectChildrenOnly)) new LegendPlacer(plot);
 }
 
 }  // namespace depthlab::ui::figures

@@ -40,11 +40,17 @@ void fitTitles(QCustomPlot* plot);
 /// Pixel points the plottables of `rect` draw (graph points and the points along their
 /// lines, bar tops and bodies), for placing a legend where it hides nothing.
 std::vector<QPointF> dataPixels(QCPAxisRect* rect);
-/// Puts the plot's legend in the inside corner of `rect` that covers no data (the fewest
-/// points, ties: top right first); when every corner covers some, moves it below the axis
-/// rect, entries side by side. Replots to measure. Returns true when the legend is inside.
-bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect);
+/// Where a legend goes when no inside corner is free: below the axis rect, entries side by
+/// side (paper figures), or to its right, one column (live views: their height is fixed).
+enum class LegendOutside { Below, Right };
+/// Puts the plot's legend in an inside corner of `rect` that covers no data (top right first);
+/// else makes room above the data (the value axis reaches higher) when the legend takes less
+/// than half the height; else moves it outside. Replots to measure. Returns true when inside.
+bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside = LegendOutside::Below);
 /// The data points the legend's box covers now (0 when placed well).
 int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect);
+/// Places the legend again whenever the plot is resized (a live view laid out after its data
+/// was drawn): the emptiest corner depends on the final size.
+void placeLegendOnResize(QCustomPlot* plot);
 
 }  // namespace depthlab::ui::figures

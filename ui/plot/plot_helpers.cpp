@@ -4,6 +4,9 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QFileDialog>
+#include <QMenu>
+#include <QRegularExpression>
 #include <QToolTip>
 
 #include <algorithm>
@@ -253,6 +256,30 @@ std::vector<store::ScalarPoint> smooth(const std::vector<store::ScalarPoint>& p,
     out.push_back({x.step, ema});
   }
   return out;
+}
+
+void addSaveMenu(QCustomPlot* plot, const QString& baseName) {
+  plot->setContextMenuPolicy(Qt::CustomContextMenu);
+  QObject::connect(plot, &QWidget::customContextMenuRequested, plot, [plot, baseName](const QPoint& pos) {
+    QMenu menu;
+    auto* png = menu.addAction(QObject::tr("Save PNG…"));
+    auto* csv = menu.addAction(QObject::tr("Save CSV…"));
+    auto* reset = menu.addAction(QObject::tr("Reset zoom"));
+    auto* chosen = menu.exec(plot->mapToGlobal(pos));
+    QString base = baseName;
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9_.-]+")), QStringLiteral("_"));
+    if (chosen == png) {
+      const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Save panel as PNG"), base + QStringLiteral(".png"),
+                                                        QObject::tr("PNG (*.png)"));
+      if (!path.isEmpty()) plot->savePng(path, 0, 0, 2.0);
+    } else if (chosen == csv) {
+      const QString path = QFileDialog::getSaveFileName(plot, QObject::tr("Save panel data as CSV"), base + QStringLiteral(".csv"),
+                                                        QObject::tr("CSV (*.csv)"));
+      if (!path.isEmpty()) savePlotCsv(plot, path);
+    } else if (chosen == reset) {
+      resetZoom(plot);
+    }
+  });
 }
 
 }  // namespace depthlab::ui

@@ -35,6 +35,9 @@ bool wasClick(const QCustomPlot* plot, const QPoint& releasePos);
 /// (map, x, y, value). Returns false when the file cannot be written.
 bool savePlotCsv(QCustomPlot* plot, const QString& path);
 QString plotCsv(QCustomPlot* plot);
+/// A right-click menu on the plot: Save PNG…, Save CSV… (file names start with `baseName`)
+/// and Reset zoom. For views without a menu of their own (Compare).
+void addSaveMenu(QCustomPlot* plot, const QString& baseName);
 
 /// Fills a colour map with a layer x step heatmap (x: step, y: layer 1..L), at most
 /// `maxColumns` step columns (nearest sample). Returns the data range (min, max), NaN-safe.

@@ -76,9 +76,6 @@ bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
 void SetupPanel::applyPreset(const QString& name) {
   auto c = experiment::presetConfig(name.toStdString());
   if (!c) return;
-  for (const auto& p : experiment::presets()) {
-    if (p.name == name.toStdString()) m_presetDescription->setText(QString::fromStdString(p.description));
-  }
   c->name.clear();  // the group name stays the panel's own
   setConfig(*c);
 }
@@ -191,6 +188,10 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
     QSignalBlocker block(m_preset);
     const int i = m_preset->findData(QString::fromStdString(c.preset));
     if (i >= 0) m_preset->setCurrentIndex(i);
+    m_presetDescription->clear();  // the description of the preset the set-up starts from
+    for (const auto& p : experiment::presets()) {
+      if (p.name == c.preset) m_presetDescription->setText(QString::fromStdString(p.description));
+    }
   }
   m_width->setValue(c.model.dModel);
   m_depth->setValue(c.model.nLayers);
