@@ -275,6 +275,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.stopFlag = &g_stop;
     if (!g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
+    if (!g.json) o.onPhase = printPhase;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     printSummary(experiment::resumeRun(resumeId, store, o), g.json);

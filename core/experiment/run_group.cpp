@@ -424,7 +424,12 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
   const torch::Device device = train::resolveDevice(config.run.device);
-  data::TokenDataset dataset = loadDataset(config);
+  const auto started = Clock::now();
+  auto phase = [&](const std::string& what) {
+    if (options.onPhase) options.onPhase(since(started), what);
+  };
+  data::TokenDataset dataset = loadDataset(config, {}, phase);
+  phase("loading checkpoint step " + std::to_string(chosen.info.step) + " of run " + std::to_string(runId));
   applyThreads(config);
   ExperimentConfig one = config;
   one.schemes = {run->scheme};
