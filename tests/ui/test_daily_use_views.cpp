@@ -99,6 +99,11 @@ std::string textProblems(QCustomPlot* plot) {
       if (w > t->outerRect().width() + 0.5) out += "title cut: " + t->text().toStdString() + "; ";
     }
   }
+  for (auto* axis : ui::figures::labelledAxes(plot)) {  // axis titles no longer than their axis
+    const double w = QFontMetricsF(axis->labelFont(), plot).horizontalAdvance(axis->label());
+    const double length = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+    if (w > length + 0.5) out += "axis title longer than its axis: " + axis->label().toStdString() + "; ";
+  }
   if (plot->legend && plot->legend->visible()) {
     for (auto* rect : plot->axisRects()) {
       if (const int n = ui::figures::pointsUnderLegend(plot, rect); n > 0) {

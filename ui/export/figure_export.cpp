@@ -141,6 +141,8 @@ std::vector<QCPAxisRect*> panelGrid(QCustomPlot* plot, const QStringList& titles
     grid->addElement(2 * r, c, title);
     auto* rect = new QCPAxisRect(plot);
     rect->setMinimumSize(20, 20);  // QCustomPlot's 50 x 50 would squeeze the colour bar out
+    rect->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);  // the title sits right above
+    rect->setMargins(QMargins(0, 4, 0, 0));
     grid->addElement(2 * r + 1, c, rect);
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, columnGroups[static_cast<size_t>(c)]);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroups[static_cast<size_t>(r)]);
@@ -358,12 +360,14 @@ void fitToSize(QCustomPlot* plot, const QSize& sizePt, FigureKind kind) {
   plot->setViewport(QRect(QPoint(0, 0), sizePt));
   figures::fitTitles(plot);
   figures::fitTickLabels(plot);
+  figures::fitAxisLabels(plot);
   if (kind == FigureKind::Loss || kind == FigureKind::Pruning) {
     // Ticks and legend move each other (a legend below shrinks the axes; new ticks move the
     // data under an inside legend): settle them together.
     for (int round = 0; round < 3; ++round) {
       figures::placeLegend(plot, plot->axisRect());
       figures::fitTickLabels(plot);
+      figures::fitAxisLabels(plot);
       if (figures::pointsUnderLegend(plot, plot->axisRect()) == 0) break;
     }
   }
@@ -390,9 +394,9 @@ QSize figureSizePt(const ExportRequest& req) {
     columns = panelColumns(n, s.widthPt);
     rows = (n + columns - 1) / columns;
   }
-  // A single panel: the classic 0.68 aspect; a grid: each row about 0.85 as tall as a panel is
-  // wide, plus its title and axis labels, never taller than the single panel.
-  double h = rows * std::min(s.widthPt * 0.68, (s.widthPt / columns) * 0.85 + 3.5 * s.fontPt);
+  // A single panel: the classic 0.68 aspect; a grid: each row about as tall as a panel is wide,
+  // plus its title and axis labels, never taller than the single panel.
+  double h = rows * std::min(s.widthPt * 0.68, s.widthPt / columns + 4.0 * s.fontPt);
   if (columns > 1 || rows > 1 || req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
     if (colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
   }

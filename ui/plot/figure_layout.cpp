@@ -106,6 +106,29 @@ void fitTickLabels(QCustomPlot* plot) {
   }
 }
 
+void fitAxisLabels(QCustomPlot* plot) {
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  bool changed = false;
+  for (auto* axis : labelledAxes(plot)) {
+    if (axis->label().isEmpty()) continue;
+    QString full = axis->property("fullLabel").toString();
+    if (full.isEmpty()) {
+      full = axis->label();
+      axis->setProperty("fullLabel", full);
+    }
+    const QFontMetricsF fm(axis->labelFont(), plot);
+    const double room = (axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height()) - 2;
+    QString fitted = full;
+    if (fm.horizontalAdvance(fitted) > room && fitted.contains(QStringLiteral(" ("))) fitted = fitted.section(QStringLiteral(" ("), 0, 0);
+    if (fm.horizontalAdvance(fitted) > room) fitted = fm.elidedText(fitted, Qt::ElideRight, std::max(0.0, room));
+    if (fitted != axis->label()) {
+      axis->setLabel(fitted);
+      changed = true;
+    }
+  }
+  if (changed) plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 void fitTitles(QCustomPlot* plot) {
   // A title takes the width of its column; it no longer widens the column to its text.
   std::vector<QCPTextElement*> titles;

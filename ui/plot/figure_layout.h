@@ -33,6 +33,9 @@ std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot);
 /// Lowers each axis's tick count until its labels keep a gap of half the font's height
 /// (replots as it goes; at most a few rounds). Call after the plot has its final size.
 void fitTickLabels(QCustomPlot* plot);
+/// Shortens every axis title longer than its axis: first to the part before a parenthesis
+/// ("loss (train; validation dashed)" -> "loss"), then elided.
+void fitAxisLabels(QCustomPlot* plot);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
 /// data in the element's "fullText" property).
 void fitTitles(QCustomPlot* plot);
