@@ -1,6 +1,8 @@
 // RunsBrowser; see runs_browser.h.
 #include "runs/runs_browser.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDesktopServices>
@@ -38,10 +40,7 @@ RunsBrowser::RunsBrowser(StorePoller* poller, QWidget* parent) : QWidget(parent)
   m_view->horizontalHeader()->setStretchLastSection(true);
   m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   m_view->verticalHeader()->hide();
-  // Names and groups readable in full (the rest sized to their contents as rows arrive).
-  m_view->setColumnWidth(RunsTableModel::Name, 260);
-  m_view->setColumnWidth(RunsTableModel::Group, 170);
-  m_view->setColumnWidth(RunsTableModel::Status, 150);
+  // Columns take their contents' width as rows arrive (setRuns).
   connect(m_view, &QTableView::doubleClicked, this,
           [this] { emit openRequested(selectedRunIds()); });
 
@@ -144,6 +143,11 @@ void RunsBrowser::setRuns(std::vector<store::RunInfo> runs,
     m_proxy->invalidate();  // rows came or went: sort them in; value updates keep the order
     m_view->sortByColumn(m_proxy->sortColumn(), m_proxy->sortOrder());
     selectRuns(keep);
+    // Every column as wide as its contents (names and groups in full, up to a limit).
+    m_view->resizeColumnsToContents();
+    for (int c : {RunsTableModel::Name, RunsTableModel::Group, RunsTableModel::Status}) {
+      m_view->setColumnWidth(c, std::clamp(m_view->columnWidth(c) + 12, 90, 360));
+    }
   }
 }
 
