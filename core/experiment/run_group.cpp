@@ -365,34 +365,42 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
       config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase);
   applyThreads(config);
   requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
-  {
-    std::set<std::string> taken;
-    for (const auto& r : store.listRuns()) taken.insert(r.groupName);
-    config.name = uniqueGroupName(config.name.empty() ? defaultGroupName(config) : config.name, taken);
-  }
-  phase("building " + std::to_string(config.schemes.size()) + " model(s) of group " + config.name);
-
-  GroupResult result;
-  result.groupName = config.name;
+  phase("building " + std::to_string(config.schemes.size()) + " model(s)");
   std::vector<Member> members;
+  std::vector<store::NewRun> newRuns;
   for (const auto& scheme : config.schemes) {
     Member m;
     m.config = config;
     m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), scheme, device);
-    ExperimentConfig runConfig = config;
-    runConfig.schemes = {scheme};
     store::NewRun nr;
-    nr.name = defaultRunName(config.name, scheme, config.run.seed);
-    nr.groupName = config.name;
     nr.scheme = scheme;
-    nr.configJson = toJson(runConfig).dump();
     nr.device = train::describeDevice(device);
     nr.seed = config.run.seed;
-    m.runId = store.createRun(nr);
+    newRuns.push_back(std::move(nr));
+    members.push_back(std::move(m));
+  }
+  // The group's name is chosen and its runs created in one store transaction: a name in use
+  // (by any process) gets the next free " N" suffix.
+  const std::string base = config.name.empty() ? defaultGroupName(config) : config.name;
+  const auto [groupName, runIds] = store.createGroup(
+      std::move(newRuns), [&](const std::set<std::string>& taken) { return uniqueGroupName(base, taken); },
+      [&](const std::string& group, store::NewRun& nr) {
+        ExperimentConfig runConfig = config;
+        runConfig.name = group;
+        runConfig.schemes = {nr.scheme};
+        nr.name = defaultRunName(group, nr.scheme, config.run.seed);
+        nr.configJson = toJson(runConfig).dump();
+      });
+  config.name = groupName;
+  GroupResult result;
+  result.groupName = config.name;
+  for (size_t i = 0; i < members.size(); ++i) {
+    Member& m = members[i];
+    m.config.name = config.name;
+    m.runId = runIds[i];
     m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
     m.storeId = store.storeId();
-    m.progress = {m.runId, scheme, store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
-    members.push_back(std::move(m));
+    m.progress = {m.runId, config.schemes[i], store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
   }
   if (options.onRunsStarted) {
     std::vector<int64_t> ids;
@@ -406,7 +414,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     b.event(0, store::EventLevel::Info, microBatchChoice);
     store.write(m.runId, b);
   }
-  phase("first step (probes of the initial state, then one update per model)");
+  phase("first step of group " + config.name + " (probes of the initial state, then one update per model)");
   trainLoop(members, config, dataset, store, options, 0, result, [&] { phase("first step done; training"); });
   return result;
 }

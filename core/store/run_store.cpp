@@ -202,19 +202,45 @@ void RunStore::touchRun(int64_t runId) {
   m_st->touch.bind(1, runId).bind(2, v).run();
 }
 
-int64_t RunStore::createRun(const NewRun& r) {
-  requireWritable();
-  SqliteTransaction tx(m_db);
+int64_t RunStore::insertRun(const NewRun& r) {
   SqliteStatement st(m_db,
                      "INSERT INTO runs(name, group_name, scheme, config_json, device, seed, "
                      "created_at) VALUES (?1,?2,?3,?4,?5,?6,?7)");
   st.bind(1, r.name).bind(2, r.groupName).bind(3, r.scheme).bind(4, r.configJson)
       .bind(5, r.device).bind(6, r.seed).bind(7, nowSeconds());
   st.run();
-  int64_t id = sqlite3_last_insert_rowid(m_db.handle());
+  const int64_t id = sqlite3_last_insert_rowid(m_db.handle());
   touchRun(id);
+  return id;
+}
+
+int64_t RunStore::createRun(const NewRun& r) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  const int64_t id = insertRun(r);
   tx.commit();
   return id;
+}
+
+std::pair<std::string, std::vector<int64_t>> RunStore::createGroup(
+    std::vector<NewRun> runs, const std::function<std::string(const std::set<std::string>&)>& pickName,
+    const std::function<void(const std::string&, NewRun&)>& complete) {
+  requireWritable();
+  SqliteTransaction tx(m_db);  // BEGIN IMMEDIATE: other writers wait until the group exists
+  std::set<std::string> taken;
+  {
+    SqliteStatement st(m_db, "SELECT DISTINCT group_name FROM runs");
+    while (st.step()) taken.insert(st.columnText(0));
+  }
+  const std::string name = pickName(taken);
+  std::vector<int64_t> ids;
+  for (auto& r : runs) {
+    r.groupName = name;
+    if (complete) complete(name, r);
+    ids.push_back(insertRun(r));
+  }
+  tx.commit();
+  return {name, ids};
 }
 
 void RunStore::markRunning(int64_t runId) {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +43,13 @@ class RunStore {
 
   // --- runs ---------------------------------------------------------------------------
   int64_t createRun(const NewRun& run);
+  /// The runs of one new group, created in one write transaction so that no other process can
+  /// take the same group name in between: `pickName(taken)` chooses the group's name given every
+  /// group name in the store, `complete(name, run)` fills what depends on it (run name, config).
+  /// Returns the name and the run ids, in order.
+  std::pair<std::string, std::vector<int64_t>> createGroup(
+      std::vector<NewRun> runs, const std::function<std::string(const std::set<std::string>&)>& pickName,
+      const std::function<void(const std::string&, NewRun&)>& complete);
   /// Claims a run for this process: status running, host/boot/pid recorded, heartbeat now.
   void markRunning(int64_t runId);
   /// Ends a run with a final status (finished, stopped, diverged, crashed).
@@ -100,6 +109,7 @@ class RunStore {
  private:
   RunStore(std::string path, SqliteDb db, bool readOnly);
   static RunStore openOnce(const std::string& path, Mode mode);
+  int64_t insertRun(const NewRun& run);  // inside a transaction
   int64_t bumpCounter();        // inside a transaction
   void touchRun(int64_t runId); // bump + set runs.version
   void requireWritable() const;

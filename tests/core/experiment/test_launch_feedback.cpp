@@ -57,7 +57,8 @@ TEST(GroupNames, TwoLaunchesWithOneNameBecomeTwoGroups) {
   ASSERT_EQ(kinds.size(), 2 * once.size());
   for (size_t i = 0; i < once.size(); ++i) EXPECT_EQ(kinds[i], once[i]) << phases[i].second;
   for (size_t i = 1; i < once.size(); ++i) EXPECT_GE(phases[i].first, phases[i - 1].first);
-  EXPECT_NE(phases[1].second.find("cpu-demo"), std::string::npos) << phases[1].second;
+  EXPECT_NE(phases[2].second.find("group cpu-demo "), std::string::npos) << phases[2].second;
+  EXPECT_NE(phases[6].second.find("group cpu-demo 2 "), std::string::npos) << phases[6].second;
 }
 
 TEST(Preflight, NamesWhatTheLaunchWouldMissOnDisk) {
