@@ -149,6 +149,11 @@ void MainWindow::makeMenus() {
   });
 }
 
+// The figure style kept in the data folder for the next export (names, size, font).
+static QString figureStylePath() {
+  return QString::fromStdString(util::dataDir()) + QStringLiteral("/figure-style.json");
+}
+
 static QString settingsFile(const MainWindowOptions& o) {
   return o.settingsPath.isEmpty() ? QString::fromStdString(util::dataDir()) + QStringLiteral("/window.ini") : o.settingsPath;
 }
@@ -275,7 +280,7 @@ GroupDashboard* MainWindow::dashboard(const QString& group, bool open) {
 }
 
 FigureStyle MainWindow::savedFigureStyle() const {
-  const QString stylePath = QString::fromStdString(util::dataDir()) + QStringLiteral("/figure-style.json");
+  const QString stylePath = figureStylePath();
   FigureStyle style;
   QFile f(stylePath);
   if (f.open(QIODevice::ReadOnly)) {
@@ -288,7 +293,7 @@ FigureStyle MainWindow::savedFigureStyle() const {
 }
 
 void MainWindow::saveFigureStyle(const FigureStyle& style) const {
-  const QString stylePath = QString::fromStdString(util::dataDir()) + QStringLiteral("/figure-style.json");
+  const QString stylePath = figureStylePath();
   QDir().mkpath(QFileInfo(stylePath).absolutePath());
   QFile f(stylePath);
   if (f.open(QIODevice::WriteOnly | QIODevice::Truncate)) f.write(styleToJson(style).toUtf8());

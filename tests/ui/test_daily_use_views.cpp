@@ -74,6 +74,13 @@ QCPItemText* badgeOf(QCustomPlot* p) {
   return nullptr;
 }
 
+QCPItemStraightLine* crosshairOf(QCustomPlot* p) {
+  for (int i = 0; i < p->itemCount(); ++i) {
+    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("crosshair")) return l;
+  }
+  return nullptr;
+}
+
 void wheelOn(QCustomPlot* p) {
   const QPoint at = p->axisRect()->rect().center();
   QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
@@ -323,16 +330,10 @@ TEST(DailyUseViews, AClickSetsTheStepAndTheCrosshairFollowsAcrossPanels) {
   EXPECT_EQ(d->cursorStep(), 50);  // the nearest probed step
   EXPECT_FALSE(ui::userZoomed(variance));  // a click is not a zoom
   auto* loss = d->plots().at(QStringLiteral("loss"));
-  QCPItemStraightLine* crosshair = nullptr;
-  for (int i = 0; i < loss->itemCount(); ++i) {
-    if (auto* l = qobject_cast<QCPItemStraightLine*>(loss->item(i)); l && l->objectName() == QLatin1String("crosshair")) crosshair = l;
-  }
+  auto* crosshair = crosshairOf(loss);
   ASSERT_NE(crosshair, nullptr);
   // The same step in every step panel: the one under the mouse in the variance panel.
-  QCPItemStraightLine* own = nullptr;
-  for (int i = 0; i < variance->itemCount(); ++i) {
-    if (auto* l = qobject_cast<QCPItemStraightLine*>(variance->item(i)); l && l->objectName() == QLatin1String("crosshair")) own = l;
-  }
+  auto* own = crosshairOf(variance);
   ASSERT_NE(own, nullptr);
   EXPECT_DOUBLE_EQ(crosshair->point1->coords().x(), own->point1->coords().x());
   EXPECT_GT(own->point1->coords().x(), 25);

@@ -1,4 +1,4 @@
-// Plot items the group dashboard's layout and drawing share: the step cursor line, a run's
+// Plot items the group dashboard's layout and drawing share: the step cursor and crosshair lines, a run's
 // scheme label, and the effectiveness thresholds drawn on its panel. Used by
 // group_dashboard.cpp and group_dashboard_draw.cpp only.
 #pragma once
@@ -15,14 +15,21 @@ inline constexpr double kLazy = 0.05, kLow = 0.2;  // thresholds drawn on the ef
 
 inline QString schemeOf(const RunData& r) { return QString::fromStdString(r.info.scheme); }
 
-inline QCPItemStraightLine* cursorLine(QCustomPlot* p) {
+/// The vertical line item called `name` on the plot (made with `pen` the first time): the step
+/// cursor, the mouse crosshair.
+inline QCPItemStraightLine* namedLine(QCustomPlot* p, const QString& name, const QPen& pen) {
   for (int i = 0; i < p->itemCount(); ++i) {
-    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("cursor")) return l;
+    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == name) return l;
   }
   auto* l = new QCPItemStraightLine(p);
-  l->setObjectName(QStringLiteral("cursor"));
-  l->setPen(QPen(QColor(80, 80, 80, 160), 1, Qt::DashLine));
+  l->setObjectName(name);
+  l->setPen(pen);
+  l->setSelectable(false);
   return l;
+}
+
+inline QCPItemStraightLine* cursorLine(QCustomPlot* p) {
+  return namedLine(p, QStringLiteral("cursor"), QPen(QColor(80, 80, 80, 160), 1, Qt::DashLine));
 }
 
 inline void placeCursor(QCustomPlot* p, double x) {

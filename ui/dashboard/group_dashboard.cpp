@@ -329,16 +329,7 @@ void GroupDashboard::linkZoomFrom(QCustomPlot* source) {
 void GroupDashboard::moveCrosshair(double step) {
   for (auto& [name, p] : m_plots) {
     if (!isStepPanel(name)) continue;
-    QCPItemStraightLine* line = nullptr;
-    for (int i = 0; i < p->itemCount(); ++i) {
-      if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("crosshair")) line = l;
-    }
-    if (!line) {
-      line = new QCPItemStraightLine(p);
-      line->setObjectName(QStringLiteral("crosshair"));
-      line->setPen(QPen(QColor(40, 40, 40, 90), 1, Qt::DotLine));
-      line->setSelectable(false);
-    }
+    auto* line = dashboard::namedLine(p, QStringLiteral("crosshair"), QPen(QColor(40, 40, 40, 90), 1, Qt::DotLine));
     line->point1->setCoords(step, 0);
     line->point2->setCoords(step, 1);
     p->replot(QCustomPlot::rpQueuedReplot);

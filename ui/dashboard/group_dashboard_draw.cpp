@@ -227,10 +227,6 @@ void GroupDashboard::drawCursorPanels() {
     if (!userZoomed(p)) {
       p->rescaleAxes();
       p->xAxis->setRange(0.4, std::max(1, L) + 0.6);
-      if (p->legend->visible() && p->yAxis->scaleType() == QCPAxis::stLinear) {  // room for the legend
-        const auto y = p->yAxis->range();
-        p->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.3 * (y.upper - std::min(0.0, y.lower)));
-      }
     }
     if (p->legend->visible()) figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     p->replot(QCustomPlot::rpQueuedReplot);

@@ -19,27 +19,12 @@ const std::vector<std::string> GroupData::kLayerMetrics =
 QString RunData::statusLine(const QString& label) const {
   QString state = QString::fromLatin1(store::toString(info.status));
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
-  int64_t step = 0;
-  double tps = 0;
-  if (auto it = scalars.find(metrics::kLossTrain); it != scalars.end() && !it->second.empty()) {
-    step = it->second.back().step + 1;
-  }
-  if (auto it = scalars.find(metrics::kTokensPerSecond); it != scalars.end() && !it->second.empty()) {
-    // Mean of the last few steps: one step's rate is noisy.
-    const auto& v = it->second;
-    size_t n = std::min<size_t>(20, v.size());
-    for (size_t i = v.size() - n; i < v.size(); ++i) tps += v[i].value;
-    tps /= static_cast<double>(n);
-  }
+  const int64_t step = stepsDone();
+  const double tps = recentTokensPerSecond();
   QString eta = QStringLiteral("-");
-  if (info.status == store::RunStatus::Running && tps > 0 && totalSteps > step) {
-    // tokens/s is per run; a paired group trains its runs in turn, so divide by nothing here
-    // and let the user read the group ETA as the slowest run's.
-    double tokensPerStep = 1;
-    if (const auto c = experiment::tryConfigOf(info)) {
-      tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
-    }
-    const int secs = static_cast<int>((totalSteps - step) * tokensPerStep / tps);
+  if (info.status == store::RunStatus::Running && tps > 0 && tokensPerStep > 0 && totalSteps > step) {
+    // This run's own rate; the group's ETA (the dashboard's progress bar) adds its runs up.
+    const int secs = static_cast<int>(static_cast<double>(totalSteps - step) * tokensPerStep / tps);
     eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
   }
   return QStringLiteral("%1 — step %2/%3 · %4 tok/s · ETA %5 · %6 · %7")
@@ -50,12 +35,17 @@ QString RunData::statusLine(const QString& label) const {
       .arg(eta, QString::fromStdString(info.device), state);
 }
 
+int64_t RunData::stepsDone() const {
+  auto it = scalars.find(metrics::kLossTrain);
+  return it == scalars.end() || it->second.empty() ? 0 : it->second.back().step + 1;
+}
+
 double RunData::recentTokensPerSecond() const {
   auto it = scalars.find(metrics::kTokensPerSecond);
   if (it == scalars.end() || it->second.empty()) return 0;
   const auto& v = it->second;
   const size_t n = std::min<size_t>(20, v.size());
-  double sum = 0;
+  double sum = 0;  // the mean of the last few steps: one step's rate is noisy
   for (size_t i = v.size() - n; i < v.size(); ++i) sum += v[i].value;
   return sum / static_cast<double>(n);
 }
@@ -173,10 +163,7 @@ GroupProgressInfo GroupData::progress() const {
   bool measured = true;
   p.done = INT64_MAX;
   for (const auto& r : m_runs) {
-    int64_t done = 0;
-    if (auto it = r.scalars.find(metrics::kLossTrain); it != r.scalars.end() && !it->second.empty()) {
-      done = it->second.back().step + 1;
-    }
+    int64_t done = r.stepsDone();
     if (r.info.status == store::RunStatus::Finished) done = std::max<int64_t>(done, r.totalSteps);
     p.total = std::max<int64_t>(p.total, r.totalSteps);
     p.done = std::min(p.done, done);

@@ -32,6 +32,8 @@ struct RunData {
   /// Step -> x of the loss panels: "step" (itself), "tokens" (step x tokens per step) or
   /// "time" (training seconds, summed from the measured tokens/s; probes excluded).
   std::function<double(double)> axisMap(const QString& mode) const;
+  /// Updates done (the last train-loss step + 1; 0 before the first).
+  int64_t stepsDone() const;
   /// Mean tokens/s of the last few steps (0 when unmeasured).
   double recentTokensPerSecond() const;
 };

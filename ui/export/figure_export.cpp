@@ -22,6 +22,7 @@
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
+#include "export/paper_layout.h"
 #include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
 #include "store/metric_catalogue.h"
@@ -55,116 +56,6 @@ QColor shadeFor(const QColor& base, int k) {
   if (k == 0) return base;
   const int f = factors[k % 5];
   return f > 100 ? base.darker(f) : base.lighter(100 + (100 - f) * 2);
-}
-
-void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
-  // The figure is laid out with 1 pixel = 1 pt and saved that way (PDF, SVG, PNG at its DPI),
-  // so a font of `fontPt` points must be `fontPt` pixels tall on the plot's own device.
-  QFont f(s.fontFamily);
-  f.setPointSizeF(s.fontPt * 72.0 / std::max(1, plot->logicalDpiY()));
-  plot->setFont(f);
-  plot->setBackground(Qt::white);
-  std::vector<QCPAxis*> axes;
-  for (auto* rect : plot->axisRects()) {
-    for (auto* axis : rect->axes()) axes.push_back(axis);
-  }
-  for (auto* element : plot->plotLayout()->elements(true)) {
-    if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
-      axes.push_back(scale->axis());
-      scale->setBarWidth(static_cast<int>(std::lround(0.7 * s.fontPt)));
-    }
-  }
-  {
-    for (auto* axis : axes) {
-      axis->ticker()->setTickCount(4);  // few, readable ticks at column width
-      axis->setTickLengthIn(3);
-      axis->setSubTickLengthIn(1);
-      axis->setPadding(2);
-      axis->setLabelPadding(2);
-      axis->setLabelFont(f);
-      axis->setTickLabelFont(f);
-      axis->setBasePen(QPen(Qt::black, 0.6 * s.lineWidth));
-      axis->setTickPen(QPen(Qt::black, 0.6 * s.lineWidth));
-      axis->setSubTickPen(QPen(Qt::black, 0.4 * s.lineWidth));
-      axis->grid()->setPen(QPen(QColor(225, 225, 225), 0.4 * s.lineWidth));
-      axis->grid()->setSubGridVisible(false);
-    }
-  }
-  for (auto* rect : plot->axisRects()) rect->insetLayout()->setMargins(QMargins(3, 3, 3, 3));  // legend near the frame
-  plot->plotLayout()->setRowSpacing(0);
-  plot->plotLayout()->setColumnSpacing(2);
-  for (auto* element : plot->plotLayout()->elements(true)) {
-    if (auto* t = qobject_cast<QCPTextElement*>(element)) {
-      t->setFont(f);
-      t->setMargins(QMargins(0, 2, 0, 0));
-    }
-  }
-  if (plot->legend) {  // compact, at the figure's scale (1 px = 1 pt)
-    plot->legend->setFont(f);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->legend->setBrush(QColor(255, 255, 255, 220));
-    plot->legend->setIconSize(static_cast<int>(std::lround(2.2 * s.fontPt)), static_cast<int>(std::lround(0.7 * s.fontPt)));
-    plot->legend->setIconTextPadding(static_cast<int>(std::lround(0.4 * s.fontPt)));
-    plot->legend->setRowSpacing(0);
-    plot->legend->setColumnSpacing(static_cast<int>(std::lround(s.fontPt)));
-    plot->legend->setMargins(QMargins(2, 1, 2, 1));
-    for (int i = 0; i < plot->legend->itemCount(); ++i) plot->legend->item(i)->setMargins(QMargins(1, 0, 1, 0));
-  }
-}
-
-// Panels per row at this width: each at least ~2.8 cm wide (80 pt), as few rows as that
-// allows, the rows filled evenly (4 runs: 2 x 2 rather than 3 + 1).
-int panelColumns(int n, double widthPt) {
-  n = std::max(1, n);
-  const int most = std::clamp(static_cast<int>(widthPt / 80.0), 1, n);
-  const int rows = (n + most - 1) / most;
-  return (n + rows - 1) / rows;
-}
-
-// One titled axis rect per run in a grid of `columns` (row-major) nested in the plot's first
-// layout cell, so a colour bar can stand beside all of them at (0, 1). Axes line up across
-// rows and columns.
-std::vector<QCPAxisRect*> panelGrid(QCustomPlot* plot, const QStringList& titles, int columns) {
-  plot->plotLayout()->clear();
-  auto* grid = new QCPLayoutGrid;
-  plot->plotLayout()->addElement(0, 0, grid);
-  grid->setColumnSpacing(6);
-  grid->setRowSpacing(2);
-  std::vector<QCPAxisRect*> rects;
-  std::vector<QCPMarginGroup*> columnGroups, rowGroups;
-  const int rows = (static_cast<int>(titles.size()) + columns - 1) / columns;
-  for (int c = 0; c < columns; ++c) columnGroups.push_back(new QCPMarginGroup(plot));
-  for (int r = 0; r < rows; ++r) rowGroups.push_back(new QCPMarginGroup(plot));
-  for (int i = 0; i < titles.size(); ++i) {
-    const int r = i / columns, c = i % columns;
-    auto* title = new QCPTextElement(plot, titles[i]);
-    grid->addElement(2 * r, c, title);
-    auto* rect = new QCPAxisRect(plot);
-    rect->setMinimumSize(20, 20);  // QCustomPlot's 50 x 50 would squeeze the colour bar out
-    rect->setAutoMargins(QCP::msLeft | QCP::msRight | QCP::msBottom);  // the title sits right above
-    rect->setMargins(QMargins(0, 4, 0, 0));
-    grid->addElement(2 * r + 1, c, rect);
-    rect->setMarginGroup(QCP::msLeft | QCP::msRight, columnGroups[static_cast<size_t>(c)]);
-    rect->setMarginGroup(QCP::msTop | QCP::msBottom, rowGroups[static_cast<size_t>(r)]);
-    rects.push_back(rect);
-  }
-  for (int r = 0; r < grid->rowCount(); ++r) grid->setRowStretchFactor(r, r % 2 == 0 ? 0.001 : 1.0);
-  return rects;
-}
-
-// Where a figure's colour bar goes: beside the panels (a vertical bar at (0, 1)) when the
-// figure is wide enough, else below them, horizontal, across the whole width (narrow columns
-// cannot spare the bar's width).
-bool colourBarBelow(const FigureStyle& s) { return s.widthPt < 300; }
-
-void placeColourBar(QCPColorScale* bar, const FigureStyle& s) {
-  if (!colourBarBelow(s)) return;
-  auto* grid = bar->parentPlot()->plotLayout();
-  grid->take(bar);
-  grid->simplify();  // the bar's empty column goes
-  bar->setMarginGroup(QCP::msAll, nullptr);  // no longer aligned with a panel's top and bottom
-  bar->setType(QCPAxis::atBottom);
-  grid->addElement(1, 0, bar);
 }
 
 struct RunMeta {
@@ -228,8 +119,8 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
-  const int columns = panelColumns(static_cast<int>(runs.size()), s.widthPt);
-  auto rects = panelGrid(plot, titles, columns);
+  const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
+  auto rects = paper::panelGrid(plot, titles, columns);
   double ymax = 0;
   int layers = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -253,7 +144,7 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   }
   for (auto* rect : rects) rect->axis(QCPAxis::atLeft)->setRange(0, ymax > 0 ? ymax * 1.05 : 1);  // shared scale
   // The curves' colours: layer 1 (dark) to L (bright), as on the dashboard.
-  if (layers > 0) placeColourBar(figures::layerColourBar(plot, layers, 0, 1), s);
+  if (layers > 0) paper::placeColourBar(figures::layerColourBar(plot, layers, 0, 1), s);
 }
 
 void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
@@ -262,8 +153,8 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
                 QStringLiteral("angular_distance")};
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
-  const int columns = panelColumns(static_cast<int>(runs.size()), s.widthPt);
-  auto rects = panelGrid(plot, titles, columns);
+  const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
+  auto rects = paper::panelGrid(plot, titles, columns);
   std::vector<figures::Heatmap> maps;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
@@ -291,7 +182,7 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
     figures::shareColourRange(maps);  // one scale for every panel
     auto* bar = figures::heatmapColourBar(maps.front().map, QStringLiteral("angular distance"), 0, 1);
     for (const auto& m : maps) m.map->setColorScale(bar);
-    placeColourBar(bar, s);
+    paper::placeColourBar(bar, s);
   }
 }
 
@@ -322,9 +213,6 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   const int L = figures::layerBars(plot->xAxis, plot->yAxis, bars);
   plot->rescaleAxes();
   plot->xAxis->setRange(0.4, L + 0.6);
-  // Headroom above the bars: room for the legend in a corner before it has to go outside.
-  const auto y = plot->yAxis->range();
-  plot->yAxis->setRange(std::min(0.0, y.lower), y.upper + 0.35 * (y.upper - std::min(0.0, y.lower)));
 }
 
 void writeText(const QString& path, const QString& text) {
@@ -337,7 +225,8 @@ void writeText(const QString& path, const QString& text) {
 
 namespace {
 
-// The figure of `req` drawn on `plot` in paper style, its CSV rows and warnings.
+// The figure of `req` drawn on `plot` in paper style at its size with its text fitted, its CSV
+// rows and warnings: what the preview shows and what is saved.
 void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
               const ExportRequest& req, Csv& csv, QStringList& warnings) {
   const auto& s = req.style;
@@ -347,39 +236,8 @@ void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMe
     case FigureKind::Angular: buildMatrices(plot, store, runs, s, csv, warnings); break;
     case FigureKind::Pruning: buildPruning(plot, store, runs, s, csv, warnings); break;
   }
-  applyPaperStyle(plot, s);
-}
-
-// Sizes the drawn figure to its physical size and makes its text readable there: titles that
-// fit, the legend where it hides no data, tick labels that never collide.
-void fitToSize(QCustomPlot* plot, const QSize& sizePt, FigureKind kind) {
-  // A colour bar beside or below the panels keeps its size; the panels take what is left.
-  if (plot->plotLayout()->columnCount() == 2) plot->plotLayout()->setColumnStretchFactors({1.0, 0.001});
-  if (plot->plotLayout()->rowCount() == 2) plot->plotLayout()->setRowStretchFactors({1.0, 0.001});
-  plot->resize(sizePt);
-  plot->setViewport(QRect(QPoint(0, 0), sizePt));
-  figures::fitTitles(plot);
-  figures::fitTickLabels(plot);
-  figures::fitAxisLabels(plot);
-  if (kind == FigureKind::Loss || kind == FigureKind::Pruning) {
-    // Ticks and legend move each other (a legend below shrinks the axes; new ticks move the
-    // data under an inside legend): settle them together.
-    for (int round = 0; round < 3; ++round) {
-      figures::placeLegend(plot, plot->axisRect());
-      figures::fitTickLabels(plot);
-      figures::fitAxisLabels(plot);
-      if (figures::pointsUnderLegend(plot, plot->axisRect()) == 0) break;
-    }
-  }
-  // A colour bar first laid out with no room keeps an empty gradient image: redraw it now.
-  for (auto* element : plot->plotLayout()->elements(true)) {
-    if (auto* scale = qobject_cast<QCPColorScale*>(element)) {
-      const auto gradient = scale->gradient();
-      scale->setGradient(QCPColorGradient(QCPColorGradient::gpGrayscale));
-      scale->setGradient(gradient);
-    }
-  }
-  plot->replot(QCustomPlot::rpImmediateRefresh);
+  paper::applyPaperStyle(plot, s);
+  paper::fitToSize(plot, figureSizePt(req), req.kind == FigureKind::Loss || req.kind == FigureKind::Pruning);
 }
 
 }  // namespace
@@ -391,14 +249,14 @@ QSize figureSizePt(const ExportRequest& req) {
   int rows = 1, columns = 1;
   if (req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
     const int n = std::max<int>(1, static_cast<int>(req.runs.size()));
-    columns = panelColumns(n, s.widthPt);
+    columns = paper::panelColumns(n, s.widthPt);
     rows = (n + columns - 1) / columns;
   }
   // A single panel: the classic 0.68 aspect; a grid: each row about as tall as a panel is wide,
   // plus its title and axis labels, never taller than the single panel.
   double h = rows * std::min(s.widthPt * 0.68, s.widthPt / columns + 4.0 * s.fontPt);
   if (columns > 1 || rows > 1 || req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
-    if (colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
+    if (paper::colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
   }
   return {w, static_cast<int>(std::lround(h))};
 }
@@ -407,7 +265,6 @@ QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRe
   Csv csv;
   QStringList warnings;
   drawInto(plot, store, loadRuns(store, req.runs, req.style), req, csv, warnings);
-  fitToSize(plot, figureSizePt(req), req.kind);
   return warnings;
 }
 
@@ -423,7 +280,6 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   }
   const QSize size = figureSizePt(req);
   const int wPt = size.width(), hPt = size.height();
-  fitToSize(&plot, size, req.kind);
   QDir().mkpath(QFileInfo(req.path).absolutePath());
   bool ok = false;
   if (req.format == QLatin1String("pdf")) {

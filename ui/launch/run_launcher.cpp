@@ -96,7 +96,7 @@ QStringList RunLauncher::activeGroupNames() const {
 }
 
 QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int seeds) {
-  QStringList names;
+  std::vector<experiment::ExperimentConfig> groups;
   const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
   for (int i = 0; i < std::max(seeds, 1); ++i) {
     auto c = config;
@@ -105,17 +105,9 @@ QStringList RunLauncher::enqueue(const experiment::ExperimentConfig& config, int
       c.name = (c.preset.empty() ? std::string("custom") : c.preset) + "-" + stamp.toStdString();
     }
     if (seeds > 1) c.name += "-s" + std::to_string(c.run.seed);
-    const QString file = m_configs.filePath(QStringLiteral("group-%1-%2.json")
-                                                .arg(QDateTime::currentMSecsSinceEpoch())
-                                                .arg(m_queue.size() + static_cast<size_t>(i)));
-    experiment::saveConfigFile(c, file.toStdString());
-    const QString group = QString::fromStdString(c.name);
-    m_queue.push_back({group, {QStringLiteral("train"), QStringLiteral("--config"), file, QStringLiteral("--quiet")}, schemesOf(c)});
-    m_pending[group] = {group, schemesOf(c), false, tr("queued"), 0};
-    names << group;
+    groups.push_back(std::move(c));
   }
-  startNext();
-  return names;
+  return enqueueGroups(groups);
 }
 
 void RunLauncher::startNext() {

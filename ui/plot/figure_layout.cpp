@@ -235,6 +235,8 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   }
   plot->replot(QCustomPlot::rpImmediateRefresh);  // sizes the axis rect with the legend inside
   const auto pts = dataPixels(rect);
+  // Already inside and clear of the data (a live view redrawn): it stays where it is.
+  if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), pts) == 0) return true;
   const QSizeF size = legend->minimumOuterSizeHint() + QSizeF(4, 4);  // a little air around it
   // The inset layout places the legend inside its own margins (QCustomPlot: 12 px).
   const QRectF r(rect->rect().marginsRemoved(inset->margins()));

@@ -64,7 +64,6 @@ QString tooltipFor(QCustomPlot* plot, const QPoint& pos) {
   }
   return best;
 }
-}  // namespace
 
 // The axes' ranges, to tell a drag that moved the view from a click.
 QString rangesOf(const QCustomPlot* plot) {
@@ -74,6 +73,7 @@ QString rangesOf(const QCustomPlot* plot) {
   }
   return out;
 }
+}  // namespace
 
 void makeInteractive(QCustomPlot* plot) {
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
