@@ -44,3 +44,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES model/cuda_ops.cpp)
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/cpu_kernels.cpp
                             ${CMAKE_CURRENT_LIST_DIR}/kernels/probe_kernels.cpp
   PROPERTIES COMPILE_OPTIONS "-O3;-fno-math-errno;-fopenmp-simd")
+# Paper-scale corpora: streaming tokenization into memory-mapped token stores.
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES data/mapped_file.cpp data/token_source.cpp
+  data/token_store.cpp data/jsonl_text.cpp data/corpus_sources.cpp data/corpus_chunker.cpp
+  data/corpus_prepare.cpp util/stream_hash.cpp)

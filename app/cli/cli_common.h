@@ -33,6 +33,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g);
 void addTrainCommands(CLI::App& app, GlobalOptions& g);
 void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
 void addExportCommand(CLI::App& app, GlobalOptions& g);
+void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 /// Path of an executable installed next to depthlab-cli (depthlab-export, depthlab-bench-gui).
 std::string siblingExecutable(const std::string& name);
 /// Runs depthlab-export when argv asks for `export` (does not return then); -1 otherwise.

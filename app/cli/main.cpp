@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   depthlab::cli::addExportCommand(app, g);
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);
+  depthlab::cli::addCorpusCommand(app, g);
 
   try {
     app.parse(argc, argv);

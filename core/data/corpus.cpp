@@ -1,8 +1,9 @@
 // Corpus readers; see corpus.h.
 #include "data/corpus.h"
 
+#include "data/token_store.h"
+
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -91,33 +92,7 @@ std::string readTextCorpus(const std::string& path) {
 }
 
 std::vector<int32_t> readTokenFile(const std::string& path) {
-  std::string bytes = readWhole(path);
-  std::vector<int32_t> out;
-  size_t offset = 0, count = bytes.size() / 2;
-  if (bytes.size() >= 1024) {
-    int32_t header[256];
-    std::memcpy(header, bytes.data(), sizeof(header));
-    if (header[0] == 20240520) {  // llm.c: magic, version, token count
-      if (header[1] != 1) {
-        throw DataError("token file '" + path + "' has llm.c version " +
-                        std::to_string(header[1]) + " (only version 1, uint16, is supported)");
-      }
-      offset = 1024;
-      count = static_cast<size_t>(header[2]);
-      if (offset + count * 2 > bytes.size()) {
-        throw DataError("token file '" + path + "' is truncated: header says " +
-                        std::to_string(count) + " tokens");
-      }
-    }
-  }
-  if (count == 0) throw DataError("token file '" + path + "' holds no tokens");
-  out.resize(count);
-  for (size_t i = 0; i < count; ++i) {
-    uint16_t t;
-    std::memcpy(&t, bytes.data() + offset + 2 * i, 2);
-    out[i] = t;
-  }
-  return out;
+  return openTokenFiles(path)->readAll();
 }
 
 }  // namespace depthlab::data

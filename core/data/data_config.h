@@ -7,9 +7,11 @@
 namespace depthlab::data {
 
 struct DataConfig {
-  std::string corpus;             // text file/folder or .bin tokens; "" = default corpus
+  std::string corpus;             // text file/folder, .jsonl[.gz|.zst], a token store or .bin
+                                  // tokens; "" = default corpus
   std::string tokenizer = "byte"; // byte | spm:N (train BPE of size N) | spm:/path/x.model
   double valFraction = 0.05;      // tail of the token stream held out for validation
+  int tokenizerSampleMB = 100;    // spm:N trains on this much text, spread over the corpus
 };
 
 }  // namespace depthlab::data

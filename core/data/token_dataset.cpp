@@ -2,11 +2,14 @@
 #include "data/token_dataset.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "data/corpus.h"
+#include "data/corpus_prepare.h"
+#include "data/token_store.h"
 #include "data/default_corpus.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
@@ -24,58 +27,18 @@ uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-constexpr char kTokenMagic[8] = {'D', 'L', 'T', 'O', 'K', 'E', 'N', 'S'};
-constexpr uint32_t kTokenVersion = 2;
-
-// Cached token file: magic, version, vocab, count, source key, then uint32 tokens. The source
-// key hashes the text's bytes and the tokenizer model's bytes: any edit re-encodes.
-bool readTokenCache(const std::string& path, uint64_t sourceSize, std::vector<int32_t>& out,
-                    int& vocab) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  char magic[8];
-  uint32_t version = 0, v = 0;
-  uint64_t count = 0, size = 0;
-  in.read(magic, 8);
-  in.read(reinterpret_cast<char*>(&version), 4);
-  in.read(reinterpret_cast<char*>(&v), 4);
-  in.read(reinterpret_cast<char*>(&count), 8);
-  in.read(reinterpret_cast<char*>(&size), 8);
-  if (!in || std::memcmp(magic, kTokenMagic, 8) != 0 || version != kTokenVersion ||
-      size != sourceSize || count == 0 || count > (1ull << 34)) {
-    return false;  // stale or foreign: re-encode
-  }
-  out.resize(count);
-  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * 4));
-  vocab = static_cast<int>(v);
-  return static_cast<bool>(in);
-}
-
-void writeTokenCache(const std::string& path, uint64_t sourceSize, const std::vector<int32_t>& t,
-                     int vocab) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    uint32_t version = kTokenVersion, v = static_cast<uint32_t>(vocab);
-    uint64_t count = t.size();
-    out.write(kTokenMagic, 8);
-    out.write(reinterpret_cast<const char*>(&version), 4);
-    out.write(reinterpret_cast<const char*>(&v), 4);
-    out.write(reinterpret_cast<const char*>(&count), 8);
-    out.write(reinterpret_cast<const char*>(&sourceSize), 8);
-    out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size() * 4));
-    if (!out) return;  // a cache we cannot write is not an error
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-}
-
 }  // namespace
 
 TokenDataset::TokenDataset(std::vector<int32_t> tokens, int vocabSize, double valFraction,
                            int seqLen, int batchSize)
+    : TokenDataset(std::make_shared<InMemoryTokens>(std::move(tokens)), vocabSize, valFraction,
+                   seqLen, batchSize) {}
+
+TokenDataset::TokenDataset(std::shared_ptr<const TokenSource> tokens, int vocabSize,
+                           double valFraction, int seqLen, int batchSize)
     : m_tokens(std::move(tokens)), m_vocab(vocabSize), m_seqLen(seqLen), m_batch(batchSize) {
-  const size_t n = m_tokens.size();
+  const size_t n = m_tokens->size();
+  m_size = n;
   m_split = n - static_cast<size_t>(static_cast<double>(n) * valFraction);
   const size_t needTrain = static_cast<size_t>(batchSize) * (seqLen + 1);
   const size_t needVal = static_cast<size_t>(seqLen) + 1;
@@ -87,11 +50,9 @@ TokenDataset::TokenDataset(std::vector<int32_t> tokens, int vocabSize, double va
                     std::to_string(batchSize) + " x sequence " + std::to_string(seqLen) +
                     "+1). Use a larger corpus or a smaller batch / sequence length.");
   }
-  for (int32_t t : m_tokens) {
-    if (t < 0 || t >= vocabSize) {
-      throw DataError("token id " + std::to_string(t) + " is outside the vocabulary (size " +
-                      std::to_string(vocabSize) + ")");
-    }
+  if (m_tokens->vocabSize() > vocabSize) {
+    throw DataError("token id " + std::to_string(m_tokens->vocabSize() - 1) +
+                    " is outside the vocabulary (size " + std::to_string(vocabSize) + ")");
   }
 }
 
@@ -102,11 +63,19 @@ TokenBatch TokenDataset::window(const std::vector<size_t>& starts) const {
   const size_t T = static_cast<size_t>(m_seqLen);
   b.inputs.resize(starts.size() * T);
   b.targets.resize(starts.size() * T);
+  std::vector<int64_t> row(T + 1);
   for (size_t r = 0; r < starts.size(); ++r) {
-    for (size_t t = 0; t < T; ++t) {
-      b.inputs[r * T + t] = m_tokens[starts[r] + t];
-      b.targets[r * T + t] = m_tokens[starts[r] + t + 1];
+    m_tokens->read(starts[r], T + 1, row.data());
+    for (size_t t = 0; t <= T; ++t) {
+      // A damaged shard must not index past the embedding (a CUDA device assert).
+      if (row[t] >= m_vocab) {
+        throw DataError("token id " + std::to_string(row[t]) + " at position " +
+                        std::to_string(starts[r] + t) + " of " + m_tokens->describe() +
+                        " is outside the vocabulary (size " + std::to_string(m_vocab) + ")");
+      }
     }
+    std::copy(row.begin(), row.end() - 1, b.inputs.begin() + static_cast<long>(r * T));
+    std::copy(row.begin() + 1, row.end(), b.targets.begin() + static_cast<long>(r * T));
   }
   return b;
 }
@@ -125,7 +94,7 @@ TokenBatch TokenDataset::trainBatch(int64_t seed, int64_t step, int micro) const
 }
 
 TokenBatch TokenDataset::valBatch(int i, int nBatches) const {
-  const size_t valLen = m_tokens.size() - m_split;
+  const size_t valLen = m_size - m_split;
   const size_t span = valLen - static_cast<size_t>(m_seqLen);  // starts in [split, split+span)
   const size_t total = static_cast<size_t>(nBatches) * static_cast<size_t>(m_batch);
   std::vector<size_t> starts(static_cast<size_t>(m_batch));
@@ -137,7 +106,7 @@ TokenBatch TokenDataset::valBatch(int i, int nBatches) const {
 }
 
 TokenBatch TokenDataset::probeBatch(int rows) const {
-  const size_t span = m_tokens.size() - m_split - static_cast<size_t>(m_seqLen);
+  const size_t span = m_size - m_split - static_cast<size_t>(m_seqLen);
   std::vector<size_t> starts(static_cast<size_t>(rows));
   for (size_t r = 0; r < starts.size(); ++r) {
     // Offset by half a stride so probe windows differ from the first validation windows.
@@ -158,46 +127,66 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
     if (!st.ready) throw DataError(st.message);
     ct.corpusPath = st.path;
   }
-  say("reading corpus " + ct.corpusPath);
-  if (isTokenFile(ct.corpusPath)) {
-    ct.tokens = readTokenFile(ct.corpusPath);
-    ct.vocabSize = *std::max_element(ct.tokens.begin(), ct.tokens.end()) + 1;
+  std::error_code ec;
+  if (!ct.corpusPath.empty() && !fs::exists(ct.corpusPath, ec)) {
+    throw DataError("corpus '" + ct.corpusPath + "' does not exist");
+  }
+  if (isTokenStore(ct.corpusPath)) {  // a prepared store named directly
+    say("mapping token store " + ct.corpusPath);
+    auto index = readStoreIndex(ct.corpusPath);
+    ct.tokens = openTokenStore(ct.corpusPath);
+    ct.vocabSize = index->vocab;
+    ct.tokenizerName = index->tokenizerName;
+    ct.storeDir = ct.corpusPath;
+    return ct;
+  }
+  if (isTokenFile(ct.corpusPath) || holdsOnlyTokenFiles(ct.corpusPath)) {
+    say("mapping token files " + ct.corpusPath);
+    auto mapped = openTokenFiles(ct.corpusPath);
+    ct.vocabSize = mapped->vocabSize();
+    ct.tokens = std::move(mapped);
     ct.tokenizerName = "pretokenized";
     return ct;
   }
-  if (data.tokenizer == "byte") {
-    ByteTokenizer byte;
-    ct.tokens = byte.encode(readTextCorpus(ct.corpusPath));
-    ct.vocabSize = byte.vocabSize();
-    ct.tokenizerName = byte.name();
-    return ct;
+  PrepareOptions o;
+  o.tokenizer = data.tokenizer;
+  o.sampleMB = data.tokenizerSampleMB;
+  o.phase = phase;
+  // Every 2 s: the window shows the newest line, a log keeps a line per 2 s.
+  auto lastProgress = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+  if (phase) {
+    o.progress = [&](const PrepareProgress& p) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - lastProgress < std::chrono::seconds(2) && p.rawDone < p.rawTotal) return;
+      lastProgress = now;
+      phase(formatProgress(p));
+    };
   }
-  // SentencePiece: needs the corpus as one text file, then encodes it once into a cache.
-  std::string textFile = ct.corpusPath;
-  std::string text = readTextCorpus(ct.corpusPath);  // validates (missing/empty/binary)
-  const std::string cacheDir = cacheDirFor(ct.corpusPath);
-  if (fs::is_directory(ct.corpusPath)) {
-    textFile = (fs::path(cacheDir) / (fs::path(ct.corpusPath).filename().string() +
-                                      ".corpus.txt")).string();
-    std::ofstream out(textFile, std::ios::binary);
-    out << text;
-  }
-  say("preparing tokenizer " + data.tokenizer + " (SentencePiece trains once per corpus, then is cached)");
-  auto tok = makeTokenizer(data.tokenizer, textFile);
-  ct.tokenizerName = tok->name();
-  ct.vocabSize = tok->vocabSize();
-  auto* spm = dynamic_cast<SpmTokenizer*>(tok.get());
-  std::string cache = (fs::path(cacheDir) / (fs::path(textFile).filename().string() + "." +
-                                             fs::path(spm->modelPath()).stem().string() +
-                                             ".tokens")).string();
-  const uint64_t key = util::fnv1a(text, util::fnv1aFile(spm->modelPath()));
-  int cachedVocab = 0;
-  if (!readTokenCache(cache, key, ct.tokens, cachedVocab) || cachedVocab != ct.vocabSize) {
-    say("encoding corpus with " + ct.tokenizerName);
-    ct.tokens = spm->encodeFile(textFile);
-    writeTokenCache(cache, key, ct.tokens, ct.vocabSize);
-  }
+  say("reading corpus " + ct.corpusPath);
+  const PrepareReport r = prepareCorpus(ct.corpusPath, o);
+  if (r.interrupted) throw DataError("the preparation of '" + ct.corpusPath + "' was interrupted");
+  if (r.skipped.total() > 0) say("skipped while tokenizing: " + r.skipped.summary());
+  say("mapping token store " + r.storeDir + " (" + std::to_string(r.tokens) + " tokens, " +
+      std::to_string(r.shards) + " shard" + (r.shards == 1 ? "" : "s") +
+      (r.reused ? ", up to date" : "") + ")");
+  ct.tokens = openTokenStore(r.storeDir);
+  ct.vocabSize = r.vocab;
+  ct.tokenizerName = r.tokenizerName;
+  ct.storeDir = r.storeDir;
   return ct;
+}
+
+bool holdsOnlyTokenFiles(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return false;
+  bool any = false;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.' || !e.is_regular_file()) continue;
+    if (!isTokenFile(name)) return false;
+    any = true;
+  }
+  return any;
 }
 
 }  // namespace depthlab::data

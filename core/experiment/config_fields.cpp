@@ -75,12 +75,16 @@ std::vector<ConfigField> optionsFields() {
 
 std::vector<ConfigField> dataFields() {
   return {
-    FIELD(data, corpus, "Corpus", "a text file or folder, or .bin tokens; empty: the default",
+    FIELD(data, corpus, "Corpus",
+          "a text file or folder, .jsonl[.gz|.zst], a token store or .bin tokens; empty: the default",
           std::nullopt),
     FIELD(data, tokenizer, "Tokenizer", "byte, spm:N (train one of N pieces) or spm:/path.model",
           std::nullopt),
     FIELD(data, valFraction, "Validation fraction", "the tail of the tokens held out",
           within(0, 0.5, true, true, "must be in (0, 0.5)")),
+    FIELD(data, tokenizerSampleMB, "Tokenizer sample (MB)",
+          "spm:N trains on this much text, taken from evenly spaced places in the corpus",
+          atLeast(1, "must be at least 1 MB")),
   };
 }
 

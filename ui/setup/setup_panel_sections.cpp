@@ -209,7 +209,8 @@ QGroupBox* SetupPanel::makeRunBox() {
   rf->addRow(QString(), m_blockPruning);
   connect(pick, &QPushButton::clicked, this, [this] {
     auto f = QFileDialog::getOpenFileName(this, tr("Corpus"), QString(),
-                                          tr("Text or tokens (*.txt *.bin);;All files (*)"));
+                                          tr("Text, JSON Lines or tokens (*.txt *.jsonl *.jsonl.gz *.jsonl.zst *.gz *.zst *.bin *.dltok);;"
+                                             "All files (*)"));
     if (!f.isEmpty()) m_corpus->setText(f);
   });
   return runBox;

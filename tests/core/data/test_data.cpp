@@ -127,24 +127,24 @@ TEST(SpmTokenizer, TrainsCachesAndEncodesOutOfProcess) {
   auto first = loadCorpusTokens(dc);
   EXPECT_EQ(first.vocabSize, 120);
   EXPECT_NE(first.tokenizerName.find("spm:"), std::string::npos);
-  EXPECT_GT(first.tokens.size(), 1000u);
-  for (auto t : first.tokens) ASSERT_LT(t, 120);
-  // Cached beside the corpus: model and encoded tokens.
-  int models = 0, caches = 0;
+  const auto firstTokens = first.tokens->readAll();
+  EXPECT_GT(firstTokens.size(), 1000u);
+  for (auto t : firstTokens) ASSERT_LT(t, 120);
+  // Cached beside the corpus: the model and the token store.
+  int models = 0, stores = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
     const auto name = e.path().filename().string();
     models += name.find(".model") != std::string::npos;
-    caches += name.find(".tokens") != std::string::npos;
+    stores += name.find(".dlstore") != std::string::npos;
   }
   EXPECT_EQ(models, 1);
-  EXPECT_EQ(caches, 1);
+  EXPECT_EQ(stores, 1);
   auto again = loadCorpusTokens(dc);
-  EXPECT_EQ(again.tokens, first.tokens);
+  EXPECT_EQ(again.tokens->readAll(), firstTokens);
   SpmTokenizer tok(first.tokenizerName.substr(4));
-  EXPECT_EQ(tok.encode("In the beginning was the word and the word was deep.\n"),
-            std::vector<int32_t>(first.tokens.begin(),
-                                 first.tokens.begin() + static_cast<long>(
-                                     tok.encode("In the beginning was the word and the word was deep.\n").size())));
+  const auto firstLine = tok.encode("In the beginning was the word and the word was deep.\n");
+  EXPECT_EQ(firstLine, std::vector<int32_t>(firstTokens.begin(),
+                                            firstTokens.begin() + static_cast<long>(firstLine.size())));
   EXPECT_THROW(SpmTokenizer(dir.file("absent.model")), DataError);
 }
 
@@ -165,10 +165,10 @@ TEST(SpmTokenizer, AnEditOfTheSameSizeIsNotServedStaleTokens) {
   test::writeFile(corpus, text);
   auto edited = loadCorpusTokens(dc);
   EXPECT_NE(edited.tokenizerName, first.tokenizerName);  // another model file
-  EXPECT_NE(edited.tokens, first.tokens);
+  EXPECT_NE(edited.tokens->readAll(), first.tokens->readAll());
   SpmTokenizer tok(edited.tokenizerName.substr(4));
   auto direct = tok.encode(text);
-  EXPECT_EQ(direct, edited.tokens);
+  EXPECT_EQ(direct, edited.tokens->readAll());
 }
 
 TEST(SpmTokenizer, VocabularySizesOutOfRangeAreRefusedByName) {

@@ -1,0 +1,140 @@
+// `depthlab-cli corpus prepare PATH` (tokenize a corpus into its token store ahead of
+// training, with progress; Ctrl-C keeps the finished shards and the next run resumes) and
+// `depthlab-cli corpus info PATH` (what a store, token file or corpus holds). Printing only;
+// the work is data::prepareCorpus.
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli_common.h"
+#include "data/corpus.h"
+#include "data/corpus_prepare.h"
+#include "data/token_dataset.h"
+#include "data/token_store.h"
+
+namespace depthlab::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+void onSignal(int) { g_stop.store(true); }
+
+struct PrepareArgs {
+  std::string path, tokenizer = "byte", out;
+  uint64_t shardTokens = 100000000;
+  int threads = 0, sampleMB = 100;
+  bool quiet = false;
+};
+
+nlohmann::json reportJson(const data::PrepareReport& r) {
+  return {{"store", r.storeDir}, {"tokenizer", r.tokenizerName}, {"vocab", r.vocab},
+          {"tokens", r.tokens}, {"shards", r.shards}, {"inputBytes", r.inputBytes},
+          {"textBytes", r.textBytes}, {"seconds", r.seconds}, {"reused", r.reused},
+          {"interrupted", r.interrupted}, {"resumedShards", r.resumedShards},
+          {"rebuildReason", r.rebuildReason},
+          {"skipped", {{"linesWithoutText", r.skipped.linesWithoutText},
+                       {"invalidJsonLines", r.skipped.invalidJsonLines},
+                       {"invalidUtf8Lines", r.skipped.invalidUtf8Lines},
+                       {"binaryFiles", r.skipped.binaryFiles}}}};
+}
+
+int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
+  data::PrepareOptions o;
+  o.tokenizer = a.tokenizer;
+  o.storeDir = a.out;
+  o.shardTokens = a.shardTokens;
+  o.threads = a.threads;
+  o.sampleMB = a.sampleMB;
+  o.stop = &g_stop;
+  const bool tty = isatty(fileno(stderr));
+  if (!a.quiet) {
+    o.phase = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+    o.progress = [tty](const data::PrepareProgress& p) {
+      std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", data::formatProgress(p).c_str());
+    };
+  }
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  const auto r = data::prepareCorpus(a.path, o);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (!a.quiet && tty) std::fprintf(stderr, "\n");
+  if (g.json) {
+    std::printf("%s\n", reportJson(r).dump().c_str());
+    return r.interrupted ? 130 : 0;
+  }
+  const double mb = static_cast<double>(r.inputBytes) / 1e6;
+  std::printf("corpus:     %s (%.1f MB on disk)\n", a.path.c_str(), mb);
+  std::printf("store:      %s%s\n", r.storeDir.c_str(), r.reused ? "  (up to date: nothing to do)" : "");
+  if (!r.rebuildReason.empty()) std::printf("rebuilt:    %s\n", r.rebuildReason.c_str());
+  std::printf("tokenizer:  %s (vocabulary %d)\n", r.tokenizerName.c_str(), r.vocab);
+  std::printf("tokens:     %llu in %zu shard%s%s\n", static_cast<unsigned long long>(r.tokens),
+              r.shards, r.shards == 1 ? "" : "s",
+              r.resumedShards ? (" (resumed after " + std::to_string(r.resumedShards) + ")").c_str() : "");
+  if (!r.reused && r.seconds > 0) {
+    std::printf("time:       %.1f s (%.1f MB/s, %.2f M tokens/s)\n", r.seconds, mb / r.seconds,
+                static_cast<double>(r.tokens) / 1e6 / r.seconds);
+  } else {
+    std::printf("time:       %.2f s\n", r.seconds);
+  }
+  if (r.skipped.total() > 0) std::printf("skipped:    %s\n", r.skipped.summary().c_str());
+  if (r.interrupted) {
+    std::printf("interrupted: %zu finished shard(s) kept; run the same command again to resume\n", r.shards);
+    return 130;
+  }
+  return 0;
+}
+
+int runInfo(const std::string& path, const GlobalOptions& g) {
+  nlohmann::json j;
+  if (data::isTokenStore(path)) {
+    auto index = data::readStoreIndex(path);
+    j = index->toJson();
+    j.erase("sources");
+    j["sourceFiles"] = index->sources.size();
+    auto mapped = data::openTokenStore(path);  // checks every shard
+    j["verified"] = true;
+  } else if (data::isTokenFile(path) || data::holdsOnlyTokenFiles(path)) {
+    auto mapped = data::openTokenFiles(path);
+    j = {{"tokenFiles", path}, {"tokens", mapped->size()}, {"vocab", mapped->vocabSize()},
+         {"files", mapped->segmentCount()}};
+  } else {
+    throw data::DataError("'" + path + "' is neither a token store nor .bin token files; "
+                          "prepare a text corpus with `depthlab-cli corpus prepare`");
+  }
+  if (g.json) std::printf("%s\n", j.dump().c_str());
+  else std::printf("%s\n", j.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addCorpusCommand(CLI::App& app, GlobalOptions& g) {
+  auto* corpus = app.add_subcommand("corpus", "Prepare corpora: tokenize into memory-mapped token stores");
+  corpus->require_subcommand(1);
+  static PrepareArgs a;
+  auto* prepare = corpus->add_subcommand(
+      "prepare", "Tokenize a text file, folder or .jsonl[.gz|.zst] corpus into its token store");
+  prepare->add_option("path", a.path, "Corpus: text file, folder, .jsonl, .jsonl.gz, .jsonl.zst")->required();
+  prepare->add_option("--tokenizer", a.tokenizer, "byte, spm:N (train N pieces on a sample) or spm:/path.model");
+  prepare->add_option("--out", a.out, "Store folder (default: beside the corpus, or the data cache)");
+  prepare->add_option("--shard-tokens", a.shardTokens, "Tokens per shard (default 100,000,000)")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
+  prepare->add_option("--threads", a.threads, "Tokenizing workers (default: every core)")->check(CLI::Range(0, 1024));
+  prepare->add_option("--sample-mb", a.sampleMB, "Text an spm:N tokenizer trains on (default 100)")
+      ->check(CLI::Range(1, 100000));
+  prepare->add_flag("--quiet", a.quiet, "No progress lines");
+  prepare->callback([&g] {
+    const int rc = runPrepare(a, g);
+    if (rc != 0) std::exit(rc);
+  });
+  static std::string infoPath;
+  auto* info = corpus->add_subcommand("info", "What a token store or .bin token file holds (verifies the shards)");
+  info->add_option("path", infoPath, "A token store folder (*.dlstore) or .bin token file(s)")->required();
+  info->callback([&g] { runInfo(infoPath, g); });
+}
+
+}  // namespace depthlab::cli

@@ -1,0 +1,127 @@
+// See corpus_chunker.h.
+#include "data/corpus_chunker.h"
+
+#include <algorithm>
+
+#include "data/corpus.h"
+#include "data/jsonl_text.h"
+#include "util/content_hash.h"
+
+namespace depthlab::data {
+
+namespace {
+constexpr size_t kBlock = 1 << 20;
+
+// The cut point of a full buffer: after its last newline, else at a UTF-8 character start.
+size_t cutPoint(const std::string& s, size_t limit) {
+  const size_t nl = s.rfind('\n', limit - 1);
+  if (nl != std::string::npos) return nl + 1;
+  size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return cut > 0 ? cut : limit;
+}
+}  // namespace
+
+CorpusChunker::CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder)
+    : m_sources(std::move(sources)), m_chunkBytes(std::max<size_t>(chunkBytes, 64)), m_folder(folder) {
+  m_hashes.resize(m_sources.size());
+}
+
+bool CorpusChunker::openNext() {
+  if (m_reader) {
+    m_rawBefore += m_reader->rawBytes();
+    m_reader.reset();
+    ++m_index;
+  }
+  if (m_index >= m_sources.size()) return false;
+  m_reader = openSource(m_sources[m_index]);
+  m_firstBlock = true;
+  return true;
+}
+
+bool CorpusChunker::next(RawChunk& chunk) {
+  if (!m_reader && m_index == 0 && m_seq == 0 && !openNext()) return false;
+  while (m_reader) {
+    const SourceFile& src = m_sources[m_index];
+    bool atEnd = false;
+    while (m_pending.size() < m_chunkBytes) {
+      const size_t old = m_pending.size();
+      m_pending.resize(old + kBlock);
+      const size_t got = m_reader->read(&m_pending[old], kBlock);
+      m_pending.resize(old + got);
+      if (got == 0) {
+        atEnd = true;
+        break;
+      }
+      if (m_firstBlock && src.format == SourceFormat::Text) {
+        m_firstBlock = false;
+        if (auto why = binaryReason(m_pending.substr(0, std::min<size_t>(m_pending.size(), kBlock)));
+            !why.empty()) {
+          if (!m_folder) {
+            throw DataError("corpus '" + src.path + "' does not look like UTF-8 text (" + why +
+                            "); pass a text file, a folder of text files, .jsonl(.gz/.zst), "
+                            "or a .bin token file");
+          }
+          m_binary.push_back(src.relative.empty() ? src.path : src.relative);
+          m_pending.clear();
+          openNext();
+          return next(chunk);
+        }
+      }
+      m_firstBlock = false;
+    }
+    if (!atEnd) {
+      const size_t cut = cutPoint(m_pending, m_chunkBytes);
+      chunk.seq = m_seq++;
+      chunk.format = src.format;
+      chunk.bytes.assign(m_pending, 0, cut);
+      m_pending.erase(0, cut);
+      chunk.rawDone = rawDone();
+      return true;
+    }
+    // The file is read whole: its hash is final; what is left is its last chunk.
+    m_hashes[m_index] = util::hex64(m_reader->rawHash());
+    if (m_folder && src.format == SourceFormat::Text && !m_pending.empty() && m_pending.back() != '\n') {
+      m_pending += '\n';
+    }
+    std::string rest;
+    rest.swap(m_pending);
+    const SourceFormat format = src.format;
+    openNext();
+    if (!rest.empty()) {
+      chunk.seq = m_seq++;
+      chunk.format = format;
+      chunk.bytes = std::move(rest);
+      chunk.rawDone = rawDone();
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string chunkText(const RawChunk& chunk, SkippedInput& skipped) {
+  if (chunk.format == SourceFormat::Text) return chunk.bytes;
+  std::string text;
+  text.reserve(chunk.bytes.size());
+  const std::string& b = chunk.bytes;
+  size_t start = 0;
+  while (start < b.size()) {
+    size_t end = b.find('\n', start);
+    if (end == std::string::npos) end = b.size();
+    const std::string_view line(b.data() + start, end - start);
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;  // blank line
+    const size_t before = text.size();
+    switch (extractJsonlText(line, text)) {
+      case JsonlText::Ok:
+        if (text.size() > before && text.back() != '\n') text += '\n';
+        break;
+      case JsonlText::NoText: ++skipped.linesWithoutText; break;
+      case JsonlText::InvalidJson: ++skipped.invalidJsonLines; break;
+      case JsonlText::InvalidUtf8: ++skipped.invalidUtf8Lines; break;
+    }
+  }
+  return text;
+}
+
+}  // namespace depthlab::data

@@ -1,0 +1,53 @@
+// CorpusChunker: the files of a corpus as a sequence of chunks of about `chunkBytes` raw
+// (decompressed) bytes, each cut at a line end and never spanning two files, numbered from 0.
+// The cut points are a pure function of the content and chunkBytes, so a preparation that is
+// interrupted can resume at a chunk number. Text files in a folder that turn out to be binary
+// are skipped and named; a single binary file is an error. chunkText() turns a chunk into the
+// text to tokenize (JSON Lines: each record's "text", one per line). One thread reads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/corpus_sources.h"
+#include "data/token_store.h"
+
+namespace depthlab::data {
+
+struct RawChunk {
+  uint64_t seq = 0;
+  SourceFormat format = SourceFormat::Text;
+  std::string bytes;
+  uint64_t rawDone = 0;  // bytes on disk consumed up to the end of this chunk, all files
+};
+
+class CorpusChunker {
+ public:
+  CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder);
+  /// The next chunk; false at the end. Throws DataError (unreadable, damaged, binary file).
+  bool next(RawChunk& chunk);
+  /// Hashes of the files read whole so far ("" for skipped ones), in source order.
+  const std::vector<std::string>& hashes() const { return m_hashes; }
+  const std::vector<std::string>& binaryFiles() const { return m_binary; }
+  uint64_t rawDone() const { return m_rawBefore + (m_reader ? m_reader->rawBytes() : 0); }
+
+ private:
+  bool openNext();
+  std::vector<SourceFile> m_sources;
+  size_t m_chunkBytes;
+  bool m_folder;
+  size_t m_index = 0;  // the source being read (m_sources.size() when done)
+  std::unique_ptr<SourceReader> m_reader;
+  std::string m_pending;
+  bool m_firstBlock = true;
+  uint64_t m_seq = 0, m_rawBefore = 0;
+  std::vector<std::string> m_hashes;
+  std::vector<std::string> m_binary;
+};
+
+/// The text of a chunk to tokenize; jsonl records that are skipped are counted in `skipped`.
+std::string chunkText(const RawChunk& chunk, SkippedInput& skipped);
+
+}  // namespace depthlab::data

@@ -1,0 +1,615 @@
+// See corpus_prepare.h. One reader thread cuts the corpus into chunks, `threads` workers turn
+// chunks into tokens, and the calling thread writes them to shards in chunk order.
+#include "data/corpus_prepare.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "data/corpus.h"
+#include "data/corpus_chunker.h"
+#include "data/jsonl_text.h"
+#include "data/tokenizer.h"
+#include "util/content_hash.h"
+#include "util/stream_hash.h"
+
+namespace depthlab::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string bytesText(double b) {
+  char buf[32];
+  if (b >= 1e9) std::snprintf(buf, sizeof(buf), "%.2f GB", b / 1e9);
+  else if (b >= 1e6) std::snprintf(buf, sizeof(buf), "%.1f MB", b / 1e6);
+  else std::snprintf(buf, sizeof(buf), "%.0f kB", b / 1e3);
+  return buf;
+}
+
+// Where caches of `corpus` go: beside it (a folder's caches beside the folder, never inside,
+// where they would become part of the corpus), else the data cache.
+std::string cacheDirBeside(const std::string& corpus) {
+  fs::path p = fs::path(corpus).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  std::error_code ec;
+  if (!fs::is_directory(p, ec)) return cacheDirFor(p.string());
+  const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  return cacheDirFor(parent.string());
+}
+
+// The tokenizer a preparation uses, with the hash that identifies it in the store.
+struct ResolvedTokenizer {
+  std::string name;
+  uint64_t hash = 0;
+  int vocab = 0;
+  std::unique_ptr<SpmTokenizer> spm;  // null for byte
+};
+
+bool isSpmVocabSpec(const std::string& spec) {
+  return spec.rfind("spm:", 0) == 0 && spec.size() > 4 &&
+         spec.find_first_not_of("0123456789", 4) == std::string::npos;
+}
+
+ResolvedTokenizer byteTokenizer() { return {"byte", byteTokenizerHash(), 256, nullptr}; }
+
+ResolvedTokenizer spmFromModel(const std::string& model) {
+  ResolvedTokenizer t;
+  t.spm = std::make_unique<SpmTokenizer>(model);
+  t.name = t.spm->name();
+  t.vocab = t.spm->vocabSize();
+  t.hash = util::hashFile(model);
+  return t;
+}
+
+// spm:N: a model trained on a sample of the corpus, cached by the sample's content.
+ResolvedTokenizer trainSpmOnSample(const std::string& corpus, const std::string& spec,
+                                   const PrepareOptions& o) {
+  const int vocab = spmVocabSize(spec);
+  if (!SpmTokenizer::toolsAvailable()) {
+    throw DataError("SentencePiece tools not found: sudo apt-get install sentencepiece");
+  }
+  const std::string dir = cacheDirBeside(corpus);
+  fs::path named = fs::path(corpus).lexically_normal();
+  if (named.filename().empty()) named = named.parent_path();
+  const std::string base = named.filename().string();
+  const std::string sample = (fs::path(dir) / (base + ".sample.txt")).string();
+  if (o.phase) o.phase("sampling " + std::to_string(o.sampleMB) + " MB of the corpus for the tokenizer");
+  writeCorpusSample(corpus, static_cast<uint64_t>(o.sampleMB) * 1000000ull, sample);
+  const std::string prefix = (fs::path(dir) / (base + ".spm" + std::to_string(vocab) + "-" +
+                                               kSpmSettingsVersion + "-" +
+                                               util::hex64(util::hashFile(sample)))).string();
+  if (!fs::exists(prefix + ".model")) {
+    if (o.phase) o.phase("training tokenizer " + spec + " (SentencePiece, once per corpus sample)");
+    SpmTokenizer::train(sample, prefix, vocab);
+  }
+  std::error_code ec;
+  fs::remove(sample, ec);
+  return spmFromModel(prefix + ".model");
+}
+
+// The build id: what the chunks and shards of a preparation depend on.
+uint64_t buildIdOf(const std::string& spec, uint64_t tokHash, const std::vector<SourceFile>& src,
+                   size_t chunkBytes, uint64_t shardTokens) {
+  util::StreamHash h(tokHash);
+  h.update(spec);
+  for (const auto& s : src) {
+    h.update(s.relative);
+    h.update(&s.size, sizeof(s.size));
+    h.update(&s.mtimeNs, sizeof(s.mtimeNs));
+  }
+  h.update(&chunkBytes, sizeof(chunkBytes));
+  h.update(&shardTokens, sizeof(shardTokens));
+  return h.digest();
+}
+
+bool sameStats(const StoreIndex& index, const std::vector<SourceFile>& now) {
+  if (index.sources.size() != now.size()) return false;
+  for (size_t i = 0; i < now.size(); ++i) {
+    const auto& a = index.sources[i];
+    if (a.path != now[i].relative || a.size != now[i].size || a.mtimeNs != now[i].mtimeNs) return false;
+  }
+  return true;
+}
+
+// "" when every source is as the index recorded it. A source whose time changed, or whose
+// time is so close to the preparation that an edit in the same clock tick could hide, has its
+// content hashed again (git's racy-index rule); equal content keeps the store.
+std::string sourcesChanged(StoreIndex& index, const std::vector<SourceFile>& now, bool& touched) {
+  if (index.sources.size() != now.size()) return "the corpus's files changed (added or removed)";
+  for (size_t i = 0; i < now.size(); ++i) {
+    auto& a = index.sources[i];
+    const auto& b = now[i];
+    const std::string name = b.relative.empty() ? b.path : b.relative;
+    if (a.path != b.relative) return "the corpus's files changed (" + name + ")";
+    if (a.size != b.size) return name + " changed size";
+    const bool racy = b.mtimeNs >= index.preparedAtNs - 2000000000ll;
+    if (a.mtimeNs == b.mtimeNs && !racy) continue;
+    if (a.hash.empty()) return name + " changed";
+    if (util::hex64(util::hashFile(b.path)) != a.hash) return name + " changed content";
+    if (a.mtimeNs != b.mtimeNs) {
+      a.mtimeNs = b.mtimeNs;
+      touched = true;
+    }
+  }
+  return "";
+}
+
+void removeStoreFiles(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("shard-", 0) == 0 || name.rfind(kStoreIndexName, 0) == 0 ||
+        name.rfind("chunk-", 0) == 0) {
+      fs::remove(e.path(), ec);
+    }
+  }
+}
+
+struct DoneChunk {
+  std::vector<int32_t> tokens;
+  SkippedInput skipped;
+  uint64_t rawDone = 0, textBytes = 0;
+  bool hasText = false;
+};
+
+// The reader / workers / writer pipeline of one preparation.
+class Pipeline {
+ public:
+  Pipeline(const std::vector<SourceFile>& sources, bool folder, const ResolvedTokenizer& tok,
+           const PrepareOptions& o, size_t chunkBytes, uint64_t resumeChunk, const std::string& dir)
+      : m_chunker(sources, chunkBytes, folder), m_tok(tok), m_o(o), m_resume(resumeChunk), m_dir(dir) {
+    m_threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+    m_window = static_cast<uint64_t>(m_threads) * 2 + 2;
+  }
+
+  ~Pipeline() { stop(); }
+
+  void start() {
+    m_reader = std::thread([this] { readLoop(); });
+    for (int i = 0; i < m_threads; ++i) m_workers.emplace_back([this] { workLoop(); });
+  }
+
+  // The next chunk in order; false when the stream ended. Rethrows a reader/worker error.
+  bool next(uint64_t seq, DoneChunk& out) {
+    std::unique_lock<std::mutex> lock(m_mu);
+    m_writerAt = seq;
+    m_cv.notify_all();
+    m_cv.wait(lock, [&] {
+      return m_error || m_done.count(seq) || (m_readerDone && seq >= m_chunks);
+    });
+    if (m_error) std::rethrow_exception(m_error);
+    auto it = m_done.find(seq);
+    if (it == m_done.end()) return false;
+    out = std::move(it->second);
+    m_done.erase(it);
+    m_cv.notify_all();
+    return true;
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_abort = true;
+    }
+    m_cv.notify_all();
+    if (m_reader.joinable()) m_reader.join();
+    for (auto& w : m_workers) {
+      if (w.joinable()) w.join();
+    }
+    m_workers.clear();
+  }
+
+  const CorpusChunker& chunker() const { return m_chunker; }
+  uint64_t skippedRawDone() const { return m_skipRaw.load(); }
+  int threads() const { return m_threads; }
+
+ private:
+  void fail(std::exception_ptr e) {
+    std::lock_guard<std::mutex> lock(m_mu);
+    if (!m_error) m_error = e;
+    m_abort = true;
+    m_cv.notify_all();
+  }
+
+  void readLoop() {
+    try {
+      RawChunk c;
+      while (true) {
+        {
+          std::lock_guard<std::mutex> lock(m_mu);
+          if (m_abort) return;
+        }
+        if (!m_chunker.next(c)) break;
+        m_seen = c.seq + 1;
+        if (c.seq < m_resume) {  // tokenized before the interruption
+          m_skipRaw = c.rawDone;
+          continue;
+        }
+        std::unique_lock<std::mutex> lock(m_mu);
+        m_cv.wait(lock, [&] { return m_abort || m_raw.size() < m_window; });
+        if (m_abort) return;
+        m_raw.push_back(std::move(c));
+        c = RawChunk{};
+        m_cv.notify_all();
+      }
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_chunks = std::max<uint64_t>(m_seen, m_resume);
+      m_readerDone = true;
+      m_cv.notify_all();
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  void workLoop() {
+    try {
+      while (true) {
+        RawChunk c;
+        {
+          std::unique_lock<std::mutex> lock(m_mu);
+          // Keep at most `window` chunks ahead of the writer (bounded memory).
+          m_cv.wait(lock, [&] {
+            return m_abort || (m_raw.empty() ? m_readerDone : m_raw.front().seq < m_writerAt + m_window);
+          });
+          if (m_abort || m_raw.empty()) return;
+          c = std::move(m_raw.front());
+          m_raw.pop_front();
+          m_cv.notify_all();
+        }
+        DoneChunk d = tokenize(c);
+        std::lock_guard<std::mutex> lock(m_mu);
+        m_done.emplace(c.seq, std::move(d));
+        m_cv.notify_all();
+      }
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  DoneChunk tokenize(const RawChunk& c) {
+    DoneChunk d;
+    d.rawDone = c.rawDone;
+    const std::string text = chunkText(c, d.skipped);
+    d.textBytes = text.size();
+    d.hasText = text.find_first_not_of(" \t\r\n") != std::string::npos;
+    if (!m_tok.spm) {
+      d.tokens.resize(text.size());
+      for (size_t i = 0; i < text.size(); ++i) d.tokens[i] = static_cast<unsigned char>(text[i]);
+      return d;
+    }
+    if (text.empty()) return d;
+    const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(c.seq) + "-" +
+                                                std::to_string(getpid()) + ".tmp")).string();
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << text;
+      if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
+    }
+    try {
+      d.tokens = m_tok.spm->encodeFile(tmp);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw;
+    }
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return d;
+  }
+
+  CorpusChunker m_chunker;
+  const ResolvedTokenizer& m_tok;
+  const PrepareOptions& m_o;
+  uint64_t m_resume;
+  std::string m_dir;
+  int m_threads = 1;
+  uint64_t m_window = 4;
+
+  std::mutex m_mu;
+  std::condition_variable m_cv;
+  std::deque<RawChunk> m_raw;
+  std::map<uint64_t, DoneChunk> m_done;
+  uint64_t m_writerAt = 0, m_chunks = 0, m_seen = 0;
+  bool m_readerDone = false, m_abort = false;
+  std::exception_ptr m_error;
+  std::atomic<uint64_t> m_skipRaw{0};
+  std::thread m_reader;
+  std::vector<std::thread> m_workers;
+};
+
+}  // namespace
+
+std::string formatProgress(const PrepareProgress& p) {
+  char buf[256];
+  const double frac = p.rawTotal ? static_cast<double>(p.rawDone) / static_cast<double>(p.rawTotal) : 0;
+  const double rate = p.seconds > 0 ? static_cast<double>(p.rawDone) / p.seconds : 0;
+  std::string eta = "";
+  if (frac > 0.001 && frac < 1) {
+    const double left = p.seconds * (1 - frac) / frac;
+    char e[48];
+    if (left >= 120) std::snprintf(e, sizeof(e), "  ETA %.0f min", left / 60);
+    else std::snprintf(e, sizeof(e), "  ETA %.0f s", left);
+    eta = e;
+  }
+  std::snprintf(buf, sizeof(buf), "tokenizing %3.0f%%  %s of %s  %s/s  %.1f M tokens  %zu shard%s%s",
+                100 * frac, bytesText(static_cast<double>(p.rawDone)).c_str(),
+                bytesText(static_cast<double>(p.rawTotal)).c_str(), bytesText(rate).c_str(),
+                static_cast<double>(p.tokens) / 1e6, p.shards, p.shards == 1 ? "" : "s", eta.c_str());
+  std::string s = buf;
+  if (p.resumedShards) s += "  (resumed after " + std::to_string(p.resumedShards) + " shards)";
+  return s;
+}
+
+std::string storeDirFor(const std::string& corpusPath, const std::string& tokenizer) {
+  std::string tag = "byte";
+  if (isSpmVocabSpec(tokenizer)) tag = "spm" + tokenizer.substr(4);
+  else if (tokenizer.rfind("spm:", 0) == 0) tag = "spm-" + fs::path(tokenizer.substr(4)).stem().string();
+  fs::path corpus = fs::path(corpusPath).lexically_normal();
+  if (corpus.filename().empty()) corpus = corpus.parent_path();
+  return (fs::path(cacheDirBeside(corpus.string())) / (corpus.filename().string() + "." + tag + ".dlstore")).string();
+}
+
+uint64_t writeCorpusSample(const std::string& corpusPath, uint64_t bytes, const std::string& outPath) {
+  const auto sources = listCorpusSources(corpusPath);
+  const uint64_t perFile = std::max<uint64_t>(bytes / sources.size(), 64 * 1024);
+  std::ofstream out(outPath, std::ios::binary);
+  if (!out) throw DataError("cannot write the tokenizer sample '" + outPath + "'");
+  uint64_t written = 0;
+  SkippedInput ignored;
+  for (const auto& src : sources) {
+    std::string raw;
+    if (src.compression == Compression::None && src.size > perFile) {
+      // Eight pieces at evenly spaced offsets, each cut to whole lines.
+      std::ifstream in(src.path, std::ios::binary);
+      const uint64_t piece = perFile / 8;
+      for (int k = 0; k < 8 && in; ++k) {
+        const uint64_t at = src.size * static_cast<uint64_t>(k) / 8;
+        std::string buf(piece, '\0');
+        in.seekg(static_cast<std::streamoff>(at));
+        in.read(&buf[0], static_cast<std::streamsize>(piece));
+        buf.resize(static_cast<size_t>(in.gcount()));
+        in.clear();
+        size_t from = 0;
+        if (at > 0) {
+          from = buf.find('\n');
+          from = from == std::string::npos ? buf.size() : from + 1;
+        }
+        const size_t to = buf.rfind('\n');
+        if (to != std::string::npos && to + 1 > from) raw.append(buf, from, to + 1 - from);
+      }
+    } else {
+      auto reader = openSource(src);
+      raw.resize(perFile);
+      size_t have = 0, got;
+      while (have < perFile && (got = reader->read(&raw[have], perFile - have)) > 0) have += got;
+      raw.resize(have);
+      if (have == perFile) {
+        const size_t to = raw.rfind('\n');
+        if (to != std::string::npos) raw.resize(to + 1);
+      }
+    }
+    RawChunk c;
+    c.format = src.format;
+    c.bytes = std::move(raw);
+    std::string text = chunkText(c, ignored);
+    if (src.format == SourceFormat::Text && !binaryReason(text).empty()) continue;
+    out << text;
+    if (!text.empty() && text.back() != '\n') out << '\n';
+    written += text.size();
+  }
+  if (!out) throw DataError("cannot write the tokenizer sample '" + outPath + "' (disk full?)");
+  if (written == 0) throw DataError("corpus '" + corpusPath + "' holds no text to train a tokenizer on");
+  return written;
+}
+
+PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions& o) {
+  const auto t0 = Clock::now();
+  auto say = [&](const std::string& s) {
+    if (o.phase) o.phase(s);
+  };
+  std::error_code ec;
+  const bool folder = fs::is_directory(corpusPath, ec);
+  const std::vector<SourceFile> sources = listCorpusSources(corpusPath);
+  for (const auto& s : sources) {
+    if (!folder && s.size == 0) throw DataError("corpus '" + corpusPath + "' is empty");
+    if (!compressionSupported(s.compression)) openSource(s);  // throws the explanation
+  }
+  const std::string spec = o.tokenizer.empty() ? "byte" : o.tokenizer;
+  if (spec != "byte" && spec.rfind("spm:", 0) != 0) throw DataError("unknown tokenizer '" + spec + "'");
+  PrepareReport r;
+  r.storeDir = o.storeDir.empty() ? storeDirFor(corpusPath, spec) : o.storeDir;
+  const size_t chunkBytes = o.chunkBytes ? o.chunkBytes : spec == "byte" ? (4u << 20) : (8u << 20);
+  for (const auto& s : sources) r.inputBytes += s.size;
+
+  // 1. An up-to-date store is used as it is.
+  std::unique_ptr<StoreIndex> old;
+  try {
+    old = readStoreIndex(r.storeDir);
+  } catch (const DataError& e) {
+    r.rebuildReason = std::string("its index was unreadable (") + e.what() + ")";
+  }
+  if (old && old->tokenizerSpec != spec) {
+    r.rebuildReason = "the tokenizer changed";
+    old.reset();
+  }
+  if (old && old->complete) {
+    say("checking the token store " + r.storeDir);
+    bool touched = false;
+    std::string why = sourcesChanged(*old, sources, touched);
+    if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte" &&
+        util::hex64(util::hashFile(spec.substr(4))) != old->tokenizerHash) {
+      why = "the SentencePiece model changed";
+    }
+    if (why.empty()) {
+      if (touched || old->preparedAtNs < nowNs() - 2000000000ll) {
+        old->preparedAtNs = nowNs();
+        try {
+          writeStoreIndex(r.storeDir, *old);
+        } catch (const DataError&) {  // a read-only store is still usable
+        }
+      }
+      r.reused = true;
+      r.tokenizerName = old->tokenizerName;
+      r.vocab = old->vocab;
+      r.tokens = old->tokens();
+      r.shards = old->shards.size();
+      r.skipped = old->skipped;
+      r.seconds = since(t0);
+      return r;
+    }
+    r.rebuildReason = why;
+    old.reset();
+  }
+
+  // 2. The tokenizer; an interrupted preparation of the same input resumes.
+  ResolvedTokenizer tok;
+  uint64_t resumeChunk = 0;
+  StoreIndex index;
+  if (old && !old->complete && sameStats(*old, sources)) {
+    try {
+      tok = spec == "byte" ? byteTokenizer() : spmFromModel(old->tokenizerName.substr(4));
+      const uint64_t build = buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens);
+      if (util::hex64(tok.hash) == old->tokenizerHash && util::hex64(build) == old->buildId) {
+        index = *old;
+        resumeChunk = index.shards.empty() ? 0 : index.shards.back().endChunk;
+        r.resumedShards = index.shards.size();
+      }
+    } catch (const DataError&) {  // its tokenizer is gone: start over
+    }
+  }
+  if (r.resumedShards == 0) {
+    if (old && !old->complete) r.rebuildReason = "an interrupted preparation of other input was there";
+    if (spec == "byte") tok = byteTokenizer();
+    else if (isSpmVocabSpec(spec)) tok = trainSpmOnSample(corpusPath, spec, o);
+    else tok = spmFromModel(spec.substr(4));
+    index = StoreIndex{};
+    index.tokenizerSpec = spec;
+    index.tokenizerName = tok.name;
+    index.tokenizerHash = util::hex64(tok.hash);
+    index.vocab = tok.vocab;
+    index.bytesPerToken = tok.vocab > 65536 ? 4 : 2;
+    index.buildId = util::hex64(buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens));
+    index.corpusPath = fs::absolute(corpusPath, ec).string();
+    index.inputBytes = r.inputBytes;
+    for (const auto& s : sources) index.sources.push_back({s.relative, s.size, s.mtimeNs, ""});
+    fs::create_directories(r.storeDir, ec);
+    if (!fs::is_directory(r.storeDir, ec)) throw DataError("cannot create the token store '" + r.storeDir + "'");
+    removeStoreFiles(r.storeDir);
+  }
+  index.complete = false;
+  writeStoreIndex(r.storeDir, index);
+  r.tokenizerName = tok.name;
+  r.vocab = tok.vocab;
+
+  // 3. Tokenize in a stream: chunks in order into shards.
+  Pipeline pipe(sources, folder, tok, o, chunkBytes, resumeChunk, r.storeDir);
+  say(std::string(r.resumedShards ? "resuming" : "tokenizing") + " " + corpusPath + " with " +
+      tok.name + " on " + std::to_string(pipe.threads()) + " thread(s)");
+  pipe.start();
+  PrepareProgress prog;
+  prog.rawTotal = r.inputBytes;
+  prog.resumedShards = r.resumedShards;
+  prog.shards = index.shards.size();
+  prog.tokens = index.tokens();
+  auto lastReport = Clock::now();
+  const auto tTok = Clock::now();
+  std::unique_ptr<ShardWriter> shard;
+  auto closeShard = [&](uint64_t endChunk) {
+    shard->finish();
+    index.shards.push_back({shardFileName(index.shards.size()), shard->count(), endChunk});
+    shard.reset();
+    writeStoreIndex(r.storeDir, index);
+    prog.shards = index.shards.size();
+  };
+  bool anyText = resumeChunk > 0;
+  uint64_t seq = resumeChunk;
+  DoneChunk d;
+  size_t newShards = 0;
+  while (pipe.next(seq, d)) {
+    if (!shard) {
+      ShardHeader h;
+      h.bytesPerToken = static_cast<uint32_t>(index.bytesPerToken);
+      h.vocab = static_cast<uint32_t>(index.vocab);
+      h.tokenizerHash = tok.hash;
+      h.buildId = std::stoull(index.buildId, nullptr, 16);
+      h.shardNumber = index.shards.size();
+      shard = std::make_unique<ShardWriter>((fs::path(r.storeDir) / shardFileName(h.shardNumber)).string(), h);
+    }
+    shard->append(d.tokens.data(), d.tokens.size());
+    anyText = anyText || d.hasText;
+    index.skipped.linesWithoutText += d.skipped.linesWithoutText;
+    index.skipped.invalidJsonLines += d.skipped.invalidJsonLines;
+    index.skipped.invalidUtf8Lines += d.skipped.invalidUtf8Lines;
+    prog.rawDone = d.rawDone;
+    prog.textBytes += d.textBytes;
+    prog.tokens += d.tokens.size();
+    ++seq;
+    if (shard->count() >= o.shardTokens) {
+      closeShard(seq);
+      ++newShards;
+      const bool stopNow = (o.stop && o.stop->load()) || (o.stopAfterShards && newShards >= o.stopAfterShards);
+      if (stopNow) {
+        pipe.stop();
+        r.interrupted = true;
+        break;
+      }
+    } else if (o.stop && o.stop->load()) {
+      pipe.stop();
+      shard.reset();  // the unfinished shard is dropped; the next run redoes its chunks
+      r.interrupted = true;
+      break;
+    }
+    if (o.progress && since(lastReport) >= 0.5) {
+      prog.seconds = since(tTok);
+      prog.rawDone = std::max(prog.rawDone, pipe.skippedRawDone());
+      o.progress(prog);
+      lastReport = Clock::now();
+    }
+  }
+  if (!r.interrupted) {
+    if (shard && shard->count() > 0) closeShard(seq);
+    shard.reset();
+    pipe.stop();
+    if (!anyText) {
+      removeStoreFiles(r.storeDir);
+      const std::string skippedNote = index.skipped.total() ? " (skipped: " + index.skipped.summary() + ")" : "";
+      throw DataError("corpus '" + corpusPath + "' is empty: it holds no text to tokenize" + skippedNote);
+    }
+    index.skipped.binaryFiles = pipe.chunker().binaryFiles();
+    const auto& hashes = pipe.chunker().hashes();
+    for (size_t i = 0; i < index.sources.size(); ++i) index.sources[i].hash = hashes[i];
+    index.complete = true;
+    index.preparedAtNs = nowNs();
+    writeStoreIndex(r.storeDir, index);
+  }
+  prog.seconds = since(tTok);
+  prog.rawDone = r.interrupted ? prog.rawDone : prog.rawTotal;
+  if (o.progress) o.progress(prog);
+  r.tokens = index.tokens();
+  r.shards = index.shards.size();
+  r.textBytes = prog.textBytes;
+  r.skipped = index.skipped;
+  r.seconds = since(t0);
+  return r;
+}
+
+}  // namespace depthlab::data

@@ -1,0 +1,68 @@
+// TokenSource: a read-only token stream of any length, read by windows. Two kinds: tokens held
+// in memory (small corpora, tests) and tokens in memory-mapped files (token-store shards,
+// nanoGPT / llm.c .bin files), possibly many files seen as one stream. Knows nothing of
+// batches or splits (TokenDataset) or of how files are written (token_store).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/mapped_file.h"
+
+namespace depthlab::data {
+
+class TokenSource {
+ public:
+  virtual ~TokenSource() = default;
+  virtual uint64_t size() const = 0;
+  /// An upper bound of the ids: every token is < vocabSize() (from a header, or measured).
+  virtual int vocabSize() const = 0;
+  /// Copies tokens [start, start + n) to `out` (n values). Throws DataError past the end.
+  virtual void read(uint64_t start, size_t n, int64_t* out) const = 0;
+  /// "in memory" or the files it maps, for messages.
+  virtual std::string describe() const = 0;
+  /// All tokens (tests and small corpora only: the whole stream in memory).
+  std::vector<int32_t> readAll() const;
+};
+
+class InMemoryTokens : public TokenSource {
+ public:
+  /// Throws DataError for a negative id.
+  explicit InMemoryTokens(std::vector<int32_t> tokens);
+  uint64_t size() const override { return m_tokens.size(); }
+  int vocabSize() const override { return m_vocab; }
+  void read(uint64_t start, size_t n, int64_t* out) const override;
+  std::string describe() const override { return "in memory"; }
+
+ private:
+  std::vector<int32_t> m_tokens;
+  int m_vocab = 0;
+};
+
+/// Tokens stored as little-endian uint16 or uint32 at an offset of mapped files.
+class MappedTokens : public TokenSource {
+ public:
+  struct Segment {
+    MappedFile file;
+    size_t offset = 0;      // bytes before the first token (a header)
+    uint64_t count = 0;     // tokens
+    int bytesPerToken = 2;  // 2 or 4
+  };
+  /// Segments in stream order; `vocab` bounds every id (checked by the writer or measured).
+  MappedTokens(std::vector<Segment> segments, int vocab);
+  uint64_t size() const override { return m_total; }
+  int vocabSize() const override { return m_vocab; }
+  void read(uint64_t start, size_t n, int64_t* out) const override;
+  std::string describe() const override;
+  size_t segmentCount() const { return m_segments.size(); }
+
+ private:
+  std::vector<Segment> m_segments;
+  std::vector<uint64_t> m_first;  // global index of each segment's first token
+  uint64_t m_total = 0;
+  int m_vocab = 0;
+};
+
+}  // namespace depthlab::data
