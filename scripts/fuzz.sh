@@ -2,11 +2,11 @@
 # Builds DepthLab's libFuzzer targets with clang (ASan + UBSan) in build/fuzz and runs each for
 # SECONDS (default 600) on its corpus under tests/fuzz/corpus/<target>/, keeping what it finds
 # new there (minimised by libFuzzer's merge) and any crashing input under tests/fuzz/crashers/.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: config safetensors checkpoint)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: config safetensors checkpoint jsonl token_file)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-600}; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(config safetensors checkpoint)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(config safetensors checkpoint jsonl token_file)
 b=build/fuzz
 if [ ! -f "$b/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -14,7 +14,7 @@ if [ ! -f "$b/build.ninja" ]; then
 fi
 cmake --build "$b" --target fuzz_make_seeds $(printf 'fuzz_%s ' "${targets[@]}")
 root=tests/fuzz/corpus
-mkdir -p "$root"/{config,safetensors,checkpoint} tests/fuzz/crashers
+mkdir -p "$root"/{config,safetensors,checkpoint,jsonl,token_file} tests/fuzz/crashers
 [ -n "$(ls -A "$root/checkpoint")" ] || "$b/tests/fuzz/fuzz_make_seeds" "$root"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
 for t in "${targets[@]}"; do

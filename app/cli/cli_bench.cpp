@@ -259,6 +259,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   addBenchTrain(bench, g);
   addBenchGui(bench);
   addBenchProbes(bench, g);
+  addBenchData(bench, g);
 }
 
 }  // namespace depthlab::cli

@@ -34,6 +34,8 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g);
 void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
 void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
+/// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.
+void addBenchData(CLI::App* bench, GlobalOptions& g);
 /// Path of an executable installed next to depthlab-cli (depthlab-export, depthlab-bench-gui).
 std::string siblingExecutable(const std::string& name);
 /// Runs depthlab-export when argv asks for `export` (does not return then); -1 otherwise.

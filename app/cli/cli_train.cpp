@@ -180,7 +180,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   auto* train = app.add_subcommand("train", "Train a paired group of schemes");
   train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
   train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
-  train->add_option("--corpus", a.corpus, "Text file, folder or .bin tokens (default: KJV)");
+  train->add_option("--corpus", a.corpus, "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
   train->add_option("--tokenizer", a.tokenizer, "byte | spm:N | spm:/path/to.model");
   train->add_option("--steps", a.steps, "Optimizer updates");
   train->add_option("--device", a.device, "cpu | cuda | cuda:N");

@@ -589,12 +589,20 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
     if (shard && shard->count() > 0) closeShard(seq);
     shard.reset();
     pipe.stop();
+    index.skipped.binaryFiles = pipe.chunker().binaryFiles();
     if (!anyText) {
       removeStoreFiles(r.storeDir);
+      const auto& binary = index.skipped.binaryFiles;
+      if (!binary.empty() && binary.size() == sources.size()) {
+        std::string names;
+        for (size_t i = 0; i < binary.size() && i < 5; ++i) names += (i ? ", " : "") + binary[i];
+        throw DataError("corpus folder '" + corpusPath + "' holds no text files: all " +
+                        std::to_string(binary.size()) + " are binary (" + names +
+                        (binary.size() > 5 ? ", ..." : "") + ")");
+      }
       const std::string skippedNote = index.skipped.total() ? " (skipped: " + index.skipped.summary() + ")" : "";
       throw DataError("corpus '" + corpusPath + "' is empty: it holds no text to tokenize" + skippedNote);
     }
-    index.skipped.binaryFiles = pipe.chunker().binaryFiles();
     const auto& hashes = pipe.chunker().hashes();
     for (size_t i = 0; i < index.sources.size(); ++i) index.sources[i].hash = hashes[i];
     index.complete = true;
