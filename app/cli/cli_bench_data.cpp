@@ -21,7 +21,8 @@ constexpr double kGpuTrainerGoalTokensPerSecond = 675000;
 const char* verdict(bool ok) { return ok ? "ok" : "MISSED"; }
 
 nlohmann::json probeJson(const bench::TrainProbe& p) {
-  return {{"peak_rss_mb", p.peakRssMB}, {"first_step_s", p.firstStepSeconds},
+  return {{"peak_rss_mb", p.peakRssMB}, {"peak_anon_mb", p.peakAnonMB}, {"peak_file_mb", p.peakFileMB},
+          {"first_step_s", p.firstStepSeconds},
           {"seconds", p.seconds}, {"exit_code", p.exitCode}, {"error", p.error}};
 }
 
@@ -89,8 +90,10 @@ void addBenchData(CLI::App* bench, GlobalOptions& g) {
           std::printf("  train %-5s failed (exit %d): %s\n", tag, p.exitCode, p.error.c_str());
           return;
         }
-        std::printf("  train %-5s %.2f B-token store: peak RSS %.0f MB, first step done at %.1f s, %.1f s in all\n",
-                    tag, static_cast<double>(tokens) / 1e9, p.peakRssMB, p.firstStepSeconds, p.seconds);
+        std::printf("  train %-5s %.3f B-token store: peak RSS %.0f MB (private %.0f, mapped files %.0f), "
+                    "first step done at %.1f s, %.1f s in all\n",
+                    tag, static_cast<double>(tokens) / 1e9, p.peakRssMB, p.peakAnonMB, p.peakFileMB,
+                    p.firstStepSeconds, p.seconds);
       };
       line("small", r.smallStore, r.smallStoreTokens);
       line("big", r.bigStore, r.bigStoreTokens);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -52,7 +53,11 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   const bool tty = isatty(fileno(stderr));
   if (!a.quiet) {
     o.phase = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-    o.progress = [tty](const data::PrepareProgress& p) {
+    // On a terminal one line redrawn twice a second; in a log a line every 5 s.
+    o.progress = [tty, last = std::chrono::steady_clock::time_point{}](const data::PrepareProgress& p) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (!tty && now - last < std::chrono::seconds(5) && p.rawDone < p.rawTotal) return;
+      last = now;
       std::fprintf(stderr, tty ? "\r%s\033[K" : "%s\n", data::formatProgress(p).c_str());
     };
   }

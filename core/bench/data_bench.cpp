@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,11 +109,22 @@ TrainProbe runTraining(const std::vector<std::string>& argv, const std::string& 
     return p;
   }
   posix_spawn_file_actions_destroy(&fa);
+  // The child's own high-water mark (VmHWM of its address space after exec), polled: the
+  // rusage of a spawned child also counts the parent's memory at the time of the spawn.
   int status = 0;
-  struct rusage ru {};
-  wait4(pid, &status, 0, &ru);
+  const std::string statusFile = "/proc/" + std::to_string(pid) + "/status";
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    std::ifstream st(statusFile);
+    std::string key;
+    double kb = 0;
+    while (st >> key) {
+      if (key == "VmHWM:" && st >> kb) p.peakRssMB = std::max(p.peakRssMB, kb / 1024.0);
+      if (key == "RssAnon:" && st >> kb) p.peakAnonMB = std::max(p.peakAnonMB, kb / 1024.0);
+      if (key == "RssFile:" && st >> kb) p.peakFileMB = std::max(p.peakFileMB, kb / 1024.0);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   p.seconds = since(t0);
-  p.peakRssMB = static_cast<double>(ru.ru_maxrss) / 1024.0;
   p.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::ifstream in(log);
   std::string line, last;

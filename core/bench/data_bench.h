@@ -19,14 +19,15 @@ struct DataBenchOptions {
   int spmVocab = 8000;
   int threads = 0;             // tokenizing workers; 0 = every core
   std::string trainExe;        // depthlab-cli for the memory / first-step runs ("" = skip)
-  std::string trainPreset = "small";
-  int trainSteps = 20;
+  std::string trainPreset = "cpu-demo";
+  int trainSteps = 100;
   bool keep = false;
   bool verbose = true;         // progress to stderr
 };
 
 struct TrainProbe {
   double peakRssMB = 0, firstStepSeconds = 0, seconds = 0;
+  double peakAnonMB = 0, peakFileMB = 0;  // sampled every 20 ms: private memory, mapped files
   int exitCode = 0;
   std::string error;
 };

@@ -99,8 +99,8 @@ bool CorpusChunker::next(RawChunk& chunk) {
   return false;
 }
 
-std::string chunkText(const RawChunk& chunk, SkippedInput& skipped) {
-  if (chunk.format == SourceFormat::Text) return chunk.bytes;
+std::string chunkText(RawChunk&& chunk, SkippedInput& skipped) {
+  if (chunk.format == SourceFormat::Text) return std::move(chunk.bytes);
   std::string text;
   text.reserve(chunk.bytes.size());
   const std::string& b = chunk.bytes;

@@ -47,7 +47,8 @@ class CorpusChunker {
   std::vector<std::string> m_binary;
 };
 
-/// The text of a chunk to tokenize; jsonl records that are skipped are counted in `skipped`.
-std::string chunkText(const RawChunk& chunk, SkippedInput& skipped);
+/// The text of a chunk to tokenize (takes the chunk's bytes); jsonl records that are skipped
+/// are counted in `skipped`.
+std::string chunkText(RawChunk&& chunk, SkippedInput& skipped);
 
 }  // namespace depthlab::data

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <cstdio>
 #include <deque>
 #include <exception>
@@ -165,7 +166,8 @@ void removeStoreFiles(const std::string& dir) {
 }
 
 struct DoneChunk {
-  std::vector<int32_t> tokens;
+  std::string encoded;  // the tokens at the store's width
+  uint64_t count = 0;
   SkippedInput skipped;
   uint64_t rawDone = 0, textBytes = 0;
   bool hasText = false;
@@ -285,15 +287,24 @@ class Pipeline {
     }
   }
 
-  DoneChunk tokenize(const RawChunk& c) {
+  DoneChunk tokenize(RawChunk& c) {
     DoneChunk d;
     d.rawDone = c.rawDone;
-    const std::string text = chunkText(c, d.skipped);
+    std::string text = chunkText(std::move(c), d.skipped);
     d.textBytes = text.size();
     d.hasText = text.find_first_not_of(" \t\r\n") != std::string::npos;
-    if (!m_tok.spm) {
-      d.tokens.resize(text.size());
-      for (size_t i = 0; i < text.size(); ++i) d.tokens[i] = static_cast<unsigned char>(text[i]);
+    const uint32_t width = static_cast<uint32_t>(bytesPerTokenFor(m_tok.vocab));
+    if (!m_tok.spm) {  // bytes are their own ids
+      d.count = text.size();
+      if (width == 1) {
+        d.encoded = std::move(text);
+      } else {
+        d.encoded.resize(text.size() * width);
+        for (size_t i = 0; i < text.size(); ++i) {
+          const uint16_t v = static_cast<unsigned char>(text[i]);
+          std::memcpy(&d.encoded[2 * i], &v, 2);
+        }
+      }
       return d;
     }
     if (text.empty()) return d;
@@ -304,8 +315,9 @@ class Pipeline {
       out << text;
       if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
     }
+    std::vector<int32_t> ids;
     try {
-      d.tokens = m_tok.spm->encodeFile(tmp);
+      ids = m_tok.spm->encodeFile(tmp);
     } catch (...) {
       std::error_code ec;
       fs::remove(tmp, ec);
@@ -313,6 +325,8 @@ class Pipeline {
     }
     std::error_code ec;
     fs::remove(tmp, ec);
+    d.count = ids.size();
+    encodeTokens(ids.data(), ids.size(), width, static_cast<uint32_t>(m_tok.vocab), d.encoded);
     return d;
   }
 
@@ -410,7 +424,7 @@ uint64_t writeCorpusSample(const std::string& corpusPath, uint64_t bytes, const 
     RawChunk c;
     c.format = src.format;
     c.bytes = std::move(raw);
-    std::string text = chunkText(c, ignored);
+    std::string text = chunkText(std::move(c), ignored);
     if (src.format == SourceFormat::Text && !binaryReason(text).empty()) continue;
     out << text;
     if (!text.empty() && text.back() != '\n') out << '\n';
@@ -506,7 +520,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
     index.tokenizerName = tok.name;
     index.tokenizerHash = util::hex64(tok.hash);
     index.vocab = tok.vocab;
-    index.bytesPerToken = tok.vocab > 65536 ? 4 : 2;
+    index.bytesPerToken = bytesPerTokenFor(tok.vocab);
     index.buildId = util::hex64(buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens));
     index.corpusPath = fs::absolute(corpusPath, ec).string();
     index.inputBytes = r.inputBytes;
@@ -554,14 +568,14 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
       h.shardNumber = index.shards.size();
       shard = std::make_unique<ShardWriter>((fs::path(r.storeDir) / shardFileName(h.shardNumber)).string(), h);
     }
-    shard->append(d.tokens.data(), d.tokens.size());
+    shard->appendEncoded(d.encoded.data(), d.count);
     anyText = anyText || d.hasText;
     index.skipped.linesWithoutText += d.skipped.linesWithoutText;
     index.skipped.invalidJsonLines += d.skipped.invalidJsonLines;
     index.skipped.invalidUtf8Lines += d.skipped.invalidUtf8Lines;
     prog.rawDone = d.rawDone;
     prog.textBytes += d.textBytes;
-    prog.tokens += d.tokens.size();
+    prog.tokens += d.count;
     ++seq;
     if (shard->count() >= o.shardTokens) {
       closeShard(seq);

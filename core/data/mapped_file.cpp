@@ -56,6 +56,10 @@ void MappedFile::adviseRandom() const {
   if (m_data) ::madvise(const_cast<unsigned char*>(m_data), m_size, MADV_RANDOM);
 }
 
+void MappedFile::releasePages() const {
+  if (m_data) ::madvise(const_cast<unsigned char*>(m_data), m_size, MADV_DONTNEED);
+}
+
 void MappedFile::release() {
   if (m_data) ::munmap(const_cast<unsigned char*>(m_data), m_size);
   m_data = nullptr;

@@ -25,6 +25,8 @@ class MappedFile {
   const std::string& path() const { return m_path; }
   /// Tells the kernel reads will be scattered (no large read-ahead, fewer resident pages).
   void adviseRandom() const;
+  /// Drops this mapping's resident pages (they stay in the page cache and fault back in).
+  void releasePages() const;
 
  private:
   void release();

@@ -46,8 +46,16 @@ MappedTokens::MappedTokens(std::vector<Segment> segments, int vocab)
   }
 }
 
+void MappedTokens::releasePages() const {
+  for (const auto& s : m_segments) s.file.releasePages();
+}
+
 void MappedTokens::read(uint64_t start, size_t n, int64_t* out) const {
   checkRange(start, n, m_total, describe());
+  if (m_releaseEvery > 0 && m_reads.fetch_add(1, std::memory_order_relaxed) % m_releaseEvery ==
+                                m_releaseEvery - 1) {
+    releasePages();
+  }
   size_t seg = static_cast<size_t>(std::upper_bound(m_first.begin(), m_first.end(), start) -
                                    m_first.begin()) - 1;
   while (n > 0) {
@@ -55,7 +63,9 @@ void MappedTokens::read(uint64_t start, size_t n, int64_t* out) const {
     const uint64_t local = start - m_first[seg];
     const size_t take = static_cast<size_t>(std::min<uint64_t>(n, s.count - local));
     const unsigned char* p = s.file.data() + s.offset + local * static_cast<uint64_t>(s.bytesPerToken);
-    if (s.bytesPerToken == 2) {
+    if (s.bytesPerToken == 1) {
+      for (size_t i = 0; i < take; ++i) out[i] = p[i];
+    } else if (s.bytesPerToken == 2) {
       for (size_t i = 0; i < take; ++i) {
         uint16_t v;
         std::memcpy(&v, p + 2 * i, 2);

@@ -4,6 +4,7 @@
 // batches or splits (TokenDataset) or of how files are written (token_store).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,14 +42,14 @@ class InMemoryTokens : public TokenSource {
   int m_vocab = 0;
 };
 
-/// Tokens stored as little-endian uint16 or uint32 at an offset of mapped files.
+/// Tokens stored as little-endian uint8, uint16 or uint32 at an offset of mapped files.
 class MappedTokens : public TokenSource {
  public:
   struct Segment {
     MappedFile file;
     size_t offset = 0;      // bytes before the first token (a header)
     uint64_t count = 0;     // tokens
-    int bytesPerToken = 2;  // 2 or 4
+    int bytesPerToken = 2;  // 1, 2 or 4
   };
   /// Segments in stream order; `vocab` bounds every id (checked by the writer or measured).
   MappedTokens(std::vector<Segment> segments, int vocab);
@@ -57,9 +58,17 @@ class MappedTokens : public TokenSource {
   void read(uint64_t start, size_t n, int64_t* out) const override;
   std::string describe() const override;
   size_t segmentCount() const { return m_segments.size(); }
+  /// Every `reads` windows, the mapped pages are handed back (madvise MADV_DONTNEED; the data
+  /// stay in the page cache): without it each window read leaves its pages in the process's
+  /// resident set (with the kernel's fault-around, a whole page-cache folio: up to 2 MB), which
+  /// would grow towards the size of the store over a long run. 0 = never.
+  void setReleaseEvery(uint64_t reads) { m_releaseEvery = reads; }
 
  private:
+  void releasePages() const;
   std::vector<Segment> m_segments;
+  mutable std::atomic<uint64_t> m_reads{0};
+  uint64_t m_releaseEvery = 64;
   std::vector<uint64_t> m_first;  // global index of each segment's first token
   uint64_t m_total = 0;
   int m_vocab = 0;

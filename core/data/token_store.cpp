@@ -63,9 +63,9 @@ ShardHeader parseShardHeader(const MappedFile& f) {
   h.tokenizerHash = get64(p + 32);
   h.buildId = get64(p + 40);
   h.shardNumber = get64(p + 48);
-  if (h.bytesPerToken != 2 && h.bytesPerToken != 4) {
+  if (h.bytesPerToken != 1 && h.bytesPerToken != 2 && h.bytesPerToken != 4) {
     throw DataError("token shard '" + path + "' stores " + std::to_string(h.bytesPerToken) +
-                    "-byte tokens (only 2 and 4 exist): the file is damaged");
+                    "-byte tokens (only 1, 2 and 4 exist): the file is damaged");
   }
   const uint64_t expected = kShardHeaderBytes + h.count * h.bytesPerToken;
   if (f.size() != expected) {
@@ -108,7 +108,7 @@ json StoreIndex::toJson() const {
   j["tokenizerName"] = tokenizerName;
   j["tokenizerHash"] = tokenizerHash;
   j["vocab"] = vocab;
-  j["dtype"] = bytesPerToken == 2 ? "uint16" : "uint32";
+  j["dtype"] = dtypeName(bytesPerToken);
   j["buildId"] = buildId;
   j["corpus"] = corpusPath;
   j["preparedAtNs"] = preparedAtNs;
@@ -142,7 +142,8 @@ StoreIndex StoreIndex::fromJson(const json& j) {
     x.tokenizerName = j.at("tokenizerName").get<std::string>();
     x.tokenizerHash = j.at("tokenizerHash").get<std::string>();
     x.vocab = j.at("vocab").get<int>();
-    x.bytesPerToken = j.at("dtype").get<std::string>() == "uint32" ? 4 : 2;
+    const std::string dtype = j.at("dtype").get<std::string>();
+    x.bytesPerToken = dtype == "uint8" ? 1 : dtype == "uint32" ? 4 : 2;
     x.buildId = j.at("buildId").get<std::string>();
     x.corpusPath = j.value("corpus", "");
     x.preparedAtNs = j.value("preparedAtNs", int64_t{0});
@@ -321,26 +322,45 @@ void ShardWriter::writeHeader() {
 }
 
 void ShardWriter::append(const int32_t* tokens, size_t n) {
-  const size_t w = m_header.bytesPerToken;
-  m_buffer.resize(n * w);
-  for (size_t i = 0; i < n; ++i) {
-    const int32_t t = tokens[i];
-    if (t < 0 || static_cast<uint32_t>(t) >= m_header.vocab) {
-      throw DataError("token id " + std::to_string(t) + " is outside the vocabulary (size " +
-                      std::to_string(m_header.vocab) + ")");
-    }
-    if (w == 2) {
-      const uint16_t v = static_cast<uint16_t>(t);
-      std::memcpy(&m_buffer[2 * i], &v, 2);
-    } else {
-      const uint32_t v = static_cast<uint32_t>(t);
-      std::memcpy(&m_buffer[4 * i], &v, 4);
-    }
-  }
-  if (n > 0 && std::fwrite(m_buffer.data(), 1, m_buffer.size(), m_file) != m_buffer.size()) {
+  std::string encoded;
+  encodeTokens(tokens, n, m_header.bytesPerToken, m_header.vocab, encoded);
+  appendEncoded(encoded.data(), n);
+}
+
+void ShardWriter::appendEncoded(const char* bytes, size_t n) {
+  const size_t size = n * m_header.bytesPerToken;
+  if (size > 0 && std::fwrite(bytes, 1, size, m_file) != size) {
     throw DataError("cannot write token shard '" + m_path + "' (disk full?)");
   }
   m_header.count += n;
+}
+
+void encodeTokens(const int32_t* tokens, size_t n, uint32_t bytesPerToken, uint32_t vocab,
+                  std::string& out) {
+  out.resize(n * bytesPerToken);
+  auto* p = reinterpret_cast<unsigned char*>(&out[0]);
+  for (size_t i = 0; i < n; ++i) {
+    const int32_t t = tokens[i];
+    if (t < 0 || static_cast<uint32_t>(t) >= vocab) {
+      throw DataError("token id " + std::to_string(t) + " is outside the vocabulary (size " +
+                      std::to_string(vocab) + ")");
+    }
+    const uint32_t v = static_cast<uint32_t>(t);
+    if (bytesPerToken == 1) {
+      p[i] = static_cast<unsigned char>(v);
+    } else if (bytesPerToken == 2) {
+      const uint16_t h = static_cast<uint16_t>(v);
+      std::memcpy(p + 2 * i, &h, 2);
+    } else {
+      std::memcpy(p + 4 * i, &v, 4);
+    }
+  }
+}
+
+int bytesPerTokenFor(int vocab) { return vocab <= 256 ? 1 : vocab <= 65536 ? 2 : 4; }
+
+const char* dtypeName(int bytesPerToken) {
+  return bytesPerToken == 1 ? "uint8" : bytesPerToken == 2 ? "uint16" : "uint32";
 }
 
 void ShardWriter::finish() {

@@ -1,7 +1,8 @@
 // The token store on disk: a folder of shards (shard-000000.dltok ...) and an index.json.
 // A shard is a 64-byte header (magic "DLTSHARD", version, bytes per token, vocabulary, token
-// count, tokenizer hash, build id, shard number) then little-endian uint16 tokens (uint32 when
-// the vocabulary exceeds 65536). The index lists the tokenizer, the sources with their sizes,
+// count, tokenizer hash, build id, shard number) then little-endian tokens of the smallest
+// width the vocabulary needs: uint16 (uint32 past 65,536 pieces; uint8 for a vocabulary of at
+// most 256, the byte tokenizer's, which halves the bytes written). The index lists the tokenizer, the sources with their sizes,
 // times and content hashes, and the shards; `complete` is false while a preparation is under
 // way or was interrupted (then it can resume after its last shard). Opening maps the shards:
 // nothing is read until a window is. Also opens single token files: a shard, nanoGPT's .bin
@@ -104,6 +105,8 @@ class ShardWriter {
   ~ShardWriter();
   /// Appends tokens; throws DataError for an id >= vocab or a write error (disk full).
   void append(const int32_t* tokens, size_t n);
+  /// Appends `n` tokens already encoded at this shard's width (encodeTokens).
+  void appendEncoded(const char* bytes, size_t n);
   uint64_t count() const { return m_header.count; }
   /// Writes the final header, flushes and closes; the shard is then complete.
   void finish();
@@ -113,8 +116,15 @@ class ShardWriter {
   std::string m_path;
   std::FILE* m_file = nullptr;
   ShardHeader m_header;
-  std::vector<unsigned char> m_buffer;
 };
+
+/// `n` ids as little-endian values of `bytesPerToken` bytes into `out`; throws DataError for an
+/// id outside [0, vocab).
+void encodeTokens(const int32_t* tokens, size_t n, uint32_t bytesPerToken, uint32_t vocab,
+                  std::string& out);
+/// 1, 2 or 4: the width a vocabulary of `vocab` pieces needs.
+int bytesPerTokenFor(int vocab);
+const char* dtypeName(int bytesPerToken);  // uint8, uint16, uint32
 
 std::string shardFileName(uint64_t number);
 /// The fixed hash that stands for the byte tokenizer.

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "data/corpus.h"
 #include "data/jsonl_text.h"
@@ -26,7 +27,7 @@ void writeStore(const std::string& dir, const std::vector<int32_t>& tokens, int 
   index.tokenizerSpec = index.tokenizerName = "test";
   index.tokenizerHash = "00000000000000aa";
   index.vocab = vocab;
-  index.bytesPerToken = vocab > 65536 ? 4 : 2;
+  index.bytesPerToken = bytesPerTokenFor(vocab);
   char id[17];
   std::snprintf(id, sizeof(id), "%016llx", static_cast<unsigned long long>(buildId));
   index.buildId = id;
@@ -63,7 +64,7 @@ std::string errorOf(const std::function<void()>& f) {
 
 }  // namespace
 
-TEST(TokenStore, ShardsRoundTripAsUint16AndUint32) {
+TEST(TokenStore, ShardsRoundTripAsUint8Uint16AndUint32) {
   test::TempDir dir;
   const auto small = ramp(5000, 300);
   writeStore(dir.file("u16"), small, 300, 1200);
@@ -78,6 +79,11 @@ TEST(TokenStore, ShardsRoundTripAsUint16AndUint32) {
   writeStore(dir.file("u32"), big, 70000, 1000);
   EXPECT_EQ(std::filesystem::file_size(dir.file("u32/shard-000000.dltok")), kShardHeaderBytes + 1000 * 4);
   EXPECT_EQ(openTokenStore(dir.file("u32"))->readAll(), big);
+  const auto bytes = ramp(2500, 256);  // the byte tokenizer's ids fit one byte
+  writeStore(dir.file("u8"), bytes, 256, 1000);
+  EXPECT_EQ(std::filesystem::file_size(dir.file("u8/shard-000000.dltok")), kShardHeaderBytes + 1000);
+  EXPECT_EQ(openTokenStore(dir.file("u8"))->readAll(), bytes);
+  EXPECT_EQ(readStoreIndex(dir.file("u8"))->toJson()["dtype"], "uint8");
   // A shard is a token file of its own too.
   EXPECT_EQ(readTokenFile(dir.file("u32/shard-000001.dltok")),
             std::vector<int32_t>(big.begin() + 1000, big.begin() + 2000));
@@ -186,4 +192,44 @@ TEST(JsonlText, DecodesTheTextFieldAndCountsWhatItCannotUse) {
   EXPECT_FALSE(isValidUtf8("\xC0\xAF"));          // overlong
   EXPECT_FALSE(isValidUtf8("\xED\xA0\x80"));      // encoded surrogate
   EXPECT_FALSE(isValidUtf8("\xF4\x90\x80\x80"));  // past U+10FFFF
+}
+
+namespace {
+// Resident file-backed memory of this process (kB), from /proc/self/status.
+long rssFileKb() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  long kb = -1;
+  while (in >> key) {
+    if (key == "RssFile:") {
+      in >> kb;
+      break;
+    }
+  }
+  return kb;
+}
+}  // namespace
+
+// Reading windows all over a mapped store does not leave the store resident in the process:
+// the pages are handed back every so many windows (they stay in the page cache).
+TEST(TokenStore, ReadingWindowsDoesNotGrowTheResidentSetWithTheStore) {
+  test::TempDir dir;
+  const auto tokens = ramp(24u << 20, 1000);  // 48 MB of uint16
+  writeStore(dir.file("s"), tokens, 1000, 8u << 20);
+  auto grow = [&](uint64_t releaseEvery) {
+    auto mapped = openTokenStore(dir.file("s"));
+    mapped->setReleaseEvery(releaseEvery);
+    const long before = rssFileKb();
+    std::vector<int64_t> w(257);
+    for (uint64_t i = 0; i < 20000; ++i) {
+      mapped->read((i * 2654435761u) % (tokens.size() - 257), 257, w.data());
+    }
+    return rssFileKb() - before;
+  };
+  if (rssFileKb() < 0) GTEST_SKIP() << "no RssFile in /proc/self/status";
+  // 20,000 is a multiple of 16: the last read starts with a release. Between releases the
+  // resident set holds the pages of at most 16 windows (a page cache folio each, up to 2 MB).
+  const long kept = grow(0), released = grow(16);
+  EXPECT_GT(kept, 20 * 1024) << "without releasing, the windows' pages stay resident";
+  EXPECT_LT(released, 8 * 1024) << "kB resident after 20,000 windows with a release every 16";
 }
