@@ -116,7 +116,8 @@ TokenBatch TokenDataset::probeBatch(int rows) const {
 }
 
 CorpusTokens loadCorpusTokens(const DataConfig& data,
-                              const std::function<void(const std::string&)>& phase) {
+                              const std::function<void(const std::string&)>& phase,
+                              const std::atomic<bool>* stop) {
   auto say = [&](const std::string& what) {
     if (phase) phase(what);
   };
@@ -152,6 +153,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
   o.tokenizer = data.tokenizer;
   o.sampleMB = data.tokenizerSampleMB;
   o.phase = phase;
+  o.stop = stop;
   // Every 2 s: the window shows the newest line, a log keeps a line per 2 s.
   auto lastProgress = std::chrono::steady_clock::now() - std::chrono::seconds(10);
   if (phase) {
@@ -164,7 +166,10 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
   }
   say("reading corpus " + ct.corpusPath);
   const PrepareReport r = prepareCorpus(ct.corpusPath, o);
-  if (r.interrupted) throw DataError("the preparation of '" + ct.corpusPath + "' was interrupted");
+  if (r.interrupted) {
+    throw DataError("stopped while tokenizing '" + ct.corpusPath + "': " + std::to_string(r.shards) +
+                    " finished shard(s) kept in " + r.storeDir + "; the next launch resumes there");
+  }
   if (r.skipped.total() > 0) say("skipped while tokenizing: " + r.skipped.summary());
   say("mapping token store " + r.storeDir + " (" + std::to_string(r.tokens) + " tokens, " +
       std::to_string(r.shards) + " shard" + (r.shards == 1 ? "" : "s") +

@@ -5,6 +5,7 @@
 // memory does not grow with the corpus. No torch here.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,8 +62,11 @@ struct CorpusTokens {
 /// (file, folder, .jsonl[.gz|.zst]) is first prepared into its store (prepareCorpus), which is
 /// reused while the text is unchanged. `data.corpus` empty means the default corpus. `phase`
 /// is told each slow step as it starts, and the tokenizing progress about twice a second.
+/// Setting `stop` interrupts a preparation (its finished shards are kept; the next load
+/// resumes) and throws DataError saying so.
 CorpusTokens loadCorpusTokens(const DataConfig& data,
-                              const std::function<void(const std::string&)>& phase = {});
+                              const std::function<void(const std::string&)>& phase = {},
+                              const std::atomic<bool>* stop = nullptr);
 
 /// True for a folder whose files are all .bin token files (nanoGPT's fineweb shards).
 bool holdsOnlyTokenFiles(const std::string& path);

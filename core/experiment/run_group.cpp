@@ -316,8 +316,9 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
 
 data::TokenDataset loadDataset(ExperimentConfig& config,
                                const std::function<void()>& beforeBatching = {},
-                               const std::function<void(const std::string&)>& phase = {}) {
-  auto corpus = data::loadCorpusTokens(config.data, phase);
+                               const std::function<void(const std::string&)>& phase = {},
+                               const std::atomic<bool>* stop = nullptr) {
+  auto corpus = data::loadCorpusTokens(config.data, phase, stop);
   config.model.vocabSize = corpus.vocabSize;
   if (beforeBatching) beforeBatching();
   return data::TokenDataset(std::move(corpus.tokens), corpus.vocabSize, config.data.valFraction,
@@ -362,7 +363,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
   std::string microBatchChoice;
   // bad corpora fail here, before any run; so does a model that does not fit the GPU at all
   data::TokenDataset dataset = loadDataset(
-      config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase);
+      config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase, options.stopFlag);
   applyThreads(config);
   requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
   phase("building " + std::to_string(config.schemes.size()) + " model(s)");
@@ -436,7 +437,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
   };
-  data::TokenDataset dataset = loadDataset(config, {}, phase);
+  data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
   phase("loading checkpoint step " + std::to_string(chosen.info.step) + " of run " + std::to_string(runId));
   applyThreads(config);
   ExperimentConfig one = config;

@@ -182,6 +182,17 @@ TEST(CorpusPrepare, AnInterruptedPreparationResumesAfterItsLastShard) {
   auto restarted = prepareCorpus(dir.file("c.txt"), small());
   EXPECT_EQ(restarted.resumedShards, 0u);
   EXPECT_EQ(storeTokens(restarted), bytesOf(text));
+  // A training launch stopped (Ctrl-C, the window) while tokenizing says what it kept.
+  test::writeFile(dir.file("d.txt"), text);
+  std::atomic<bool> stop{true};
+  DataConfig dc;
+  dc.corpus = dir.file("d.txt");
+  try {
+    loadCorpusTokens(dc, {}, &stop);
+    ADD_FAILURE() << "a stopped preparation was used";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("the next launch resumes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CorpusPrepare, EmptyBinaryAndMissingCorporaAreRefusedClearly) {

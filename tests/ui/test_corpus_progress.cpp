@@ -1,0 +1,64 @@
+// A launch on a corpus that is not yet tokenized shows the tokenizing progress (percent,
+// throughput, ETA) of its real depthlab-cli process in the runs table, and closing the window
+// stops it cleanly: the finished shards are kept for the next launch to resume.
+#include <gtest/gtest.h>
+
+#include <QTest>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "data/corpus_prepare.h"
+#include "data/token_store.h"
+#include "experiment/presets.h"
+#include "main_window.h"
+#include "runs/runs_table_model.h"
+#include "setup/setup_panel.h"
+#include "support/temp_dir.h"
+#include "data/tokenizer.h"
+
+using namespace depthlab;
+
+TEST(CorpusProgress, TheRunsTableShowsTheTokenizingProgressOfALaunch) {
+  if (!data::SpmTokenizer::toolsAvailable()) GTEST_SKIP() << "sentencepiece tools not installed";
+  test::TempDir dir;
+  {  // ~24 MB of varied lines: SentencePiece takes a few seconds to encode it
+    std::ofstream out(dir.file("big.txt"));
+    for (int i = 0; i < 400000; ++i) {
+      out << "line " << i << " of the deep layers, where variance grows with depth " << (static_cast<long>(i) * 7919 % 1000) << "\n";
+    }
+  }
+  auto w = std::make_unique<ui::MainWindow>(
+      store::RunStore::open(dir.file("lab.db")),
+      ui::MainWindowOptions{{}, {}, QString::fromStdString(DEPTHLAB_CLI_PATH), QString::fromStdString(dir.file("window.ini"))});
+  w->setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
+  w->resize(1400, 900);
+  w->show();
+  auto c = *experiment::presetConfig("tiny");
+  c.data.corpus = dir.file("big.txt");
+  c.data.tokenizer = "spm:300";
+  c.data.tokenizerSampleMB = 2;
+  w->setupPanel()->setConfig(c);
+  w->setupPanel()->launch();
+  auto* m = w->runsModel();
+  auto statusOfPending = [&] {
+    for (int r = 0; r < m->rowCount(); ++r) {
+      if (m->runAt(r)->id <= 0) return m->index(r, ui::RunsTableModel::Status).data().toString();
+    }
+    return QString();
+  };
+  QTRY_VERIFY_WITH_TIMEOUT(statusOfPending().contains(QStringLiteral("%")), 60000);
+  const QString status = statusOfPending();
+  EXPECT_TRUE(status.contains(QStringLiteral("tokenizing"))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("MB/s"))) << status.toStdString();
+  if (const char* shots = std::getenv("DEPTHLAB_TEST_SHOTS")) {
+    w->grab().save(QString::fromUtf8(shots) + QStringLiteral("/corpus-progress.png"));
+  }
+  w->close();  // StopRuns: SIGTERM; the process stops tokenizing and keeps its finished shards
+  w.reset();
+  auto index = data::readStoreIndex(data::storeDirFor(dir.file("big.txt"), "spm:300"));
+  ASSERT_NE(index, nullptr);
+  EXPECT_FALSE(index->complete);
+}
