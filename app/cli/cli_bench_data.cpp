@@ -20,6 +20,11 @@ constexpr double kGpuTrainerGoalTokensPerSecond = 675000;
 
 const char* verdict(bool ok) { return ok ? "ok" : "MISSED"; }
 
+nlohmann::json throughputJson(const bench::Throughput& t) {
+  return {{"mb", t.mb}, {"s", t.seconds}, {"mb_per_s", t.mbPerSecond}, {"tokens", t.tokens},
+          {"tokens_per_s", t.tokensPerSecond}};
+}
+
 nlohmann::json probeJson(const bench::TrainProbe& p) {
   return {{"peak_rss_mb", p.peakRssMB}, {"peak_anon_mb", p.peakAnonMB}, {"peak_file_mb", p.peakFileMB},
           {"first_step_s", p.firstStepSeconds},
@@ -51,11 +56,8 @@ void addBenchData(CLI::App* bench, GlobalOptions& g) {
     if (g.json) {
       std::cout << nlohmann::json{
           {"threads", r.threads}, {"page_cached", r.pageCached},
-          {"byte", {{"mb", r.textMB}, {"s", r.byteSeconds}, {"mb_per_s", r.byteMBps},
-                    {"tokens", r.byteTokens}, {"tokens_per_s", r.byteTokensPerSecond}}},
-          {"jsonl", {{"mb", r.jsonlMB}, {"s", r.jsonlSeconds}, {"mb_per_s", r.jsonlMBps}, {"tokens", r.jsonlTokens}}},
-          {"spm", {{"train_s", r.spmTrainSeconds}, {"mb", r.spmMB}, {"s", r.spmSeconds},
-                   {"mb_per_s", r.spmMBps}, {"tokens_per_s", r.spmTokensPerSecond}, {"skipped", r.spmSkipped}}},
+          {"byte", throughputJson(r.byte)}, {"jsonl", throughputJson(r.jsonl)},
+          {"spm", throughputJson(r.spm)}, {"spm_train_s", r.spmTrainSeconds}, {"spm_skipped", r.spmSkipped},
           {"reuse_s", r.reuseSeconds}, {"open_store_s", r.openStoreSeconds},
           {"loader_tokens_per_s", r.loaderTokensPerSecond},
           {"big_store_tokens", r.bigStoreTokens}, {"small_store_tokens", r.smallStoreTokens},
@@ -65,16 +67,18 @@ void addBenchData(CLI::App* bench, GlobalOptions& g) {
     }
     std::printf("bench data: %d tokenizing thread(s); generated corpora read from the page cache\n", r.threads);
     std::printf("  byte      %.0f MB text in %.2f s: %.0f MB/s, %.1f M tokens/s (target >= 200 MB/s) %s\n",
-                r.textMB, r.byteSeconds, r.byteMBps, r.byteTokensPerSecond / 1e6, verdict(r.byteMBps >= 200));
-    std::printf("  jsonl     %.0f MB .jsonl in %.2f s: %.0f MB/s, %.1f M tokens (byte-level)\n", r.jsonlMB,
-                r.jsonlSeconds, r.jsonlMBps, static_cast<double>(r.jsonlTokens) / 1e6);
+                r.byte.mb, r.byte.seconds, r.byte.mbPerSecond, r.byte.tokensPerSecond / 1e6,
+                verdict(r.byte.mbPerSecond >= 200));
+    std::printf("  jsonl     %.0f MB .jsonl in %.2f s: %.0f MB/s, %.1f M tokens (byte-level)\n", r.jsonl.mb,
+                r.jsonl.seconds, r.jsonl.mbPerSecond, static_cast<double>(r.jsonl.tokens) / 1e6);
     if (r.spmSkipped.empty()) {
       std::printf("  spm:%d  trained on 20 MB in %.1f s; encoded %.0f MB in %.1f s: %.1f MB/s, %.2f M tokens/s\n",
-                  o.spmVocab, r.spmTrainSeconds, r.spmMB, r.spmSeconds, r.spmMBps, r.spmTokensPerSecond / 1e6);
+                  o.spmVocab, r.spmTrainSeconds, r.spm.mb, r.spm.seconds, r.spm.mbPerSecond,
+                  r.spm.tokensPerSecond / 1e6);
     } else {
       std::printf("  spm       not measured: %s\n", r.spmSkipped.c_str());
     }
-    std::printf("  reuse     %.3f s to find the %.0f MB corpus's store up to date\n", r.reuseSeconds, r.textMB);
+    std::printf("  reuse     %.3f s to find the %.0f MB corpus's store up to date\n", r.reuseSeconds, r.byte.mb);
     std::printf("  store     %.2f B tokens mapped in %.3f s\n", static_cast<double>(r.bigStoreTokens) / 1e9,
                 r.openStoreSeconds);
     std::printf("  loader    %.1f M tokens/s in 512 x 256 batches on one core: %.0fx the H200 trainer's "

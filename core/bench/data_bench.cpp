@@ -35,6 +35,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
 std::vector<std::string> defaultCorpusLines() {
   auto st = data::ensureDefaultCorpus();
   if (!st.ready) throw data::DataError(st.message);
@@ -150,7 +156,7 @@ DataBenchResult runDataBench(const DataBenchOptions& o) {
   const auto lines = defaultCorpusLines();
   const std::string text = (fs::path(o.dir) / "bench-corpus.txt").string();
   const std::string jsonl = (fs::path(o.dir) / "bench-corpus.jsonl").string();
-  say("generating " + std::to_string(o.textGB) + " GB of text and " + std::to_string(o.jsonlGB) +
+  say("generating " + num(o.textGB) + " GB of text and " + num(o.jsonlGB) +
       " GB of .jsonl from the default corpus (" + std::to_string(lines.size()) + " lines, shuffled per pass)");
   generateCorpus(lines, static_cast<uint64_t>(o.textGB * 1e9), false, text);
   generateCorpus(lines, static_cast<uint64_t>(o.jsonlGB * 1e9), true, jsonl);
@@ -163,21 +169,20 @@ DataBenchResult runDataBench(const DataBenchOptions& o) {
       std::fprintf(stderr, "\r  %s\033[K", data::formatProgress(p).c_str());
     };
   }
-  say("byte-level tokenization of the text");
-  auto byte = data::prepareCorpus(text, po);
-  if (o.verbose) std::fprintf(stderr, "\n");
-  r.textMB = static_cast<double>(byte.inputBytes) / 1e6;
-  r.byteSeconds = byte.seconds;
-  r.byteMBps = r.textMB / byte.seconds;
-  r.byteTokens = byte.tokens;
-  r.byteTokensPerSecond = static_cast<double>(byte.tokens) / byte.seconds;
-  say("byte-level tokenization of the .jsonl");
-  auto js = data::prepareCorpus(jsonl, po);
-  if (o.verbose) std::fprintf(stderr, "\n");
-  r.jsonlMB = static_cast<double>(js.inputBytes) / 1e6;
-  r.jsonlSeconds = js.seconds;
-  r.jsonlMBps = r.jsonlMB / js.seconds;
-  r.jsonlTokens = js.tokens;
+  auto prepare = [&](const std::string& what, const std::string& path, const data::PrepareOptions& opts,
+                     Throughput& out, double setupSeconds = 0) {
+    say(what);
+    auto rep = data::prepareCorpus(path, opts);
+    if (o.verbose) std::fprintf(stderr, "\n");
+    out.mb = static_cast<double>(rep.inputBytes) / 1e6;
+    out.seconds = rep.seconds - setupSeconds;
+    out.mbPerSecond = out.mb / out.seconds;
+    out.tokens = rep.tokens;
+    out.tokensPerSecond = static_cast<double>(rep.tokens) / out.seconds;
+    return rep;
+  };
+  const auto byte = prepare("byte-level tokenization of the text", text, po, r.byte);
+  prepare("byte-level tokenization of the .jsonl", jsonl, po, r.jsonl);
   auto t = Clock::now();
   auto reused = data::prepareCorpus(text, po);
   r.reuseSeconds = since(t);
@@ -197,15 +202,16 @@ DataBenchResult runDataBench(const DataBenchOptions& o) {
     so.phase = [&](const std::string& s) {
       if (s.rfind("tokenizing", 0) == 0 && trainStart == 0) trainStart = since(t);
     };
-    say("SentencePiece " + so.tokenizer + " (trained on 20 MB) on " + std::to_string(o.spmMB) + " MB");
-    auto spm = data::prepareCorpus(slice, so);
-    if (o.verbose) std::fprintf(stderr, "\n");
+    // The phase callback runs before the report exists: the training time is subtracted after.
+    data::PrepareReport rep;
+    Throughput spm;
+    rep = prepare("SentencePiece " + so.tokenizer + " (trained on 20 MB) on " + num(o.spmMB) + " MB",
+                  slice, so, spm);
     r.spmTrainSeconds = trainStart;
-    r.spmMB = static_cast<double>(spm.inputBytes) / 1e6;
-    r.spmSeconds = spm.seconds - trainStart;
-    r.spmMBps = r.spmMB / r.spmSeconds;
-    r.spmTokens = spm.tokens;
-    r.spmTokensPerSecond = static_cast<double>(spm.tokens) / r.spmSeconds;
+    spm.seconds = rep.seconds - trainStart;
+    spm.mbPerSecond = spm.mb / spm.seconds;
+    spm.tokensPerSecond = static_cast<double>(spm.tokens) / spm.seconds;
+    r.spm = spm;
   }
 
   // 3. The loader at the LLaMA-130M shape (512 x 256 per step) on the billion-token store.

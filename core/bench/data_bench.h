@@ -32,15 +32,17 @@ struct TrainProbe {
   std::string error;
 };
 
+/// One tokenization: input on disk, time (without tokenizer training), rates.
+struct Throughput {
+  double mb = 0, seconds = 0, mbPerSecond = 0, tokensPerSecond = 0;
+  uint64_t tokens = 0;
+};
+
 struct DataBenchResult {
   int threads = 0;
   bool pageCached = true;  // the generated corpora were just written: read from the page cache
-  double textMB = 0, byteSeconds = 0, byteMBps = 0, byteTokensPerSecond = 0;
-  uint64_t byteTokens = 0;
-  double jsonlMB = 0, jsonlSeconds = 0, jsonlMBps = 0;
-  uint64_t jsonlTokens = 0;
-  double spmTrainSeconds = 0, spmMB = 0, spmSeconds = 0, spmMBps = 0, spmTokensPerSecond = 0;
-  uint64_t spmTokens = 0;
+  Throughput byte, jsonl, spm;  // byte-level text, byte-level .jsonl, SentencePiece text
+  double spmTrainSeconds = 0;
   std::string spmSkipped;  // why SentencePiece was not measured ("" when it was)
   double reuseSeconds = 0;         // prepareCorpus on the up-to-date store
   double openStoreSeconds = 0;     // mapping the billion-token store

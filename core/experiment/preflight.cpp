@@ -6,6 +6,11 @@
 #include <filesystem>
 #include <system_error>
 
+#include "data/corpus.h"
+#include "data/corpus_prepare.h"
+#include "data/corpus_sources.h"
+#include "data/token_dataset.h"
+#include "data/token_store.h"
 #include "experiment/presets.h"
 #include "util/paths.h"
 
@@ -60,6 +65,22 @@ void checkCorpus(const std::string& corpus, std::vector<ConfigIssue>& out) {
   }
 }
 
+void checkStoreSpace(const data::DataConfig& d, std::vector<ConfigIssue>& out) {
+  try {
+    const double need = tokenStoreBytesNeeded(d);
+    if (need <= 0) return;
+    const fs::path existing = nearestExisting(data::storeDirFor(d.corpus, d.tokenizer));
+    std::error_code ec;
+    const auto space = fs::space(existing, ec);
+    if (!existing.empty() && !ec && static_cast<double>(space.available) < need) {
+      out.push_back({"data.corpus", "Corpus: tokenizing it takes about " + mib(need) + " for its token store in " +
+                                        existing.string() + ", which has " +
+                                        mib(static_cast<double>(space.available)) + " free."});
+    }
+  } catch (const std::exception&) {  // unreadable corpora are reported by checkCorpus / at launch
+  }
+}
+
 void checkTokenizer(const std::string& tokenizer, std::vector<ConfigIssue>& out) {
   if (tokenizer.rfind("spm:", 0) != 0) return;
   const std::string rest = tokenizer.substr(4);
@@ -72,6 +93,17 @@ void checkTokenizer(const std::string& tokenizer, std::vector<ConfigIssue>& out)
 
 }  // namespace
 
+double tokenStoreBytesNeeded(const data::DataConfig& d) {
+  if (d.corpus.empty()) return 0;
+  if (data::isTokenStore(d.corpus) || data::isTokenFile(d.corpus) || data::holdsOnlyTokenFiles(d.corpus)) return 0;
+  if (auto index = data::readStoreIndex(data::storeDirFor(d.corpus, d.tokenizer)); index && index->complete) return 0;
+  double text = 0;
+  for (const auto& s : data::listCorpusSources(d.corpus)) {
+    text += static_cast<double>(s.size) * (s.compression == data::Compression::None ? 1.0 : 4.0);
+  }
+  return text * (d.tokenizer == "byte" ? 1.0 : 0.6);
+}
+
 double checkpointBytes(const ExperimentConfig& c, const std::string& scheme) {
   // fp32 weights + Adam's first and second moments.
   return static_cast<double>(parameterCount(c.model, scheme, c.options)) * 4.0 * 3.0;
@@ -81,6 +113,7 @@ std::vector<ConfigIssue> preflightIssues(const ExperimentConfig& c, const std::s
   std::vector<ConfigIssue> out;
   checkCorpus(c.data.corpus, out);
   checkTokenizer(c.data.tokenizer, out);
+  if (out.empty()) checkStoreSpace(c.data, out);
   const fs::path root = checkpointRoot.empty() ? fs::path(util::dataDir()) / "checkpoints"
                                                : fs::path(checkpointRoot);
   const fs::path existing = nearestExisting(root);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "data/corpus_prepare.h"
 #include "experiment/group_names.h"
 #include "experiment/preflight.h"
 #include "experiment/presets.h"
@@ -63,6 +64,22 @@ TEST(GroupNames, TwoLaunchesWithOneNameBecomeTwoGroups) {
   EXPECT_NE(phases[5].second.find("group cpu-demo "), std::string::npos) << phases[5].second;
   EXPECT_NE(phases[9].second.find("up to date"), std::string::npos) << phases[9].second;
   EXPECT_NE(phases[11].second.find("group cpu-demo 2 "), std::string::npos) << phases[11].second;
+}
+
+TEST(Preflight, EstimatesTheTokenStoreOfACorpusNotYetPrepared) {
+  test::TempDir dir;
+  test::writeFile(dir.file("c.txt"), std::string(100000, 'a') + "\n");
+  data::DataConfig d;
+  d.corpus = dir.file("c.txt");
+  EXPECT_DOUBLE_EQ(experiment::tokenStoreBytesNeeded(d), 100001.0);
+  d.tokenizer = "spm:1000";
+  EXPECT_NEAR(experiment::tokenStoreBytesNeeded(d), 60000.6, 1e-6);
+  d.tokenizer = "byte";
+  data::PrepareOptions o;
+  data::prepareCorpus(d.corpus, o);
+  EXPECT_EQ(experiment::tokenStoreBytesNeeded(d), 0.0);  // prepared: nothing more to write
+  d.corpus = data::storeDirFor(d.corpus, "byte");
+  EXPECT_EQ(experiment::tokenStoreBytesNeeded(d), 0.0);  // a store named directly
 }
 
 TEST(Preflight, NamesWhatTheLaunchWouldMissOnDisk) {
