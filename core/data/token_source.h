@@ -18,7 +18,9 @@ class TokenSource {
  public:
   virtual ~TokenSource() = default;
   virtual uint64_t size() const = 0;
-  /// An upper bound of the ids: every token is < vocabSize() (from a header, or measured).
+  /// The vocabulary the ids claim to be below: measured for .bin files, a shard header's
+  /// claim for token stores (TokenDataset checks every window against its vocabulary, so a
+  /// damaged shard is a DataError, never an out-of-range embedding index).
   virtual int vocabSize() const = 0;
   /// Copies tokens [start, start + n) to `out` (n values). Throws DataError past the end.
   virtual void read(uint64_t start, size_t n, int64_t* out) const = 0;

@@ -67,8 +67,13 @@ ShardHeader parseShardHeader(const MappedFile& f) {
     throw DataError("token shard '" + path + "' stores " + std::to_string(h.bytesPerToken) +
                     "-byte tokens (only 1, 2 and 4 exist): the file is damaged");
   }
-  const uint64_t expected = kShardHeaderBytes + h.count * h.bytesPerToken;
-  if (f.size() != expected) {
+  // (count compared by division: a damaged count times the width could overflow to a match)
+  const uint64_t payload = f.size() - kShardHeaderBytes;
+  const bool sizeMatches = payload % h.bytesPerToken == 0 && h.count == payload / h.bytesPerToken;
+  const uint64_t expected = h.count <= (UINT64_MAX - kShardHeaderBytes) / h.bytesPerToken
+                                ? kShardHeaderBytes + h.count * h.bytesPerToken
+                                : UINT64_MAX;
+  if (!sizeMatches) {
     throw DataError("token shard '" + path + "' is " +
                     (f.size() < expected ? std::string("truncated") : std::string("longer than its header says")) +
                     ": its header says " + std::to_string(h.count) + " tokens (" +

@@ -125,6 +125,16 @@ TEST(TokenStore, TruncatedOrForeignShardsAreRefusedByName) {
   EXPECT_NE(why.find("truncated"), std::string::npos) << why;
   EXPECT_NE(why.find("prepare the corpus again"), std::string::npos) << why;
 
+  // A count whose byte size overflows 64 bits to the file's size (found by fuzz_token_file).
+  std::string huge = bytes;
+  const uint32_t four = 4;
+  const uint64_t count = (uint64_t{1} << 62) + (bytes.size() - kShardHeaderBytes) / 4;
+  std::memcpy(&huge[12], &four, 4);
+  std::memcpy(&huge[24], &count, 8);
+  test::writeFile(shard, huge);
+  why = errorOf([&] { openTokenStore(dir.file("s")); });
+  EXPECT_NE(why.find("header says"), std::string::npos) << why;
+
   test::writeFile(shard, std::string(bytes.size(), 'x'));
   why = errorOf([&] { openTokenStore(dir.file("s")); });
   EXPECT_NE(why.find("not a DepthLab token shard"), std::string::npos) << why;
@@ -167,6 +177,18 @@ TEST(TokenStore, MappedWindowsEqualInMemoryWindows) {
   EXPECT_EQ(memory.probeBatch(16).targets, mapped.probeBatch(16).targets);
   // A vocabulary smaller than the store's ids is refused up front.
   EXPECT_THROW(TokenDataset(openTokenStore(dir.file("s")), 500, 0.1, 32, 8), DataError);
+  // A damaged shard whose ids exceed its header's vocabulary (found by fuzz_token_file) fails
+  // the window that reads them, naming the position, instead of indexing past the embedding.
+  std::string shard = test::readFile(dir.file("s/shard-000000.dltok"));
+  for (size_t i = kShardHeaderBytes; i < shard.size(); i += 2) shard[i + 1] = '\x7f';
+  test::writeFile(dir.file("s/shard-000000.dltok"), shard);
+  TokenDataset damaged(openTokenStore(dir.file("s")), 1000, 0.1, 32, 8);
+  try {
+    for (int step = 0; step < 50; ++step) damaged.trainBatch(7, step, 0);
+    ADD_FAILURE() << "ids past the vocabulary were read";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("outside the vocabulary"), std::string::npos) << e.what();
+  }
 }
 
 TEST(JsonlText, DecodesTheTextFieldAndCountsWhatItCannotUse) {
