@@ -98,11 +98,16 @@ ResolvedTokenizer trainSpmOnSample(const std::string& corpus, const std::string&
   const std::string prefix = (fs::path(dir) / (base + ".spm" + std::to_string(vocab) + "-" +
                                                kSpmSettingsVersion + "-" +
                                                util::hex64(util::hashFile(sample)))).string();
+  std::error_code ec;
   if (!fs::exists(prefix + ".model")) {
     if (o.phase) o.phase("training tokenizer " + spec + " (SentencePiece, once per corpus sample)");
-    SpmTokenizer::train(sample, prefix, vocab);
+    try {
+      SpmTokenizer::train(sample, prefix, vocab);
+    } catch (...) {
+      fs::remove(sample, ec);  // a failed training leaves nothing behind
+      throw;
+    }
   }
-  std::error_code ec;
   fs::remove(sample, ec);
   return spmFromModel(prefix + ".model");
 }
@@ -558,7 +563,21 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   uint64_t seq = resumeChunk;
   DoneChunk d;
   size_t newShards = 0;
-  while (pipe.next(seq, d)) {
+  // Ctrl-C in a terminal reaches the spm_encode children too: a worker failing while a stop is
+  // asked for is the interruption, not an error.
+  auto nextChunk = [&]() {
+    try {
+      return pipe.next(seq, d);
+    } catch (const DataError&) {
+      if (o.stop && o.stop->load()) {
+        pipe.stop();
+        r.interrupted = true;
+        return false;
+      }
+      throw;
+    }
+  };
+  while (nextChunk()) {
     if (!shard) {
       ShardHeader h;
       h.bytesPerToken = static_cast<uint32_t>(index.bytesPerToken);
