@@ -171,7 +171,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs {
     std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name;
     std::string checkpointDir;
-    int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0;
+    int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0, tokenizerSampleMB = 0;
     double checkpointMinutes = -1;
     int64_t seed = -1;
     bool quiet = false;
@@ -182,6 +182,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
   train->add_option("--corpus", a.corpus, "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
   train->add_option("--tokenizer", a.tokenizer, "byte | spm:N | spm:/path/to.model");
+  train->add_option("--tokenizer-sample-mb", a.tokenizerSampleMB,
+                    "Text spm:N trains on, from evenly spaced places of the corpus (default 100)")
+      ->check(CLI::Range(1, 100000));
   train->add_option("--steps", a.steps, "Optimizer updates");
   train->add_option("--device", a.device, "cpu | cuda | cuda:N");
   train->add_option("--seed", a.seed, "Seed (same seed = same batches and initial weights)");
@@ -224,6 +227,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (!a.schemes.empty()) c.schemes = splitList(a.schemes);
     if (!a.corpus.empty()) c.data.corpus = a.corpus;
     if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
+    if (a.tokenizerSampleMB > 0) c.data.tokenizerSampleMB = a.tokenizerSampleMB;
     if (a.steps > 0) {
       c.optim.steps = a.steps;
       if (c.optim.warmupSteps >= a.steps) c.optim.warmupSteps = a.steps / 10;

@@ -611,7 +611,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
       r.interrupted = true;
       break;
     }
-    if (o.progress && since(lastReport) >= 0.5) {
+    if (o.progress && since(lastReport) >= 0.5 && prog.rawDone < prog.rawTotal) {  // the end is reported once, below
       prog.seconds = since(tTok);
       prog.rawDone = std::max(prog.rawDone, pipe.skippedRawDone());
       o.progress(prog);

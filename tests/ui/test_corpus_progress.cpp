@@ -3,6 +3,7 @@
 // stops it cleanly: the finished shards are kept for the next launch to resume.
 #include <gtest/gtest.h>
 
+#include <QSpinBox>
 #include <QTest>
 
 #include <chrono>
@@ -61,4 +62,24 @@ TEST(CorpusProgress, TheRunsTableShowsTheTokenizingProgressOfALaunch) {
   auto index = data::readStoreIndex(data::storeDirFor(dir.file("big.txt"), "spm:300"));
   ASSERT_NE(index, nullptr);
   EXPECT_FALSE(index->complete);
+}
+
+TEST(CorpusProgress, TheTokenizerSampleIsSetBesideTheTokenizerThatTrainsOnIt) {
+  ui::SetupPanel p;
+  auto c = *experiment::presetConfig("tiny");
+  c.data.tokenizer = "byte";
+  c.data.tokenizerSampleMB = 250;
+  p.setConfig(c);
+  auto* sample = p.findChild<QSpinBox*>(QStringLiteral("data.tokenizerSampleMB"));
+  ASSERT_NE(sample, nullptr);
+  EXPECT_EQ(sample->value(), 250);
+  EXPECT_FALSE(sample->isEnabled());  // the byte tokenizer trains on nothing
+  c.data.tokenizer = "spm:8000";
+  p.setConfig(c);
+  EXPECT_TRUE(sample->isEnabled());
+  sample->setValue(40);
+  EXPECT_EQ(p.config().data.tokenizerSampleMB, 40);
+  c.data.tokenizer = "spm:/models/given.model";  // a given model is used as it is
+  p.setConfig(c);
+  EXPECT_FALSE(sample->isEnabled());
 }

@@ -214,6 +214,7 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_accum->setValue(c.optim.gradAccum);
   m_corpus->setText(QString::fromStdString(c.data.corpus));
   m_tokenizer->setCurrentText(QString::fromStdString(c.data.tokenizer));
+  m_tokenizerSample->setValue(c.data.tokenizerSampleMB);
   int dev = m_device->findData(QString::fromStdString(c.run.device));
   m_device->setCurrentIndex(dev >= 0 ? dev : 0);
   m_threads->setValue(c.run.threads);
@@ -263,6 +264,7 @@ experiment::ExperimentConfig SetupPanel::config() const {
   c.optim.gradAccum = m_accum->value();
   c.data.corpus = m_corpus->text().trimmed().toStdString();
   c.data.tokenizer = m_tokenizer->currentText().trimmed().toStdString();
+  c.data.tokenizerSampleMB = m_tokenizerSample->value();
   c.run.device = m_device->currentData().toString().toStdString();
   c.run.threads = m_threads->value();
   c.run.seed = m_seed->value();

@@ -13,6 +13,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -178,6 +179,16 @@ QGroupBox* SetupPanel::makeRunBox() {
   m_tokenizer->setEditable(true);
   m_tokenizer->addItems({QStringLiteral("byte"), QStringLiteral("spm:8000"), QStringLiteral("spm:32000")});
   rf->addRow(describe(m_tokenizer, "data.tokenizer"), m_tokenizer);
+  // What spm:N trains on; only spm:N trains a tokenizer, so the box is live for it alone.
+  m_tokenizerSample = spin(1, 100000);
+  m_tokenizerSample->setSuffix(tr(" MB"));
+  rf->addRow(describe(m_tokenizerSample, "data.tokenizerSampleMB"), m_tokenizerSample);
+  auto trainsTokenizer = [this](const QString& t) {
+    static const QRegularExpression spmN(QStringLiteral("^spm:[0-9]+$"));
+    m_tokenizerSample->setEnabled(spmN.match(t.trimmed()).hasMatch());
+  };
+  connect(m_tokenizer, &QComboBox::currentTextChanged, this, trainsTokenizer);
+  trainsTokenizer(m_tokenizer->currentText());
   m_device = new QComboBox;
   for (const auto& d : train::availableDevices()) {
     m_device->addItem(QString::fromStdString(d.description), QString::fromStdString(d.id));
