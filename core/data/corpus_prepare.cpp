@@ -1,24 +1,15 @@
-// See corpus_prepare.h. One reader thread cuts the corpus into chunks, `threads` workers turn
-// chunks into tokens, and the calling thread writes them to shards in chunk order.
+// See corpus_prepare.h. The threads are TokenizePipeline's; this file decides what to tokenize
+// (reuse, resume, rebuild) and writes the pipeline's chunks, in order, into shards.
 #include "data/corpus_prepare.h"
 
-#include <unistd.h>
-
 #include <chrono>
-#include <condition_variable>
-#include <cstring>
 #include <cstdio>
-#include <deque>
-#include <exception>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <mutex>
-#include <thread>
 
 #include "data/corpus.h"
 #include "data/corpus_chunker.h"
-#include "data/jsonl_text.h"
+#include "data/tokenize_pipeline.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
 #include "util/stream_hash.h"
@@ -56,14 +47,6 @@ std::string cacheDirBeside(const std::string& corpus) {
   const fs::path parent = p.has_parent_path() ? p.parent_path() : fs::path(".");
   return cacheDirFor(parent.string());
 }
-
-// The tokenizer a preparation uses, with the hash that identifies it in the store.
-struct ResolvedTokenizer {
-  std::string name;
-  uint64_t hash = 0;
-  int vocab = 0;
-  std::unique_ptr<SpmTokenizer> spm;  // null for byte
-};
 
 bool isSpmVocabSpec(const std::string& spec) {
   return spec.rfind("spm:", 0) == 0 && spec.size() > 4 &&
@@ -169,191 +152,6 @@ void removeStoreFiles(const std::string& dir) {
     }
   }
 }
-
-struct DoneChunk {
-  std::string encoded;  // the tokens at the store's width
-  uint64_t count = 0;
-  SkippedInput skipped;
-  uint64_t rawDone = 0, textBytes = 0;
-  bool hasText = false;
-};
-
-// The reader / workers / writer pipeline of one preparation.
-class Pipeline {
- public:
-  Pipeline(const std::vector<SourceFile>& sources, bool folder, const ResolvedTokenizer& tok,
-           const PrepareOptions& o, size_t chunkBytes, uint64_t resumeChunk, const std::string& dir)
-      : m_chunker(sources, chunkBytes, folder), m_tok(tok), m_o(o), m_resume(resumeChunk), m_dir(dir) {
-    m_threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-    m_window = static_cast<uint64_t>(m_threads) * 2 + 2;
-  }
-
-  ~Pipeline() { stop(); }
-
-  void start() {
-    m_reader = std::thread([this] { readLoop(); });
-    for (int i = 0; i < m_threads; ++i) m_workers.emplace_back([this] { workLoop(); });
-  }
-
-  // The next chunk in order; false when the stream ended. Rethrows a reader/worker error.
-  bool next(uint64_t seq, DoneChunk& out) {
-    std::unique_lock<std::mutex> lock(m_mu);
-    m_writerAt = seq;
-    m_cv.notify_all();
-    m_cv.wait(lock, [&] {
-      return m_error || m_done.count(seq) || (m_readerDone && seq >= m_chunks);
-    });
-    if (m_error) std::rethrow_exception(m_error);
-    auto it = m_done.find(seq);
-    if (it == m_done.end()) return false;
-    out = std::move(it->second);
-    m_done.erase(it);
-    m_cv.notify_all();
-    return true;
-  }
-
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_abort = true;
-    }
-    m_cv.notify_all();
-    if (m_reader.joinable()) m_reader.join();
-    for (auto& w : m_workers) {
-      if (w.joinable()) w.join();
-    }
-    m_workers.clear();
-  }
-
-  const CorpusChunker& chunker() const { return m_chunker; }
-  uint64_t skippedRawDone() const { return m_skipRaw.load(); }
-  int threads() const { return m_threads; }
-
- private:
-  void fail(std::exception_ptr e) {
-    std::lock_guard<std::mutex> lock(m_mu);
-    if (!m_error) m_error = e;
-    m_abort = true;
-    m_cv.notify_all();
-  }
-
-  void readLoop() {
-    try {
-      RawChunk c;
-      while (true) {
-        {
-          std::lock_guard<std::mutex> lock(m_mu);
-          if (m_abort) return;
-        }
-        if (!m_chunker.next(c)) break;
-        m_seen = c.seq + 1;
-        if (c.seq < m_resume) {  // tokenized before the interruption
-          m_skipRaw = c.rawDone;
-          continue;
-        }
-        std::unique_lock<std::mutex> lock(m_mu);
-        m_cv.wait(lock, [&] { return m_abort || m_raw.size() < m_window; });
-        if (m_abort) return;
-        m_raw.push_back(std::move(c));
-        c = RawChunk{};
-        m_cv.notify_all();
-      }
-      std::lock_guard<std::mutex> lock(m_mu);
-      m_chunks = std::max<uint64_t>(m_seen, m_resume);
-      m_readerDone = true;
-      m_cv.notify_all();
-    } catch (...) {
-      fail(std::current_exception());
-    }
-  }
-
-  void workLoop() {
-    try {
-      while (true) {
-        RawChunk c;
-        {
-          std::unique_lock<std::mutex> lock(m_mu);
-          // Keep at most `window` chunks ahead of the writer (bounded memory).
-          m_cv.wait(lock, [&] {
-            return m_abort || (m_raw.empty() ? m_readerDone : m_raw.front().seq < m_writerAt + m_window);
-          });
-          if (m_abort || m_raw.empty()) return;
-          c = std::move(m_raw.front());
-          m_raw.pop_front();
-          m_cv.notify_all();
-        }
-        DoneChunk d = tokenize(c);
-        std::lock_guard<std::mutex> lock(m_mu);
-        m_done.emplace(c.seq, std::move(d));
-        m_cv.notify_all();
-      }
-    } catch (...) {
-      fail(std::current_exception());
-    }
-  }
-
-  DoneChunk tokenize(RawChunk& c) {
-    DoneChunk d;
-    d.rawDone = c.rawDone;
-    std::string text = chunkText(std::move(c), d.skipped);
-    d.textBytes = text.size();
-    d.hasText = text.find_first_not_of(" \t\r\n") != std::string::npos;
-    const uint32_t width = static_cast<uint32_t>(bytesPerTokenFor(m_tok.vocab));
-    if (!m_tok.spm) {  // bytes are their own ids
-      d.count = text.size();
-      if (width == 1) {
-        d.encoded = std::move(text);
-      } else {
-        d.encoded.resize(text.size() * width);
-        for (size_t i = 0; i < text.size(); ++i) {
-          const uint16_t v = static_cast<unsigned char>(text[i]);
-          std::memcpy(&d.encoded[2 * i], &v, 2);
-        }
-      }
-      return d;
-    }
-    if (text.empty()) return d;
-    const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(c.seq) + "-" +
-                                                std::to_string(getpid()) + ".tmp")).string();
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << text;
-      if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
-    }
-    std::vector<int32_t> ids;
-    try {
-      ids = m_tok.spm->encodeFile(tmp);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    d.count = ids.size();
-    encodeTokens(ids.data(), ids.size(), width, static_cast<uint32_t>(m_tok.vocab), d.encoded);
-    return d;
-  }
-
-  CorpusChunker m_chunker;
-  const ResolvedTokenizer& m_tok;
-  const PrepareOptions& m_o;
-  uint64_t m_resume;
-  std::string m_dir;
-  int m_threads = 1;
-  uint64_t m_window = 4;
-
-  std::mutex m_mu;
-  std::condition_variable m_cv;
-  std::deque<RawChunk> m_raw;
-  std::map<uint64_t, DoneChunk> m_done;
-  uint64_t m_writerAt = 0, m_chunks = 0, m_seen = 0;
-  bool m_readerDone = false, m_abort = false;
-  std::exception_ptr m_error;
-  std::atomic<uint64_t> m_skipRaw{0};
-  std::thread m_reader;
-  std::vector<std::thread> m_workers;
-};
 
 }  // namespace
 
@@ -540,7 +338,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   r.vocab = tok.vocab;
 
   // 3. Tokenize in a stream: chunks in order into shards.
-  Pipeline pipe(sources, folder, tok, o, chunkBytes, resumeChunk, r.storeDir);
+  TokenizePipeline pipe(sources, folder, tok, o.threads, chunkBytes, resumeChunk, r.storeDir);
   say(std::string(r.resumedShards ? "resuming" : "tokenizing") + " " + corpusPath + " with " +
       tok.name + " on " + std::to_string(pipe.threads()) + " thread(s)");
   pipe.start();

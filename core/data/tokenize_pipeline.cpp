@@ -1,0 +1,165 @@
+// See tokenize_pipeline.h.
+#include "data/tokenize_pipeline.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "data/corpus.h"
+#include "data/token_store.h"
+
+namespace depthlab::data {
+
+namespace fs = std::filesystem;
+
+TokenizePipeline::TokenizePipeline(const std::vector<SourceFile>& sources, bool folder,
+                                   const ResolvedTokenizer& tok, int threads, size_t chunkBytes,
+                                   uint64_t resumeChunk, const std::string& tmpDir)
+    : m_chunker(sources, chunkBytes, folder), m_tok(tok), m_resume(resumeChunk), m_dir(tmpDir) {
+  m_threads = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  m_window = static_cast<uint64_t>(m_threads) * 2 + 2;
+}
+
+void TokenizePipeline::start() {
+  m_reader = std::thread([this] { readLoop(); });
+  for (int i = 0; i < m_threads; ++i) m_workers.emplace_back([this] { workLoop(); });
+}
+
+bool TokenizePipeline::next(uint64_t seq, DoneChunk& out) {
+  std::unique_lock<std::mutex> lock(m_mu);
+  m_writerAt = seq;
+  m_cv.notify_all();
+  m_cv.wait(lock, [&] {
+    return m_error || m_done.count(seq) || (m_readerDone && seq >= m_chunks);
+  });
+  if (m_error) std::rethrow_exception(m_error);
+  auto it = m_done.find(seq);
+  if (it == m_done.end()) return false;
+  out = std::move(it->second);
+  m_done.erase(it);
+  m_cv.notify_all();
+  return true;
+}
+
+void TokenizePipeline::stop() {
+  {
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_abort = true;
+  }
+  m_cv.notify_all();
+  if (m_reader.joinable()) m_reader.join();
+  for (auto& w : m_workers) {
+    if (w.joinable()) w.join();
+  }
+  m_workers.clear();
+}
+
+void TokenizePipeline::fail(std::exception_ptr e) {
+  std::lock_guard<std::mutex> lock(m_mu);
+  if (!m_error) m_error = e;
+  m_abort = true;
+  m_cv.notify_all();
+}
+
+void TokenizePipeline::readLoop() {
+  try {
+    RawChunk c;
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(m_mu);
+        if (m_abort) return;
+      }
+      if (!m_chunker.next(c)) break;
+      m_seen = c.seq + 1;
+      if (c.seq < m_resume) {  // tokenized before the interruption
+        m_skipRaw = c.rawDone;
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(m_mu);
+      m_cv.wait(lock, [&] { return m_abort || m_raw.size() < m_window; });
+      if (m_abort) return;
+      m_raw.push_back(std::move(c));
+      c = RawChunk{};
+      m_cv.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(m_mu);
+    m_chunks = std::max<uint64_t>(m_seen, m_resume);
+    m_readerDone = true;
+    m_cv.notify_all();
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+void TokenizePipeline::workLoop() {
+  try {
+    while (true) {
+      RawChunk c;
+      {
+        std::unique_lock<std::mutex> lock(m_mu);
+        // Keep at most `window` chunks ahead of the writer (bounded memory).
+        m_cv.wait(lock, [&] {
+          return m_abort || (m_raw.empty() ? m_readerDone : m_raw.front().seq < m_writerAt + m_window);
+        });
+        if (m_abort || m_raw.empty()) return;
+        c = std::move(m_raw.front());
+        m_raw.pop_front();
+        m_cv.notify_all();
+      }
+      DoneChunk d = tokenize(c);
+      std::lock_guard<std::mutex> lock(m_mu);
+      m_done.emplace(c.seq, std::move(d));
+      m_cv.notify_all();
+    }
+  } catch (...) {
+    fail(std::current_exception());
+  }
+}
+
+DoneChunk TokenizePipeline::tokenize(RawChunk& c) {
+  DoneChunk d;
+  d.rawDone = c.rawDone;
+  std::string text = chunkText(std::move(c), d.skipped);
+  d.textBytes = text.size();
+  d.hasText = text.find_first_not_of(" \t\r\n") != std::string::npos;
+  const uint32_t width = static_cast<uint32_t>(bytesPerTokenFor(m_tok.vocab));
+  if (!m_tok.spm) {  // bytes are their own ids
+    d.count = text.size();
+    if (width == 1) {
+      d.encoded = std::move(text);
+    } else {
+      d.encoded.resize(text.size() * width);
+      for (size_t i = 0; i < text.size(); ++i) {
+        const uint16_t v = static_cast<unsigned char>(text[i]);
+        std::memcpy(&d.encoded[2 * i], &v, 2);
+      }
+    }
+    return d;
+  }
+  if (text.empty()) return d;
+  const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(c.seq) + "-" +
+                                              std::to_string(getpid()) + ".tmp")).string();
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
+  }
+  std::vector<int32_t> ids;
+  try {
+    ids = m_tok.spm->encodeFile(tmp);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  d.count = ids.size();
+  encodeTokens(ids.data(), ids.size(), width, static_cast<uint32_t>(m_tok.vocab), d.encoded);
+  return d;
+}
+
+}  // namespace depthlab::data
