@@ -12,6 +12,7 @@
 #include "data/tokenize_pipeline.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
+#include "util/paths.h"
 #include "util/stream_hash.h"
 
 namespace depthlab::data {
@@ -182,7 +183,15 @@ std::string storeDirFor(const std::string& corpusPath, const std::string& tokeni
   else if (tokenizer.rfind("spm:", 0) == 0) tag = "spm-" + fs::path(tokenizer.substr(4)).stem().string();
   fs::path corpus = fs::path(corpusPath).lexically_normal();
   if (corpus.filename().empty()) corpus = corpus.parent_path();
-  return (fs::path(cacheDirBeside(corpus.string())) / (corpus.filename().string() + "." + tag + ".dlstore")).string();
+  const std::string dir = cacheDirBeside(corpus.string());
+  std::string name = corpus.filename().string() + "." + tag;
+  // In the shared data cache (the corpus's folder is read-only) corpora of one file name from
+  // different folders must not share a store: the name gets a hash of the corpus's path.
+  std::error_code ec;
+  if (fs::path(dir).lexically_normal() == (fs::path(util::dataDir()) / "cache").lexically_normal()) {
+    name += "-" + util::hex64(util::fnv1a(fs::absolute(corpus, ec).string())).substr(0, 8);
+  }
+  return (fs::path(dir) / (name + ".dlstore")).string();
 }
 
 uint64_t writeCorpusSample(const std::string& corpusPath, uint64_t bytes, const std::string& outPath) {

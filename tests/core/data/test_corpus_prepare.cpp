@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "data/corpus.h"
@@ -269,4 +270,24 @@ TEST(CorpusPrepare, TrainingReadsTheStoreAndTheCliPreparesAhead) {
   EXPECT_EQ(loadCorpusTokens(dc).tokens->size(), ct.tokens->size());
   ASSERT_EQ(test::runCommand(cli + " --json corpus info " + ct.storeDir, &out), 0) << out;
   EXPECT_NE(out.find("\"verified\":true"), std::string::npos) << out;
+}
+
+// In the shared data cache (where stores of corpora in read-only folders go) two corpora with
+// one file name get stores of their own.
+TEST(CorpusPrepare, StoresInTheSharedCacheAreNamedAfterTheCorpusPathToo) {
+  test::TempDir dir;
+  const char* old = std::getenv("XDG_DATA_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_DATA_HOME", dir.path().c_str(), 1);
+  const std::string cache = dir.file("depthlab/cache");
+  std::filesystem::create_directories(cache);
+  test::writeFile(cache + "/train.txt", "x\n");
+  const std::string shared = storeDirFor(cache + "/train.txt", "byte");
+  std::filesystem::create_directories(dir.file("a"));
+  const std::string beside = storeDirFor(dir.file("a/train.txt"), "byte");
+  if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_DATA_HOME");
+  EXPECT_EQ(beside, dir.file("a/train.txt.byte.dlstore"));
+  EXPECT_NE(shared, cache + "/train.txt.byte.dlstore");
+  EXPECT_EQ(shared.rfind(cache + "/train.txt.byte-", 0), 0u) << shared;
 }
