@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace depthlab::data {
 
@@ -37,58 +35,6 @@ std::string binaryReason(const std::string& text) {
     return std::to_string(invalid) + " of " + std::to_string(n) + " bytes are not valid UTF-8";
   }
   return "";
-}
-
-namespace {
-std::string readWhole(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw DataError("cannot read corpus file '" + p.string() + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-}  // namespace
-
-std::string readTextCorpus(const std::string& path) {
-  std::error_code ec;
-  if (path.empty()) throw DataError("no corpus given");
-  if (!fs::exists(path, ec)) throw DataError("corpus '" + path + "' does not exist");
-  std::string text;
-  if (fs::is_directory(path, ec)) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator(path, ec)) {
-      if (e.is_regular_file() && e.path().filename().string()[0] != '.') files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    std::vector<std::string> skipped;
-    for (const auto& f : files) {
-      std::string part = readWhole(f);
-      if (!binaryReason(part).empty()) {  // skip binaries inside a folder (e.g. caches)
-        skipped.push_back(f.filename().string());
-        continue;
-      }
-      text += part;
-      if (!part.empty() && part.back() != '\n') text += '\n';
-    }
-    if (files.empty()) throw DataError("corpus folder '" + path + "' holds no files");
-    if (skipped.size() == files.size()) {
-      std::string names;
-      for (size_t i = 0; i < skipped.size() && i < 5; ++i) names += (i ? ", " : "") + skipped[i];
-      throw DataError("corpus folder '" + path + "' holds no text files: all " +
-                      std::to_string(skipped.size()) + " are binary (" + names +
-                      (skipped.size() > 5 ? ", ..." : "") + ")");
-    }
-  } else {
-    text = readWhole(path);
-    if (auto why = binaryReason(text); !why.empty()) {
-      throw DataError("corpus '" + path + "' does not look like UTF-8 text (" + why +
-                      "); pass a text file, a folder of text files, or a .bin token file");
-    }
-  }
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw DataError("corpus '" + path + "' is empty");
-  }
-  return text;
 }
 
 std::vector<int32_t> readTokenFile(const std::string& path) {

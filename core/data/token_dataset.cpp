@@ -181,17 +181,4 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
   return ct;
 }
 
-bool holdsOnlyTokenFiles(const std::string& path) {
-  std::error_code ec;
-  if (!fs::is_directory(path, ec)) return false;
-  bool any = false;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || name[0] == '.' || !e.is_regular_file()) continue;
-    if (!isTokenFile(name)) return false;
-    any = true;
-  }
-  return any;
-}
-
 }  // namespace depthlab::data

@@ -68,7 +68,4 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
                               const std::function<void(const std::string&)>& phase = {},
                               const std::atomic<bool>* stop = nullptr);
 
-/// True for a folder whose files are all .bin token files (nanoGPT's fineweb shards).
-bool holdsOnlyTokenFiles(const std::string& path);
-
 }  // namespace depthlab::data

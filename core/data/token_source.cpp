@@ -9,10 +9,12 @@
 namespace depthlab::data {
 
 namespace {
-void checkRange(uint64_t start, size_t n, uint64_t size, const std::string& what) {
+// `what` names the source only when the range is wrong (it is read on every window).
+template <class Describe>
+void checkRange(uint64_t start, size_t n, uint64_t size, const Describe& what) {
   if (start > size || n > size - start) {
     throw DataError("tokens [" + std::to_string(start) + ", " + std::to_string(start + n) +
-                    ") are past the end of " + what + " (" + std::to_string(size) + " tokens)");
+                    ") are past the end of " + what() + " (" + std::to_string(size) + " tokens)");
   }
 }
 }  // namespace
@@ -33,7 +35,7 @@ InMemoryTokens::InMemoryTokens(std::vector<int32_t> tokens) : m_tokens(std::move
 }
 
 void InMemoryTokens::read(uint64_t start, size_t n, int64_t* out) const {
-  checkRange(start, n, m_tokens.size(), "the tokens");
+  checkRange(start, n, m_tokens.size(), [] { return std::string("the tokens"); });
   std::copy(m_tokens.begin() + static_cast<long>(start),
             m_tokens.begin() + static_cast<long>(start + n), out);
 }
@@ -51,7 +53,7 @@ void MappedTokens::releasePages() const {
 }
 
 void MappedTokens::read(uint64_t start, size_t n, int64_t* out) const {
-  checkRange(start, n, m_total, describe());
+  checkRange(start, n, m_total, [this] { return describe(); });
   if (m_releaseEvery > 0 && m_reads.fetch_add(1, std::memory_order_relaxed) % m_releaseEvery ==
                                 m_releaseEvery - 1) {
     releasePages();

@@ -272,19 +272,37 @@ MappedTokens::Segment openTokenFileSegment(const std::string& path, int* vocab) 
   return seg;
 }
 
+namespace {
+bool isTokenFileName(const std::string& name) {
+  return isTokenFile(name) || (name.size() > 6 && name.compare(name.size() - 6, 6, ".dltok") == 0);
+}
+
+// The token files of a folder, sorted; empty when any other (visible) file is there too.
+std::vector<std::string> tokenFilesOnlyIn(const std::string& dir) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name[0] == '.' || !e.is_regular_file(ec)) continue;
+    if (!isTokenFileName(name)) return {};
+    files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+}  // namespace
+
+bool holdsOnlyTokenFiles(const std::string& path) {
+  std::error_code ec;
+  return fs::is_directory(path, ec) && !tokenFilesOnlyIn(path).empty();
+}
+
 std::shared_ptr<MappedTokens> openTokenFiles(const std::string& path) {
   std::error_code ec;
   std::vector<std::string> files;
   if (fs::is_directory(path, ec)) {
-    for (const auto& e : fs::directory_iterator(path, ec)) {
-      const std::string name = e.path().filename().string();
-      const bool shard = name.size() > 6 && name.compare(name.size() - 6, 6, ".dltok") == 0;
-      if (e.is_regular_file() && name[0] != '.' && (isTokenFile(name) || shard)) {
-        files.push_back(e.path().string());
-      }
-    }
-    std::sort(files.begin(), files.end());
-    if (files.empty()) throw DataError("'" + path + "' holds no .bin token files");
+    files = tokenFilesOnlyIn(path);
+    if (files.empty()) throw DataError("'" + path + "' does not hold only .bin / .dltok token files");
   } else {
     files.push_back(path);
   }

@@ -95,7 +95,9 @@ bool isTokenStore(const std::string& dir);
 /// Maps one token file: a DepthLab shard, llm.c's .bin (header) or nanoGPT's .bin (raw uint16).
 /// Throws DataError for truncated, empty or foreign files.
 MappedTokens::Segment openTokenFileSegment(const std::string& path, int* vocab);
-/// Maps token files as one stream (a .bin, a shard, or a folder of them, sorted by name).
+/// True for a folder whose files are all token files (.bin, .dltok: nanoGPT's fineweb shards).
+bool holdsOnlyTokenFiles(const std::string& path);
+/// Maps token files as one stream (a .bin, a shard, or a folder of only them, sorted by name).
 std::shared_ptr<MappedTokens> openTokenFiles(const std::string& path);
 
 /// Writes one shard: header, then tokens appended in pieces; finish() patches the count.

@@ -12,7 +12,6 @@
 
 #include "data/corpus.h"
 #include "util/paths.h"
-#include "util/content_hash.h"
 #include "util/run_command.h"
 
 namespace depthlab::data {
@@ -57,12 +56,6 @@ std::vector<int32_t> parseIds(const std::string& text) {
 }
 
 }  // namespace
-
-std::vector<int32_t> ByteTokenizer::encode(const std::string& text) const {
-  std::vector<int32_t> out(text.size());
-  for (size_t i = 0; i < text.size(); ++i) out[i] = static_cast<unsigned char>(text[i]);
-  return out;
-}
 
 bool SpmTokenizer::toolsAvailable() {
   return util::programExists("spm_encode") && util::programExists("spm_train");
@@ -125,26 +118,6 @@ int spmVocabSize(const std::string& spec) {
                     std::to_string(kSpmMinVocab) + " to " + std::to_string(kSpmMaxVocab));
   }
   return std::stoi(arg);
-}
-
-std::unique_ptr<Tokenizer> makeTokenizer(const std::string& spec, const std::string& corpusFile) {
-  if (spec == "byte") return std::make_unique<ByteTokenizer>();
-  if (spec.rfind("spm:", 0) != 0) throw DataError("unknown tokenizer '" + spec + "'");
-  std::string arg = spec.substr(4);
-  if (!arg.empty() && arg.find_first_not_of("0123456789") == std::string::npos) {
-    const int vocab = spmVocabSize(spec);
-    // Cache key: the corpus's content (a hash of its bytes), the vocabulary size and the
-    // training settings' version, beside the corpus (or in the data cache). An edited corpus
-    // of the same size gets a new model.
-    std::string prefix = (fs::path(cacheDirFor(corpusFile)) /
-                          (fs::path(corpusFile).filename().string() + ".spm" +
-                           std::to_string(vocab) + "-" + kSpmSettingsVersion + "-" +
-                           util::hex64(util::fnv1aFile(corpusFile)))).string();
-    std::string model = prefix + ".model";
-    if (!fs::exists(model)) SpmTokenizer::train(corpusFile, prefix, vocab);
-    return std::make_unique<SpmTokenizer>(model);
-  }
-  return std::make_unique<SpmTokenizer>(arg);
 }
 
 }  // namespace depthlab::data

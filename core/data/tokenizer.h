@@ -1,7 +1,6 @@
-// Tokenizers: byte-level (vocab 256, the default) and SentencePiece. SentencePiece always runs
-// out of process (Debian's spm_train / spm_encode): libsentencepiece bundles protobuf symbols
-// that crash any process also linking LibTorch. Models and encoded corpora are cached next to
-// the corpus (or in the data folder's cache when that folder is read-only).
+// SentencePiece tokenizers, always run out of process (Debian's spm_train / spm_encode):
+// libsentencepiece bundles protobuf symbols that crash any process also linking LibTorch.
+// Models are cached next to the corpus (or in the data folder's cache when it is read-only).
 #pragma once
 
 #include <cstdint>
@@ -11,27 +10,14 @@
 
 namespace depthlab::data {
 
-class Tokenizer {
- public:
-  virtual ~Tokenizer() = default;
-  virtual std::string name() const = 0;   // "byte", "spm:<model path>"
-  virtual int vocabSize() const = 0;
-  virtual std::vector<int32_t> encode(const std::string& text) const = 0;
-};
-
-class ByteTokenizer : public Tokenizer {
- public:
-  std::string name() const override { return "byte"; }
-  int vocabSize() const override { return 256; }
-  std::vector<int32_t> encode(const std::string& text) const override;
-};
-
-class SpmTokenizer : public Tokenizer {
+/// A SentencePiece model driven through its command-line tools. (Byte-level tokens need no
+/// class: a byte is its own id, see tokenize_pipeline.)
+class SpmTokenizer {
  public:
   explicit SpmTokenizer(std::string modelPath);  // reads the vocab size (spm_export_vocab)
-  std::string name() const override { return "spm:" + m_model; }
-  int vocabSize() const override { return m_vocab; }
-  std::vector<int32_t> encode(const std::string& text) const override;
+  std::string name() const { return "spm:" + m_model; }
+  int vocabSize() const { return m_vocab; }
+  std::vector<int32_t> encode(const std::string& text) const;
   /// Encodes a file without loading it first (spm_encode reading the file).
   std::vector<int32_t> encodeFile(const std::string& path) const;
   const std::string& modelPath() const { return m_model; }
@@ -57,9 +43,5 @@ inline constexpr int kSpmMaxVocab = 1000000;
 inline constexpr const char* kSpmSettingsVersion = "s1";
 /// N of "spm:N"; throws DataError naming the spec when N is not a number in range.
 int spmVocabSize(const std::string& spec);
-
-/// Builds the tokenizer a config names ("byte", "spm:N", "spm:/path.model"), training and
-/// caching an spm model on `corpusTextFile` when needed.
-std::unique_ptr<Tokenizer> makeTokenizer(const std::string& spec, const std::string& corpusTextFile);
 
 }  // namespace depthlab::data

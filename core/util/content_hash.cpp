@@ -22,16 +22,4 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
-uint64_t fnv1aFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read '" + path + "'");
-  std::vector<char> buf(1 << 20);
-  uint64_t h = 1469598103934665603ull;
-  while (in) {
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    h = fnv1a(std::string_view(buf.data(), static_cast<size_t>(in.gcount())), h);
-  }
-  return h;
-}
-
 }  // namespace depthlab::util

@@ -11,7 +11,5 @@ namespace depthlab::util {
 uint64_t fnv1a(std::string_view bytes, uint64_t seed = 1469598103934665603ull);
 /// 16 lowercase hex digits.
 std::string hex64(uint64_t v);
-/// fnv1a of a file's bytes, streamed; throws std::runtime_error naming the file when unreadable.
-uint64_t fnv1aFile(const std::string& path);
 
 }  // namespace depthlab::util

@@ -7,8 +7,10 @@
 #include <set>
 
 #include "data/corpus.h"
+#include "data/corpus_prepare.h"
 #include "data/default_corpus.h"
 #include "data/token_dataset.h"
+#include "data/token_store.h"
 #include "data/tokenizer.h"
 #include "support/temp_dir.h"
 
@@ -63,8 +65,13 @@ TEST(Corpus, ReadsFilesAndFolders) {
   test::writeFile(dir.file("books/a.txt"), "alpha\n");
   test::writeFile(dir.file("books/b/c.txt"), "gamma");
   test::writeFile(dir.file("books/b/junk.bin"), std::string("\0\1\2\3", 4));
-  EXPECT_EQ(readTextCorpus(dir.file("books")), "alpha\ngamma\n");
-  EXPECT_EQ(readTextCorpus(dir.file("books/a.txt")), "alpha\n");
+  // Read through the token store (byte-level: a byte is its own id); the binary file is skipped.
+  auto text = [](const std::string& path) {
+    const auto tokens = openTokenStore(prepareCorpus(path, PrepareOptions{}).storeDir)->readAll();
+    return std::string(tokens.begin(), tokens.end());
+  };
+  EXPECT_EQ(text(dir.file("books")), "alpha\ngamma\n");
+  EXPECT_EQ(text(dir.file("books/a.txt")), "alpha\n");
   EXPECT_NE(binaryReason(std::string("a\0b", 3)), "");
   EXPECT_EQ(binaryReason("héllo wörld — ok"), "");
 }
@@ -98,9 +105,11 @@ TEST(DefaultCorpus, CleansBibleOutput) {
 }
 
 TEST(ByteTokenizer, EncodesBytes) {
-  ByteTokenizer t;
-  EXPECT_EQ(t.vocabSize(), 256);
-  EXPECT_EQ(t.encode("Aé"), (std::vector<int32_t>{65, 0xC3, 0xA9}));
+  test::TempDir dir;
+  test::writeFile(dir.file("t.txt"), "Aé");
+  const auto r = prepareCorpus(dir.file("t.txt"), PrepareOptions{});
+  EXPECT_EQ(r.vocab, 256);
+  EXPECT_EQ(openTokenStore(r.storeDir)->readAll(), (std::vector<int32_t>{65, 0xC3, 0xA9}));
 }
 
 namespace {
