@@ -2,17 +2,17 @@
 # Run here (the Debian development machine), from the project root, before a GPU check.
 # Makes .gpu-deps/ in the checkout (about 8 MB, ignored by git): the header-only and static
 # dependencies a GPU machine without Debian -dev packages and without a network needs to build
-# DepthLab without the GUI (nlohmann-json, CLI11, GoogleTest/GoogleMock, SQLite) with their CMake
+# DepthLab without the GUI (nlohmann-json, CLI11, GoogleTest/GoogleMock, SQLite, gloo's headers) with their CMake
 # configs, a small corpus, and scripts/gpu-check.sh. PyTorch (and with it a CUDA LibTorch) and
 # nvcc must be on the GPU machine already. Then, there: bash .gpu-deps/gpu-check.sh
 set -euo pipefail
 root=$(git rev-parse --show-toplevel)
 out="$root/.gpu-deps"; p="$out/prefix"; lib="$p/lib/x86_64-linux-gnu"
-for pkg in nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsqlite3-dev; do
+for pkg in nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libsqlite3-dev libgloo-dev; do
   dpkg -s "$pkg" >/dev/null 2>&1 || { echo "gpu-bundle: apt-get install $pkg first" >&2; exit 1; }
 done
 rm -rf "$out"; mkdir -p "$p/include" "$p/share/cmake" "$lib/cmake"
-cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/gtest /usr/include/gmock \
+cp -r /usr/include/nlohmann /usr/include/CLI /usr/include/gtest /usr/include/gmock /usr/include/gloo \
       /usr/include/sqlite3.h /usr/include/sqlite3ext.h "$p/include/"
 cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$p/share/cmake/"
 cp -r /usr/lib/x86_64-linux-gnu/cmake/GTest "$lib/cmake/"

@@ -15,6 +15,8 @@ namespace depthlab::cli {
 struct GlobalOptions {
   std::string db;     // --db PATH (else $DEPTHLAB_DB, else the data folder's depthlab.db)
   bool json = false;  // --json: machine-readable output
+  std::vector<std::string> argv;  // the command line (argv[1..]), for commands that relaunch it
+  int exitCode = 0;   // what main returns when a command ends without an exception
 };
 
 /// Opens the store named by the options; creates the data folder for the default path.

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_distributed.h"
 #include "experiment/presets.h"
+#include "experiment/run_config.h"
 #include "experiment/run_group.h"
 
 namespace depthlab::cli {
@@ -177,7 +179,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     bool quiet = false;
   };
   static TrainArgs a;
+  static DistArgs dist;
   auto* train = app.add_subcommand("train", "Train a paired group of schemes");
+  addDistOptions(train, dist);
   train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
   train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
   train->add_option("--corpus", a.corpus, "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
@@ -255,34 +259,66 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
       c.optim.autoMicroBatch = false;
     }
     if (!a.name.empty()) c.name = a.name;
-    auto store = openStore(g);
+    const bool nprocGiven = train->count("--nproc") > 0;
+    if (auto rc = launchLocalRanksIfAsked(dist, nprocGiven ? dist.nproc : c.run.processes, g)) {
+      g.exitCode = *rc;  // this process only started the ranks and waited for them
+      return;
+    }
+    auto group = joinLaunchedGroup(dist, nprocGiven, c.run.device);
+    c.run.processes = group ? group->worldSize : 1;
+    const bool writer = !group || group->rank == 0;
+    // Rank 0 alone writes the store: the other ranks keep a scratch one in memory.
+    auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
     experiment::RunGroupOptions o;
     o.checkpointDir = a.checkpointDir;
     o.stopFlag = &g_stop;
-    if (!a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
+    o.dist = group ? group->context.get() : nullptr;
+    o.bucketMB = dist.bucketMB;
+    if (writer && !a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
-    if (!g.json) o.onPhase = printPhase;
+    if (writer && !g.json) o.onPhase = printPhase;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     auto result = experiment::runGroup(c, store, o);
-    printSummary(result, g.json);
+    if (writer) printSummary(result, g.json);
   });
 
   static int64_t resumeId = 0;
   auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
   resume->add_option("id", resumeId, "Run id")->required();
   resume->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
-  resume->callback([&g] {
-    auto store = openStore(g);
+  static DistArgs resumeDist;
+  addDistOptions(resume, resumeDist);
+  resume->callback([&g, resume] {
+    // The run's device and its number of ranks (any number may continue it: the global batch
+    // is the same). Every rank reads them, so the store must be reachable from every node.
+    experiment::ExperimentConfig runConfig;
+    {
+      auto reader = openStoreToRead(g);
+      auto run = reader.run(resumeId);
+      if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
+      runConfig = experiment::configOf(*run);
+    }
+    const bool nprocGiven = resume->count("--nproc") > 0;
+    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g)) {
+      g.exitCode = *rc;
+      return;
+    }
+    auto group = joinLaunchedGroup(resumeDist, nprocGiven, runConfig.run.device);
+    const bool writer = !group || group->rank == 0;
+    auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
     experiment::RunGroupOptions o;
     o.checkpointDir = a.checkpointDir;
     o.stopFlag = &g_stop;
-    if (!g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
+    o.dist = group ? group->context.get() : nullptr;
+    o.bucketMB = resumeDist.bucketMB;
+    if (writer && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
-    if (!g.json) o.onPhase = printPhase;
+    if (writer && !g.json) o.onPhase = printPhase;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
-    printSummary(experiment::resumeRun(resumeId, store, o), g.json);
+    auto result = experiment::resumeRun(resumeId, store, o);
+    if (writer) printSummary(result, g.json);
   });
 
   auto* presets = app.add_subcommand("presets", "List presets with parameter counts");

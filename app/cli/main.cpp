@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // --db / --json may follow the subcommand too
   depthlab::cli::GlobalOptions g;
+  for (int i = 1; i < argc; ++i) g.argv.emplace_back(argv[i]);
   app.add_option("--db", g.db, "Run database (default $DEPTHLAB_DB, else the data folder)");
   app.add_flag("--json", g.json, "Machine-readable JSON output");
 
@@ -35,5 +36,5 @@ int main(int argc, char** argv) {
     std::cerr << "depthlab-cli: " << what << "\n";
     return 1;
   }
-  return 0;
+  return g.exitCode;
 }

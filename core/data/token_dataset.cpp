@@ -81,6 +81,11 @@ TokenBatch TokenDataset::window(const std::vector<size_t>& starts) const {
 }
 
 TokenBatch TokenDataset::trainBatch(int64_t seed, int64_t step, int micro) const {
+  return trainBatchRows(seed, step, micro, 0, m_batch);
+}
+
+TokenBatch TokenDataset::trainBatchRows(int64_t seed, int64_t step, int micro, int rowBegin,
+                                        int rowEnd) const {
   const size_t range = m_split - static_cast<size_t>(m_seqLen);  // starts in [0, range)
   std::vector<size_t> starts(static_cast<size_t>(m_batch));
   uint64_t state = splitmix64(static_cast<uint64_t>(seed) * 0x100000001B3ull ^
@@ -89,6 +94,12 @@ TokenBatch TokenDataset::trainBatch(int64_t seed, int64_t step, int micro) const
   for (auto& s : starts) {
     state = splitmix64(state);
     s = static_cast<size_t>(state % range);
+  }
+  if (rowBegin != 0 || rowEnd != m_batch) {
+    if (rowBegin < 0 || rowEnd > m_batch || rowBegin >= rowEnd) {
+      throw std::out_of_range("trainBatchRows: rows outside the micro-batch");
+    }
+    starts = std::vector<size_t>(starts.begin() + rowBegin, starts.begin() + rowEnd);
   }
   return window(starts);
 }

@@ -34,6 +34,8 @@ class TokenDataset {
                int batchSize);
 
   TokenBatch trainBatch(int64_t seed, int64_t step, int micro) const;
+  /// Rows [rowBegin, rowEnd) of trainBatch(seed, step, micro): a data-parallel rank's share.
+  TokenBatch trainBatchRows(int64_t seed, int64_t step, int micro, int rowBegin, int rowEnd) const;
   /// Fixed validation batch `i` (windows spread evenly over the validation split).
   TokenBatch valBatch(int i, int nBatches) const;
   /// `rows` held-out windows spread evenly over the validation split (the probe batch).

@@ -134,6 +134,9 @@ std::vector<ConfigField> runFields() {
     FIELD(run, checkpointKeep, "Checkpoints kept",
           "checkpoints kept besides the best and the final", atLeast(1, "must be at least 1")),
     FIELD(run, bf16, "bf16", "autocast to bf16 (CUDA only)", std::nullopt),
+    FIELD(run, processes, "GPUs / processes",
+          "data-parallel ranks: one per GPU on CUDA (NCCL), processes on the CPU (Gloo); 1 = one process",
+          within(1, 1024, false, false, "must be in [1, 1024]")),
   };
 }
 

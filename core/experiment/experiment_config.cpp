@@ -1,6 +1,8 @@
 // ExperimentConfig JSON round trip and validation; see experiment_config.h.
 #include "experiment/experiment_config.h"
 
+#include "distributed/batch_shard.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -222,6 +224,10 @@ void checkRunAndProbes(const ExperimentConfig& c, Issues& is) {
   if (r.device != "cpu" && r.device != "cuda" && r.device.rfind("cuda:", 0) != 0)
     is.bad("run.device", "unknown device '" + r.device + "' (known: cpu, cuda, cuda:N)");
   is.ranges(c, "run");
+  if (c.run.processes > 1) {
+    const auto why = distributed::shardProblem(c.optim.batchSize, c.optim.gradAccum, c.run.processes);
+    if (!why.empty()) is.bad("run.processes", why);
+  }
   const auto& q = c.probes;
   is.ranges(c, "probes");
   if (!(q.lazyThreshold > 0 && q.lazyThreshold < q.lowThreshold))

@@ -39,6 +39,7 @@ struct RunConfig {
   int checkpointKeep = 3;         // the last N checkpoints kept (plus the best and the final)
   int logEvery = 1;               // steps between train-loss rows
   bool bf16 = false;              // autocast to bf16 (CUDA only)
+  int processes = 1;              // data-parallel ranks (one GPU each on CUDA); 1 = one process
 };
 
 struct ExperimentConfig {

@@ -9,11 +9,16 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <unistd.h>
 #include <set>
 #include <thread>
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
+#include "distributed/process_group.h"
 #include "experiment/group_names.h"
 #include "experiment/probe_schedule.h"
 #include "experiment/resource_estimate.h"
@@ -46,12 +51,14 @@ struct Member {
   std::optional<double> bestVal;        // lowest validation loss so far
   std::optional<int64_t> bestStep;      // its step, when a checkpoint was written there
   std::optional<int64_t> lastCheckpoint;
+  bool writer = true;                   // false on data-parallel ranks other than 0: they
+                                        // only train (no checkpoints, probes, evaluations)
 };
 
 // Writes a checkpoint of `m` after `step` updates and prunes the older ones: the last
 // checkpointKeep, the best and (at the end) the final one stay.
 void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
-  if (m.lastCheckpoint == step) return;
+  if (!m.writer || m.lastCheckpoint == step) return;
   const auto& c = m.config;
   train::CheckpointMeta meta;
   meta.step = step;
@@ -165,10 +172,11 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
     m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
     m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
   }
-  if (step + 1 < total) {
+  if (step + 1 < total && m.writer) {
     result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
   }
-  if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total) {
+  if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total &&
+      m.writer) {
     evaluate(m, data, step + 1, &link);
   }
   if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
@@ -221,6 +229,11 @@ void afterStep(std::vector<Member>& members, int64_t step, const ExperimentConfi
                    std::to_string(static_cast<int>(link.unwritableSeconds())) + " s (" +
                    link.lastError() + ")";
   }
+  // Data-parallel ranks stop together: any rank's reason (a signal, rank 0's store) stops all.
+  if (o.dist && o.dist->anyRank(stop) && !stop) {
+    stop = true;
+    s.stopReason = "on request (to another rank of the data-parallel group)";
+  }
   if (stop) s.stopping = true;
 }
 
@@ -232,7 +245,8 @@ void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
   for (auto& m : members) {
     if (!m.active) continue;
     const int64_t done = m.progress.step;
-    if (!s.stopping) {
+    if (!m.writer) {  // another data-parallel rank: rank 0 evaluates, probes and checkpoints
+    } else if (!s.stopping) {
       evaluate(m, data, done, nullptr);
       result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
     } else {
@@ -249,6 +263,28 @@ void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
   // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
   const auto finishing = Clock::now();
   while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// A data-parallel group failed (a rank died, a collective timed out): rank 0 records why on
+// every active run and marks it crashed (its last checkpoint stays for resume).
+void markCrashed(std::vector<Member>& members, StoreLink& link, const std::string& why,
+                 const RunGroupOptions& o) {
+  for (auto& m : members) {
+    if (!m.active || !m.writer) continue;
+    m.pending.event(m.progress.step, store::EventLevel::Error,
+                    "data-parallel training failed after step " + std::to_string(m.progress.step) +
+                        ": " + why + (m.lastCheckpoint ? "; resume continues from the checkpoint at step " +
+                                                             std::to_string(*m.lastCheckpoint)
+                                                       : std::string("; no checkpoint was written")));
+    flush(m, link);
+    link.finishRun(m.runId, store::RunStatus::Crashed);
+    m.progress.status = store::RunStatus::Crashed;
+    m.active = false;
+  }
+  const auto t = Clock::now();
+  while (!link.flush(true) && since(t) <= std::min(o.storeGiveUpSeconds, 30.0)) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
@@ -270,7 +306,9 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   }
   ProbeSchedule probes(config.probes, data, members.front().trainer->device());
   if (startStep == 0) {  // the state at initialisation
-    for (auto& m : members) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
+    for (auto& m : members) {
+      if (m.writer) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
+    }
   }
   // The cadences count from here (after the probes of the initial state).
   state.lastFlush = state.lastProgress = state.lastStopPoll = state.lastCheckpoint =
@@ -287,19 +325,24 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     for (const auto& m : members) gp.members.push_back(m.progress);
     o.onProgress(gp);
   };
-  for (int64_t step = startStep; step < total && !state.stopping; ++step) {
-    bool anyActive = false;
-    for (auto& m : members) {
-      if (!m.active) continue;
-      anyActive = true;
-      if (!stepMember(m, step, config, data, probes, link, result)) {
-        state.stopping = true;
-        break;
+  try {
+    for (int64_t step = startStep; step < total && !state.stopping; ++step) {
+      bool anyActive = false;
+      for (auto& m : members) {
+        if (!m.active) continue;
+        anyActive = true;
+        if (!stepMember(m, step, config, data, probes, link, result)) {
+          state.stopping = true;
+          break;
+        }
       }
+      if (!anyActive) break;
+      afterStep(members, step, config, o, link, state, report);
+      if (step == startStep && afterFirstStep) afterFirstStep();
     }
-    if (!anyActive) break;
-    afterStep(members, step, config, o, link, state, report);
-    if (step == startStep && afterFirstStep) afterFirstStep();
+  } catch (const distributed::CommError& e) {
+    markCrashed(members, link, e.what(), o);
+    throw;
   }
   finishMembers(members, data, probes, link, state, o, result);
   int64_t reached = startStep;
@@ -349,21 +392,69 @@ std::string defaultGroupName(const ExperimentConfig& c) {
   return (c.preset.empty() ? std::string("custom") : c.preset) + "-" + buf;
 }
 
+// Data-parallel set-up shared by runGroup and resumeRun: every rank starts from rank 0's
+// weights, then trains its share of each global batch with averaged gradients.
+void joinTrainers(std::vector<Member>& members, const RunGroupOptions& o) {
+  if (!o.dist) return;
+  for (auto& m : members) {
+    std::vector<torch::Tensor> params;
+    for (const auto& p : m.trainer->model()->parameters()) params.push_back(p.detach());
+    o.dist->broadcast(params, 0);
+    m.trainer->setDataParallel(o.dist, o.bucketMB);
+  }
+}
+
+std::string dataParallelNote(const ExperimentConfig& c, const distributed::DistContext& d) {
+  const int n = d.worldSize();
+  const bool whole = c.optim.gradAccum % n == 0;
+  return "data-parallel over " + std::to_string(n) + " ranks (" + d.backend() + "): each trains " +
+         (whole ? std::to_string(c.optim.gradAccum / n) + " micro-batch(es) of " +
+                      std::to_string(c.optim.batchSize)
+                : std::to_string(c.optim.gradAccum) + " micro-batch(es) of " +
+                      std::to_string(c.optim.batchSize / n)) +
+         " sequences per update; the global batch stays " +
+         std::to_string(c.optim.batchSize * c.optim.gradAccum);
+}
+
+// A data-parallel rank other than 0 keeps its runs in a scratch store in memory.
+store::RunStore scratchStore() { return store::RunStore::open(":memory:"); }
+
 }  // namespace
 
-GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
+GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore,
                      const RunGroupOptions& options) {
   requireValid(input);
   const auto started = Clock::now();
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
   };
+  distributed::DistContext* dist = options.dist;
+  const bool writer = !dist || dist->rank() == 0;
+  std::optional<store::RunStore> scratch;
+  if (!writer) scratch.emplace(scratchStore());
+  store::RunStore& store = writer ? callerStore : *scratch;
   ExperimentConfig config = input;
-  const torch::Device device = train::resolveDevice(config.run.device);
+  const torch::Device device = dist ? dist->device() : train::resolveDevice(config.run.device);
   std::string microBatchChoice;
-  // bad corpora fail here, before any run; so does a model that does not fit the GPU at all
-  data::TokenDataset dataset = loadDataset(
-      config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase, options.stopFlag);
+  // bad corpora fail here, before any run; so does a model that does not fit the GPU at all.
+  // Data-parallel: rank 0 reads (and if need be prepares) the corpus and chooses the
+  // micro-batch first; the others then map the same token store with that choice.
+  auto loadData = [&]() -> data::TokenDataset {
+    if (writer) {
+      auto d = loadDataset(
+          config, [&] { microBatchChoice = chooseMicroBatch(config, device); }, phase, options.stopFlag);
+      if (dist) {
+        dist->setValue("depthlab/batch", std::to_string(config.optim.batchSize) + " " +
+                                             std::to_string(config.optim.gradAccum));
+      }
+      return d;
+    }
+    phase("waiting for rank 0 to read the corpus");
+    std::istringstream batch(dist->waitValue("depthlab/batch", "rank 0 to read the corpus"));
+    batch >> config.optim.batchSize >> config.optim.gradAccum;
+    return loadDataset(config, {}, phase, options.stopFlag);
+  };
+  data::TokenDataset dataset = loadData();
   applyThreads(config);
   requireFitsDevice(config, device);  // a model that cannot fit is refused before it allocates
   phase("building " + std::to_string(config.schemes.size()) + " model(s)");
@@ -372,14 +463,18 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
   for (const auto& scheme : config.schemes) {
     Member m;
     m.config = config;
+    m.writer = writer;
     m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), scheme, device);
     store::NewRun nr;
     nr.scheme = scheme;
     nr.device = train::describeDevice(device);
+    if (dist) nr.device += " x" + std::to_string(dist->worldSize()) + " " + dist->backend();
     nr.seed = config.run.seed;
     newRuns.push_back(std::move(nr));
     members.push_back(std::move(m));
   }
+  if (dist) phase("joining " + std::to_string(dist->worldSize()) + " data-parallel ranks");
+  joinTrainers(members, options);
   // The group's name is chosen and its runs created in one store transaction: a name in use
   // (by any process) gets the next free " N" suffix.
   const std::string base = config.name.empty() ? defaultGroupName(config) : config.name;
@@ -399,28 +494,89 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& store,
     Member& m = members[i];
     m.config.name = config.name;
     m.runId = runIds[i];
-    m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
+    if (writer) m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
     m.storeId = store.storeId();
     m.progress = {m.runId, config.schemes[i], store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
   }
-  if (options.onRunsStarted) {
+  if (options.onRunsStarted && writer) {
     std::vector<int64_t> ids;
     for (const auto& m : members) ids.push_back(m.runId);
     options.onRunsStarted(ids);
   }
   for (auto& m : members) {
     store.markRunning(m.runId);
-    if (microBatchChoice.empty()) continue;
     store::WriteBatch b;
-    b.event(0, store::EventLevel::Info, microBatchChoice);
-    store.write(m.runId, b);
+    if (!microBatchChoice.empty()) b.event(0, store::EventLevel::Info, microBatchChoice);
+    if (dist) b.event(0, store::EventLevel::Info, dataParallelNote(config, *dist));
+    if (!b.empty()) store.write(m.runId, b);
   }
   phase("first step of group " + config.name + " (probes of the initial state, then one update per model)");
   trainLoop(members, config, dataset, store, options, 0, result, [&] { phase("first step done; training"); });
   return result;
 }
 
+namespace {
+
+// resumeRun on a data-parallel rank other than 0: rank 0 names the run's config and
+// checkpoint step and sends the checkpoint's bytes (no shared folder needed).
+GroupResult resumeFollower(const RunGroupOptions& options) {
+  distributed::DistContext& dist = *options.dist;
+  const auto started = Clock::now();
+  auto phase = [&](const std::string& what) {
+    if (options.onPhase) options.onPhase(since(started), what);
+  };
+  phase("waiting for rank 0 to choose the checkpoint");
+  const auto j = nlohmann::json::parse(dist.waitValue("depthlab/resume", "rank 0 to choose the checkpoint"));
+  ExperimentConfig config = configFromJson(j.at("config"));
+  const std::string scheme = j.at("scheme").get<std::string>();
+  const int64_t step = j.at("step").get<int64_t>();
+  GroupResult result;
+  result.groupName = j.at("group").get<std::string>();
+  if (step >= config.optim.steps) return result;
+  const torch::Device device = dist.device();
+  data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
+  applyThreads(config);
+  store::RunStore scratch = scratchStore();
+  Member m;
+  m.writer = false;
+  m.config = config;
+  m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), scheme, device);
+  {
+    const std::string bytes = dist.broadcastBytes("", 0);
+    const auto tmp = std::filesystem::temp_directory_path() /
+                     ("depthlab-resume-" + std::to_string(::getpid()) + ".ckpt");
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (!out) throw std::runtime_error("could not write the received checkpoint to " + tmp.string());
+    }
+    std::error_code ec;
+    try {
+      train::loadCheckpoint(tmp.string(), m.trainer->model(), &m.trainer->optimizer(), device);
+    } catch (...) {
+      std::filesystem::remove(tmp, ec);
+      throw;
+    }
+    std::filesystem::remove(tmp, ec);
+  }
+  store::NewRun nr;
+  nr.scheme = scheme;
+  nr.name = scheme;
+  nr.configJson = toJson(config).dump();
+  m.runId = scratch.createGroup({nr}, [](const std::set<std::string>&) { return std::string("scratch"); },
+                                [](const std::string&, store::NewRun&) {}).second.front();
+  m.progress = {m.runId, scheme, store::RunStatus::Running, step, 0, std::nullopt, 0, std::nullopt};
+  std::vector<Member> members;
+  members.push_back(std::move(m));
+  joinTrainers(members, options);
+  trainLoop(members, config, dataset, scratch, options, step, result);
+  return result;
+}
+
+}  // namespace
+
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
+  if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
   auto run = store.run(runId);
   if (!run) throw std::runtime_error("no run with id " + std::to_string(runId));
   // A run has one owner: a live process keeps it; a dead one's run is taken over.
@@ -432,7 +588,15 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   run = store.run(runId);
   ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
-  const torch::Device device = train::resolveDevice(config.run.device);
+  const torch::Device device = options.dist ? options.dist->device() : train::resolveDevice(config.run.device);
+  if (options.dist) {
+    nlohmann::json j;
+    j["config"] = toJson(config);
+    j["scheme"] = run->scheme;
+    j["step"] = chosen.info.step;
+    j["group"] = run->groupName;
+    options.dist->setValue("depthlab/resume", j.dump());
+  }
   const auto started = Clock::now();
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
@@ -461,10 +625,16 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
                 std::nullopt};
   GroupResult result;
   result.groupName = run->groupName;
-  if (meta.step >= config.optim.steps) {
+  if (chosen.info.step >= config.optim.steps) {
     result.members.push_back(m.progress);
     result.members.back().status = run->status;
     return result;
+  }
+  if (options.dist) {  // the other ranks load the same checkpoint, sent through the group
+    std::ifstream in(chosen.info.path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) throw std::runtime_error("could not read " + chosen.info.path);
+    options.dist->broadcastBytes(bytes, 0);
   }
   store.markRunning(runId);
   if (options.onRunsStarted) options.onRunsStarted({runId});
@@ -474,6 +644,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   }
   b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
                                                   " (" + chosen.info.path + ")");
+  if (options.dist) b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
   store.write(runId, b);
   if (options.onNotice) {
     for (const auto& why : chosen.skipped) options.onNotice("skipped the checkpoint at " + why);
@@ -482,6 +653,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   }
   std::vector<Member> members;
   members.push_back(std::move(m));
+  joinTrainers(members, options);
   trainLoop(members, config, dataset, store, options, meta.step, result);
   return result;
 }

@@ -16,6 +16,10 @@
 #include "experiment/experiment_config.h"
 #include "store/run_store.h"
 
+namespace depthlab::distributed {
+class DistContext;
+}
+
 namespace depthlab::experiment {
 
 struct MemberProgress {
@@ -48,6 +52,13 @@ struct RunGroupOptions {
   /// Each phase of the start as it begins, with the seconds since runGroup was called:
   /// reading the corpus, the tokenizer, encoding, building the models, the first step.
   std::function<void(double seconds, const std::string& phase)> onPhase;
+  /// Data-parallel training (experiment/data_parallel; nullptr: one process). Every rank runs
+  /// runGroup / resumeRun with the same arguments; rank 0 alone writes the store (one run per
+  /// scheme), the checkpoints, the probes and the evaluations, and the other ranks ignore
+  /// `store` (they keep a scratch one in memory). The ranks agree between updates on stopping;
+  /// a rank that fails ends the others' collectives, and rank 0 marks the runs crashed.
+  distributed::DistContext* dist = nullptr;
+  double bucketMB = 25;                            // gradient all-reduce bucket size
 };
 
 struct GroupResult {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "distributed/batch_shard.h"
 #include "train/autocast_scope.h"
 #include "train/fused_adam.h"
 #include "train/lr_schedule.h"
@@ -107,9 +108,27 @@ std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatc
   return {x, y};
 }
 
+void Trainer::setDataParallel(distributed::DistContext* dist, double bucketMB) {
+  m_sync.reset();
+  m_dist = dist;
+  if (!dist) return;
+  distributed::rankShards(m_config.optim.batchSize, m_config.optim.gradAccum, dist->rank(),
+                          dist->worldSize());  // throws when the batch does not split
+  std::vector<torch::Tensor> params;
+  for (const auto& p : m_model->parameters()) params.push_back(p);
+  m_sync = std::make_unique<distributed::GradientSync>(*dist, params, bucketMB);
+}
+
 StepResult Trainer::trainStep(const data::TokenDataset& data, int64_t step) {
-  // 1. batches: pure functions of (seed, step, micro-batch)
+  // 1. batches: pure functions of (seed, step, micro-batch); a data-parallel rank takes its share
   std::vector<data::TokenBatch> micro;
+  if (m_dist) {
+    for (const auto& s : distributed::rankShards(m_config.optim.batchSize, m_config.optim.gradAccum,
+                                                 m_dist->rank(), m_dist->worldSize())) {
+      micro.push_back(data.trainBatchRows(m_config.seed, step, s.micro, s.rowBegin, s.rowEnd));
+    }
+    return trainStepOn(micro, step);
+  }
   for (int i = 0; i < m_config.optim.gradAccum; ++i) {
     micro.push_back(data.trainBatch(m_config.seed, step, i));
   }
@@ -128,8 +147,10 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   const auto nMicro = static_cast<double>(micro.size());
   // The losses stay on the device: the step reads the host once, below.
   torch::Tensor lossSum;  // () float32
-  for (const auto& batch : micro) {
-    if (m_interrupt && m_interrupt->load()) {
+  if (m_sync) m_sync->reset();
+  for (size_t mi = 0; mi < micro.size(); ++mi) {
+    const auto& batch = micro[mi];
+    if (!m_dist && m_interrupt && m_interrupt->load()) {
       for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
       r.interrupted = true;
       return r;
@@ -140,10 +161,18 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
       AutocastScope scope(autocast);
       loss = m_model->loss(x, y);
     }
-    // 3. backward, averaged over micro-batches
+    // 3. backward, averaged over micro-batches; data-parallel: the last one's gradients are
+    // averaged over the ranks as backward produces them
+    if (m_sync && mi + 1 == micro.size()) m_sync->arm();
     (loss / nMicro).backward();
     auto l = loss.detach().to(torch::kFloat32);
     lossSum = lossSum.defined() ? lossSum + l : l;
+  }
+  if (m_sync) {
+    m_sync->finish();  // every bucket, in the same order on every rank; then the loss
+    auto global = lossSum.reshape({1}).clone();                    // (1)
+    m_dist->allreduceSum(global);
+    lossSum = global.reshape({}) / static_cast<double>(m_dist->worldSize());
   }
   // 4. gradient norms, clip, schedule, step
   torch::NoGradGuard ng;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/token_dataset.h"
+#include "distributed/gradient_sync.h"
 #include "model/decoder.h"
 #include "train/optim_config.h"
 
@@ -41,6 +42,13 @@ class Trainer {
   /// Checked between micro-batches: when set, the update in progress is abandoned (no optimizer
   /// step, gradients dropped) and trainStepOn returns with `interrupted`. nullptr: never.
   void setInterruptFlag(const std::atomic<bool>* flag) { m_interrupt = flag; }
+  /// Data-parallel training over `dist`'s ranks (nullptr: one process): trainStep takes this
+  /// rank's share of every global batch (distributed/batch_shard), the gradients are averaged
+  /// over the ranks in buckets of `bucketMB` while backward runs, and the loss reported is the
+  /// global batch's. The interrupt flag is not honoured mid-update then (the ranks must agree;
+  /// the run loop stops them together between updates).
+  void setDataParallel(distributed::DistContext* dist, double bucketMB = 25);
+  distributed::DistContext* dataParallel() const { return m_dist; }
   /// Mean validation loss over the first `nBatches` fixed validation batches.
   double evaluate(const data::TokenDataset& data, int nBatches);
 
@@ -62,6 +70,8 @@ class Trainer {
   std::vector<torch::Tensor> m_paramsInOrder;  // every parameter, grouped by block
   std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
   const std::atomic<bool>* m_interrupt = nullptr;
+  distributed::DistContext* m_dist = nullptr;
+  std::unique_ptr<distributed::GradientSync> m_sync;
 };
 
 /// Intra-op threads to use when the config says 0. Measured on this 2-core machine with

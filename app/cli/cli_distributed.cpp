@@ -1,0 +1,56 @@
+// Data-parallel options of the CLI; see cli_distributed.h.
+#include "cli_distributed.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "distributed/launch_env.h"
+#include "distributed/local_launcher.h"
+
+namespace depthlab::cli {
+
+void addDistOptions(CLI::App* command, DistArgs& a) {
+  command->add_option("--nproc", a.nproc,
+                      "Data-parallel ranks started on this machine: GPUs (one each, NCCL) or CPU "
+                      "processes (Gloo); default: the config's run.processes. Under torchrun or "
+                      "srun the launcher's ranks are used")
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--backend", a.backend, "c10d backend: auto (NCCL on CUDA, else Gloo), gloo, nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  command->add_option("--dist-timeout", a.timeoutSeconds,
+                      "Seconds a rank waits for the others (rendezvous, each collective) before failing")
+      ->check(CLI::Range(1.0, 86400.0));
+  command->add_option("--bucket-mb", a.bucketMB, "Gradient all-reduce bucket size (MB)")
+      ->check(CLI::Range(0.01, 4096.0));
+}
+
+std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g) {
+  if (processes <= 1 || distributed::readLaunchEnv()) return std::nullopt;
+  distributed::LocalLaunch l;
+  std::error_code ec;
+  l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec || l.executable.empty()) throw std::runtime_error("cannot find this executable to start its ranks");
+  l.args = g.argv;
+  l.processes = processes;
+  l.graceSeconds = a.timeoutSeconds + 30;
+  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", s.c_str()); };
+  std::fprintf(stderr, "depthlab-cli: starting %d data-parallel ranks on this machine\n", processes);
+  return distributed::runLocalRanks(l);
+}
+
+std::optional<experiment::DataParallelGroup> joinLaunchedGroup(const DistArgs& a, bool nprocGiven,
+                                                               const std::string& device) {
+  const auto env = distributed::readLaunchEnv();
+  if (!env) return std::nullopt;
+  if (nprocGiven && a.nproc != env->worldSize) {
+    throw std::runtime_error("--nproc " + std::to_string(a.nproc) + " but the launcher (" +
+                             env->source + ") started " + std::to_string(env->worldSize) +
+                             " ranks; leave --nproc out under torchrun or srun");
+  }
+  if (env->worldSize <= 1) return std::nullopt;
+  return experiment::joinDataParallel(*env, device, a.backend, a.timeoutSeconds);
+}
+
+}  // namespace depthlab::cli
