@@ -1,8 +1,14 @@
 // `depthlab-cli bench store` (more benchmarks join as the lab grows). Prints measurements only.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
+#include "bench/dp_train_bench.h"
+#include "distributed/launch_env.h"
+#include "distributed/local_launcher.h"
+#include "experiment/data_parallel.h"
 #include "bench/gpu_train_bench.h"
 #include "bench/probe_bench.h"
 #include "bench/store_bench.h"
@@ -77,7 +83,68 @@ struct TrainArgs {
   int steps = 20, threads = 1, layers = 0, width = 0, heads = 0, ffn = 0, microBatch = 0, accum = 0;
   double peakTflops = 0;
   bool unfused = false, noHf = false, cudaKernels = false;
+  int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
+  std::string backend = "auto", dpResult;  // dpResult: where rank 0 of the group writes its figure
 };
+
+// `bench train --nproc N`: N ranks (launched here, on this machine) against one, weak scaling.
+void runBenchTrainDataParallel(const TrainArgs& t, const experiment::ExperimentConfig& c,
+                               const GlobalOptions& g) {
+  if (auto env = distributed::readLaunchEnv(); env && env->worldSize > 1) {  // one of the ranks
+    auto group = experiment::joinDataParallel(*env, t.device, t.backend, 600);
+    auto r = bench::runDataParallelBench(c, t.scheme, t.steps, t.threads, group.device,
+                                         group.context.get());
+    if (group.rank == 0 && !t.dpResult.empty()) {
+      std::ofstream(t.dpResult) << nlohmann::json{{"tokens_per_s", r.tokensPerSecond},
+                                                  {"backend", r.backend}, {"device", r.device}}.dump();
+    }
+    return;
+  }
+  // The N ranks first (the CUDA context of this process stays unopened while they run).
+  const std::string result = "/tmp/depthlab-bench-dp-" + std::to_string(getpid()) + ".json";
+  distributed::LocalLaunch l;
+  std::error_code ec;
+  l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  l.args = g.argv;
+  l.args.insert(l.args.end(), {"--dp-result", result});
+  l.processes = t.nproc;
+  l.graceSeconds = 60;
+  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "depthlab-cli: %s\n", s.c_str()); };
+  const int rc = distributed::runLocalRanks(l);
+  nlohmann::json group;
+  try {
+    std::ifstream in(result);
+    in >> group;
+  } catch (const std::exception&) {
+  }
+  std::filesystem::remove(result, ec);
+  if (rc != 0 || !group.contains("tokens_per_s")) {
+    throw std::runtime_error("the " + std::to_string(t.nproc) + " data-parallel ranks failed (exit code " +
+                             std::to_string(rc) + ")");
+  }
+  auto one = bench::runDataParallelBench(c, t.scheme, t.steps, t.threads, t.device, nullptr);
+  const double many = group["tokens_per_s"].get<double>();
+  const double efficiency = many / (t.nproc * one.tokensPerSecond);
+  const auto& m = c.model;
+  if (g.json) {
+    std::cout << nlohmann::json{{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
+                                {"micro_batch", c.optim.batchSize}, {"seq", m.seqLen},
+                                {"threads_per_rank", t.threads}, {"ranks", t.nproc},
+                                {"backend", group["backend"]}, {"device", group["device"]},
+                                {"one_rank_tokens_per_s", one.tokensPerSecond},
+                                {"ranks_tokens_per_s", many}, {"scaling_efficiency", efficiency}}.dump(2)
+              << "\n";
+    return;
+  }
+  std::printf("bench train --nproc %d: %s, %d layers x d=%d, micro-batch %d x seq %d per rank, %s, "
+              "%d thread(s) per rank, %d steps, %s\n",
+              t.nproc, t.preset.c_str(), m.nLayers, m.dModel, c.optim.batchSize, m.seqLen,
+              t.scheme.c_str(), t.threads, t.steps, group["backend"].get<std::string>().c_str());
+  std::printf("  1 rank      %10.0f tokens/s\n", one.tokensPerSecond);
+  std::printf("  %d ranks     %10.0f tokens/s\n", t.nproc, many);
+  std::printf("  scaling efficiency %.2f (tokens/s at %d ranks over %d x one rank)\n", efficiency,
+              t.nproc, t.nproc);
+}
 
 // `bench train`: the C++ trainer on CPU against the PyTorch reference, or on CUDA against
 // Hugging Face; prints or emits JSON.
@@ -94,6 +161,10 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
   if (t.microBatch > 0) c->optim.batchSize = t.microBatch;
   if (t.accum > 0) c->optim.gradAccum = t.accum;
   experiment::requireValid(*c);
+  if (t.nproc > 0) {
+    runBenchTrainDataParallel(t, *c, g);
+    return;
+  }
   if (t.device != "cpu") {
     bench::GpuTrainBenchOptions o;
     o.device = t.device;
@@ -200,6 +271,13 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels,
                   "GPU: DepthLab's own CUDA kernels on even under DEPTHLAB_CUDA_KERNELS=0 (on by default)");
+  train->add_option("--nproc", t.nproc,
+                    "Data-parallel scaling: N ranks launched here against one rank (weak scaling, "
+                    "the micro-batch per rank)")->check(CLI::Range(1, 1024));
+  train->add_option("--backend", t.backend, "With --nproc: auto, gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+  train->add_option("--dp-result", t.dpResult, "(internal) where rank 0 writes its figure")
+      ->group("");
   train->callback([&g] { runBenchTrain(t, g); });
 }
 

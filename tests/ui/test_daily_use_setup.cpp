@@ -23,6 +23,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QSpinBox>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -339,4 +340,35 @@ TEST(DailyUse, ResumeQueuesOnlyStoppedOrCrashedRuns) {
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
   QTRY_VERIFY_WITH_TIMEOUT(args().find("resume " + std::to_string(stopped)) != std::string::npos, 3000);
+}
+
+TEST(DailyUse, TheLauncherOffersDataParallelRanksAndPassesThemToTheTrainer) {
+  test::TempDir dir;
+  // A fake depthlab-cli that keeps the config it was given.
+  const std::string cli = dir.file("fake-cli.sh"), seen = dir.file("seen.json");
+  test::writeFile(cli, "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --config ] && cp \"$2\" '" + seen +
+                           "'; shift; done\n");
+  std::filesystem::permissions(cli, std::filesystem::perms::owner_all);
+  auto w = openWindow(dir, QString::fromStdString(cli));
+  auto* ranks = w->setupPanel()->findChild<QSpinBox*>(QStringLiteral("run.processes"));
+  ASSERT_NE(ranks, nullptr);
+  EXPECT_FALSE(ranks->toolTip().isEmpty());
+  EXPECT_EQ(ranks->value(), 1);
+  EXPECT_EQ(ranks->suffix(), QStringLiteral(" process(es)"));  // the CPU: Gloo processes
+  ranks->setValue(2);
+  EXPECT_EQ(w->setupPanel()->config().run.processes, 2);
+  w->setupPanel()->launch();
+  for (int i = 0; i < 200 && !std::filesystem::exists(seen); ++i) QTest::qWait(25);
+  ASSERT_TRUE(std::filesystem::exists(seen));
+  EXPECT_EQ(experiment::loadConfigFile(seen).run.processes, 2);
+  auto c = w->setupPanel()->config();
+  c.run.processes = 3;
+  c.optim.batchSize = 5;  // 5 x 1 sequences do not split over 3 ranks: refused before a launch
+  c.optim.gradAccum = 1;
+  w->setupPanel()->setConfig(c);
+  EXPECT_EQ(ranks->value(), 3);
+  EXPECT_FALSE(w->setupPanel()->launchEnabled());
+  bool named = false;
+  for (const auto& issue : w->setupPanel()->issues()) named = named || issue.field == "run.processes";
+  EXPECT_TRUE(named);
 }

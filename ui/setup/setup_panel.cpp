@@ -218,6 +218,7 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   int dev = m_device->findData(QString::fromStdString(c.run.device));
   m_device->setCurrentIndex(dev >= 0 ? dev : 0);
   m_threads->setValue(c.run.threads);
+  m_processes->setValue(c.run.processes);
   m_seed->setValue(static_cast<int>(c.run.seed));
   m_evalEvery->setValue(c.run.evalEvery);
   m_checkpointMinutes->setValue(c.run.checkpointMinutes);
@@ -267,6 +268,7 @@ experiment::ExperimentConfig SetupPanel::config() const {
   c.data.tokenizerSampleMB = m_tokenizerSample->value();
   c.run.device = m_device->currentData().toString().toStdString();
   c.run.threads = m_threads->value();
+  c.run.processes = m_processes->value();
   c.run.seed = m_seed->value();
   c.run.evalEvery = m_evalEvery->value();
   c.run.checkpointMinutes = m_checkpointMinutes->value();

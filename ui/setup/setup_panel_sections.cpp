@@ -194,6 +194,18 @@ QGroupBox* SetupPanel::makeRunBox() {
     m_device->addItem(QString::fromStdString(d.description), QString::fromStdString(d.id));
   }
   rf->addRow(describe(m_device, "run.device"), m_device);
+  // Data-parallel ranks: one per GPU on CUDA (as many as this machine has), processes on the CPU.
+  m_processes = spin(1, 64);
+  rf->addRow(describe(m_processes, "run.processes"), m_processes);
+  auto limitRanks = [this] {
+    int gpus = 0;
+    for (const auto& d : train::availableDevices()) gpus += d.id.rfind("cuda:", 0) == 0 ? 1 : 0;
+    const bool cuda = m_device->currentData().toString().startsWith(QStringLiteral("cuda"));
+    m_processes->setMaximum(cuda ? std::max(1, gpus) : 64);
+    m_processes->setSuffix(cuda ? tr(" GPU(s)") : tr(" process(es)"));
+  };
+  connect(m_device, &QComboBox::currentIndexChanged, this, limitRanks);
+  limitRanks();
   m_threads = spin(0, 256);
   rf->addRow(describe(m_threads, "run.threads"), m_threads);
   m_seed = spin(0, 1 << 30);
