@@ -59,6 +59,7 @@ std::optional<LaunchEnv> readLaunchEnv(const std::function<const char*(const cha
   env.localRank = local ? parseInt(localName, local, 0, 1 << 20) : env.rank;
   if (const char* a = get("MASTER_ADDR")) env.masterAddr = a;
   if (const char* p = get("MASTER_PORT")) env.masterPort = parseInt("MASTER_PORT", p, 1, 65535);
+  if (const char* a = get("TORCHELASTIC_USE_AGENT_STORE")) env.agentStore = std::string(a) == "True";
   return env;
 }
 

@@ -19,6 +19,8 @@ struct LaunchEnv {
   std::string masterAddr = "127.0.0.1";
   int masterPort = 29500;
   std::string source;  // "torchrun", "slurm" or "depthlab" (train --nproc), for messages
+  bool agentStore = false;  // torchrun's agent already serves the TCPStore at MASTER_PORT
+                            // (TORCHELASTIC_USE_AGENT_STORE=True): rank 0 connects as a client
 };
 
 /// Reads the launcher's variables through `getenv` (std::getenv when empty). nullopt when no

@@ -2,6 +2,7 @@
 // CUDA LibTorch and nccl.h are there), which the c10d headers need to declare their classes.
 #include "distributed/process_group.h"
 
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #if DEPTHLAB_WITH_NCCL
@@ -12,6 +13,9 @@
 #include <torch/version.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -64,7 +68,8 @@ std::string chooseBackend(const std::string& requested, torch::Device device) {
 }
 
 struct DistContext::Impl {
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::Store> store;  // the TCPStore, under the prefix "depthlab/": a
+                                          // torchrun agent's store holds keys of its own
   c10::intrusive_ptr<GroupBase> group;  // ProcessGroupGloo or ProcessGroupNCCL
 };
 
@@ -99,14 +104,48 @@ std::unique_ptr<DistContext> DistContext::create(const LaunchEnv& env, const std
   d->m_timeout = timeoutSeconds;
   d->m_impl = std::make_unique<Impl>();
   const std::string where = env.masterAddr + ":" + std::to_string(env.masterPort);
+  // A rendezvous that never answers (a TCPStore of another PyTorch version speaks another
+  // protocol, and LibTorch's client then waits without a timeout) must not hang the rank:
+  // past the timeout and a margin, the process ends with a message.
+  struct Watchdog {
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread t;
+    Watchdog(double seconds, std::string what) {
+      t = std::thread([this, seconds, what = std::move(what)] {
+        std::unique_lock<std::mutex> lock(m);
+        if (!cv.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done; })) {
+          std::fprintf(stderr, "depthlab-cli: %s\n", what.c_str());
+          std::fflush(stderr);
+          std::_Exit(1);
+        }
+      });
+    }
+    ~Watchdog() {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        done = true;
+      }
+      cv.notify_all();
+      t.join();
+    }
+  } watchdog(timeoutSeconds + 30,
+             "rank " + std::to_string(env.rank) + " of " + std::to_string(env.worldSize) +
+                 ": the rendezvous at " + where + " did not complete within " +
+                 std::to_string(static_cast<int>(timeoutSeconds + 30)) +
+                 " s (are all ranks started? under torchrun: is it the torchrun of the PyTorch "
+                 "this build links, " +
+                 std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "?)");
   try {
     c10d::TCPStoreOptions so;
     so.port = static_cast<uint16_t>(env.masterPort);
-    so.isServer = env.rank == 0;
+    so.isServer = env.rank == 0 && !env.agentStore;  // torchrun's agent may serve it already
     so.numWorkers = static_cast<size_t>(env.worldSize);
     so.waitWorkers = true;
     so.timeout = toMs(timeoutSeconds);
-    d->m_impl->store = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, so);
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, so);
+    d->m_impl->store = c10::make_intrusive<c10d::PrefixStore>("depthlab/", tcp);
   } catch (const std::exception& e) {
     throw CommError("rank " + std::to_string(env.rank) + " of " + std::to_string(env.worldSize) +
                     " could not " + (env.rank == 0 ? "serve" : "reach") + " the rendezvous at " +

@@ -32,6 +32,11 @@ TEST(LaunchEnv, ReadsTorchrunVariables) {
   EXPECT_EQ(e->masterAddr, "node7");
   EXPECT_EQ(e->masterPort, 29411);
   EXPECT_EQ(e->source, "torchrun");
+  EXPECT_FALSE(e->agentStore);
+  // torchrun's agent serves the rendezvous store itself: rank 0 must connect, not serve
+  auto agent = readLaunchEnv(envOf({{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"TORCHELASTIC_USE_AGENT_STORE", "True"}}));
+  ASSERT_TRUE(agent.has_value());
+  EXPECT_TRUE(agent->agentStore);
 }
 
 TEST(LaunchEnv, ReadsSlurmVariablesWhenTorchrunsAreAbsent) {
