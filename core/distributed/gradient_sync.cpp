@@ -29,6 +29,7 @@ struct GradientSync::State {
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept alive: hooks live there
   bool armed = false, alive = true;
   size_t nextLaunch = 0;
+  size_t startedInBackward = 0;  // what finish() found started
 
   void launchReady() {
     while (nextLaunch < buckets.size() && buckets[nextLaunch].waiting == 0) {
@@ -128,6 +129,8 @@ GradientSync::~GradientSync() {
 
 size_t GradientSync::bucketCount() const { return m_state->buckets.size(); }
 
+size_t GradientSync::startedDuringBackward() const { return m_state->startedInBackward; }
+
 void GradientSync::arm() {
   reset();
   m_state->armed = true;
@@ -148,6 +151,7 @@ void GradientSync::reset() {
 void GradientSync::finish() {
   auto& s = *m_state;
   torch::NoGradGuard ng;
+  s.startedInBackward = s.nextLaunch;
   // Parameters that got no gradient count as zeros in their bucket (the same ones on every
   // rank: one model, one graph); then the rest of the buckets start, in order.
   for (auto& b : s.buckets) {

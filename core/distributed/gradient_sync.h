@@ -34,6 +34,9 @@ class GradientSync {
   /// Drops a half-done reduction (after an exception); the next arm() starts afresh.
   void reset();
   size_t bucketCount() const;
+  /// Buckets whose all-reduce the last finish() found already started during backward (the
+  /// overlap; the rest started in finish()).
+  size_t startedDuringBackward() const;
 
   struct State;
 

@@ -93,6 +93,32 @@ TEST(GradientSync, EveryRankGetsTheMeanGradientBucketByBucket) {
   EXPECT_FALSE(torch::allclose(alone[0][0], alone[1][0]));  // the ranks really differed
 }
 
+TEST(GradientSync, BucketsStartWhileBackwardStillRuns) {
+  torch::set_num_threads(1);
+  // Four layers, one bucket each (about 4 KB): every bucket but the last one backward reaches
+  // starts its all-reduce from the gradient hooks, before backward returns.
+  std::vector<torch::nn::Sequential> models;
+  for (int r = 0; r < 2; ++r) {
+    torch::manual_seed(3);
+    models.emplace_back(torch::nn::Linear(32, 32), torch::nn::Tanh(), torch::nn::Linear(32, 32),
+                        torch::nn::Tanh(), torch::nn::Linear(32, 32), torch::nn::Tanh(),
+                        torch::nn::Linear(32, 32));
+  }
+  std::vector<size_t> buckets(2), started(2);
+  onRanks(2, [&](int r, DistContext& ctx) {
+    auto& m = models[static_cast<size_t>(r)];
+    distributed::GradientSync sync(ctx, m->parameters(), /*bucketMB=*/0.004);
+    sync.arm();
+    m->forward(torch::ones({4, 32}) * (r + 1)).sum().backward();
+    sync.finish();
+    buckets[static_cast<size_t>(r)] = sync.bucketCount();
+    started[static_cast<size_t>(r)] = sync.startedDuringBackward();
+  });
+  EXPECT_GE(buckets[0], 4u);
+  EXPECT_GE(started[0], buckets[0] - 1) << "the all-reduces waited for the end of backward";
+  EXPECT_EQ(started[0], started[1]);
+}
+
 TEST(DataParallelTrainer, TwoRanksFollowOneProcessStepForStep) {
   torch::set_num_threads(1);
   auto c = test::smallConfig(3);
