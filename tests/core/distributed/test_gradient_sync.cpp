@@ -62,7 +62,7 @@ TEST(GradientSync, EveryRankGetsTheMeanGradientBucketByBucket) {
     for (auto& p : a->parameters()) alone[static_cast<size_t>(r)].push_back(p.grad().clone());
   }
   std::vector<std::vector<torch::Tensor>> synced(2);
-  std::vector<bool> unusedHasGrad(2, true);
+  std::vector<char> unusedHasGrad(2, 1);  // not vector<bool>: the ranks write from two threads
   std::vector<size_t> buckets(2);
   std::vector<std::pair<torch::nn::Linear, torch::nn::Linear>> models;  // built here: one RNG
   for (int r = 0; r < 2; ++r) models.push_back(build());
