@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
+#include <vector>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -15,40 +17,103 @@
 
 namespace depthlab::cli {
 
-void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& c,
-                       const std::string& scheme, int steps, int threads,
-                       const std::string& script) {
-  if (!std::filesystem::exists(script)) {
-    r.torchMessage = "reference script not found at " + script;
-    return;
-  }
+namespace {
+
+struct ReferenceRun {
+  std::optional<double> tokensPerSecond;
+  std::string version, message;
+};
+
+// bench/reference_model.py's `bench` under `python`, on the config written to a temporary file.
+ReferenceRun timeReference(const std::string& python, const experiment::ExperimentConfig& c,
+                           const std::string& scheme, int steps, int threads, const std::string& script) {
+  ReferenceRun out;
   const std::string cfg = (std::filesystem::temp_directory_path() /
                            ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
   {
     FILE* f = std::fopen(cfg.c_str(), "w");
     if (!f) {
-      r.torchMessage = "cannot write " + cfg;
-      return;
+      out.message = "cannot write " + cfg;
+      return out;
     }
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  auto run = util::runProgram({"/usr/bin/python3", script, "bench", "--config", cfg, "--scheme",
-                               scheme, "--steps", std::to_string(steps), "--threads",
-                               std::to_string(threads)},
+  auto run = util::runProgram({python, script, "bench", "--config", cfg, "--scheme", scheme,
+                               "--steps", std::to_string(steps), "--threads", std::to_string(threads)},
                               {"", util::Stderr::Merge});
-  const int rc = run.status;
-  const std::string& out = run.output;
   std::error_code ec;
   std::filesystem::remove(cfg, ec);
-  auto j = nlohmann::json::parse(out.substr(out.find('{') == std::string::npos ? 0 : out.rfind('{')),
+  const std::string& text = run.output;
+  auto j = nlohmann::json::parse(text.substr(text.find('{') == std::string::npos ? 0 : text.rfind('{')),
                                  nullptr, false);
-  if (rc != 0 || j.is_discarded() || !j.contains("tokens_per_s")) {
-    r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
-                     out.substr(0, 300);
+  if (run.status != 0 || j.is_discarded() || !j.contains("tokens_per_s")) {
+    out.message = text.substr(0, 300);
+    return out;
+  }
+  out.tokensPerSecond = j["tokens_per_s"].get<double>();
+  const auto v = util::runProgram({python, "-c", "import torch; print(torch.__version__)"});
+  if (v.status == 0) {
+    out.version = v.output.substr(0, v.output.find_last_not_of(" \n") + 1);
+    if (auto nl = out.version.rfind('\n'); nl != std::string::npos) out.version = out.version.substr(nl + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string newestTorchPython() {
+  namespace fs = std::filesystem;
+  if (const char* v = std::getenv("DEPTHLAB_TORCH2_VENV"); v && *v) {
+    return fs::exists(fs::path(v) / "bin/python") ? (fs::path(v) / "bin/python").string() : "";
+  }
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  const fs::path cache = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : "/") / ".cache";
+  std::string best, bestVersion;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cache / "depthlab", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("torch2-", 0) != 0 || !fs::exists(e.path() / "bin/python")) continue;
+    // version order: compare the dotted numbers
+    auto numbers = [](const std::string& v) {
+      std::vector<int> n;
+      std::istringstream in(v);
+      for (std::string part; std::getline(in, part, '.');) n.push_back(std::atoi(part.c_str()));
+      return n;
+    };
+    const std::string version = name.substr(7);
+    if (best.empty() || numbers(version) > numbers(bestVersion)) {
+      best = (e.path() / "bin/python").string();
+      bestVersion = version;
+    }
+  }
+  return best;
+}
+
+void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& c,
+                       const std::string& scheme, int steps, int threads,
+                       const std::string& script) {
+  if (!std::filesystem::exists(script)) {
+    r.torchMessage = r.newestTorchMessage = "reference script not found at " + script;
     return;
   }
-  r.torchTokensPerSecond = j["tokens_per_s"].get<double>();
+  auto debian = timeReference("/usr/bin/python3", c, scheme, steps, threads, script);
+  r.torchTokensPerSecond = debian.tokensPerSecond;
+  r.torchVersion = debian.version;
+  if (!debian.tokensPerSecond) {
+    r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
+                     debian.message;
+  }
+  const std::string python = newestTorchPython();
+  if (python.empty()) {
+    r.newestTorchMessage = "no torch2 environment (make build-torch2 installs the newest torch)";
+    return;
+  }
+  auto newest = timeReference(python, c, scheme, steps, threads, script);
+  r.newestTorchTokensPerSecond = newest.tokensPerSecond;
+  r.newestTorchVersion = newest.version;
+  if (!newest.tokensPerSecond) r.newestTorchMessage = python + " failed: " + newest.message;
 }
 
 void runHfBaseline(bench::GpuTrainBenchResult& r, const experiment::ExperimentConfig& c,

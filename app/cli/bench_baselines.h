@@ -12,10 +12,15 @@
 
 namespace depthlab::cli {
 
-/// The PyTorch reference on `config` (bench::trainBenchConfig's), same scheme, steps, threads.
+/// The PyTorch reference on `config` (bench::trainBenchConfig's), same scheme, steps, threads:
+/// under Debian's PyTorch (/usr/bin/python3, 1.13) and, when the torch2 configuration's private
+/// environment exists, under that newest PyTorch too.
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& config,
                        const std::string& scheme, int steps, int threads,
                        const std::string& script);
+/// The Python of the newest torch2 environment ($DEPTHLAB_TORCH2_VENV, else the highest
+/// ${XDG_CACHE_HOME:-~/.cache}/depthlab/torch2-<version>), "" when there is none.
+std::string newestTorchPython();
 /// The Hugging Face baseline on `config` (bench::gpuTrainBenchConfig's); `script` empty skips it.
 /// `python` "" means $DEPTHLAB_PYTHON, else python3.
 void runHfBaseline(bench::GpuTrainBenchResult& r, const experiment::ExperimentConfig& config,

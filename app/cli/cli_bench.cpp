@@ -192,9 +192,17 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
                         {"cpp_resident_mb", r.cppResidentMb}};
     if (r.torchTokensPerSecond) {
       j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
+      j["torch_version"] = r.torchVersion;
       j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
     } else {
       j["torch_error"] = r.torchMessage;
+    }
+    if (r.newestTorchTokensPerSecond) {
+      j["newest_torch_version"] = r.newestTorchVersion;
+      j["newest_torch_tokens_per_s"] = *r.newestTorchTokensPerSecond;
+      j["newest_ratio"] = r.cppTokensPerSecond / *r.newestTorchTokensPerSecond;
+    } else {
+      j["newest_torch_error"] = r.newestTorchMessage;
     }
     std::cout << j.dump(2) << "\n";
     return;
@@ -202,15 +210,24 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
   std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
               t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
               t.scheme.c_str(), r.threads, r.steps, r.fusedKernels ? "" : ", C++ unfused");
-  std::printf("  C++ trainer   %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident)\n",
+  std::printf("  C++ trainer             %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident)\n",
               r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb);
   if (r.torchTokensPerSecond) {
-    std::printf("  PyTorch       %10.0f tokens/s\n", *r.torchTokensPerSecond);
-    std::printf("  ratio C++/PyTorch  %.2fx (target >= 1.0) %s\n",
+    std::printf("  PyTorch %-16s%10.0f tokens/s  (Debian's)\n", r.torchVersion.c_str(),
+                *r.torchTokensPerSecond);
+    std::printf("  ratio C++/PyTorch %s  %.2fx (target >= 1.0) %s\n", r.torchVersion.c_str(),
                 r.cppTokensPerSecond / *r.torchTokensPerSecond,
                 r.cppTokensPerSecond >= *r.torchTokensPerSecond ? "ok" : "MISSED");
   } else {
     std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
+  }
+  if (r.newestTorchTokensPerSecond) {
+    std::printf("  PyTorch %-16s%10.0f tokens/s  (the newest, from the torch2 environment)\n",
+                r.newestTorchVersion.c_str(), *r.newestTorchTokensPerSecond);
+    std::printf("  ratio C++/PyTorch %s  %.2fx\n", r.newestTorchVersion.c_str(),
+                r.cppTokensPerSecond / *r.newestTorchTokensPerSecond);
+  } else {
+    std::printf("  newest PyTorch unavailable: %s\n", r.newestTorchMessage.c_str());
   }
 }
 

@@ -15,19 +15,35 @@ void addDistOptions(CLI::App* command, DistArgs& a) {
   command->add_option("--nproc", a.nproc,
                       "Data-parallel ranks started on this machine: GPUs (one each, NCCL) or CPU "
                       "processes (Gloo); default: the config's run.processes. Under torchrun or "
-                      "srun the launcher's ranks are used")
-      ->check(CLI::Range(1, 1024));
-  command->add_option("--backend", a.backend, "c10d backend: auto (NCCL on CUDA, else Gloo), gloo, nccl")
-      ->check(CLI::IsMember({"auto", "gloo", "nccl"}));
+                      "srun the launcher's ranks are used");
+  command->add_option("--backend", a.backend, "c10d backend: auto (NCCL on CUDA, else Gloo), gloo, nccl");
   command->add_option("--dist-timeout", a.timeoutSeconds,
-                      "Seconds a rank waits for the others (rendezvous, each collective) before failing")
-      ->check(CLI::Range(1.0, 86400.0));
-  command->add_option("--bucket-mb", a.bucketMB, "Gradient all-reduce bucket size (MB)")
-      ->check(CLI::Range(0.01, 4096.0));
+                      "Seconds a rank waits for the others (rendezvous, each collective) before failing");
+  command->add_option("--bucket-mb", a.bucketMB, "Gradient all-reduce bucket size (MB)");
 }
 
-std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g) {
+void requireValid(const DistArgs& a, bool nprocGiven) {
+  // Checked here rather than by CLI11, so that a bad value is a clean error (exit code 1).
+  if (nprocGiven && (a.nproc < 1 || a.nproc > 1024)) {
+    throw std::runtime_error("--nproc must be in [1, 1024] (got " + std::to_string(a.nproc) + ")");
+  }
+  if (a.backend != "auto" && a.backend != "gloo" && a.backend != "nccl") {
+    throw std::runtime_error("--backend must be auto, gloo or nccl (got '" + a.backend + "')");
+  }
+  if (!(a.timeoutSeconds >= 1 && a.timeoutSeconds <= 86400)) {
+    throw std::runtime_error("--dist-timeout must be in [1, 86400] seconds");
+  }
+  if (!(a.bucketMB >= 0.001 && a.bucketMB <= 4096)) {
+    throw std::runtime_error("--bucket-mb must be in [0.001, 4096]");
+  }
+}
+
+std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g,
+                                           const std::string& device) {
   if (processes <= 1 || distributed::readLaunchEnv()) return std::nullopt;
+  if (a.backend == "nccl" && device == "cpu") {  // said once here, not once per rank
+    throw std::runtime_error("--backend nccl needs a CUDA device (--device cuda); the CPU uses gloo");
+  }
   distributed::LocalLaunch l;
   std::error_code ec;
   l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();

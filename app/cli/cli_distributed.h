@@ -21,11 +21,14 @@ struct DistArgs {
 };
 
 void addDistOptions(CLI::App* command, DistArgs& a);
+/// Throws std::runtime_error naming the option when a value is out of range.
+void requireValid(const DistArgs& a, bool nprocGiven);
 
 /// When `processes` (--nproc, else the config's) asks for more than one rank and no launcher
 /// started this process: starts them here (each rank reruns this command line) and returns
 /// their exit code. nullopt: this process trains itself.
-std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g);
+std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g,
+                                           const std::string& device);
 
 /// This process's data-parallel group when a launcher made it one rank of several; nullopt for
 /// a single process. `processes` as above: a launcher's world size that contradicts an explicit

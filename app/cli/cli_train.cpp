@@ -260,7 +260,13 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     }
     if (!a.name.empty()) c.name = a.name;
     const bool nprocGiven = train->count("--nproc") > 0;
-    if (auto rc = launchLocalRanksIfAsked(dist, nprocGiven ? dist.nproc : c.run.processes, g)) {
+    requireValid(dist, nprocGiven);
+    {  // a config the ranks would refuse is refused once, before any rank starts
+      auto check = c;
+      check.run.processes = nprocGiven ? dist.nproc : c.run.processes;
+      experiment::requireValid(check);
+    }
+    if (auto rc = launchLocalRanksIfAsked(dist, nprocGiven ? dist.nproc : c.run.processes, g, c.run.device)) {
       g.exitCode = *rc;  // this process only started the ranks and waited for them
       return;
     }
@@ -300,7 +306,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
       runConfig = experiment::configOf(*run);
     }
     const bool nprocGiven = resume->count("--nproc") > 0;
-    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g)) {
+    requireValid(resumeDist, nprocGiven);
+    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g,
+                                          runConfig.run.device)) {
       g.exitCode = *rc;
       return;
     }

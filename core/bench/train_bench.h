@@ -13,7 +13,12 @@ namespace depthlab::bench {
 struct TrainBenchResult {
   double cppTokensPerSecond = 0;
   std::optional<double> torchTokensPerSecond;  // filled by the CLI; absent without Python's torch
+  std::string torchVersion;                    // Debian's, e.g. "1.13.0"
   std::string torchMessage;                    // why it is absent, or the command's error
+  // The same reference under the newest PyTorch at hand (pip's, in the torch2 configuration's
+  // private environment), timed in the same run; absent when that environment is not there.
+  std::optional<double> newestTorchTokensPerSecond;
+  std::string newestTorchVersion, newestTorchMessage;
   int steps = 0, threads = 1;
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
   double cppPageFaultsPerStep = 0;             // minor page faults per timed C++ update

@@ -78,6 +78,11 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
                             dir_->file("ck2") + " ";
   const std::vector<Case> cases = {
       {"steps 0", train + "--steps 0 --corpus " + C, {"--steps"}},
+      {"nproc 0", train + "--steps 2 --nproc 0 --corpus " + C, {"--nproc"}},
+      {"nproc that does not split the batch", train + "--steps 2 --nproc 3 --corpus " + C,
+       {"run.processes", "split evenly", "multiple of 3"}},
+      {"nccl on the cpu", train + "--steps 2 --nproc 2 --backend nccl --corpus " + C, {"nccl", "CUDA"}},
+      {"unknown backend", train + "--steps 2 --nproc 2 --backend mpi --corpus " + C, {"--backend", "mpi"}},
       {"steps negative", train + "--steps -5 --corpus " + C, {"--steps", "-5"}},
       {"binary corpus", train + "--steps 2 --corpus /bin/ls", {"/bin/ls", "UTF-8"}},
       {"folder of binaries", train + "--steps 2 --corpus " + dir_->file("binaries"), {"binaries", "binary"}},
