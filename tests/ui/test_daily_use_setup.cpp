@@ -346,8 +346,9 @@ TEST(DailyUse, TheLauncherOffersDataParallelRanksAndPassesThemToTheTrainer) {
   test::TempDir dir;
   // A fake depthlab-cli that keeps the config it was given.
   const std::string cli = dir.file("fake-cli.sh"), seen = dir.file("seen.json");
+  // (copied, then renamed: the test never reads a half-written file)
   test::writeFile(cli, "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --config ] && cp \"$2\" '" + seen +
-                           "'; shift; done\n");
+                           ".tmp' && mv '" + seen + ".tmp' '" + seen + "'; shift; done\n");
   std::filesystem::permissions(cli, std::filesystem::perms::owner_all);
   auto w = openWindow(dir, QString::fromStdString(cli));
   auto* ranks = w->setupPanel()->findChild<QSpinBox*>(QStringLiteral("run.processes"));
