@@ -84,6 +84,7 @@ struct TrainArgs {
   double peakTflops = 0;
   bool unfused = false, noHf = false, cudaKernels = false;
   int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
+  int seq = 0;                     // > 0: override the sequence length
   std::string backend = "auto", dpResult;  // dpResult: where rank 0 of the group writes its figure
 };
 
@@ -160,6 +161,7 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
   if (t.heads > 0) c->model.nHeads = t.heads;
   if (t.microBatch > 0) c->optim.batchSize = t.microBatch;
   if (t.accum > 0) c->optim.gradAccum = t.accum;
+  if (t.seq > 0) c->model.seqLen = t.seq;
   experiment::requireValid(*c);
   if (t.nproc > 0) {
     runBenchTrainDataParallel(t, *c, g);
@@ -280,6 +282,7 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
   train->add_option("--device", t.device, "cpu, cuda or cuda:N (GPU: tokens/s, MFU, HF baseline)")
       ->capture_default_str();
   train->add_option("--micro-batch", t.microBatch, "Override the micro-batch");
+  train->add_option("--seq", t.seq, "Override the sequence length");
   train->add_option("--accum", t.accum, "Override the micro-batches per update");
   train->add_option("--peak-tflops", t.peakTflops, "The device's bf16 peak for MFU (default: known devices)");
   train->add_option("--python", t.python, "Python for the HF baseline (default $DEPTHLAB_PYTHON or python3)");
