@@ -52,6 +52,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES data/mapped_file.cpp data/token_source.c
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/launch_env.cpp distributed/batch_shard.cpp
   distributed/local_launcher.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES distributed/gradient_sync.cpp experiment/data_parallel.cpp
+  experiment/train_loop.cpp
   bench/dp_train_bench.cpp)
 # The c10d headers need USE_C10D_GLOO / USE_C10D_NCCL to declare their classes: compiled
 # without the precompiled header (whose macros differ), see core/CMakeLists.txt.

@@ -6,15 +6,15 @@
 #include <unistd.h>
 
 #include "bench/dp_train_bench.h"
-#include "distributed/launch_env.h"
-#include "distributed/local_launcher.h"
-#include "experiment/data_parallel.h"
 #include "bench/gpu_train_bench.h"
 #include "bench/probe_bench.h"
 #include "bench/store_bench.h"
 #include "bench/train_bench.h"
 #include "bench_baselines.h"
 #include "cli_common.h"
+#include "cli_distributed.h"
+#include "distributed/launch_env.h"
+#include "experiment/data_parallel.h"
 #include "experiment/presets.h"
 
 namespace depthlab::cli {
@@ -103,15 +103,8 @@ void runBenchTrainDataParallel(const TrainArgs& t, const experiment::ExperimentC
   }
   // The N ranks first (the CUDA context of this process stays unopened while they run).
   const std::string result = "/tmp/depthlab-bench-dp-" + std::to_string(getpid()) + ".json";
-  distributed::LocalLaunch l;
+  const int rc = distributed::runLocalRanks(selfLaunch(g, t.nproc, 60, {"--dp-result", result}));
   std::error_code ec;
-  l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  l.args = g.argv;
-  l.args.insert(l.args.end(), {"--dp-result", result});
-  l.processes = t.nproc;
-  l.graceSeconds = 60;
-  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "depthlab-cli: %s\n", s.c_str()); };
-  const int rc = distributed::runLocalRanks(l);
   nlohmann::json group;
   try {
     std::ifstream in(result);

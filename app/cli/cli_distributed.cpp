@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "distributed/launch_env.h"
-#include "distributed/local_launcher.h"
 
 namespace depthlab::cli {
 
@@ -38,20 +37,27 @@ void requireValid(const DistArgs& a, bool nprocGiven) {
   }
 }
 
+distributed::LocalLaunch selfLaunch(const GlobalOptions& g, int processes, double graceSeconds,
+                                    const std::vector<std::string>& extraArgs) {
+  distributed::LocalLaunch l;
+  std::error_code ec;
+  l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec || l.executable.empty()) throw std::runtime_error("cannot find this executable to start its ranks");
+  l.args = g.argv;
+  l.args.insert(l.args.end(), extraArgs.begin(), extraArgs.end());
+  l.processes = processes;
+  l.graceSeconds = graceSeconds;
+  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", s.c_str()); };
+  return l;
+}
+
 std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, const GlobalOptions& g,
                                            const std::string& device) {
   if (processes <= 1 || distributed::readLaunchEnv()) return std::nullopt;
   if (a.backend == "nccl" && device == "cpu") {  // said once here, not once per rank
     throw std::runtime_error("--backend nccl needs a CUDA device (--device cuda); the CPU uses gloo");
   }
-  distributed::LocalLaunch l;
-  std::error_code ec;
-  l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec || l.executable.empty()) throw std::runtime_error("cannot find this executable to start its ranks");
-  l.args = g.argv;
-  l.processes = processes;
-  l.graceSeconds = a.timeoutSeconds + 30;
-  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", s.c_str()); };
+  auto l = selfLaunch(g, processes, a.timeoutSeconds + 30);
   std::fprintf(stderr, "depthlab-cli: starting %d data-parallel ranks on this machine\n", processes);
   return distributed::runLocalRanks(l);
 }

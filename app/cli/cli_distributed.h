@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli_common.h"
+#include "distributed/local_launcher.h"
 #include "experiment/data_parallel.h"
 
 namespace depthlab::cli {
@@ -23,6 +24,10 @@ struct DistArgs {
 void addDistOptions(CLI::App* command, DistArgs& a);
 /// Throws std::runtime_error naming the option when a value is out of range.
 void requireValid(const DistArgs& a, bool nprocGiven);
+
+/// N ranks of this executable with this command line (`extraArgs` appended), on this machine.
+distributed::LocalLaunch selfLaunch(const GlobalOptions& g, int processes, double graceSeconds,
+                                    const std::vector<std::string>& extraArgs = {});
 
 /// When `processes` (--nproc, else the config's) asks for more than one rank and no launcher
 /// started this process: starts them here (each rank reruns this command line) and returns

@@ -27,7 +27,7 @@ struct GradientSync::State {
   std::vector<Slot> slots;
   std::vector<Bucket> buckets;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept alive: hooks live there
-  bool armed = false, alive = true;
+  bool armed = false;
   size_t nextLaunch = 0;
   size_t startedInBackward = 0;  // what finish() found started
 
@@ -39,7 +39,7 @@ struct GradientSync::State {
     }
   }
   void arrived(size_t slotIndex) {
-    if (!armed || !alive) return;
+    if (!armed) return;
     Slot& s = slots[slotIndex];
     if (s.got) return;
     Bucket& b = buckets[s.bucket];
@@ -123,9 +123,8 @@ GradientSync::GradientSync(DistContext& dist, const std::vector<torch::Tensor>& 
   }
 }
 
-GradientSync::~GradientSync() {
-  m_state->alive = false;
-}
+// The hooks hold the state weakly: once it is gone they do nothing.
+GradientSync::~GradientSync() = default;
 
 size_t GradientSync::bucketCount() const { return m_state->buckets.size(); }
 

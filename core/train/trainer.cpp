@@ -6,7 +6,6 @@
 #include <thread>
 #include <type_traits>
 
-#include "distributed/batch_shard.h"
 #include "train/autocast_scope.h"
 #include "train/fused_adam.h"
 #include "train/lr_schedule.h"
@@ -110,10 +109,11 @@ std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatc
 
 void Trainer::setDataParallel(distributed::DistContext* dist, double bucketMB) {
   m_sync.reset();
+  m_shards.clear();
   m_dist = dist;
   if (!dist) return;
-  distributed::rankShards(m_config.optim.batchSize, m_config.optim.gradAccum, dist->rank(),
-                          dist->worldSize());  // throws when the batch does not split
+  m_shards = distributed::rankShards(m_config.optim.batchSize, m_config.optim.gradAccum,
+                                     dist->rank(), dist->worldSize());  // throws when uneven
   std::vector<torch::Tensor> params;
   for (const auto& p : m_model->parameters()) params.push_back(p);
   m_sync = std::make_unique<distributed::GradientSync>(*dist, params, bucketMB);
@@ -123,8 +123,7 @@ StepResult Trainer::trainStep(const data::TokenDataset& data, int64_t step) {
   // 1. batches: pure functions of (seed, step, micro-batch); a data-parallel rank takes its share
   std::vector<data::TokenBatch> micro;
   if (m_dist) {
-    for (const auto& s : distributed::rankShards(m_config.optim.batchSize, m_config.optim.gradAccum,
-                                                 m_dist->rank(), m_dist->worldSize())) {
+    for (const auto& s : m_shards) {
       micro.push_back(data.trainBatchRows(m_config.seed, step, s.micro, s.rowBegin, s.rowEnd));
     }
     return trainStepOn(micro, step);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "data/token_dataset.h"
+#include "distributed/batch_shard.h"
 #include "distributed/gradient_sync.h"
 #include "model/decoder.h"
 #include "train/optim_config.h"
@@ -72,6 +73,7 @@ class Trainer {
   const std::atomic<bool>* m_interrupt = nullptr;
   distributed::DistContext* m_dist = nullptr;
   std::unique_ptr<distributed::GradientSync> m_sync;
+  std::vector<distributed::BatchShard> m_shards;  // this rank's share of every global batch
 };
 
 /// Intra-op threads to use when the config says 0. Measured on this 2-core machine with

@@ -1,0 +1,373 @@
+// The training loop; see train_loop.h.
+#include "experiment/train_loop.h"
+
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "data/corpus.h"
+#include "distributed/batch_shard.h"
+#include "distributed/process_group.h"
+#include "experiment/probe_schedule.h"
+#include "experiment/resource_estimate.h"
+#include "experiment/run_checkpoints.h"
+#include "experiment/store_link.h"
+#include "store/metric_catalogue.h"
+#include "train/checkpoint.h"
+#include "train/devices.h"
+
+namespace depthlab::experiment {
+
+namespace {
+
+// Writes a checkpoint of `m` after `step` updates and prunes the older ones: the last
+// checkpointKeep, the best and (at the end) the final one stay.
+void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
+  if (!m.writer || m.lastCheckpoint == step) return;
+  const auto& c = m.config;
+  train::CheckpointMeta meta;
+  meta.step = step;
+  meta.scheme = m.progress.scheme;
+  meta.runId = m.runId;
+  meta.config = toJson(c);
+  meta.storeId = m.storeId;
+  const std::string path =
+      (std::filesystem::path(m.checkpointDir) / ("step-" + std::to_string(step) + ".ckpt")).string();
+  std::string sum;
+  try {
+    sum = train::saveCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), meta);
+  } catch (const std::exception& e) {  // a full disk, a vanished folder: training goes on
+    std::error_code ec;
+    std::filesystem::remove(path + ".tmp", ec);
+    const std::string msg = "could not write the checkpoint at step " + std::to_string(step) +
+                            " (" + e.what() + "); the previous checkpoints are kept";
+    store::WriteBatch b;
+    b.event(step, store::EventLevel::Warning, msg);
+    link.write(m.runId, std::move(b));
+    if (link.onNotice) link.onNotice(msg);
+    return;
+  }
+  auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch());
+  link.addCheckpoint(m.runId, {step, path, sum, now.count()});
+  m.lastCheckpoint = step;
+  // Prune by the files on disk (the store's rows follow), so a store outage cannot make the
+  // folder grow without bound.
+  std::vector<int64_t> steps;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(m.checkpointDir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) != 0 || e.path().extension() != ".ckpt") continue;
+    try {
+      steps.push_back(std::stoll(name.substr(5)));
+    } catch (const std::exception&) {
+    }
+  }
+  for (int64_t old : checkpointsToPrune(steps, c.run.checkpointKeep, m.bestStep,
+                                        final ? std::optional<int64_t>(step) : std::nullopt)) {
+    if (old == step) continue;
+    std::filesystem::remove(std::filesystem::path(m.checkpointDir) /
+                                ("step-" + std::to_string(old) + ".ckpt"), ec);
+    link.removeCheckpoint(m.runId, old);
+  }
+}
+
+void flush(Member& m, StoreLink& link) {
+  if (m.pending.empty()) return;
+  link.write(m.runId, std::move(m.pending));
+  m.pending.clear();
+}
+
+// Validation; a new best is checkpointed (when checkpoints are kept at all) so that the best
+// state survives pruning.
+void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink* link) {
+  const auto& c = m.config;
+  double v = m.trainer->evaluate(data, c.run.evalBatches);
+  m.progress.lossVal = v;
+  m.pending.scalar(step, metrics::kLossVal, v);
+  m.pending.scalar(step, metrics::kPplVal, std::exp(std::min(v, 700.0)));
+  if (std::isfinite(v) && (!m.bestVal || v < *m.bestVal)) {
+    m.bestVal = v;
+    if (link) {
+      m.bestStep = step;
+      flush(m, *link);
+      checkpoint(m, *link, step, false);
+    }
+  }
+}
+
+// The clocks and the stop decision of one training loop.
+struct LoopState {
+  Clock::time_point start = Clock::now(), lastFlush = start, lastProgress = start,
+                    lastStopPoll = start, lastCheckpoint = start, lastHeartbeat = start;
+  bool stopping = false;
+  std::string stopReason = "on request";
+};
+
+// One update of member `m` at `step`, then what is due after it (logged scalars, probes,
+// evaluation, a step-cadence checkpoint). Returns false when a stop interrupted the update.
+bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
+                const data::TokenDataset& data, ProbeSchedule& probes, StoreLink& link,
+                GroupResult& result) {
+  const int64_t total = config.optim.steps;
+  const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
+                               config.model.seqLen * config.optim.gradAccum;
+  const auto ts = Clock::now();
+  train::StepResult r = m.trainer->trainStep(data, step);
+  if (r.interrupted) return false;  // stop asked for in the middle of an update: abandoned
+  const double dt = since(ts);
+  auto& p = m.progress;
+  p.step = step + 1;
+  p.lossTrain = r.loss;
+  p.tokensPerSecond = dt > 0 ? tokensPerStep / dt : 0;
+  if (!r.finite) {
+    p.status = store::RunStatus::Diverged;
+    p.divergedAt = step;
+    m.active = false;
+    m.pending.scalar(step, metrics::kLossTrain, r.loss);
+    m.pending.event(step, store::EventLevel::Error,
+                    "non-finite loss at step " + std::to_string(step) + ": run diverged");
+    flush(m, link);
+    link.finishRun(m.runId, store::RunStatus::Diverged);
+    return true;
+  }
+  if (step % config.run.logEvery == 0 || step + 1 == total) {
+    m.pending.scalar(step, metrics::kLossTrain, r.loss);
+    m.pending.scalar(step, metrics::kLr, r.lr);
+    m.pending.scalar(step, metrics::kGradNorm, r.gradNorm);
+    m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
+    m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
+  }
+  if (step + 1 < total && m.writer) {
+    result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
+  }
+  if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total &&
+      m.writer) {
+    evaluate(m, data, step + 1, &link);
+  }
+  if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
+      step + 1 < total) {
+    flush(m, link);
+    checkpoint(m, link, step + 1, false);
+  }
+  return true;
+}
+
+// What runs on wall-clock cadences after every step of the group: time-based checkpoints,
+// heartbeats, flushing metrics, progress, and deciding whether to stop (a signal, a stop
+// request in the store, or a store unwritable for too long).
+void afterStep(std::vector<Member>& members, int64_t step, const ExperimentConfig& config,
+               const RunGroupOptions& o, StoreLink& link, LoopState& s,
+               const std::function<void(int64_t)>& report) {
+  const int64_t total = config.optim.steps;
+  if (!s.stopping && config.run.checkpointMinutes > 0 && step + 1 < total &&
+      since(s.lastCheckpoint) >= config.run.checkpointMinutes * 60) {
+    for (auto& m : members) {
+      if (!m.active) continue;
+      flush(m, link);
+      checkpoint(m, link, step + 1, false);
+    }
+    s.lastCheckpoint = Clock::now();
+  }
+  if (since(s.lastHeartbeat) >= 30) {  // liveness for viewers and resumes on other hosts
+    for (auto& m : members) {
+      if (m.active) link.heartbeat(m.runId);
+    }
+    s.lastHeartbeat = Clock::now();
+  }
+  if (since(s.lastFlush) >= o.flushSeconds) {
+    for (auto& m : members) flush(m, link);
+    link.flush();
+    s.lastFlush = Clock::now();
+  }
+  if (since(s.lastProgress) >= 0.25) {
+    report(step + 1);
+    s.lastProgress = Clock::now();
+  }
+  bool stop = s.stopping || (o.stopFlag && o.stopFlag->load());
+  if (!stop && since(s.lastStopPoll) >= 1.0) {
+    s.lastStopPoll = Clock::now();
+    for (auto& m : members) stop = stop || (m.active && link.stopRequested(m.runId));
+  }
+  if (!stop && link.unwritableSeconds() > o.storeGiveUpSeconds) {
+    stop = true;
+    s.stopReason = "because the run store stayed unwritable for " +
+                   std::to_string(static_cast<int>(link.unwritableSeconds())) + " s (" +
+                   link.lastError() + ")";
+  }
+  // Data-parallel ranks stop together: any rank's reason (a signal, rank 0's store) stops all.
+  if (o.dist && o.dist->anyRank(stop) && !stop) {
+    stop = true;
+    s.stopReason = "on request (to another rank of the data-parallel group)";
+  }
+  if (stop) s.stopping = true;
+}
+
+// The end of the loop: final evaluation, probes and checkpoint for every member still active
+// (or a stop event), its status, and the last writes retried for storeGiveUpSeconds.
+void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
+                   ProbeSchedule& probes, StoreLink& link, const LoopState& s,
+                   const RunGroupOptions& o, GroupResult& result) {
+  for (auto& m : members) {
+    if (!m.active) continue;
+    const int64_t done = m.progress.step;
+    if (!m.writer) {  // another data-parallel rank: rank 0 evaluates, probes and checkpoints
+    } else if (!s.stopping) {
+      evaluate(m, data, done, nullptr);
+      result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
+    } else {
+      m.pending.event(done, store::EventLevel::Info,
+                      "stopped at step " + std::to_string(done) + " " + s.stopReason);
+    }
+    flush(m, link);
+    checkpoint(m, link, done, true);
+    const auto status = s.stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
+    m.progress.status = status;
+    link.finishRun(m.runId, status);
+  }
+  // The last writes (statuses, the final checkpoint's row): retried with back-off for another
+  // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
+  const auto finishing = Clock::now();
+  while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// A data-parallel group failed (a rank died, a collective timed out): rank 0 records why on
+// every active run and marks it crashed (its last checkpoint stays for resume).
+void markCrashed(std::vector<Member>& members, StoreLink& link, const std::string& why,
+                 const RunGroupOptions& o) {
+  for (auto& m : members) {
+    if (!m.active || !m.writer) continue;
+    m.pending.event(m.progress.step, store::EventLevel::Error,
+                    "data-parallel training failed after step " + std::to_string(m.progress.step) +
+                        ": " + why + (m.lastCheckpoint ? "; resume continues from the checkpoint at step " +
+                                                             std::to_string(*m.lastCheckpoint)
+                                                       : std::string("; no checkpoint was written")));
+    flush(m, link);
+    link.finishRun(m.runId, store::RunStatus::Crashed);
+    m.progress.status = store::RunStatus::Crashed;
+    m.active = false;
+  }
+  const auto t = Clock::now();
+  while (!link.flush(true) && since(t) <= std::min(o.storeGiveUpSeconds, 30.0)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+
+}  // namespace
+
+// Trains every active member from `startStep` to the configured number of steps.
+void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
+               const data::TokenDataset& data, store::RunStore& store,
+               const RunGroupOptions& o, int64_t startStep, GroupResult& result,
+               const std::function<void()>& afterFirstStep) {
+  LoopState state;
+  StoreLink link(store);
+  link.onNotice = o.onNotice;
+  for (auto& m : members) {
+    m.trainer->setInterruptFlag(o.stopFlag);
+    if (int n = removeTemporaryFiles(m.checkpointDir); n > 0) {
+      m.pending.event(startStep, store::EventLevel::Info,
+                      "removed " + std::to_string(n) + " unfinished checkpoint file(s) (*.tmp)");
+    }
+  }
+  ProbeSchedule probes(config.probes, data, members.front().trainer->device());
+  if (startStep == 0) {  // the state at initialisation
+    for (auto& m : members) {
+      if (m.writer) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
+    }
+  }
+  // The cadences count from here (after the probes of the initial state).
+  state.lastFlush = state.lastProgress = state.lastStopPoll = state.lastCheckpoint =
+      state.lastHeartbeat = Clock::now();
+  const int64_t total = config.optim.steps;
+  auto report = [&](int64_t step) {
+    if (!o.onProgress) return;
+    GroupProgress gp;
+    gp.step = step;
+    gp.totalSteps = total;
+    gp.elapsedSeconds = since(state.start);
+    const double done = static_cast<double>(step - startStep);
+    gp.etaSeconds = done > 0 ? gp.elapsedSeconds / done * static_cast<double>(total - step) : 0;
+    for (const auto& m : members) gp.members.push_back(m.progress);
+    o.onProgress(gp);
+  };
+  try {
+    for (int64_t step = startStep; step < total && !state.stopping; ++step) {
+      bool anyActive = false;
+      for (auto& m : members) {
+        if (!m.active) continue;
+        anyActive = true;
+        if (!stepMember(m, step, config, data, probes, link, result)) {
+          state.stopping = true;
+          break;
+        }
+      }
+      if (!anyActive) break;
+      afterStep(members, step, config, o, link, state, report);
+      if (step == startStep && afterFirstStep) afterFirstStep();
+    }
+  } catch (const distributed::CommError& e) {
+    markCrashed(members, link, e.what(), o);
+    throw;
+  }
+  finishMembers(members, data, probes, link, state, o, result);
+  int64_t reached = startStep;
+  for (const auto& m : members) reached = std::max(reached, m.progress.step);
+  report(std::min<int64_t>(reached, total));
+  result.seconds = since(state.start);
+  for (const auto& m : members) result.members.push_back(m.progress);
+  if (!link.idle()) {
+    throw std::runtime_error("the run store '" + store.path() + "' stayed unwritable (" +
+                             link.lastError() + "); the checkpoints are on disk, but the last " +
+                             "metrics and statuses could not be recorded");
+  }
+}
+
+data::TokenDataset loadDataset(ExperimentConfig& config, const std::function<void()>& beforeBatching,
+                               const std::function<void(const std::string&)>& phase,
+                               const std::atomic<bool>* stop) {
+  auto corpus = data::loadCorpusTokens(config.data, phase, stop);
+  config.model.vocabSize = corpus.vocabSize;
+  if (beforeBatching) beforeBatching();
+  return data::TokenDataset(std::move(corpus.tokens), corpus.vocabSize, config.data.valFraction,
+                            config.model.seqLen, config.optim.batchSize);
+}
+
+void applyThreads(const ExperimentConfig& config) {
+  const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads(config.model);
+  torch::set_num_threads(threads);
+}
+
+void requireFitsDevice(const ExperimentConfig& c, torch::Device device) {
+  if (device.is_cuda()) {
+    const auto [freeBytes, totalBytes] = train::cudaMemory(device.index());
+    (void)totalBytes;
+    if (c.optim.autoMicroBatch) return;  // chooseMicroBatch already tried it on the device
+    requireFits(c, static_cast<double>(freeBytes) / 1e6, train::describeDevice(device));
+  } else {
+    requireFits(c, availableMemoryMB(), "this machine");
+  }
+}
+
+void joinTrainers(std::vector<Member>& members, const RunGroupOptions& o) {
+  if (!o.dist) return;
+  for (auto& m : members) {
+    std::vector<torch::Tensor> params;
+    for (const auto& p : m.trainer->model()->parameters()) params.push_back(p.detach());
+    o.dist->broadcast(params, 0);
+    m.trainer->setDataParallel(o.dist, o.bucketMB);
+  }
+}
+
+std::string dataParallelNote(const ExperimentConfig& c, const distributed::DistContext& d) {
+  const auto shards = distributed::rankShards(c.optim.batchSize, c.optim.gradAccum, 0, d.worldSize());
+  return "data-parallel over " + std::to_string(d.worldSize()) + " ranks (" + d.backend() +
+         "): each trains " + std::to_string(shards.size()) + " micro-batch(es) of " +
+         std::to_string(shards.front().rowEnd - shards.front().rowBegin) +
+         " sequences per update; the global batch stays " +
+         std::to_string(c.optim.batchSize * c.optim.gradAccum);
+}
+
+}  // namespace depthlab::experiment
