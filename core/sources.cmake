@@ -7,6 +7,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   train/trainer.cpp
   experiment/run_group.cpp
   io/safetensors.cpp
+  io/safetensors_archive.cpp
   bench/train_bench.cpp
 )
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
@@ -57,3 +58,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES distributed/gradient_sync.cpp experiment
 # The c10d headers need USE_C10D_GLOO / USE_C10D_NCCL to declare their classes: compiled
 # without the precompiled header (whose macros differ), see core/CMakeLists.txt.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/process_group.cpp)
+# Hugging Face models: config, import as a run, their text, evaluation and export.
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/model_text.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
+  hf/hf_export.cpp)

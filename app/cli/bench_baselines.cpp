@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/python_env.h"
 #include "util/run_command.h"
 
 namespace depthlab::cli {
@@ -62,35 +63,6 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
 
 }  // namespace
 
-std::string newestTorchPython() {
-  namespace fs = std::filesystem;
-  if (const char* v = std::getenv("DEPTHLAB_TORCH2_VENV"); v && *v) {
-    return fs::exists(fs::path(v) / "bin/python") ? (fs::path(v) / "bin/python").string() : "";
-  }
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  const char* home = std::getenv("HOME");
-  const fs::path cache = xdg && *xdg ? fs::path(xdg) : fs::path(home ? home : "/") / ".cache";
-  std::string best, bestVersion;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(cache / "depthlab", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("torch2-", 0) != 0 || !fs::exists(e.path() / "bin/python")) continue;
-    // version order: compare the dotted numbers
-    auto numbers = [](const std::string& v) {
-      std::vector<int> n;
-      std::istringstream in(v);
-      for (std::string part; std::getline(in, part, '.');) n.push_back(std::atoi(part.c_str()));
-      return n;
-    };
-    const std::string version = name.substr(7);
-    if (best.empty() || numbers(version) > numbers(bestVersion)) {
-      best = (e.path() / "bin/python").string();
-      bestVersion = version;
-    }
-  }
-  return best;
-}
-
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& c,
                        const std::string& scheme, int steps, int threads,
                        const std::string& script) {
@@ -105,7 +77,7 @@ void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentC
     r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
                      debian.message;
   }
-  const std::string python = newestTorchPython();
+  const std::string python = util::newestTorchPython();
   if (python.empty()) {
     r.newestTorchMessage = "no torch2 environment (make build-torch2 installs the newest torch)";
     return;

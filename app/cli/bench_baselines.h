@@ -18,9 +18,6 @@ namespace depthlab::cli {
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& config,
                        const std::string& scheme, int steps, int threads,
                        const std::string& script);
-/// The Python of the newest torch2 environment ($DEPTHLAB_TORCH2_VENV, else the highest
-/// ${XDG_CACHE_HOME:-~/.cache}/depthlab/torch2-<version>), "" when there is none.
-std::string newestTorchPython();
 /// The Hugging Face baseline on `config` (bench::gpuTrainBenchConfig's); `script` empty skips it.
 /// `python` "" means $DEPTHLAB_PYTHON, else python3.
 void runHfBaseline(bench::GpuTrainBenchResult& r, const experiment::ExperimentConfig& config,

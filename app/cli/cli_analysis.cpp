@@ -1,4 +1,4 @@
-// `depthlab-cli analyze --run ID [--step S] [--probes ...]` and `depthlab-cli report --runs A,B`.
+// `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B`.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,6 +7,8 @@
 #include "cli_common.h"
 #include "experiment/analyze.h"
 #include "experiment/run_report.h"
+#include "hf/hf_import.h"
+#include "hf/model_analysis.h"
 
 namespace depthlab::cli {
 
@@ -39,17 +41,52 @@ nlohmann::json reportJson(const experiment::RunReport& r) {
 void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   static int64_t runId = 0, step = -1;
   static std::string probes = "all", runs;
-  auto* analyze = app.add_subcommand("analyze", "Run depth probes on a stored checkpoint");
+  static hf::ModelAnalysisOptions text;
+  auto* analyze = app.add_subcommand(
+      "analyze", "Run depth probes on a stored checkpoint, or on an imported model over a text");
   analyze->add_option("--run", runId, "Run id")->required();
   analyze->add_option("--step", step, "Checkpoint step (latest at or before it; default: last)");
-  analyze->add_option("--probes", probes, "all | variance,angular,pruning,block_pruning,jacobian")
+  analyze->add_option("--probes", probes,
+                      "all | variance,angular,pruning,block_pruning,jacobian (imported models: "
+                      "all but jacobian unless named)")
+      ->capture_default_str();
+  analyze->add_option("--corpus", text.text.corpus,
+                      "Imported models: the text to probe on (tokenized by the model's tokenizer)");
+  analyze->add_option("--tokens", text.text.tokensFile,
+                      "Imported models: token ids instead of a text (one sequence per line)");
+  analyze->add_option("--sequences", text.sequences, "Imported models: probe sequences")
+      ->capture_default_str();
+  analyze->add_option("--seq-len", text.seqLen, "Imported models: tokens per sequence")
+      ->capture_default_str();
+  analyze->add_option("--device", text.device, "Imported models: cpu, cuda or cuda:N")
       ->capture_default_str();
   analyze->callback([&g, analyze] {
     if (analyze->count("--step") && step < 0) {
       throw std::runtime_error("--step must be 0 or more (got " + std::to_string(step) + ")");
     }
-    auto which = experiment::parseProbeList(probes);
     auto s = openStore(g);
+    auto run = s.run(runId);
+    if (run && hf::importRecordOf(*run)) {
+      if (analyze->count("--probes")) text.probes = experiment::parseProbeList(probes);
+      if (!g.json) text.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+      auto r = hf::analyzeImportedRun(s, runId, text);
+      if (g.json) {
+        std::cout << nlohmann::json{{"run_id", runId}, {"tokens", r.tokens}, {"tokenizer", r.tokensHow},
+                                    {"seconds", r.seconds}, {"values", r.valuesWritten}}.dump(2) << "\n";
+      } else {
+        std::printf("analyzed imported run %lld on %lld tokens (%s): %zu values in %.1f s\n",
+                    static_cast<long long>(runId), static_cast<long long>(r.tokens),
+                    r.tokensHow.c_str(), r.valuesWritten, r.seconds);
+      }
+      return;
+    }
+    for (const char* opt : {"--corpus", "--tokens", "--sequences", "--seq-len", "--device"}) {
+      if (analyze->count(opt)) {
+        throw std::runtime_error(std::string(opt) + " is for imported models; run " +
+                                 std::to_string(runId) + " is probed on its own probe batch");
+      }
+    }
+    auto which = experiment::parseProbeList(probes);
     auto r = experiment::analyzeCheckpoint(s, runId,
                                            step >= 0 ? std::optional<int64_t>(step) : std::nullopt,
                                            which);

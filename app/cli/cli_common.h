@@ -34,6 +34,7 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
 void addTrainCommands(CLI::App& app, GlobalOptions& g);
 void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
+void addHfCommands(CLI::App& app, GlobalOptions& g);
 void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 /// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
 
   depthlab::cli::addTrainCommands(app, g);
   depthlab::cli::addAnalysisCommands(app, g);
+  depthlab::cli::addHfCommands(app, g);
   depthlab::cli::addExportCommand(app, g);
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);

@@ -48,6 +48,14 @@ std::vector<ConfigField> modelFields() {
     FIELD(model, embedStd, "Embedding std", "N(0, std) for the embedding (paper: 0.02)",
           above(0, "must be > 0")),
     FIELD(model, ropeBase, "RoPE base", "rotary embedding base", above(1, "must be > 1")),
+    FIELD(model, nKvHeads, "KV heads", "grouped-query attention: key/value heads (0 = heads)",
+          atLeast(0, "must be >= 0 (0 = as many as heads)")),
+    FIELD(model, headDim, "Head dim", "D per head (0 = width / heads)",
+          atLeast(0, "must be >= 0 (0 = width / heads)")),
+    FIELD(model, qkvBias, "q/k/v biases", "biases on the query, key and value projections (Qwen2)",
+          std::nullopt),
+    FIELD(model, tieEmbeddings, "Tied embeddings", "the LM head reuses the embedding's weight",
+          std::nullopt),
   };
 }
 

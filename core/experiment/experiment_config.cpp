@@ -107,6 +107,7 @@ ExperimentConfig configFromJson(const json& j) {
   top.read("name", c.name);
   top.read("schemes", c.schemes);
   for (const auto& s : configSections()) top.allow(s.c_str());
+  top.allow("import");  // an imported Hugging Face model's source (hf/hf_import.h)
   top.finish();
   for (const auto& section : configSections()) {
     SectionReader reader(sectionOr(j, section.c_str(), empty), section);
@@ -172,12 +173,15 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
   const auto& m = c.model;
   is.ranges(c, "model");
   if (m.nHeads <= 0) is.bad("model.nHeads", "must be positive");
-  else if (m.dModel > 0 && m.dModel % m.nHeads != 0)
+  else if (m.headDim == 0 && m.dModel > 0 && m.dModel % m.nHeads != 0)
     is.bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
                                std::to_string(m.dModel));
-  else if (m.dModel > 0 && (m.dModel / m.nHeads) % 2 != 0)
-    is.bad("model.nHeads", "head dimension " + std::to_string(m.dModel / m.nHeads) +
+  else if (m.dModel > 0 && m.headDimension() % 2 != 0)
+    is.bad("model.nHeads", "head dimension " + std::to_string(m.headDimension()) +
                                " must be even for RoPE");
+  else if (m.nKvHeads > 0 && m.nHeads % m.nKvHeads != 0)
+    is.bad("model.nKvHeads", std::to_string(m.nKvHeads) + " key/value heads do not divide " +
+                                 std::to_string(m.nHeads) + " heads");
   if (m.norm != "rmsnorm" && m.norm != "layernorm")
     is.bad("model.norm", "unknown norm '" + m.norm + "' (known: rmsnorm, layernorm)");
   if (c.schemes.empty()) is.bad("schemes", "choose at least one scheme");

@@ -25,6 +25,9 @@ ProbeSchedule::ProbeSchedule(const ProbeConfig& config, const data::TokenDataset
   m_targets = torch::from_blob(b.targets.data(), {b.batch, b.seqLen}, opts).clone().to(device);
 }
 
+ProbeSchedule::ProbeSchedule(const ProbeConfig& config, torch::Tensor inputs, torch::Tensor targets)
+    : m_config(config), m_inputs(std::move(inputs)), m_targets(std::move(targets)) {}
+
 double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
                              store::WriteBatch& out) {
   std::set<std::string> which;
@@ -60,14 +63,22 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.scalar(step, metrics::kLowLayers, counts.low);
     out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
     if (which.count("angular")) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
+    if (m_progress) m_progress("variance", 1, 1);
   }
+  auto evaluations = [this](const char* family) {
+    return m_progress ? probes::EvaluationProgress([this, family](int done, int total) {
+                          m_progress(family, done, total);
+                        })
+                      : probes::EvaluationProgress();
+  };
   if (which.count("pruning")) {
     out.layer(step, metrics::kPruneDelta,
-              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber));
+              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber,
+                                         evaluations("pruning")));
   }
   if (which.count("block_pruning")) {
     auto bp = probes::blockPruning(model, m_inputs, m_targets, f.angularMatrix,
-                                   m_config.pruneRenumber);
+                                   m_config.pruneRenumber, evaluations("block_pruning"));
     out.matrix(step, metrics::kBlockPrune, L, L, bp.delta);
     out.layer(step, metrics::kBlockPruneBestStart, bp.bestStart);
   }
@@ -75,6 +86,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.layer(step, metrics::kJacobianIdentity,
               probes::jacobianToIdentity(model, m_inputs, m_config.jacobianSamples,
                                          static_cast<uint64_t>(step) + 1));
+    if (m_progress) m_progress("jacobian", 1, 1);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <set>
 #include <string>
 
@@ -25,6 +26,13 @@ extern const std::vector<std::string> kProbeNames;  // variance, angular, prunin
 class ProbeSchedule {
  public:
   ProbeSchedule(const ProbeConfig& config, const data::TokenDataset& data, torch::Device device);
+  /// On a given probe batch: inputs and targets (B, T) int64, on the model's device.
+  ProbeSchedule(const ProbeConfig& config, torch::Tensor inputs, torch::Tensor targets);
+
+  /// Told as the families run: (family, done, total); for the pruning families once per
+  /// evaluation, for the others once when they finish (done = total = 1).
+  using Progress = std::function<void(const std::string& family, int done, int total)>;
+  void setProgress(Progress progress) { m_progress = std::move(progress); }
 
   /// Runs what is due after `step` updates (all of it when `final`); appends rows to `out`.
   /// Returns the seconds spent.
@@ -36,6 +44,7 @@ class ProbeSchedule {
  private:
   ProbeConfig m_config;
   torch::Tensor m_inputs, m_targets;  // (B, T) probe batch
+  Progress m_progress;
 };
 
 }  // namespace depthlab::experiment

@@ -1,7 +1,7 @@
 // Safetensors files (the Hugging Face format): an 8-byte little-endian header length, a JSON
 // header {name: {dtype, shape, data_offsets}}, then raw little-endian tensor bytes.
-// Used for the PyTorch parity tests now and for Llama/Qwen checkpoints later. Loading
-// validates every offset and shape before touching data.
+// Whole-file save and load (copies) for small files: parity tests, exports. Loading validates
+// every offset and shape before touching data (io/safetensors_archive.h maps large files).
 #pragma once
 
 #include <torch/torch.h>

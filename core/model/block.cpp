@@ -3,11 +3,14 @@
 
 namespace depthlab::model {
 
-BlockImpl::BlockImpl(const BlockPlan& plan, int64_t dModel, int64_t nHeads, int64_t dFF,
-                     double eps, bool layerNorm)
-    : m_plan(plan) {
-  self_attn = register_module("self_attn", Attention(dModel, nHeads));
-  mlp = register_module("mlp", SwiGlu(dModel, dFF));
+BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(plan) {
+  const int64_t dModel = model.dModel;
+  const double eps = model.normEps;
+  const bool layerNorm = model.norm == "layernorm";
+  self_attn = register_module(
+      "self_attn", Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(),
+                                            model.headDimension(), model.qkvBias}));
+  mlp = register_module("mlp", SwiGlu(dModel, model.dFF));
   input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
   post_attention_layernorm =
       register_module("post_attention_layernorm", Norm(dModel, eps, layerNorm));

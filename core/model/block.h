@@ -21,8 +21,8 @@ struct BlockTrace {
 
 class BlockImpl : public torch::nn::Module {
  public:
-  BlockImpl(const BlockPlan& plan, int64_t dModel, int64_t nHeads, int64_t dFF, double eps,
-            bool layerNorm);
+  /// A block of `model`'s shape (heads, key/value heads, head dim, biases, norm) following `plan`.
+  BlockImpl(const BlockPlan& plan, const ModelConfig& model);
   /// (B, T, C) -> (B, T, C). `scaleOverride` replaces the plan's depth scale (pruning with
   /// renumbered LNS factors); `trace` receives the scaled norm outputs when non-null.
   torch::Tensor forward(const torch::Tensor& x, const Rope& rope,

@@ -9,31 +9,58 @@
 
 namespace depthlab::model {
 
+namespace {
+
+void adopt(torch::nn::Module& module, const std::string& prefix, const ParameterSource& source) {
+  torch::NoGradGuard ng;
+  for (auto& p : module.named_parameters()) {
+    auto t = source(prefix + p.key(), p.value());
+    p.value().set_data(t);
+    p.value().requires_grad_(false);
+  }
+}
+
+}  // namespace
+
 DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
-                         const std::string& scheme)
+                         const std::string& scheme, const ParameterSource& source)
     : m_config(model), m_options(options), m_scheme(scheme),
       m_plans(planBlocks(model, options, scheme)),
-      m_rope(model.dModel / model.nHeads, model.seqLen, model.ropeBase) {
+      m_rope(model.headDimension(), model.seqLen, model.ropeBase) {
   const auto& m = m_config;
   const bool layerNorm = m.norm == "layernorm";
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));
+  if (source) adopt(*embed_tokens, "embed_tokens.", source);
   layers = register_module("layers", torch::nn::ModuleList());
-  for (const auto& plan : m_plans) {
-    Block b(plan, m.dModel, m.nHeads, m.dFF, m.normEps, layerNorm);
+  for (size_t i = 0; i < m_plans.size(); ++i) {
+    Block b(m_plans[i], m);
+    if (source) adopt(*b, "layers." + std::to_string(i) + ".", source);
     layers->push_back(b);
     m_blocks.push_back(b);
   }
   norm = register_module("norm", Norm(m.dModel, m.normEps, layerNorm));
-  lm_head = register_module(
-      "lm_head", torch::nn::Linear(torch::nn::LinearOptions(m.dModel, m.vocabSize).bias(false)));
-  initWeights();
+  if (source) adopt(*norm, "norm.", source);
+  if (!m.tieEmbeddings) {
+    lm_head = register_module(
+        "lm_head", torch::nn::Linear(torch::nn::LinearOptions(m.dModel, m.vocabSize).bias(false)));
+    if (source) adopt(*lm_head, "lm_head.", source);
+  }
+  if (!source) initWeights();
+}
+
+torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
+  if (lm_head) return applyLinear(lm_head, h);
+  const auto& w = embed_tokens->weight;  // (V, C)
+  const bool narrow = h.scalar_type() == torch::kFloat32 &&
+                      (w.scalar_type() == torch::kBFloat16 || w.scalar_type() == torch::kFloat16);
+  return torch::linear(h, narrow ? w.to(torch::kFloat32) : w);
 }
 
 void DecoderImpl::initWeights() {
   torch::NoGradGuard ng;
   const double std = m_config.initStd;
   embed_tokens->weight.normal_(0.0, m_config.embedStd);
-  lm_head->weight.normal_(0.0, std);
+  if (lm_head) lm_head->weight.normal_(0.0, std);
   auto normalInit = [](torch::nn::Linear& l, double s) { l->weight.normal_(0.0, s); };
   auto xavier = [](torch::nn::Linear& l, double gain) {
     torch::nn::init::xavier_normal_(l->weight, gain);
@@ -69,7 +96,11 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& idx) {
 
 torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOptions& opts,
                                    ForwardTrace* trace) {
-  return forwardFrom(embed_tokens(idx), 0, opts, trace);  // (B, T, C) -> (B, T, V)
+  auto x = embed_tokens(idx);  // (B, T, C)
+  if (x.scalar_type() == torch::kBFloat16 || x.scalar_type() == torch::kFloat16) {
+    x = x.to(torch::kFloat32);  // weights stored narrow; activations are float32
+  }
+  return forwardFrom(x, 0, opts, trace);  // (B, T, C) -> (B, T, V)
 }
 
 torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBlock,
@@ -96,7 +127,7 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
     x = m_blocks[i]->forward(x, m_rope, s, trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
   }
   if (trace) trace->blockInputs.push_back(x);
-  return lm_head(norm->addForward(x, pending, 1.0, /*intoMatmul=*/true).second);  // (B, T, V)
+  return head(norm->addForward(x, pending, 1.0, /*intoMatmul=*/true).second);  // (B, T, V)
 }
 
 torch::Tensor DecoderImpl::loss(const torch::Tensor& idx, const torch::Tensor& targets,

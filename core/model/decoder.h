@@ -1,11 +1,14 @@
-// Decoder: the LLaMA-style language model of the paper. Untied embedding and LM head, a
-// stack of Blocks planned by the scheme, a final norm that is never depth-scaled.
+// Decoder: the LLaMA-style language model of the paper. Untied embedding and LM head (tied when
+// the config says so: then there is no lm_head module), a stack of Blocks planned by the scheme,
+// a final norm that is never depth-scaled. Activations are float32 (or the autocast dtype);
+// parameters may be stored in bf16/fp16 (an imported model, see ParameterSource).
 // Parameter names follow Hugging Face Llama: embed_tokens, layers.N.*, norm, lm_head.
 // Legend: B batch, T time, C width, V vocab, L blocks.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,9 +29,18 @@ struct ForwardTrace {
   std::vector<BlockTrace> blocks;             // L entries: scaled norm outputs
 };
 
+/// Gives the tensor for parameter `name` (shaped like `like`) when a decoder is built from
+/// existing weights; it throws when it has none. The decoder takes the tensor as the
+/// parameter's storage (no copy; any float dtype) and freezes it (no gradient).
+using ParameterSource = std::function<torch::Tensor(const std::string& name, const torch::Tensor& like)>;
+
 class DecoderImpl : public torch::nn::Module {
  public:
-  DecoderImpl(const ModelConfig& model, const SchemeOptions& options, const std::string& scheme);
+  /// Random weights as the scheme prescribes, or, with `source`, the source's weights: each
+  /// block's freshly made parameters are replaced as soon as it exists, so building a large
+  /// model holds at most one block's float32 weights besides the source's.
+  DecoderImpl(const ModelConfig& model, const SchemeOptions& options, const std::string& scheme,
+              const ParameterSource& source = nullptr);
 
   torch::Tensor forward(const torch::Tensor& idx);  // (B, T) int64 -> (B, T, V) logits
   torch::Tensor forward(const torch::Tensor& idx, const ForwardOptions& opts,
@@ -56,9 +68,11 @@ class DecoderImpl : public torch::nn::Module {
   torch::nn::Embedding embed_tokens{nullptr};
   torch::nn::ModuleList layers{nullptr};
   Norm norm{nullptr};
-  torch::nn::Linear lm_head{nullptr};
+  torch::nn::Linear lm_head{nullptr};  // null when tieEmbeddings
 
  private:
+  /// (B, T, C) -> (B, T, V): the LM head, or the embedding's transpose when tied.
+  torch::Tensor head(const torch::Tensor& h);
   ModelConfig m_config;
   SchemeOptions m_options;
   std::string m_scheme;

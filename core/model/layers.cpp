@@ -10,12 +10,32 @@ namespace depthlab::model {
 
 namespace F = torch::nn::functional;
 
+torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x) {
+  const auto w = l->weight.scalar_type(), t = x.scalar_type();
+  if (w == t || t != torch::kFloat32 || (w != torch::kBFloat16 && w != torch::kFloat16)) {
+    return torch::linear(x, l->weight, l->bias);  // what Linear::forward does
+  }
+  return torch::linear(x, l->weight.to(t), l->bias.defined() ? l->bias.to(t) : torch::Tensor());
+}
+
 NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_layerNorm(layerNorm) {
   weight = register_parameter("weight", torch::ones({dim}));
   if (layerNorm) bias = register_parameter("bias", torch::zeros({dim}));
 }
 
 torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
+  if (x.scalar_type() == torch::kFloat32 && (weight.scalar_type() == torch::kBFloat16 ||
+                                             weight.scalar_type() == torch::kFloat16)) {
+    // weights stored narrower than the activations (an imported bf16 model): convert them
+    const auto t = x.scalar_type();
+    if (m_layerNorm) {
+      auto y = torch::layer_norm(x, {x.size(-1)}, weight.to(t), bias.to(t), m_eps);
+      return scale == 1.0 ? y : y * scale;
+    }
+    auto xf = x.to(torch::kFloat32);
+    auto y = (xf * torch::rsqrt(xf.pow(2).mean(-1, true) + m_eps)).to(t) * weight.to(t);
+    return scale == 1.0 ? y : y * scale;
+  }
   if (m_layerNorm) {
     auto y = torch::layer_norm(x, {x.size(-1)}, weight, bias, m_eps);
     return scale == 1.0 ? y : y * scale;
@@ -89,23 +109,26 @@ torch::Tensor Rope::apply(const torch::Tensor& x) const {
   return x * cos + rotated * sin;
 }
 
-AttentionImpl::AttentionImpl(int64_t dModel, int64_t nHeads)
-    : m_heads(nHeads), m_headDim(dModel / nHeads) {
-  auto lin = [&](const char* name) {
-    return register_module(name, torch::nn::Linear(
-                                     torch::nn::LinearOptions(dModel, dModel).bias(false)));
+AttentionImpl::AttentionImpl(const AttentionShape& a)
+    : m_heads(a.heads), m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
+  auto lin = [&](const char* name, int64_t in, int64_t out, bool bias) {
+    return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
   };
-  q_proj = lin("q_proj");
-  k_proj = lin("k_proj");
-  v_proj = lin("v_proj");
-  o_proj = lin("o_proj");
+  q_proj = lin("q_proj", a.dModel, a.heads * a.headDim, a.qkvBias);
+  k_proj = lin("k_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
+  v_proj = lin("v_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
+  o_proj = lin("o_proj", a.heads * a.headDim, a.dModel, false);
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
-  const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  auto q = rope.applySplitHeads(q_proj(x), m_heads);                    // (B, H, T, D)
-  auto k = rope.applySplitHeads(k_proj(x), m_heads);                    // (B, H, T, D)
-  auto v = v_proj(x).view({B, T, m_heads, m_headDim}).transpose(1, 2);  // (B, H, T, D)
+  const int64_t B = x.size(0), T = x.size(1);
+  auto q = rope.applySplitHeads(applyLinear(q_proj, x), m_heads);    // (B, H, T, D)
+  auto k = rope.applySplitHeads(applyLinear(k_proj, x), m_kvHeads);  // (B, K, T, D)
+  auto v = applyLinear(v_proj, x).view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);  // (B,K,T,D)
+  if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads
+    k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
+    v = v.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
+  }
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
@@ -123,7 +146,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
                .view({B, m_heads, T, m_headDim});                               // (B, H, T, D)
 #endif
-  return o_proj(y.transpose(1, 2).contiguous().view({B, T, C}));
+  return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
 }
 
 SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
@@ -136,9 +159,9 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
-  auto g = gate_proj(x), u = up_proj(x);  // (B, T, F)
+  auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)
   if (cudaOpsApply(g) && g.scalar_type() == u.scalar_type()) return down_proj(cudaSwiglu(g, u));
-  return down_proj(F::silu(g) * u);
+  return applyLinear(down_proj, F::silu(g) * u);
 }
 
 }  // namespace depthlab::model

@@ -1,7 +1,10 @@
 // The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm, RoPE, causal multi-head
-// attention and the SwiGLU MLP. No biases anywhere. Names follow Hugging Face Llama
-// (q_proj, ..., gate_proj) so checkpoints map one to one.
-// Legend: B batch, T time, C model width, H heads, D = C/H head dim, F FFN width.
+// attention (grouped-query when there are fewer key/value heads, q/k/v biases when asked: what
+// Llama, Mistral and Qwen2 checkpoints need) and the SwiGLU MLP. Names follow Hugging Face Llama
+// (q_proj, ..., gate_proj) so checkpoints map one to one. Weights may be stored in a narrower
+// dtype than the activations (an imported bf16 model): each matmul then converts its weight for
+// that call only (applyLinear), so no full-precision copy of the model is ever held.
+// Legend: B batch, T time, C model width, H heads, K key/value heads, D head dim, F FFN width.
 #pragma once
 
 #include <torch/torch.h>
@@ -9,6 +12,9 @@
 #include <utility>
 
 namespace depthlab::model {
+
+/// l(x); for float32 x and a bf16/fp16 weight, the weight (and bias) converted for this call.
+torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x);
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
 /// weight and bias when `layerNorm`; times `scale` (the LNS factor, a constant) when given.
@@ -51,15 +57,23 @@ class Rope {
   torch::Tensor m_cos, m_sin;  // (maxLen, D)
 };
 
+struct AttentionShape {
+  int64_t dModel = 0, heads = 0, kvHeads = 0, headDim = 0;  // kvHeads divides heads
+  bool qkvBias = false;
+};
+
 class AttentionImpl : public torch::nn::Module {
  public:
-  AttentionImpl(int64_t dModel, int64_t nHeads);
+  explicit AttentionImpl(const AttentionShape& shape);
+  AttentionImpl(int64_t dModel, int64_t nHeads)
+      : AttentionImpl(AttentionShape{dModel, nHeads, nHeads, dModel / nHeads, false}) {}
   torch::Tensor forward(const torch::Tensor& x, const Rope& rope);  // (B,T,C) -> (B,T,C)
 
+  // q: C -> H*D, k and v: C -> K*D, o: H*D -> C
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
 
  private:
-  int64_t m_heads, m_headDim;
+  int64_t m_heads, m_kvHeads, m_headDim;
   torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state)
 };
 TORCH_MODULE(Attention);

@@ -19,6 +19,15 @@ struct ModelConfig {
   double initStd = 0.02;      // N(0, initStd) for every Linear
   double embedStd = 0.02;     // 0.02 (paper), sqrt(2/5) ~ 0.632 (older official code)
   double ropeBase = 10000.0;
+  // What Hugging Face Llama / Mistral / Qwen2 checkpoints need (the defaults are DepthLab's own
+  // decoder: plain multi-head attention, no biases, untied head).
+  int nKvHeads = 0;           // key/value heads (grouped-query attention); 0 = nHeads
+  int headDim = 0;            // D; 0 = dModel / nHeads
+  bool qkvBias = false;       // biases on q_proj, k_proj, v_proj (Qwen2)
+  bool tieEmbeddings = false; // the LM head reuses embed_tokens' weight
+
+  int kvHeads() const { return nKvHeads > 0 ? nKvHeads : nHeads; }
+  int headDimension() const { return headDim > 0 ? headDim : dModel / nHeads; }
 };
 
 struct SchemeOptions {

@@ -290,7 +290,8 @@ double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const tor
 }
 
 std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
-                                      const torch::Tensor& targets, bool renumber) {
+                                      const torch::Tensor& targets, bool renumber,
+                                      const EvaluationProgress& progress) {
   torch::NoGradGuard ng;
   EvalScope scope(model);
   const int L = model->nLayers();
@@ -301,6 +302,7 @@ std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor
     auto skip = none;
     skip[static_cast<size_t>(l)] = true;
     losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
+    if (progress) progress(l + 1, L);
   }
   const auto v = hostValues(losses);
   std::vector<float> delta;
@@ -310,7 +312,7 @@ std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor
 
 BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
                           const torch::Tensor& targets, const std::vector<float>& angular,
-                          bool renumber) {
+                          bool renumber, const EvaluationProgress& progress) {
   torch::NoGradGuard ng;
   EvalScope scope(model);
   const int L = model->nLayers();
@@ -325,6 +327,7 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
       auto skip = none;
       for (int k = l; k < l + n; ++k) skip[static_cast<size_t>(k)] = true;
       losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
+      if (progress) progress(static_cast<int>(losses.size()) - 1, L * (L + 1) / 2);
     }
   }
   const auto v = hostValues(losses);
@@ -359,7 +362,7 @@ std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor
   }
   // A private generator: the probes must not advance torch's global RNG.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  model::Rope rope(model->config().dModel / model->config().nHeads, model->config().seqLen,
+  model::Rope rope(model->config().headDimension(), model->config().seqLen,
                    model->config().ropeBase);
   rope.to(inputs.device());
   std::vector<torch::Tensor> sums;  // (L) of () on the device, read once at the end

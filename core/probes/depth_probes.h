@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include <functional>
 #include <vector>
 
 #include "model/decoder.h"
@@ -46,9 +47,13 @@ LazyCounts classifyLayers(const std::vector<float>& effectiveness, double lazy, 
 double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets,
                    const std::vector<bool>& skip, bool renumber);
 
+/// Told after each pruned evaluation is queued: (done, total). Optional.
+using EvaluationProgress = std::function<void(int done, int total)>;
+
 /// (L) loss(block l removed) - loss(full model).
 std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
-                                      const torch::Tensor& targets, bool renumber);
+                                      const torch::Tensor& targets, bool renumber,
+                                      const EvaluationProgress& progress = {});
 
 struct BlockPruning {
   std::vector<float> delta;       // (L x L) row l, column n-1: loss(n blocks from l removed)
@@ -58,7 +63,7 @@ struct BlockPruning {
 };
 BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
                           const torch::Tensor& targets, const std::vector<float>& angularMatrix,
-                          bool renumber);
+                          bool renumber, const EvaluationProgress& progress = {});
 
 /// (L) mean over `samples` random unit vectors u of ||J_l^T u - u||: how far block l's
 /// Jacobian is from the identity (0 = identity), from vector-Jacobian products. Needs grad

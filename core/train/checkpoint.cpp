@@ -133,6 +133,17 @@ std::string modelConfigHash(const nlohmann::json& config) {
   const auto empty = nlohmann::json::object();
   const auto& c = config.is_object() ? config : empty;
   nlohmann::json shape = {{"model", c.value("model", empty)}, {"options", c.value("options", empty)}};
+  // Fields added later hash as before while they keep their defaults (older runs' checkpoints
+  // still verify): grouped-query attention, head dim, q/k/v biases, tied embeddings.
+  auto& m = shape["model"];
+  if (m.is_object()) {
+    for (const char* key : {"nKvHeads", "headDim"}) {
+      if (m.contains(key) && m[key] == 0) m.erase(key);
+    }
+    for (const char* key : {"qkvBias", "tieEmbeddings"}) {
+      if (m.contains(key) && m[key] == false) m.erase(key);
+    }
+  }
   return hex(fnv1a(shape.dump()));
 }
 

@@ -1,0 +1,223 @@
+// See hf_import.h.
+#include "hf/hf_import.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+
+#include "data/mapped_file.h"
+#include "experiment/experiment_config.h"
+#include "io/safetensors_archive.h"
+#include "util/content_hash.h"
+
+namespace depthlab::hf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string dtypeWord(torch::ScalarType t) {
+  switch (t) {
+    case torch::kFloat32: return "float32";
+    case torch::kBFloat16: return "bfloat16";
+    case torch::kFloat16: return "float16";
+    default: return c10::toString(t);
+  }
+}
+
+ImportedFile describeFile(const fs::path& dir, const std::string& name) {
+  data::MappedFile f((dir / name).string());
+  ImportedFile out;
+  out.name = name;
+  out.bytes = f.size();
+  out.checksum = util::hex64(util::fnv1a(
+      std::string_view(reinterpret_cast<const char*>(f.data()), f.size())));
+  return out;
+}
+
+std::string hfName(const std::string& name) {
+  return name.rfind("lm_head.", 0) == 0 ? name : "model." + name;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const ImportRecord& r) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : r.files) {
+    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"checksum", f.checksum}});
+  }
+  nlohmann::json j = {{"source", r.source}, {"architecture", r.architecture},
+                      {"dtype", r.dtype}, {"parameters", r.parameters},
+                      {"max_positions", r.maxPositions}, {"files", files}};
+  j["sliding_window"] = r.slidingWindow ? nlohmann::json(*r.slidingWindow) : nlohmann::json();
+  return j;
+}
+
+std::optional<ImportRecord> importRecordOf(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("import")) return std::nullopt;
+  try {
+    const auto& i = j.at("import");
+    ImportRecord r;
+    r.source = i.at("source").get<std::string>();
+    r.architecture = i.at("architecture").get<std::string>();
+    r.dtype = i.at("dtype").get<std::string>();
+    r.parameters = i.at("parameters").get<int64_t>();
+    r.maxPositions = i.at("max_positions").get<int64_t>();
+    if (i.contains("sliding_window") && !i["sliding_window"].is_null()) {
+      r.slidingWindow = i["sliding_window"].get<int64_t>();
+    }
+    for (const auto& f : i.at("files")) {
+      r.files.push_back({f.at("name").get<std::string>(), f.at("bytes").get<uint64_t>(),
+                         f.at("checksum").get<std::string>()});
+    }
+    return r;
+  } catch (const nlohmann::json::exception&) {
+    throw HfModelError("run " + std::to_string(run.id) + " has a broken import record");
+  }
+}
+
+std::map<std::string, std::vector<int64_t>> expectedTensors(const model::ModelConfig& m) {
+  const int64_t C = m.dModel, D = m.headDimension(), H = m.nHeads, K = m.kvHeads(), F = m.dFF;
+  std::map<std::string, std::vector<int64_t>> out;
+  out["model.embed_tokens.weight"] = {m.vocabSize, C};
+  out["model.norm.weight"] = {C};
+  if (!m.tieEmbeddings) out["lm_head.weight"] = {m.vocabSize, C};
+  for (int l = 0; l < m.nLayers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    out[p + "self_attn.q_proj.weight"] = {H * D, C};
+    out[p + "self_attn.k_proj.weight"] = {K * D, C};
+    out[p + "self_attn.v_proj.weight"] = {K * D, C};
+    out[p + "self_attn.o_proj.weight"] = {C, H * D};
+    if (m.qkvBias) {
+      out[p + "self_attn.q_proj.bias"] = {H * D};
+      out[p + "self_attn.k_proj.bias"] = {K * D};
+      out[p + "self_attn.v_proj.bias"] = {K * D};
+    }
+    out[p + "mlp.gate_proj.weight"] = {F, C};
+    out[p + "mlp.up_proj.weight"] = {F, C};
+    out[p + "mlp.down_proj.weight"] = {C, F};
+    out[p + "input_layernorm.weight"] = {C};
+    out[p + "post_attention_layernorm.weight"] = {C};
+  }
+  return out;
+}
+
+ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
+                           const std::string& name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(dirArg), ec);
+  if (!fs::is_directory(dir, ec)) throw HfModelError("'" + dirArg + "' is not a folder");
+  ImportResult r;
+  r.config = readHfConfig(dir.string());
+  const auto archive = io::SafetensorsArchive::openFolder(dir.string());
+  std::map<std::string, int64_t> dtypeCount;
+  for (const auto& [tensor, shape] : expectedTensors(r.config.model)) {
+    auto it = archive.entries().find(tensor);
+    if (it == archive.entries().end()) {
+      throw HfModelError("'" + dir.string() + "' lacks tensor '" + tensor + "' that a " +
+                         r.config.architecture + " of this config needs");
+    }
+    const auto& e = it->second;
+    if (e.shape != shape) {
+      throw HfModelError("tensor '" + tensor + "' has shape " + c10::str(c10::IntArrayRef(e.shape)) +
+                         ", config.json implies " + c10::str(c10::IntArrayRef(shape)));
+    }
+    if (e.dtype != torch::kFloat32 && e.dtype != torch::kBFloat16 && e.dtype != torch::kFloat16) {
+      throw HfModelError("tensor '" + tensor + "' is " + dtypeWord(e.dtype) +
+                         "; DepthLab reads float32, bfloat16 and float16 weights");
+    }
+    int64_t numel = 1;
+    for (int64_t s : shape) numel *= s;
+    r.record.parameters += numel;
+    dtypeCount[dtypeWord(e.dtype)] += numel;
+  }
+  for (const auto& [word, count] : dtypeCount) {
+    if (r.record.dtype.empty() || count > dtypeCount[r.record.dtype]) r.record.dtype = word;
+  }
+  r.record.source = dir.string();
+  r.record.architecture = r.config.architecture;
+  r.record.maxPositions = r.config.maxPositions;
+  r.record.slidingWindow = r.config.slidingWindow;
+  std::vector<std::string> names = {"config.json"};
+  if (fs::exists(dir / "model.safetensors.index.json") && !fs::exists(dir / "model.safetensors")) {
+    names.push_back("model.safetensors.index.json");
+  }
+  for (const auto& f : archive.files()) names.push_back(fs::path(f).filename().string());
+  for (const char* tok : {"tokenizer.json", "tokenizer.model"}) {
+    if (fs::is_regular_file(dir / tok, ec)) names.push_back(tok);
+  }
+  for (const auto& n : names) r.record.files.push_back(describeFile(dir, n));
+
+  experiment::ExperimentConfig c;
+  c.name = name.empty() ? dir.filename().string() : name;
+  c.schemes = {"pre_ln"};
+  c.model = r.config.model;
+  c.model.seqLen = static_cast<int>(std::min<int64_t>(r.config.maxPositions, 4096));
+  auto j = experiment::toJson(c);
+  j["import"] = toJson(r.record);
+  store::NewRun run;
+  run.name = c.name;
+  run.scheme = "pre_ln";
+  run.configJson = j.dump();
+  run.device = "imported " + r.record.dtype;
+  r.runId = store.createRun(run);
+  store.finishRun(r.runId, store::RunStatus::Finished);
+  store.addTag(r.runId, "imported");
+  store::WriteBatch b;
+  const auto& m = r.config.model;
+  b.event(0, store::EventLevel::Info,
+          "imported " + r.config.architecture + " from " + dir.string() + ": " +
+              std::to_string(m.nLayers) + " layers, width " + std::to_string(m.dModel) + ", " +
+              std::to_string(m.nHeads) + " heads (" + std::to_string(m.kvHeads()) +
+              " key/value), " + std::to_string(r.record.parameters) + " parameters in " +
+              r.record.dtype + ", " + std::to_string(archive.files().size()) + " weight file(s)");
+  store.write(r.runId, b);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+model::Decoder loadImportedDecoder(const ImportRecord& record, const model::ModelConfig& model,
+                                   int seqLen, torch::Device device) {
+  if (record.slidingWindow && seqLen > *record.slidingWindow) {
+    throw HfModelError("the model attends within a window of " +
+                       std::to_string(*record.slidingWindow) +
+                       " tokens and DepthLab's attention is fully causal: use a sequence length "
+                       "of at most " + std::to_string(*record.slidingWindow));
+  }
+  if (seqLen > record.maxPositions) {
+    throw HfModelError("sequence length " + std::to_string(seqLen) + " exceeds the model's " +
+                       std::to_string(record.maxPositions) + " positions");
+  }
+  const fs::path dir(record.source);
+  std::error_code ec;
+  for (const auto& f : record.files) {
+    const auto size = fs::file_size(dir / f.name, ec);
+    if (ec) throw HfModelError("'" + (dir / f.name).string() + "' is gone since the import");
+    if (size != f.bytes) {
+      throw HfModelError("'" + (dir / f.name).string() + "' changed since the import (" +
+                         std::to_string(size) + " bytes, was " + std::to_string(f.bytes) +
+                         "); import the folder again");
+    }
+  }
+  const auto archive = io::SafetensorsArchive::openFolder(dir.string());
+  model::ModelConfig m = model;
+  m.seqLen = seqLen;
+  model::ParameterSource source = [&](const std::string& name, const torch::Tensor& like) {
+    const std::string key = hfName(name);
+    auto t = archive.tensor(key);
+    if (t.sizes() != like.sizes()) {
+      throw HfModelError("tensor '" + key + "' has shape " + c10::str(t.sizes()) +
+                         ", the model expects " + c10::str(like.sizes()));
+    }
+    return device.is_cpu() ? t : t.to(device);
+  };
+  model::Decoder d(m, model::SchemeOptions{}, "pre_ln", source);
+  d->to(device);
+  d->eval();
+  return d;
+}
+
+}  // namespace depthlab::hf

@@ -1,0 +1,63 @@
+// Importing a Hugging Face model folder as an "imported" run: the store keeps the architecture,
+// the size, the source folder and a checksum of every file it read, never the weights; the
+// decoder is built later over the memory-mapped safetensors, in the weights' own dtype.
+// An imported run is a finished run in group "imported" (tag "imported") whose config JSON has
+// an "import" section (ImportRecord) beside the usual model config (scheme pre_ln).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hf/hf_config.h"
+#include "model/decoder.h"
+#include "store/run_store.h"
+
+namespace depthlab::hf {
+
+struct ImportedFile {
+  std::string name;             // relative to the source folder
+  uint64_t bytes = 0;
+  std::string checksum;         // hex FNV-1a 64 of the whole file
+};
+
+struct ImportRecord {
+  std::string source;           // absolute path of the model folder
+  std::string architecture;     // LlamaForCausalLM, ...
+  std::string dtype;            // of the weights: float32, bfloat16, float16
+  int64_t parameters = 0;
+  int64_t maxPositions = 0;
+  std::optional<int64_t> slidingWindow;
+  std::vector<ImportedFile> files;
+};
+
+nlohmann::json toJson(const ImportRecord& r);
+/// The import section of a run, nullopt for a trained run; throws HfModelError when broken.
+std::optional<ImportRecord> importRecordOf(const store::RunInfo& run);
+
+/// name -> shape of every tensor DepthLab reads from a checkpoint of `model`'s shape, under the
+/// Hugging Face names (model.layers.N..., lm_head.weight unless tied).
+std::map<std::string, std::vector<int64_t>> expectedTensors(const model::ModelConfig& model);
+
+struct ImportResult {
+  int64_t runId = 0;
+  ImportRecord record;
+  HfModelConfig config;
+  double seconds = 0;
+};
+
+/// Validates `dir` (config, every tensor's presence, shape and dtype) and creates the run.
+/// `name` empty: the folder's name. Throws HfModelError / io::SafetensorsError; writes nothing
+/// then.
+ImportResult importHfModel(store::RunStore& store, const std::string& dir, const std::string& name);
+
+/// The decoder of an imported run over its mapped weights (on CUDA: copied there), with a
+/// context of `seqLen` tokens; checks the files still have the sizes recorded at import.
+model::Decoder loadImportedDecoder(const ImportRecord& record, const model::ModelConfig& model,
+                                   int seqLen, torch::Device device);
+
+}  // namespace depthlab::hf

@@ -1,0 +1,261 @@
+// See model_analysis.h.
+#include "hf/model_analysis.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "data/corpus.h"
+#include "data/token_dataset.h"
+#include "data/tokenizer.h"
+#include "experiment/probe_schedule.h"
+#include "experiment/run_checkpoints.h"
+#include "experiment/run_config.h"
+#include "hf/hf_import.h"
+#include "hf/model_text.h"
+#include "train/checkpoint.h"
+#include "train/trainer.h"
+
+namespace depthlab::hf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string minutes(double s) {
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof(buf), "%.0f s", s);
+  else std::snprintf(buf, sizeof(buf), "%dm %02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return buf;
+}
+
+struct LoadedModel {
+  model::Decoder decoder{nullptr};
+  experiment::ExperimentConfig config;
+  std::optional<ImportRecord> imported;
+  std::string from;
+};
+
+LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run, int seqLen,
+                         torch::Device device) {
+  LoadedModel m;
+  m.imported = importRecordOf(run);
+  m.config = experiment::configOf(run);
+  if (m.imported) {
+    m.decoder = loadImportedDecoder(*m.imported, m.config.model, seqLen, device);
+    m.from = m.imported->architecture + " weights in " + m.imported->source;
+    return m;
+  }
+  const auto verified = experiment::newestVerifiedCheckpoint(store, run);
+  m.config = experiment::configFromJson(verified.meta.config);
+  if (seqLen > m.config.model.seqLen) {
+    throw HfModelError("run " + std::to_string(run.id) + " was trained on " +
+                       std::to_string(m.config.model.seqLen) + "-token sequences; use --seq-len " +
+                       std::to_string(m.config.model.seqLen) + " or less");
+  }
+  m.decoder = model::Decoder(m.config.model, m.config.options, run.scheme);
+  m.decoder->to(device);
+  train::loadCheckpoint(verified.info.path, m.decoder, nullptr, device);
+  m.decoder->eval();
+  m.from = "checkpoint at step " + std::to_string(verified.meta.step);
+  return m;
+}
+
+/// The token stream of `text` for the model: its own tokenizer, the run's, or the ids file.
+std::vector<int32_t> tokensFor(const LoadedModel& m, const TextInput& text, std::string& how,
+                               std::vector<std::vector<int32_t>>* sequences) {
+  const int vocab = m.config.model.vocabSize;
+  if (text.corpus.empty() == text.tokensFile.empty()) {
+    throw HfModelError("give either a text file (--corpus) or a tokens file (--tokens)");
+  }
+  if (!text.tokensFile.empty()) {
+    auto seqs = readTokenSequences(text.tokensFile, vocab);
+    how = "token ids from " + text.tokensFile;
+    std::vector<int32_t> all;
+    for (const auto& s : seqs) all.insert(all.end(), s.begin(), s.end());
+    if (sequences) *sequences = std::move(seqs);
+    return all;
+  }
+  std::vector<int32_t> ids;
+  if (m.imported) {
+    auto enc = encodeWithModelTokenizer(m.imported->source, text.corpus);
+    ids = std::move(enc.ids);
+    how = enc.how;
+  } else if (m.config.data.tokenizer == "byte") {
+    std::ifstream in(text.corpus, std::ios::binary);
+    if (!in) throw HfModelError("cannot read '" + text.corpus + "'");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (unsigned char c : bytes) ids.push_back(c);
+    how = "bytes (the run's tokenizer)";
+  } else {
+    // The run's SentencePiece model: the one its corpus was tokenized with (for spm:N, the
+    // model trained on that corpus, found through the corpus's token store).
+    auto corpus = data::loadCorpusTokens(m.config.data);
+    const std::string name = corpus.tokenizerName;
+    if (name.rfind("spm:", 0) != 0) throw HfModelError("run's tokenizer '" + name + "' is unknown");
+    data::SpmTokenizer tok(name.substr(4));
+    ids = tok.encodeFile(text.corpus);
+    how = name.substr(4) + " through spm_encode (the run's tokenizer)";
+  }
+  if (ids.empty()) throw HfModelError("'" + text.corpus + "' gave no tokens");
+  checkIdsInVocab(ids, vocab, "the tokenized text");
+  if (sequences) {
+    sequences->clear();
+    sequences->push_back(ids);
+  }
+  return ids;
+}
+
+/// (B, T) inputs and targets from windows of T + 1 tokens.
+std::pair<torch::Tensor, torch::Tensor> batchOf(const std::vector<std::vector<int32_t>>& windows,
+                                                torch::Device device) {
+  const int64_t B = static_cast<int64_t>(windows.size());
+  const int64_t T = static_cast<int64_t>(windows.front().size()) - 1;
+  auto all = torch::empty({B, T + 1}, torch::kInt64);
+  auto* p = all.data_ptr<int64_t>();
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t <= T; ++t) p[b * (T + 1) + t] = windows[static_cast<size_t>(b)][static_cast<size_t>(t)];
+  }
+  return {all.slice(1, 0, T).contiguous().to(device), all.slice(1, 1, T + 1).contiguous().to(device)};
+}
+
+/// Relative cost of each probe family, in parameters touched per token (for the ETA).
+std::map<std::string, double> familyCosts(const model::ModelConfig& m, int jacobianSamples) {
+  const double C = m.dModel, D = m.headDimension(), F = m.dFF;
+  const double block = C * D * (2.0 * m.nHeads + 2.0 * m.kvHeads()) + 3.0 * C * F;
+  const double head = static_cast<double>(m.vocabSize) * C;
+  const double L = m.nLayers;
+  const double forward = L * block + head;
+  return {{"variance", forward},
+          {"pruning", forward + block * L * (L - 1) / 2 + head * L},
+          {"block_pruning", forward + block * (L * L * L - L) / 6 + head * L * (L + 1) / 2},
+          {"jacobian", forward + 3.0 * jacobianSamples * L * block}};
+}
+
+}  // namespace
+
+ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
+                                       const ModelAnalysisOptions& o) {
+  const auto t0 = Clock::now();
+  auto run = store.run(runId);
+  if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
+  if (!importRecordOf(*run)) {
+    throw HfModelError("run " + std::to_string(runId) + " is not an imported model; analyze a " +
+                       "trained run's checkpoints with `depthlab-cli analyze --run " +
+                       std::to_string(runId) + " [--step S]`");
+  }
+  if (o.sequences < 1 || o.sequences > 4096) throw HfModelError("--sequences must be in [1, 4096]");
+  if (o.seqLen < 2) throw HfModelError("--seq-len must be at least 2");
+  const torch::Device device = train::resolveDevice(o.device);
+  auto say = [&](const std::string& line) { if (o.progress) o.progress(line); };
+  say("loading the model's weights");
+  LoadedModel m = loadRunModel(store, *run, o.seqLen, device);
+  ModelAnalysisResult r;
+  say("tokenizing");
+  std::vector<std::vector<int32_t>> unused;
+  const auto ids = tokensFor(m, o.text, r.tokensHow, &unused);
+  const auto windows = cutWindows(ids, o.sequences, o.seqLen);
+  auto [inputs, targets] = batchOf(windows, device);
+  r.tokens = static_cast<int64_t>(o.sequences) * o.seqLen;
+
+  std::set<std::string> which = o.probes;
+  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning"};
+  probes::ProbeConfig pc;
+  pc.probeBatch = o.sequences;
+  experiment::ProbeSchedule schedule(pc, inputs, targets);
+  const auto costs = familyCosts(m.config.model, pc.jacobianSamples);
+  double total = 0;
+  for (const auto& f : which) total += costs.at(f == "angular" ? "variance" : f);
+  if (which.count("angular") && which.count("variance")) total -= costs.at("variance");
+  double finished = 0;  // cost of the families already done
+  std::string current;
+  auto lastSaid = Clock::now() - std::chrono::seconds(10);
+  const auto probeStart = Clock::now();
+  schedule.setProgress([&](const std::string& family, int done, int totalEvals) {
+    const double cost = costs.at(family);
+    const double doneCost = finished + cost * done / std::max(1, totalEvals);
+    if (done == totalEvals) finished += cost;
+    const auto now = Clock::now();
+    if (done != totalEvals && now - lastSaid < std::chrono::seconds(2)) return;
+    lastSaid = now;
+    const double elapsed = std::chrono::duration<double>(now - probeStart).count();
+    const double eta = doneCost > 0 ? elapsed * (total - doneCost) / doneCost : 0;
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "%-14s %4d/%-4d  %3.0f%% of the probes  %s elapsed  ETA %s",
+                  family.c_str(), done, totalEvals, 100.0 * std::min(1.0, doneCost / total),
+                  minutes(elapsed).c_str(), minutes(std::max(0.0, eta)).c_str());
+    say(buf);
+  });
+  say("probing " + std::to_string(o.sequences) + " sequences x " + std::to_string(o.seqLen) +
+      " tokens");
+  store::WriteBatch batch;
+  schedule.run(m.decoder, 0, which, batch);
+  std::string families;
+  for (const auto& f : which) families += (families.empty() ? "" : ", ") + f;
+  batch.event(0, store::EventLevel::Info,
+              "analyzed " + std::to_string(o.sequences) + " sequences x " + std::to_string(o.seqLen) +
+                  " tokens of " + (o.text.corpus.empty() ? o.text.tokensFile : o.text.corpus) +
+                  " (" + r.tokensHow + "), probes: " + families + ", on " + o.device);
+  store.write(runId, batch);
+  r.valuesWritten = batch.valueCount();
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions& o) {
+  auto run = store.run(runId);
+  if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
+  if (o.batch < 1) throw HfModelError("--batch must be at least 1");
+  const torch::Device device = train::resolveDevice(o.device);
+  const bool imported = importRecordOf(*run).has_value();
+  int seqLen = o.seqLen;
+  if (seqLen == 0) {
+    seqLen = imported ? static_cast<int>(std::min<int64_t>(1024, importRecordOf(*run)->maxPositions))
+                      : experiment::configOf(*run).model.seqLen;
+    if (imported && importRecordOf(*run)->slidingWindow) {
+      seqLen = static_cast<int>(std::min<int64_t>(seqLen, *importRecordOf(*run)->slidingWindow));
+    }
+  }
+  if (seqLen < 1) throw HfModelError("--seq-len must be at least 1");
+  LoadedModel m = loadRunModel(store, *run, seqLen, device);
+  EvalResult r;
+  r.modelFrom = m.from;
+  std::vector<std::vector<int32_t>> sequences;
+  tokensFor(m, o.text, r.tokensHow, &sequences);
+  // Each sequence in consecutive windows of up to seqLen + 1 tokens (sharing one token at each
+  // cut, so every next-token prediction is made once); windows of equal length batch together.
+  std::map<size_t, std::vector<std::vector<int32_t>>> byLength;
+  for (const auto& s : sequences) {
+    if (s.size() < 2) continue;
+    ++r.sequences;
+    for (size_t start = 0; start + 1 < s.size(); start += static_cast<size_t>(seqLen)) {
+      const size_t end = std::min(s.size(), start + static_cast<size_t>(seqLen) + 1);
+      byLength[end - start].emplace_back(s.begin() + start, s.begin() + end);
+    }
+  }
+  if (byLength.empty()) throw HfModelError("no sequence has the two tokens a prediction needs");
+  torch::NoGradGuard ng;
+  double sum = 0;
+  for (const auto& [length, windows] : byLength) {
+    for (size_t i = 0; i < windows.size(); i += static_cast<size_t>(o.batch)) {
+      std::vector<std::vector<int32_t>> chunk(
+          windows.begin() + i, windows.begin() + std::min(windows.size(), i + o.batch));
+      auto [inputs, targets] = batchOf(chunk, device);
+      auto logits = m.decoder->forward(inputs).to(torch::kFloat32);  // (B, T, V)
+      auto loss = torch::nn::functional::cross_entropy(
+          logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+          torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+      sum += loss.item<double>();
+      r.predictedTokens += targets.numel();
+    }
+  }
+  r.loss = sum / static_cast<double>(r.predictedTokens);
+  r.perplexity = std::exp(r.loss);
+  return r;
+}
+
+}  // namespace depthlab::hf

@@ -1,0 +1,62 @@
+// Running DepthLab's probes and evaluations on a stored model over given text: the depth probes
+// on an imported Hugging Face model (`depthlab-cli analyze --run ID --corpus FILE`), and the
+// mean next-token loss of any run, trained or imported (`depthlab-cli eval`). The model of a
+// trained run is its newest verified checkpoint; an imported one is built over its mapped
+// weights. Results go to the store like a training run's (analysis at step 0).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "store/run_store.h"
+
+namespace depthlab::hf {
+
+/// Where the tokens come from: a text file (tokenized by the run's own tokenizer) or a file of
+/// token ids (whitespace-separated, one sequence per line). Exactly one is set.
+struct TextInput {
+  std::string corpus;
+  std::string tokensFile;
+};
+
+struct ModelAnalysisOptions {
+  TextInput text;
+  int sequences = 4;                  // probe sequences, evenly spaced over the text
+  int seqLen = 128;                   // tokens per sequence
+  std::set<std::string> probes;       // experiment::kProbeNames; empty = all but jacobian
+  std::string device = "cpu";
+  std::function<void(const std::string&)> progress;  // "block_pruning  40% ... ETA 1m 20s"
+};
+
+struct ModelAnalysisResult {
+  int64_t tokens = 0;                 // sequences x seqLen
+  std::string tokensHow;
+  double seconds = 0;
+  size_t valuesWritten = 0;
+};
+
+/// The probes on imported run `runId`; throws HfModelError (not an imported run, no tokenizer,
+/// too little text, ...) before writing anything.
+ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
+                                       const ModelAnalysisOptions& options);
+
+struct EvalOptions {
+  TextInput text;
+  int seqLen = 0;        // context per window; 0 = the run's training length (imported: 1024)
+  int batch = 8;         // windows per forward pass
+  std::string device = "cpu";
+};
+
+struct EvalResult {
+  double loss = 0, perplexity = 0;
+  int64_t predictedTokens = 0, sequences = 0;
+  std::string tokensHow, modelFrom;   // which tokenizer; "checkpoint at step N" / "weights in DIR"
+};
+
+/// Mean next-token cross-entropy of run `runId`'s model over the text (every window's
+/// predictions weigh equally per token).
+EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions& options);
+
+}  // namespace depthlab::hf

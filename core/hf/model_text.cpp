@@ -1,0 +1,139 @@
+// See model_text.h.
+#include "hf/model_text.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "data/corpus.h"
+#include "data/tokenizer.h"
+#include "hf/hf_config.h"
+#include "util/python_env.h"
+#include "util/run_command.h"
+
+namespace depthlab::hf {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads tokenizer.json and the text, prints the ids (no special tokens added) separated by spaces.
+constexpr const char* kEncodeScript = R"(import sys
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[1])
+with open(sys.argv[2], encoding="utf-8", errors="replace") as f:
+    lines = f.read().splitlines(keepends=True)
+out = sys.stdout
+for i in range(0, len(lines), 4096):
+    for enc in tok.encode_batch(lines[i:i + 4096], add_special_tokens=False):
+        if enc.ids:
+            out.write(" ".join(map(str, enc.ids)))
+            out.write(" ")
+)";
+
+std::vector<int32_t> parseIds(const std::string& text, const std::string& what) {
+  std::vector<int32_t> ids;
+  std::istringstream in(text);
+  long long v;
+  while (in >> v) {
+    if (v < 0 || v > INT32_MAX) throw HfModelError(what + " printed a bad id " + std::to_string(v));
+    ids.push_back(static_cast<int32_t>(v));
+  }
+  if (!in.eof()) throw HfModelError(what + " printed something that is not token ids");
+  return ids;
+}
+
+}  // namespace
+
+EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile) {
+  std::error_code ec;
+  if (!fs::is_regular_file(textFile, ec)) throw HfModelError("no text file '" + textFile + "'");
+  if (fs::file_size(textFile, ec) == 0) throw HfModelError("'" + textFile + "' is empty");
+  const fs::path spm = fs::path(modelDir) / "tokenizer.model";
+  const fs::path json = fs::path(modelDir) / "tokenizer.json";
+  const bool hasSpm = fs::is_regular_file(spm, ec), hasJson = fs::is_regular_file(json, ec);
+  std::vector<std::string> why;
+  EncodedText out;
+  if (hasSpm && data::SpmTokenizer::toolsAvailable()) {
+    try {
+      data::SpmTokenizer tok(spm.string());
+      out.ids = tok.encodeFile(textFile);
+      out.how = "tokenizer.model through spm_encode";
+      return out;
+    } catch (const data::DataError& e) {
+      why.push_back(std::string("tokenizer.model: ") + e.what());
+    }
+  } else if (hasSpm) {
+    why.push_back("tokenizer.model needs spm_encode (sudo apt-get install sentencepiece)");
+  }
+  if (hasJson) {
+    const std::string python = util::pythonWithModule("tokenizers");
+    if (python.empty()) {
+      why.push_back("tokenizer.json needs Python's tokenizers package (make build-torch2 "
+                    "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
+    } else {
+      util::CommandOptions o;
+      o.stderrMode = util::Stderr::Capture;
+      auto r = util::runProgram({python, "-c", kEncodeScript, json.string(), textFile}, o);
+      if (r.status == 0) {
+        out.ids = parseIds(r.output, "tokenizers");
+        out.how = "tokenizer.json through Python tokenizers (" + python + ")";
+        return out;
+      }
+      why.push_back("tokenizer.json: " + python + " failed: " + r.errors.substr(0, 400));
+    }
+  }
+  if (!hasSpm && !hasJson) why.push_back("the folder has neither tokenizer.model nor tokenizer.json");
+  std::string msg = "cannot tokenize text for the model in '" + modelDir + "': ";
+  for (size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];
+  throw HfModelError(msg + " (or pass token ids with --tokens FILE)");
+}
+
+void checkIdsInVocab(const std::vector<int32_t>& ids, int vocab, const std::string& what) {
+  for (int32_t id : ids) {
+    if (id < 0 || id >= vocab) {
+      throw HfModelError(what + " has token id " + std::to_string(id) + ", outside the model's " +
+                         std::to_string(vocab) + "-token vocabulary");
+    }
+  }
+}
+
+std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, int vocab) {
+  std::ifstream in(path);
+  if (!in) throw HfModelError("cannot read tokens file '" + path + "'");
+  std::vector<std::vector<int32_t>> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    std::vector<int32_t> seq;
+    try {
+      seq = parseIds(line, "line " + std::to_string(n));
+    } catch (const HfModelError&) {
+      throw HfModelError("'" + path + "' line " + std::to_string(n) +
+                         ": expected whitespace-separated token ids");
+    }
+    if (seq.empty()) continue;
+    checkIdsInVocab(seq, vocab, "'" + path + "' line " + std::to_string(n));
+    out.push_back(std::move(seq));
+  }
+  if (out.empty()) throw HfModelError("'" + path + "' has no token ids");
+  return out;
+}
+
+std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count, int length) {
+  const int64_t need = length + 1;
+  if (count < 1 || length < 1) throw HfModelError("need at least one sequence of one token");
+  if (static_cast<int64_t>(ids.size()) < need) {
+    throw HfModelError("the text has " + std::to_string(ids.size()) + " tokens, fewer than one " +
+                       "sequence of " + std::to_string(need) + "; use a longer text or a shorter --seq-len");
+  }
+  const int64_t last = static_cast<int64_t>(ids.size()) - need;  // latest start
+  std::vector<std::vector<int32_t>> out;
+  for (int i = 0; i < count; ++i) {
+    const int64_t start = count == 1 ? 0 : last * i / (count - 1);
+    out.emplace_back(ids.begin() + start, ids.begin() + start + need);
+  }
+  return out;
+}
+
+}  // namespace depthlab::hf

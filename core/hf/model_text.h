@@ -1,0 +1,34 @@
+// Token ids for evaluating or probing a model on text: an imported model's own tokenizer run out
+// of process (SentencePiece's tokenizer.model through spm_encode, or tokenizer.json through
+// Python's `tokenizers` package when an interpreter has it), a file of token ids, and cutting
+// them into fixed-length sequences. Says which tokenizer was used; refuses, with the reason,
+// when none is available. No model here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace depthlab::hf {
+
+struct EncodedText {
+  std::vector<int32_t> ids;
+  std::string how;  // e.g. "tokenizer.json through Python tokenizers (/path/to/python)"
+};
+
+/// Encodes `textFile` with the tokenizer in `modelDir` (tokenizer.model first when the spm
+/// tools exist, else tokenizer.json); throws HfModelError saying what is missing.
+EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile);
+
+/// A tokens file: whitespace-separated ids, one sequence per line (empty lines skipped). Every
+/// id must be in [0, vocab); throws HfModelError naming the line otherwise.
+std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, int vocab);
+
+/// Checks every id is in [0, vocab) (a tokenizer of another model gives larger ids).
+void checkIdsInVocab(const std::vector<int32_t>& ids, int vocab, const std::string& what);
+
+/// `count` windows of `length` + 1 tokens, evenly spaced over `ids` (overlapping only when the
+/// stream is too short for disjoint ones); throws when the stream has fewer than length + 1.
+std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count, int length);
+
+}  // namespace depthlab::hf
