@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure PyTorch's own LibTorch (2.x, the CUDA build from the Python package index) is
-# installed in DepthLab's private virtual environment, and prints the folder of the `torch`
-# package (its C++ headers, libraries and CMake config live under it) as the last line.
+# installed in DepthLab's private virtual environment (with Hugging Face's transformers,
+# safetensors and tokenizers: the import/export tests and tokenizer.json models use them), and
+# prints the folder of the `torch` package (its C++ headers, libraries and CMake config live
+# under it) as the last line.
 # Never touches the system Python: the environment lives in the user's cache
 # (${XDG_CACHE_HOME:-~/.cache}/depthlab/torch2-<version>), shared by every checkout, so a clean
 # clone (CI) does not download the ~4.5 GB again. Set LIBTORCH_DIR to an unpacked LibTorch to
@@ -41,6 +43,13 @@ if ! installed; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
     "torch==$version" >&2
   echo "torch2-env: torch $version installed in ${SECONDS}s" >&2
+fi
+
+if ! "$venv/bin/python" -c 'import transformers, safetensors, tokenizers' >/dev/null 2>&1; then
+  echo "torch2-env: installing transformers, safetensors and tokenizers into $venv" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
+    "transformers>=4.45" safetensors tokenizers >&2 ||
+    echo "torch2-env: could not install transformers; the Hugging Face tests will skip" >&2
 fi
 
 "$venv/bin/python" -c 'import os, torch; print(os.path.dirname(torch.__file__))' 2>/dev/null

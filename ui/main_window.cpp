@@ -4,6 +4,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
+
 #include <QFile>
 #include <QFileInfo>
 #include <QDockWidget>
@@ -29,6 +30,7 @@
 #include "experiment/resource_estimate.h"
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
+#include "hf_actions.h"
 #include "launch/run_launcher.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_table_model.h"
@@ -64,6 +66,7 @@ MainWindow::MainWindow(store::RunStore store, MainWindowOptions options, QWidget
 
   connectStoreAndLauncher();
   connectRunsBrowser();
+  connectHfActions();
   makeMenus();
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   restoreSettings();
@@ -98,6 +101,12 @@ void MainWindow::makeMenus() {
         const auto ids = selectedRunIds();
         if (ids.empty()) statusBar()->showMessage(tr("Select the runs to plot in the Runs tab first"));
         else openFigureDialog(ids, QStringLiteral("variance"));
+      });
+  add(file, tr("Open &Hugging Face model…"), QKeySequence(tr("Ctrl+H")),
+      tr("Import a Llama / Mistral / Qwen2 folder (safetensors) and probe its depth on the default corpus"),
+      [this] {
+        const auto dir = QFileDialog::getExistingDirectory(this, tr("Hugging Face model folder"));
+        if (!dir.isEmpty()) m_hf->openModel(dir);
       });
   file->addSeparator();
   add(file, tr("&Quit"), QKeySequence::Quit, tr("Close the lab (asks about runs still training)"), [this] { close(); });
@@ -238,6 +247,33 @@ void MainWindow::connectRunsBrowser() {
           [this](const std::vector<int64_t>& ids) { openFigureDialog(ids, QStringLiteral("variance")); });
   connect(m_runs, &RunsBrowser::resumeRequested, this, &MainWindow::resumeRuns);
   connect(m_runs, &RunsBrowser::deleteRequested, this, &MainWindow::deleteRuns);
+}
+
+void MainWindow::connectHfActions() {
+  m_hf = new HfActions(QString::fromStdString(m_poller->store().path()), m_options.cliPath,
+                       m_options.corpusPath, this);
+  connect(m_hf, &HfActions::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
+  connect(m_hf, &HfActions::failed, this, [this](const QString& title, const QString& text) {
+    statusBar()->showMessage(title);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
+    box->setObjectName(QStringLiteral("hfFailure"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();  // not modal: the lab keeps running
+  });
+  connect(m_hf, &HfActions::imported, this, [this](int64_t runId) {
+    m_poller->poll();
+    selectRun(runId);
+    if (auto r = m_poller->store().run(runId)) {
+      if (auto* d = dashboard(QString::fromStdString(r->groupName))) showTab(d);
+    }
+  });
+  connect(m_runs, &RunsBrowser::exportHfRequested, this, [this](int64_t runId) {
+    const auto dir = QFileDialog::getSaveFileName(
+        this, tr("New folder for the Hugging Face model of run %1").arg(runId),
+        QStringLiteral("run-%1-hf").arg(runId));
+    if (!dir.isEmpty()) m_hf->exportRun(runId, dir);
+  });
 }
 
 void MainWindow::closeTab(int index) {

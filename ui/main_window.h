@@ -47,6 +47,7 @@ class MainWindow : public QMainWindow {
   SetupPanel* setupPanel() const { return m_setup; }
   StorePoller* poller() const { return m_poller; }
   RunLauncher* launcher() const { return m_launcher; }
+  class HfActions* hfActions() const { return m_hf; }
   /// The dashboard tab of a group, opening it when asked (nullptr when it has no runs).
   GroupDashboard* dashboard(const QString& group, bool open = true);
   void selectRun(int64_t runId);
@@ -90,6 +91,8 @@ class MainWindow : public QMainWindow {
 
   StorePoller* m_poller = nullptr;
   RunLauncher* m_launcher = nullptr;
+  class HfActions* m_hf = nullptr;
+  void connectHfActions();
   SetupPanel* m_setup = nullptr;
   RunsBrowser* m_runs = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -47,8 +47,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--run", runId, "Run id")->required();
   analyze->add_option("--step", step, "Checkpoint step (latest at or before it; default: last)");
   analyze->add_option("--probes", probes,
-                      "all | variance,angular,pruning,block_pruning,jacobian (imported models: "
-                      "all but jacobian unless named)")
+                      "all | variance,angular,pruning,block_pruning,jacobian")
       ->capture_default_str();
   analyze->add_option("--corpus", text.text.corpus,
                       "Imported models: the text to probe on (tokenized by the model's tokenizer)");
@@ -56,9 +55,11 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
                       "Imported models: token ids instead of a text (one sequence per line)");
   analyze->add_option("--sequences", text.sequences, "Imported models: probe sequences")
       ->capture_default_str();
-  analyze->add_option("--seq-len", text.seqLen, "Imported models: tokens per sequence")
+  analyze->add_option("--seq-len", text.seqLen, "Imported models: tokens per sequence (0: 128, fewer when the model has fewer positions or a smaller attention window)")
       ->capture_default_str();
   analyze->add_option("--device", text.device, "Imported models: cpu, cuda or cuda:N")
+      ->capture_default_str();
+  analyze->add_option("--threads", text.threads, "Imported models: CPU threads (0 = every core)")
       ->capture_default_str();
   analyze->callback([&g, analyze] {
     if (analyze->count("--step") && step < 0) {
@@ -80,7 +81,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       }
       return;
     }
-    for (const char* opt : {"--corpus", "--tokens", "--sequences", "--seq-len", "--device"}) {
+    for (const char* opt : {"--corpus", "--tokens", "--sequences", "--seq-len", "--device", "--threads"}) {
       if (analyze->count(opt)) {
         throw std::runtime_error(std::string(opt) + " is for imported models; run " +
                                  std::to_string(runId) + " is probed on its own probe batch");

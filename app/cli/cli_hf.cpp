@@ -51,6 +51,7 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
                  "Context per window (default: the run's training length; imported: 1024)");
   ev->add_option("--batch", evalOptions.batch, "Windows per forward pass")->capture_default_str();
   ev->add_option("--device", evalOptions.device, "cpu, cuda or cuda:N")->capture_default_str();
+  ev->add_option("--threads", evalOptions.threads, "CPU threads (0 = every core)")->capture_default_str();
   ev->callback([&g, ev] {
     if (!ev->count("--tokens") && !ev->count("--corpus")) {
       throw std::runtime_error("eval needs --tokens FILE or --corpus FILE");

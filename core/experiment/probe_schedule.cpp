@@ -63,6 +63,13 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.scalar(step, metrics::kLowLayers, counts.low);
     out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
     if (which.count("angular")) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
+    if (m_config.lastTokenToo && !m_config.lastTokenOnly) {
+      const auto last = probes::runForwardProbes(model, m_inputs, m_targets,
+                                                 {/*lastTokenOnly=*/true, which.count("angular") > 0});
+      out.layer(step, metrics::kAngularAdjacentLast, last.angularAdjacent);
+      out.layer(step, metrics::kBlockInfluenceLast, last.blockInfluence);
+      if (which.count("angular")) out.matrix(step, metrics::kAngularLast, L, L, last.angularMatrix);
+    }
     if (m_progress) m_progress("variance", 1, 1);
   }
   auto evaluations = [this](const char* family) {

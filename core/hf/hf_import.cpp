@@ -8,6 +8,7 @@
 
 #include "data/mapped_file.h"
 #include "experiment/experiment_config.h"
+#include "experiment/group_names.h"
 #include "io/safetensors_archive.h"
 #include "util/content_hash.h"
 
@@ -163,7 +164,10 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
   run.scheme = "pre_ln";
   run.configJson = j.dump();
   run.device = "imported " + r.record.dtype;
-  r.runId = store.createRun(run);
+  // Its own group (named after the model), so the window opens a dashboard for it.
+  r.runId = store.createGroup({run}, [&](const std::set<std::string>& taken) {
+                    return experiment::uniqueGroupName("hf-" + c.name, taken);
+                  }, [](const std::string&, store::NewRun&) {}).second.front();
   store.finishRun(r.runId, store::RunStatus::Finished);
   store.addTag(r.runId, "imported");
   store::WriteBatch b;

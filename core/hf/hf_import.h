@@ -1,7 +1,7 @@
 // Importing a Hugging Face model folder as an "imported" run: the store keeps the architecture,
 // the size, the source folder and a checksum of every file it read, never the weights; the
 // decoder is built later over the memory-mapped safetensors, in the weights' own dtype.
-// An imported run is a finished run in group "imported" (tag "imported") whose config JSON has
+// An imported run is a finished run in its own group "hf-<name>", tagged "imported", whose config JSON has
 // an "import" section (ImportRecord) beside the usual model config (scheme pre_ln).
 #pragma once
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
@@ -130,10 +131,19 @@ std::map<std::string, double> familyCosts(const model::ModelConfig& m, int jacob
   const double head = static_cast<double>(m.vocabSize) * C;
   const double L = m.nLayers;
   const double forward = L * block + head;
-  return {{"variance", forward},
+  // The forward probes run twice: on all tokens and on the last token of each sequence.
+  return {{"variance", 2 * forward},
           {"pruning", forward + block * L * (L - 1) / 2 + head * L},
           {"block_pruning", forward + block * (L * L * L - L) / 6 + head * L * (L + 1) / 2},
           {"jacobian", forward + 3.0 * jacobianSamples * L * block}};
+}
+
+/// `threads` CPU threads, 0 = every core (LibTorch's default counts physical cores only, one on
+/// a two-vCPU machine, where two threads evaluate 1.5x faster, measured).
+void useThreads(int threads) {
+  if (threads < 0) throw HfModelError("--threads must be 0 (every core) or more");
+  torch::set_num_threads(threads > 0 ? threads
+                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
 }  // namespace
@@ -149,23 +159,31 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                        std::to_string(runId) + " [--step S]`");
   }
   if (o.sequences < 1 || o.sequences > 4096) throw HfModelError("--sequences must be in [1, 4096]");
-  if (o.seqLen < 2) throw HfModelError("--seq-len must be at least 2");
+  int seqLen = o.seqLen;
+  if (seqLen == 0) {
+    const auto rec = *importRecordOf(*run);
+    seqLen = static_cast<int>(std::min<int64_t>(128, rec.maxPositions));
+    if (rec.slidingWindow) seqLen = static_cast<int>(std::min<int64_t>(seqLen, *rec.slidingWindow));
+  }
+  if (seqLen < 2) throw HfModelError("--seq-len must be at least 2");
   const torch::Device device = train::resolveDevice(o.device);
+  useThreads(o.threads);
   auto say = [&](const std::string& line) { if (o.progress) o.progress(line); };
   say("loading the model's weights");
-  LoadedModel m = loadRunModel(store, *run, o.seqLen, device);
+  LoadedModel m = loadRunModel(store, *run, seqLen, device);
   ModelAnalysisResult r;
   say("tokenizing");
   std::vector<std::vector<int32_t>> unused;
   const auto ids = tokensFor(m, o.text, r.tokensHow, &unused);
-  const auto windows = cutWindows(ids, o.sequences, o.seqLen);
+  const auto windows = cutWindows(ids, o.sequences, seqLen);
   auto [inputs, targets] = batchOf(windows, device);
-  r.tokens = static_cast<int64_t>(o.sequences) * o.seqLen;
+  r.tokens = static_cast<int64_t>(o.sequences) * seqLen;
 
   std::set<std::string> which = o.probes;
-  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning"};
+  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
   probes::ProbeConfig pc;
   pc.probeBatch = o.sequences;
+  pc.lastTokenToo = true;
   experiment::ProbeSchedule schedule(pc, inputs, targets);
   const auto costs = familyCosts(m.config.model, pc.jacobianSamples);
   double total = 0;
@@ -190,14 +208,14 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                   minutes(elapsed).c_str(), minutes(std::max(0.0, eta)).c_str());
     say(buf);
   });
-  say("probing " + std::to_string(o.sequences) + " sequences x " + std::to_string(o.seqLen) +
+  say("probing " + std::to_string(o.sequences) + " sequences x " + std::to_string(seqLen) +
       " tokens");
   store::WriteBatch batch;
   schedule.run(m.decoder, 0, which, batch);
   std::string families;
   for (const auto& f : which) families += (families.empty() ? "" : ", ") + f;
   batch.event(0, store::EventLevel::Info,
-              "analyzed " + std::to_string(o.sequences) + " sequences x " + std::to_string(o.seqLen) +
+              "analyzed " + std::to_string(o.sequences) + " sequences x " + std::to_string(seqLen) +
                   " tokens of " + (o.text.corpus.empty() ? o.text.tokensFile : o.text.corpus) +
                   " (" + r.tokensHow + "), probes: " + families + ", on " + o.device);
   store.write(runId, batch);
@@ -211,6 +229,7 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
   if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
   if (o.batch < 1) throw HfModelError("--batch must be at least 1");
   const torch::Device device = train::resolveDevice(o.device);
+  useThreads(o.threads);
   const bool imported = importRecordOf(*run).has_value();
   int seqLen = o.seqLen;
   if (seqLen == 0) {

@@ -23,10 +23,12 @@ struct TextInput {
 
 struct ModelAnalysisOptions {
   TextInput text;
-  int sequences = 4;                  // probe sequences, evenly spaced over the text
-  int seqLen = 128;                   // tokens per sequence
-  std::set<std::string> probes;       // experiment::kProbeNames; empty = all but jacobian
+  int sequences = 2;                  // probe sequences, evenly spaced over the text
+  int seqLen = 0;                     // tokens per sequence; 0 = 128, or less when the model's
+                                      // positions or attention window are fewer
+  std::set<std::string> probes;       // experiment::kProbeNames; empty = all of them
   std::string device = "cpu";
+  int threads = 0;                    // CPU threads; 0 = every core
   std::function<void(const std::string&)> progress;  // "block_pruning  40% ... ETA 1m 20s"
 };
 
@@ -37,7 +39,8 @@ struct ModelAnalysisResult {
   size_t valuesWritten = 0;
 };
 
-/// The probes on imported run `runId`; throws HfModelError (not an imported run, no tokenizer,
+/// The probes on imported run `runId` (angular distance and Block Influence on all tokens and on
+/// the last token of each sequence); throws HfModelError (not an imported run, no tokenizer,
 /// too little text, ...) before writing anything.
 ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                                        const ModelAnalysisOptions& options);
@@ -47,6 +50,7 @@ struct EvalOptions {
   int seqLen = 0;        // context per window; 0 = the run's training length (imported: 1024)
   int batch = 8;         // windows per forward pass
   std::string device = "cpu";
+  int threads = 0;       // CPU threads; 0 = every core
 };
 
 struct EvalResult {

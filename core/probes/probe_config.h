@@ -15,6 +15,7 @@ struct ProbeConfig {
   int jacobianEvery = 0;          // Jacobian-to-identity estimate (off by default)
   int jacobianSamples = 4;        // random vector-Jacobian products per block
   bool lastTokenOnly = false;     // angular distance / BI on the last position only
+  bool lastTokenToo = false;      // ... and, besides all tokens, on the last one (*_last keys)
   bool pruneRenumber = false;     // LNS pruning: renumber survivors' 1/sqrt(l)
   double lazyThreshold = 0.05;    // E_l below: lazy
   double lowThreshold = 0.2;      // E_l below: low; at or above: effective

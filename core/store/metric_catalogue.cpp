@@ -56,6 +56,10 @@ const std::vector<Metric>& catalogue() {
        "variance of the (scaled) norm output entering the MLP"},
       {kBlockInfluence, K::PerLayer, "Block Influence", "", S::Linear, C::Sequential, kDashboard,
        "1 - mean cos(input, output) of the block"},
+      {kAngularAdjacentLast, K::PerLayer, "adjacent angular distance, last token", "", S::Linear,
+       C::Sequential, kNoPanel, "d(x_l, x_l+1) on the last position of each probe sequence"},
+      {kBlockInfluenceLast, K::PerLayer, "Block Influence, last token", "", S::Linear,
+       C::Sequential, kNoPanel, "1 - cos(input, output) of the block on the last position"},
       {kBlockPruneBestStart, K::PerLayer, "best block start", "layer", S::Linear, C::None,
        kNoPanel, "for n = 1..L, the start l minimising d(x_l, x_l+n)"},
       {kJacobianIdentity, K::PerLayer, "Jacobian distance to identity", "", S::Linear,
@@ -63,6 +67,8 @@ const std::vector<Metric>& catalogue() {
       // Matrices
       {kAngular, K::Matrix, "angular distance d(x_l, x_l+n)", "", S::Linear, C::Sequential,
        kDashboard | kExport, "angular distance between block l's input and block l+n's"},
+      {kAngularLast, K::Matrix, "angular distance d(x_l, x_l+n), last token", "", S::Linear,
+       C::Sequential, kNoPanel, "the (l, n) angular distance on the last position of each sequence"},
       {kBlockPrune, K::Matrix, "block pruning delta", "nats", S::Linear, C::Diverging, kDashboard,
        "loss increase when n consecutive blocks from l are removed"},
   };

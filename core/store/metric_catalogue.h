@@ -36,9 +36,13 @@ inline constexpr char kPruneDelta[] = "prune_delta";
 inline constexpr char kBlockPruneBestStart[] = "block_prune_best_start";
 inline constexpr char kJacobianIdentity[] = "jacobian_identity";
 inline constexpr char kLayerGradNorm[] = "grad_norm";
+// The same on the last position of each probe sequence only (analysis of imported models).
+inline constexpr char kAngularAdjacentLast[] = "angular_adjacent_last";
+inline constexpr char kBlockInfluenceLast[] = "block_influence_last";
 // Matrices ((l, n) per step).
 inline constexpr char kAngular[] = "angular";
 inline constexpr char kBlockPrune[] = "block_prune";
+inline constexpr char kAngularLast[] = "angular_last";
 
 // --- rows -----------------------------------------------------------------------------------
 enum class Kind { Scalar, PerLayer, Matrix };

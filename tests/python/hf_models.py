@@ -7,7 +7,8 @@ make OUT --arch llama|mistral|qwen2 --dtype float32|bfloat16 [--shards] [--tied]
 make-set OUT
     all the variants the tests use, in one process (transformers is slow to import):
     OUT/llama-f32 (GQA), OUT/llama-bf16-sharded (GQA), OUT/mistral-f32 (GQA), OUT/qwen2-f32 (tied,
-    GQA, biases), OUT/qwen2-bf16-sharded (tied, biases).
+    GQA, biases), OUT/qwen2-bf16-sharded (tied, biases), OUT/llama-bytes (a 256-token vocabulary,
+    for a byte-level tokenizer.json the tests add).
 logits DIR IDS_FILE OUT_FILE
     loads DIR with transformers (AutoModelForCausalLM) and writes the float32 logits of the ids in
     IDS_FILE (a safetensors file with `ids`) to OUT_FILE; prints the architecture it loaded.
@@ -20,10 +21,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 
-def make(out, arch, dtype, shards, tied, gqa):
+def make(out, arch, dtype, shards, tied, gqa, vocab=97):
     import transformers as tf
     common = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
-                  num_key_value_heads=2 if gqa else 4, vocab_size=97, max_position_embeddings=64,
+                  num_key_value_heads=2 if gqa else 4, vocab_size=vocab, max_position_embeddings=64,
                   rms_norm_eps=1e-5, tie_word_embeddings=tied, initializer_range=0.2)
     if arch == "llama":
         config, cls = tf.LlamaConfig(rope_theta=5000.0, **common), tf.LlamaForCausalLM
@@ -41,7 +42,7 @@ def make(out, arch, dtype, shards, tied, gqa):
                 p.uniform_(-0.2, 0.2)
     model = model.to(getattr(torch, dtype))
     model.save_pretrained(out, max_shard_size="40KB" if shards else "2GB")
-    ids = torch.randint(0, 97, (2, 12), generator=torch.Generator().manual_seed(3))
+    ids = torch.randint(0, vocab, (2, 12), generator=torch.Generator().manual_seed(3))
     reloaded = cls.from_pretrained(out).float().eval()
     with torch.no_grad():
         logits = reloaded(ids).logits.float()
@@ -77,6 +78,7 @@ if __name__ == "__main__":
         make(f"{out}/mistral-f32", "mistral", "float32", False, False, True)
         make(f"{out}/qwen2-f32", "qwen2", "float32", False, True, True)
         make(f"{out}/qwen2-bf16-sharded", "qwen2", "bfloat16", True, True, False)
+        make(f"{out}/llama-bytes", "llama", "float32", False, False, True, vocab=256)
     elif cmd == "logits":
         logits(sys.argv[2], sys.argv[3], sys.argv[4])
     elif cmd == "encode":

@@ -278,6 +278,13 @@ namespace depthlab::ui {
 
 void GroupDashboard::drawProgress() {
   const auto p = m_data.progress();
+  if (p.imported) {
+    m_progress->setRange(0, 1);
+    m_progress->setValue(1);
+    m_progress->setFormat(tr("imported model: probes only, no training"));
+    m_eta->setText(QString());
+    return;
+  }
   m_progress->setRange(0, static_cast<int>(std::max<int64_t>(1, p.total)));
   m_progress->setValue(static_cast<int>(std::min(p.done, std::max<int64_t>(1, p.total))));
   m_progress->setFormat(tr("%1 / %2 steps").arg(p.done).arg(p.total));

@@ -5,6 +5,8 @@
 #include <climits>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "experiment/run_config.h"
 #include "store/metric_catalogue.h"
 
@@ -17,6 +19,17 @@ const std::vector<std::string> GroupData::kLayerMetrics =
     metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
 
 QString RunData::statusLine(const QString& label) const {
+  const QString name = label.isEmpty() ? QString::fromStdString(info.scheme) : label;
+  if (imported) {
+    auto it = layers.find(metrics::kVariance);
+    const bool probed = it != layers.end() && !it->second.steps.empty();
+    return probed ? QStringLiteral("%1 — imported model (not trained here) · probed · %2")
+                        .arg(name, QString::fromStdString(info.device))
+                  : QStringLiteral("%1 — imported model · not probed yet: depthlab-cli analyze --run %2 "
+                                   "--corpus TEXT")
+                        .arg(name)
+                        .arg(info.id);
+  }
   QString state = QString::fromLatin1(store::toString(info.status));
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
   const int64_t step = stepsDone();
@@ -104,7 +117,11 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     // Incremental: an existing run only fetches rows after the last step it already holds.
     RunData d = isNew ? RunData{} : std::move(*it);
     d.info = info;
-    if (const auto c = experiment::tryConfigOf(info)) {
+    d.imported = nlohmann::json::parse(info.configJson, nullptr, false).contains("import");
+    if (d.imported) {
+      d.totalSteps = 0;
+      if (const auto c = experiment::tryConfigOf(info)) d.nLayers = c->model.nLayers;
+    } else if (const auto c = experiment::tryConfigOf(info)) {
       d.totalSteps = c->optim.steps;
       d.nLayers = c->model.nLayers;
       d.tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
@@ -162,7 +179,9 @@ GroupProgressInfo GroupData::progress() const {
   double eta = 0;
   bool measured = true;
   p.done = INT64_MAX;
+  p.imported = !m_runs.empty();
   for (const auto& r : m_runs) {
+    p.imported = p.imported && r.imported;
     int64_t done = r.stepsDone();
     if (r.info.status == store::RunStatus::Finished) done = std::max<int64_t>(done, r.totalSteps);
     p.total = std::max<int64_t>(p.total, r.totalSteps);

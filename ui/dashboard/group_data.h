@@ -19,6 +19,7 @@ struct RunData {
   store::RunInfo info;
   int totalSteps = 0;                                              // from the config
   int nLayers = 0;
+  bool imported = false;                                           // a Hugging Face model, not trained
   double tokensPerStep = 0;                                        // from the config
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
@@ -45,6 +46,7 @@ struct GroupProgressInfo {
   int64_t done = 0, total = 0;
   std::optional<double> etaSeconds;  // while running with a measured rate
   bool running = false;
+  bool imported = false;             // every run is an imported model (nothing to train)
 };
 
 class GroupData {

@@ -94,6 +94,9 @@ QWidget* RunsBrowser::makeButtons() {
     }
     emit figuresRequested(ids);
   });
+  add(tr("Export HF…"), tr("Write the selected trained run as a Hugging Face LlamaForCausalLM folder "
+                           "(Pre-LN as is, LNS with 1/sqrt(l) folded into its norms)"),
+      [this] { withOneRun([this](int64_t id) { emit exportHfRequested(id); }); });
   add(tr("Rename…"), tr("Rename the selected run (legends and figures use the new name)"),
       [this] { renameSelected(); });
   add(tr("Tag…"), tr("Add a tag to the selected runs (prefix with - to remove it)"), [this] { tagSelected(); });

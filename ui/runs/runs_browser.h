@@ -49,6 +49,7 @@ class RunsBrowser : public QWidget {
  signals:
   void stopRequested(const std::vector<int64_t>& runIds);
   void cloneRequested(int64_t runId);
+  void exportHfRequested(int64_t runId);
   void openRequested(const std::vector<int64_t>& runIds);
   void compareRequested(const std::vector<int64_t>& runIds);
   void figuresRequested(const std::vector<int64_t>& runIds);

@@ -40,6 +40,18 @@ class BadInputs : public ::testing::Test {
     test::writeFile(dir_->file("unknown-key.json"), "{\"model\": {\"widht\": 64}}");
     test::writeFile(dir_->file("huge.json"),
                     "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
+    // Hugging Face folders: no config, an unsupported architecture, weights that do not match.
+    fs::create_directories(dir_->file("hf-empty"));
+    fs::create_directories(dir_->file("hf-gpt2"));
+    test::writeFile(dir_->file("hf-gpt2/config.json"), R"({"architectures": ["GPT2LMHeadModel"]})");
+    fs::create_directories(dir_->file("hf-noweights"));
+    test::writeFile(dir_->file("hf-noweights/config.json"),
+                    R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 8,
+                        "num_hidden_layers": 1, "num_attention_heads": 2, "vocab_size": 10})");
+    fs::create_directories(dir_->file("hf-badweights"));
+    fs::copy_file(dir_->file("hf-noweights/config.json"), dir_->file("hf-badweights/config.json"));
+    test::writeFile(dir_->file("hf-badweights/model.safetensors"), std::string("\x07\0\0\0\0\0\0\0{\"a\":1}", 15));
+    test::writeFile(dir_->file("ids-bad.txt"), "1 2 x\n");
     test::writeFile(dir_->file("not-a-db.db"), "this is not a database, just text\n");
     test::writeFile(dir_->file("corrupt.db"), std::string("SQLite format 3") + '\0' + std::string(5000, 'x'));
     std::string out;
@@ -107,6 +119,16 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"export dpi negative", " --db " + db() + " export --runs 1 --figure loss --format png --dpi -5 --out " + dir_->file("x.png"), {"--dpi"}},
       {"export missing style", " --db " + db() + " export --runs 1 --figure loss --style " + dir_->file("s.json") + " --out " + dir_->file("x.pdf"), {"s.json"}},
       {"export bad runs", " --db " + db() + " export --runs abc --figure loss --out " + dir_->file("x.pdf"), {"'abc'"}},
+      {"import-hf no folder", " --db " + db() + " import-hf " + dir_->file("absent"), {"absent", "not a folder"}},
+      {"import-hf no config", " --db " + db() + " import-hf " + dir_->file("hf-empty"), {"config.json"}},
+      {"import-hf architecture", " --db " + db() + " import-hf " + dir_->file("hf-gpt2"), {"GPT2LMHeadModel", "not supported"}},
+      {"import-hf no weights", " --db " + db() + " import-hf " + dir_->file("hf-noweights"), {"model.safetensors"}},
+      {"import-hf bad header", " --db " + db() + " import-hf " + dir_->file("hf-badweights"), {"model.safetensors", "malformed"}},
+      {"eval no text", " --db " + db() + " eval --run 1", {"--tokens", "--corpus"}},
+      {"eval bad ids", " --db " + db() + " eval --run 1 --tokens " + dir_->file("ids-bad.txt"), {"ids-bad.txt", "line 1"}},
+      {"eval absent run", " --db " + db() + " eval --run 999 --corpus " + C, {"999"}},
+      {"analyze corpus on a trained run", " --db " + db() + " analyze --run 1 --corpus " + C, {"--corpus", "imported"}},
+      {"export-hf absent run", " --db " + db() + " export-hf --run 999 --out " + dir_->file("hfout"), {"999"}},
       {"not a database", " --db " + dir_->file("not-a-db.db") + " runs list", {"not-a-db.db"}},
       {"corrupt database", " --db " + dir_->file("corrupt.db") + " runs list", {"corrupt.db"}},
   };

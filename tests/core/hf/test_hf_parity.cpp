@@ -12,7 +12,7 @@
 #include "hf/hf_export.h"
 #include "hf/hf_import.h"
 #include "hf/model_analysis.h"
-#include "hf_fixtures.h"
+#include "support/hf_fixtures.h"
 #include "io/safetensors.h"
 #include "store/metric_catalogue.h"
 #include "support/model_fixtures.h"
@@ -57,8 +57,9 @@ Imported importVariant(store::RunStore& s, const std::string& name) {
   return out;
 }
 
-void copyFolder(const std::string& from, const std::string& to) {
-  fs::copy(from, to, fs::copy_options::recursive);
+void copyFolder(const std::string& from, const fs::path& to) {  // the model folders are flat
+  fs::create_directories(to);
+  for (const auto& e : fs::directory_iterator(from)) fs::copy_file(e.path(), to / e.path().filename());
 }
 
 std::string withField(const std::string& json, const std::string& key, const std::string& value) {

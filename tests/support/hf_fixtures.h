@@ -11,7 +11,8 @@ namespace depthlab::test {
 std::string transformersMissingReason();
 /// The Python that has them.
 std::string transformersPython();
-/// The folder holding llama-f32, llama-bf16-sharded, mistral-f32, qwen2-f32, qwen2-bf16-sharded
+/// The folder holding llama-f32, llama-bf16-sharded, mistral-f32, qwen2-f32, qwen2-bf16-sharded,
+/// llama-bytes (vocabulary 256)
 /// (each with reference.safetensors: `ids` (2, 12) and transformers' float32 `logits`).
 std::string hfModelSet();
 /// Runs tests/python/hf_models.py with `args`; returns its exit code, output in `out`.

@@ -1,5 +1,5 @@
 // See hf_fixtures.h.
-#include "hf_fixtures.h"
+#include "support/hf_fixtures.h"
 
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include "support/temp_dir.h"
 #include "util/content_hash.h"
 #include "util/python_env.h"
+#include "util/remove_tree.h"
 
 namespace depthlab::test {
 
@@ -32,18 +33,18 @@ int runHfScript(const std::string& args, std::string* out) {
 std::string hfModelSet() {
   const std::string key = util::hex64(util::fnv1a(readFile(kScript) + transformersPython()));
   const fs::path dir = fs::temp_directory_path() / ("depthlab-hf-models-" + key);
-  if (fs::exists(dir / "qwen2-bf16-sharded" / "reference.safetensors")) return dir.string();
+  if (fs::exists(dir / "llama-bytes" / "reference.safetensors")) return dir.string();
   // Made in a private folder, then renamed into place: concurrent test processes never see a
   // half-written set (the loser of the rename race uses the winner's).
   const fs::path tmp = dir.string() + ".tmp" + std::to_string(getpid());
-  fs::remove_all(tmp);
+  util::removeTree(tmp.string());
   std::string out;
   if (runHfScript("make-set '" + tmp.string() + "'", &out) != 0) {
     throw std::runtime_error("hf_models.py make-set failed: " + out);
   }
   std::error_code ec;
   fs::rename(tmp, dir, ec);
-  if (ec) fs::remove_all(tmp);
+  if (ec) util::removeTree(tmp.string());
   return dir.string();
 }
 
