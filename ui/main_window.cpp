@@ -249,33 +249,6 @@ void MainWindow::connectRunsBrowser() {
   connect(m_runs, &RunsBrowser::deleteRequested, this, &MainWindow::deleteRuns);
 }
 
-void MainWindow::connectHfActions() {
-  m_hf = new HfActions(QString::fromStdString(m_poller->store().path()), m_options.cliPath,
-                       m_options.corpusPath, this);
-  connect(m_hf, &HfActions::message, this, [this](const QString& text) { statusBar()->showMessage(text); });
-  connect(m_hf, &HfActions::failed, this, [this](const QString& title, const QString& text) {
-    statusBar()->showMessage(title);
-    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, this);
-    box->setObjectName(QStringLiteral("hfFailure"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setModal(false);
-    box->show();  // not modal: the lab keeps running
-  });
-  connect(m_hf, &HfActions::imported, this, [this](int64_t runId) {
-    m_poller->poll();
-    selectRun(runId);
-    if (auto r = m_poller->store().run(runId)) {
-      if (auto* d = dashboard(QString::fromStdString(r->groupName))) showTab(d);
-    }
-  });
-  connect(m_runs, &RunsBrowser::exportHfRequested, this, [this](int64_t runId) {
-    const auto dir = QFileDialog::getSaveFileName(
-        this, tr("New folder for the Hugging Face model of run %1").arg(runId),
-        QStringLiteral("run-%1-hf").arg(runId));
-    if (!dir.isEmpty()) m_hf->exportRun(runId, dir);
-  });
-}
-
 void MainWindow::closeTab(int index) {
   if (index <= 0) return;  // the runs browser stays
   auto* w = m_tabs->widget(index);

@@ -13,9 +13,11 @@
 #include "experiment/run_group.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
+#include "support/error_of.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
+using test::errorOf;
 namespace fs = std::filesystem;
 
 namespace {
@@ -32,14 +34,6 @@ experiment::ExperimentConfig tinyRun(const test::TempDir& dir) {
   return c;
 }
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 // Another program holding the store's write lock for `ms` once training has started: installs
 // an onProgress hook on `o`; join() the returned holder after the group returns.

@@ -17,10 +17,12 @@
 #include "store/metric_catalogue.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
+#include "support/error_of.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
 
 using namespace depthlab;
+using test::errorOf;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,14 +30,6 @@ namespace {
 #define SKIP_WITHOUT_TRANSFORMERS()                                              \
   if (auto why = test::transformersMissingReason(); !why.empty()) GTEST_SKIP() << why
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// Imported run `name` of the model set, its decoder (context 16) and transformers' reference.
 struct Imported {
@@ -82,8 +76,11 @@ TEST(HfImport, LogitsEqualTransformersForEveryArchitectureAndDtype) {
     torch::NoGradGuard ng;
     auto ours = m.decoder->forward(m.ids);  // (2, 12, 97)
     ASSERT_EQ(ours.sizes(), m.logits.sizes());
-    EXPECT_LT((ours - m.logits).abs().max().item<double>(), 1e-4);
+    const double diff = (ours - m.logits).abs().max().item<double>();
+    EXPECT_LT(diff, 1e-4);
     EXPECT_GT(m.logits.abs().max().item<double>(), 0.5);  // not a vacuous comparison
+    std::printf("%-20s max |logit difference| %.2e (logits up to %.2f)\n", name, diff,
+                m.logits.abs().max().item<double>());
   }
   // The bf16 model kept its weights in bf16 (no float32 copy), mapped from the file.
   auto bf = importVariant(s, "qwen2-bf16-sharded");
@@ -232,7 +229,9 @@ TEST(HfExport, PreLnAndLnsRunsLoadInTransformersWithEqualLogits) {
     d->eval();
     torch::NoGradGuard ng;
     auto ours = d->forward(ids);
-    EXPECT_LT((ours - theirs).abs().max().item<double>(), 1e-4);
+    const double diff = (ours - theirs).abs().max().item<double>();
+    EXPECT_LT(diff, 1e-4);
+    std::printf("export %-8s max |logit difference| %.2e\n", run.scheme.c_str(), diff);
     // The byte-level tokenizer gives the byte values.
     ASSERT_EQ(test::runHfScript("encode '" + out + "' 'Hi é'", &printed), 0) << printed;
     EXPECT_NE(printed.find("72 105 32 195 169"), std::string::npos) << printed;

@@ -7,9 +7,11 @@
 
 #include "io/safetensors.h"
 #include "io/safetensors_archive.h"
+#include "support/error_of.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
+using test::errorOf;
 
 namespace {
 
@@ -23,14 +25,6 @@ void writeRaw(const std::string& path, const std::string& header, size_t dataByt
   test::writeFile(path, bytes);
 }
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const io::SafetensorsError& e) {
-    return e.what();
-  }
-  return "";
-}
 
 }  // namespace
 
