@@ -23,7 +23,7 @@ std::string dtypeWord(torch::ScalarType t) {
     case torch::kFloat32: return "float32";
     case torch::kBFloat16: return "bfloat16";
     case torch::kFloat16: return "float16";
-    default: return c10::toString(t);
+    default: return io::safetensorsDtypeName(t);  // I8, U8, I64, ...: as the file names it
   }
 }
 

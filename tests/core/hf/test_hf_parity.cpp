@@ -110,6 +110,15 @@ TEST(HfImport, BrokenFoldersAreRefusedWithTheReasonAndWriteNothing) {
   why = errorOf([&] { hf::importHfModel(s, dir.file("shape"), ""); });
   EXPECT_NE(why.find("'hidden_size' = 0"), std::string::npos) << why;
 
+  // A weight stored as integers (say, a quantized checkpoint) is refused by dtype.
+  copyFolder(set + "/llama-f32", dir.file("int8"));
+  auto tensors = io::loadSafetensors(dir.file("int8/model.safetensors"));
+  tensors["model.layers.1.mlp.up_proj.weight"] = tensors["model.layers.1.mlp.up_proj.weight"].to(torch::kInt8);
+  io::saveSafetensors(dir.file("int8/model.safetensors"), tensors);
+  why = errorOf([&] { hf::importHfModel(s, dir.file("int8"), ""); });
+  EXPECT_NE(why.find("'model.layers.1.mlp.up_proj.weight' is I8"), std::string::npos) << why;
+  EXPECT_NE(why.find("float32, bfloat16 and float16"), std::string::npos) << why;
+
   copyFolder(set + "/llama-bf16-sharded", dir.file("shards"));
   fs::remove(dir.file("shards/model-00002-of-00006.safetensors"));
   why = errorOf([&] { hf::importHfModel(s, dir.file("shards"), ""); });
