@@ -90,8 +90,10 @@ Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::
   }
   for (auto* m : {static_cast<torch::nn::Module*>(m_model->embed_tokens.get()),
                   static_cast<torch::nn::Module*>(m_model->norm.get()),
-                  static_cast<torch::nn::Module*>(m_model->lm_head.get())}) {
-    if (!m) continue;  // no lm_head when the embedding is tied
+                  m_model->lm_head.is_empty()  // no lm_head when the embedding is tied
+                      ? nullptr
+                      : static_cast<torch::nn::Module*>(m_model->lm_head.get())}) {
+    if (!m) continue;
     for (const auto& p : m->parameters()) {
       m_paramsInOrder.push_back(p);
       m_paramOwner.push_back(-1);

@@ -200,3 +200,27 @@ TEST(Trainer, GoldenFirstTenLosses) {
     }
   }
 }
+
+TEST(Trainer, GroupedQueryBiasesAndTiedEmbeddingsTrainAndResume) {
+  // The shapes of imported Qwen2 / Mistral models are config fields: they train like any other.
+  test::TempDir dir;
+  auto c = test::smallConfig(3);
+  c.model.nKvHeads = 2;      // 4 query heads share 2 key/value heads
+  c.model.qkvBias = true;
+  c.model.tieEmbeddings = true;
+  auto data = makeData(c);
+  train::Trainer t(experiment::trainerConfig(c), "lns", torch::kCPU);
+  EXPECT_TRUE(t.model()->lm_head.is_empty());
+  EXPECT_EQ(t.model()->block(0)->self_attn->k_proj->weight.size(0), 2 * 8);  // K x D rows
+  EXPECT_TRUE(t.model()->block(0)->self_attn->q_proj->bias.defined());
+  const auto embedBefore = t.model()->embed_tokens->weight.clone();
+  std::vector<double> losses;
+  for (int s = 0; s < 30; ++s) losses.push_back(t.trainStep(data, s).loss);
+  EXPECT_LT(losses.back(), losses.front() - 0.5);
+  EXPECT_FALSE(torch::equal(embedBefore, t.model()->embed_tokens->weight));
+  train::saveCheckpoint(dir.file("ckpt"), t.model(), &t.optimizer(),
+                        test::checkpointMeta(30, "lns", experiment::toJson(c), 1));
+  train::Trainer resumed(experiment::trainerConfig(c), "lns", torch::kCPU);
+  train::loadCheckpoint(dir.file("ckpt"), resumed.model(), &resumed.optimizer(), torch::kCPU);
+  EXPECT_EQ(resumed.trainStep(data, 30).loss, t.trainStep(data, 30).loss);
+}
