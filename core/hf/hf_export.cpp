@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "data/token_dataset.h"
 #include "experiment/run_checkpoints.h"
 #include "experiment/run_config.h"
 #include "hf/hf_config.h"
 #include "hf/hf_import.h"
+#include "hf/model_text.h"
 #include "io/safetensors.h"
 #include "model/decoder.h"
 #include "train/checkpoint.h"
@@ -172,9 +172,8 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
   } else {
     std::string model;
     try {
-      const auto corpus = data::loadCorpusTokens(config.data);
-      if (corpus.tokenizerName.rfind("spm:", 0) == 0) model = corpus.tokenizerName.substr(4);
-    } catch (const std::exception&) {
+      model = spmModelOfRun(config.data);
+    } catch (const std::exception&) {  // the corpus is gone: export without a tokenizer, saying so
     }
     if (!model.empty() && fs::is_regular_file(model, ec)) {
       fs::copy_file(model, dir / "tokenizer.model", fs::copy_options::overwrite_existing, ec);

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <filesystem>
 
-#include "data/mapped_file.h"
 #include "experiment/experiment_config.h"
 #include "experiment/group_names.h"
 #include "io/safetensors_archive.h"
 #include "util/content_hash.h"
+#include "util/stream_hash.h"
 
 namespace depthlab::hf {
 
@@ -28,12 +28,11 @@ std::string dtypeWord(torch::ScalarType t) {
 }
 
 ImportedFile describeFile(const fs::path& dir, const std::string& name) {
-  data::MappedFile f((dir / name).string());
+  const std::string path = (dir / name).string();
   ImportedFile out;
   out.name = name;
-  out.bytes = f.size();
-  out.checksum = util::hex64(util::fnv1a(
-      std::string_view(reinterpret_cast<const char*>(f.data()), f.size())));
+  out.bytes = fs::file_size(path);
+  out.checksum = util::hex64(util::hashFile(path));  // the corpus stores' content hash
   return out;
 }
 

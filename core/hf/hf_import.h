@@ -22,7 +22,7 @@ namespace depthlab::hf {
 struct ImportedFile {
   std::string name;             // relative to the source folder
   uint64_t bytes = 0;
-  std::string checksum;         // hex FNV-1a 64 of the whole file
+  std::string checksum;         // hex util::hashFile (StreamHash) of the whole file
 };
 
 struct ImportRecord {

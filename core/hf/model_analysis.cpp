@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "data/corpus.h"
-#include "data/token_dataset.h"
 #include "data/tokenizer.h"
 #include "experiment/probe_schedule.h"
 #include "experiment/run_checkpoints.h"
@@ -41,10 +40,19 @@ struct LoadedModel {
   std::string from;
 };
 
-LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run, int seqLen,
-                         torch::Device device) {
+/// The default context of an imported model: `wanted`, fewer when its positions or its attention
+/// window are fewer.
+int contextFor(const ImportRecord& rec, int wanted) {
+  int64_t n = std::min<int64_t>(wanted, rec.maxPositions);
+  if (rec.slidingWindow) n = std::min(n, *rec.slidingWindow);
+  return static_cast<int>(n);
+}
+
+/// `imported`: the run's import record (importRecordOf), read once by the caller.
+LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
+                         std::optional<ImportRecord> imported, int seqLen, torch::Device device) {
   LoadedModel m;
-  m.imported = importRecordOf(run);
+  m.imported = std::move(imported);
   m.config = experiment::configOf(run);
   if (m.imported) {
     m.decoder = loadImportedDecoder(*m.imported, m.config.model, seqLen, device);
@@ -66,20 +74,17 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run, int 
   return m;
 }
 
-/// The token stream of `text` for the model: its own tokenizer, the run's, or the ids file.
-std::vector<int32_t> tokensFor(const LoadedModel& m, const TextInput& text, std::string& how,
-                               std::vector<std::vector<int32_t>>* sequences) {
+/// The sequences of `text` for the model: the ids file's lines, or the whole text as one,
+/// tokenized by the model's own tokenizer or the run's; `how` says which.
+std::vector<std::vector<int32_t>> tokensFor(const LoadedModel& m, const TextInput& text,
+                                            std::string& how) {
   const int vocab = m.config.model.vocabSize;
   if (text.corpus.empty() == text.tokensFile.empty()) {
     throw HfModelError("give either a text file (--corpus) or a tokens file (--tokens)");
   }
   if (!text.tokensFile.empty()) {
-    auto seqs = readTokenSequences(text.tokensFile, vocab);
     how = "token ids from " + text.tokensFile;
-    std::vector<int32_t> all;
-    for (const auto& s : seqs) all.insert(all.end(), s.begin(), s.end());
-    if (sequences) *sequences = std::move(seqs);
-    return all;
+    return readTokenSequences(text.tokensFile, vocab);
   }
   std::vector<int32_t> ids;
   if (m.imported) {
@@ -93,22 +98,13 @@ std::vector<int32_t> tokensFor(const LoadedModel& m, const TextInput& text, std:
     for (unsigned char c : bytes) ids.push_back(c);
     how = "bytes (the run's tokenizer)";
   } else {
-    // The run's SentencePiece model: the one its corpus was tokenized with (for spm:N, the
-    // model trained on that corpus, found through the corpus's token store).
-    auto corpus = data::loadCorpusTokens(m.config.data);
-    const std::string name = corpus.tokenizerName;
-    if (name.rfind("spm:", 0) != 0) throw HfModelError("run's tokenizer '" + name + "' is unknown");
-    data::SpmTokenizer tok(name.substr(4));
-    ids = tok.encodeFile(text.corpus);
-    how = name.substr(4) + " through spm_encode (the run's tokenizer)";
+    const std::string model = spmModelOfRun(m.config.data);
+    ids = data::SpmTokenizer(model).encodeFile(text.corpus);
+    how = model + " through spm_encode (the run's tokenizer)";
   }
   if (ids.empty()) throw HfModelError("'" + text.corpus + "' gave no tokens");
   checkIdsInVocab(ids, vocab, "the tokenized text");
-  if (sequences) {
-    sequences->clear();
-    sequences->push_back(ids);
-  }
-  return ids;
+  return {std::move(ids)};
 }
 
 /// (B, T) inputs and targets from windows of T + 1 tokens.
@@ -153,28 +149,24 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   const auto t0 = Clock::now();
   auto run = store.run(runId);
   if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
-  if (!importRecordOf(*run)) {
+  auto record = importRecordOf(*run);
+  if (!record) {
     throw HfModelError("run " + std::to_string(runId) + " is not an imported model; analyze a " +
                        "trained run's checkpoints with `depthlab-cli analyze --run " +
                        std::to_string(runId) + " [--step S]`");
   }
   if (o.sequences < 1 || o.sequences > 4096) throw HfModelError("--sequences must be in [1, 4096]");
-  int seqLen = o.seqLen;
-  if (seqLen == 0) {
-    const auto rec = *importRecordOf(*run);
-    seqLen = static_cast<int>(std::min<int64_t>(128, rec.maxPositions));
-    if (rec.slidingWindow) seqLen = static_cast<int>(std::min<int64_t>(seqLen, *rec.slidingWindow));
-  }
+  const int seqLen = o.seqLen == 0 ? contextFor(*record, 128) : o.seqLen;
   if (seqLen < 2) throw HfModelError("--seq-len must be at least 2");
   const torch::Device device = train::resolveDevice(o.device);
   useThreads(o.threads);
   auto say = [&](const std::string& line) { if (o.progress) o.progress(line); };
   say("loading the model's weights");
-  LoadedModel m = loadRunModel(store, *run, seqLen, device);
+  LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   ModelAnalysisResult r;
   say("tokenizing");
-  std::vector<std::vector<int32_t>> unused;
-  const auto ids = tokensFor(m, o.text, r.tokensHow, &unused);
+  std::vector<int32_t> ids;  // the sequences of a tokens file, end to end
+  for (const auto& seq : tokensFor(m, o.text, r.tokensHow)) ids.insert(ids.end(), seq.begin(), seq.end());
   const auto windows = cutWindows(ids, o.sequences, seqLen);
   auto [inputs, targets] = batchOf(windows, device);
   r.tokens = static_cast<int64_t>(o.sequences) * seqLen;
@@ -230,21 +222,14 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
   if (o.batch < 1) throw HfModelError("--batch must be at least 1");
   const torch::Device device = train::resolveDevice(o.device);
   useThreads(o.threads);
-  const bool imported = importRecordOf(*run).has_value();
+  auto record = importRecordOf(*run);
   int seqLen = o.seqLen;
-  if (seqLen == 0) {
-    seqLen = imported ? static_cast<int>(std::min<int64_t>(1024, importRecordOf(*run)->maxPositions))
-                      : experiment::configOf(*run).model.seqLen;
-    if (imported && importRecordOf(*run)->slidingWindow) {
-      seqLen = static_cast<int>(std::min<int64_t>(seqLen, *importRecordOf(*run)->slidingWindow));
-    }
-  }
+  if (seqLen == 0) seqLen = record ? contextFor(*record, 1024) : experiment::configOf(*run).model.seqLen;
   if (seqLen < 1) throw HfModelError("--seq-len must be at least 1");
-  LoadedModel m = loadRunModel(store, *run, seqLen, device);
+  LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   EvalResult r;
   r.modelFrom = m.from;
-  std::vector<std::vector<int32_t>> sequences;
-  tokensFor(m, o.text, r.tokensHow, &sequences);
+  const auto sequences = tokensFor(m, o.text, r.tokensHow);
   // Each sequence in consecutive windows of up to seqLen + 1 tokens (sharing one token at each
   // cut, so every next-token prediction is made once); windows of equal length batch together.
   std::map<size_t, std::vector<std::vector<int32_t>>> byLength;

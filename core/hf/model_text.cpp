@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "data/corpus.h"
+#include "data/token_dataset.h"
 #include "data/tokenizer.h"
 #include "hf/hf_config.h"
 #include "util/python_env.h"
@@ -88,6 +89,13 @@ EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::str
   std::string msg = "cannot tokenize text for the model in '" + modelDir + "': ";
   for (size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];
   throw HfModelError(msg + " (or pass token ids with --tokens FILE)");
+}
+
+std::string spmModelOfRun(const data::DataConfig& data) {
+  if (data.tokenizer == "byte") throw HfModelError("the run's tokens are bytes, not SentencePiece");
+  const std::string name = data::loadCorpusTokens(data).tokenizerName;
+  if (name.rfind("spm:", 0) != 0) throw HfModelError("the run's tokenizer '" + name + "' is unknown");
+  return name.substr(4);
 }
 
 void checkIdsInVocab(const std::vector<int32_t>& ids, int vocab, const std::string& what) {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "data/data_config.h"
+
 namespace depthlab::hf {
 
 struct EncodedText {
@@ -23,6 +25,11 @@ EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::str
 /// A tokens file: whitespace-separated ids, one sequence per line (empty lines skipped). Every
 /// id must be in [0, vocab); throws HfModelError naming the line otherwise.
 std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, int vocab);
+
+/// The SentencePiece model file a run with `data` was tokenized with: spm:/path.model as given,
+/// or for spm:N the model trained on its corpus, found through the corpus's token store (which
+/// is prepared when it is missing). Throws HfModelError for a byte-level run.
+std::string spmModelOfRun(const data::DataConfig& data);
 
 /// Checks every id is in [0, vocab) (a tokenizer of another model gives larger ids).
 void checkIdsInVocab(const std::vector<int32_t>& ids, int vocab, const std::string& what);

@@ -50,10 +50,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
 
 torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
   if (lm_head) return applyLinear(lm_head, h);
-  const auto& w = embed_tokens->weight;  // (V, C)
-  const bool narrow = h.scalar_type() == torch::kFloat32 &&
-                      (w.scalar_type() == torch::kBFloat16 || w.scalar_type() == torch::kFloat16);
-  return torch::linear(h, narrow ? w.to(torch::kFloat32) : w);
+  return torch::linear(h, weightFor(embed_tokens->weight, h));  // tied: (V, C) embedding
 }
 
 void DecoderImpl::initWeights() {

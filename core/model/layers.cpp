@@ -10,12 +10,16 @@ namespace depthlab::model {
 
 namespace F = torch::nn::functional;
 
+torch::Tensor weightFor(const torch::Tensor& w, const torch::Tensor& x) {
+  const auto t = w.scalar_type();
+  const bool narrow = x.scalar_type() == torch::kFloat32 && (t == torch::kBFloat16 || t == torch::kFloat16);
+  return narrow ? w.to(torch::kFloat32) : w;
+}
+
 torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x) {
-  const auto w = l->weight.scalar_type(), t = x.scalar_type();
-  if (w == t || t != torch::kFloat32 || (w != torch::kBFloat16 && w != torch::kFloat16)) {
-    return torch::linear(x, l->weight, l->bias);  // what Linear::forward does
-  }
-  return torch::linear(x, l->weight.to(t), l->bias.defined() ? l->bias.to(t) : torch::Tensor());
+  // what Linear::forward does, with a narrow stored weight widened for this call
+  return torch::linear(x, weightFor(l->weight, x),
+                       l->bias.defined() ? weightFor(l->bias, x) : torch::Tensor());
 }
 
 NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_layerNorm(layerNorm) {
@@ -24,20 +28,10 @@ NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_laye
 }
 
 torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
-  if (x.scalar_type() == torch::kFloat32 && (weight.scalar_type() == torch::kBFloat16 ||
-                                             weight.scalar_type() == torch::kFloat16)) {
-    // weights stored narrower than the activations (an imported bf16 model): convert them
-    const auto t = x.scalar_type();
-    if (m_layerNorm) {
-      auto y = torch::layer_norm(x, {x.size(-1)}, weight.to(t), bias.to(t), m_eps);
-      return scale == 1.0 ? y : y * scale;
-    }
-    auto xf = x.to(torch::kFloat32);
-    auto y = (xf * torch::rsqrt(xf.pow(2).mean(-1, true) + m_eps)).to(t) * weight.to(t);
-    return scale == 1.0 ? y : y * scale;
-  }
+  // A weight stored narrower than x (an imported bf16 model): the fused and composite RMSNorm
+  // widen it themselves (.to / type promotion); LayerNorm needs it widened.
   if (m_layerNorm) {
-    auto y = torch::layer_norm(x, {x.size(-1)}, weight, bias, m_eps);
+    auto y = torch::layer_norm(x, {x.size(-1)}, weightFor(weight, x), weightFor(bias, x), m_eps);
     return scale == 1.0 ? y : y * scale;
   }
   if (fusedOpsApply(x)) return fusedRmsNorm(x, weight, m_eps, scale);

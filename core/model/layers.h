@@ -13,7 +13,9 @@
 
 namespace depthlab::model {
 
-/// l(x); for float32 x and a bf16/fp16 weight, the weight (and bias) converted for this call.
+/// `w` as float32 when x is float32 and w is stored in bf16/fp16 (for this call only), else w.
+torch::Tensor weightFor(const torch::Tensor& w, const torch::Tensor& x);
+/// l(x) with l's weight (and bias) through weightFor.
 torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x);
 
 /// y = x / sqrt(mean(x^2) + eps) * weight (RMSNorm, computed in fp32), or LayerNorm with
