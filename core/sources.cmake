@@ -25,6 +25,8 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   probes/probe_math.cpp
   probes/depth_probes.cpp
   experiment/probe_schedule.cpp
+  train/thread_share.cpp
+  experiment/background_probes.cpp
 )
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/store_link.cpp

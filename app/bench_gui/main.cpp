@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -99,15 +100,24 @@ void benchDashboard(int layers, int steps) {
   // pan or cursor move costs) and the rebuild (decimating the stored series into plot data,
   // done when new rows arrive).
   std::vector<double> replot, rebuild;
+  std::map<QString, std::vector<double>> perPanel;  // each panel's own replot times
   for (int i = 0; i < 25; ++i) {
     QElapsedTimer t;
     t.start();
     dash.redraw();
     rebuild.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
     t.restart();
-    for (auto& [name, p] : dash.plots()) p->replot(QCustomPlot::rpImmediateRefresh);
+    for (auto& [name, p] : dash.plots()) {
+      QElapsedTimer one;
+      one.start();
+      p->replot(QCustomPlot::rpImmediateRefresh);
+      perPanel[name].push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+    }
     replot.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
   }
+  std::vector<std::pair<double, QString>> slowest;
+  for (const auto& [name, times] : perPanel) slowest.emplace_back(median(times), name);
+  std::sort(slowest.rbegin(), slowest.rend());
   // Metric-to-screen latency: another connection writes a step; the GUI polls every 200 ms
   // (as the lab window does), reloads incrementally and replots.
   std::vector<double> latency, pollWork;
@@ -148,6 +158,11 @@ void benchDashboard(int layers, int steps) {
   std::printf("  full-dashboard replot: median %.1f ms, worst %.1f ms (targets <= 30 / <= 100 ms) %s\n",
               median(replot), *std::max_element(replot.begin(), replot.end()),
               median(replot) <= 30 && *std::max_element(replot.begin(), replot.end()) <= 100 ? "ok" : "MISSED");
+  std::printf("  slowest panels (median replot):");
+  for (size_t i = 0; i < std::min<size_t>(5, slowest.size()); ++i) {
+    std::printf(" %s %.1f ms%s", slowest[i].second.toLocal8Bit().constData(), slowest[i].first,
+                i + 1 < std::min<size_t>(5, slowest.size()) ? "," : "\n");
+  }
   std::printf("  rebuild of all plot data from the stored series: median %.1f ms, worst %.1f ms\n",
               median(rebuild), *std::max_element(rebuild.begin(), rebuild.end()));
   std::printf("  metric-to-screen latency: median %.0f ms, worst %.0f ms (target <= 500 ms) %s\n",

@@ -144,6 +144,7 @@ void printSummary(const experiment::GroupResult& r, bool json) {
     j["group"] = r.groupName;
     j["seconds"] = r.seconds;
     j["probe_seconds"] = r.probeSeconds;
+    j["probe_beside_seconds"] = r.probeBesideSeconds;
     for (const auto& m : r.members) {
       j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", store::toString(m.status)},
                            {"steps", m.step}, {"loss_train", m.lossTrain},
@@ -155,8 +156,14 @@ void printSummary(const experiment::GroupResult& r, bool json) {
     return;
   }
   std::fprintf(stderr, "\n");
-  std::printf("group %s (%.1f s, of which depth probes %.1f s)\n", r.groupName.c_str(), r.seconds,
-              r.probeSeconds);
+  if (r.probeBesideSeconds > 0) {
+    std::printf("group %s (%.1f s, of which depth probes %.1f s; %.1f s more of them ran beside "
+                "training on a spare core)\n",
+                r.groupName.c_str(), r.seconds, r.probeSeconds, r.probeBesideSeconds);
+  } else {
+    std::printf("group %s (%.1f s, of which depth probes %.1f s)\n", r.groupName.c_str(),
+                r.seconds, r.probeSeconds);
+  }
   std::printf("%-6s %-18s %-10s %8s %11s %10s %10s\n", "RUN", "SCHEME", "STATUS", "STEPS",
               "LOSS_TRAIN", "LOSS_VAL", "PPL_VAL");
   for (const auto& m : r.members) {

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "experiment/background_probes.h"
 #include "experiment/probe_schedule.h"
+#include "train/thread_share.h"
 #include "train/trainer.h"
 
 namespace depthlab::bench {
@@ -17,6 +19,41 @@ double now() {
 }
 // Runs at steps 0, every, 2*every, ... below `steps` (the final run is counted separately).
 int cadenceRuns(int every, int steps) { return every > 0 ? (steps + every - 1) / every : 0; }
+// Trains a fresh model for the preset's steps with the probes as the training loop runs them
+// (experiment/train_loop): due ones beside training, the final ones inline on every core.
+BesideRun trainWithProbesBeside(const experiment::ExperimentConfig& c, const std::string& scheme,
+                                torch::Device device, const data::TokenDataset& data,
+                                const experiment::ProbeSchedule& probes) {
+  train::Trainer t(experiment::trainerConfig(c), scheme, device);
+  experiment::BackgroundProbes beside(probes, 1, /*background=*/true);
+  BesideRun b;
+  store::WriteBatch sink;
+  b.heldSeconds += beside.runDue(0, t.model(), 0, sink);
+  std::vector<double> quiet, overlapped;  // update wall times without / with a probe running
+  for (int s = 0; s < c.optim.steps; ++s) {
+    const bool busy = beside.busy();
+    const double s0 = now();
+    t.trainStep(data, s);
+    const double dt = now() - s0;
+    b.trainSeconds += dt;
+    (busy ? overlapped : quiet).push_back(dt);
+    if (s + 1 < c.optim.steps) b.heldSeconds += beside.runDue(0, t.model(), s + 1, sink);
+  }
+  b.heldSeconds += beside.settle(0, sink);
+  {
+    train::IntraOpThreads every(train::cpuCores());
+    b.finalSeconds = probes.runDue(t.model(), c.optim.steps, /*final=*/true, sink);
+  }
+  b.besideSeconds = beside.besideSeconds();
+  std::sort(quiet.begin(), quiet.end());
+  const double median = quiet.empty() ? 0 : quiet[quiet.size() / 2];
+  for (double dt : overlapped) b.contentionSeconds += dt - median;
+  b.overlappedSteps = static_cast<int>(overlapped.size());
+  b.overheadPercent = 100.0 * (b.heldSeconds + b.contentionSeconds + b.finalSeconds) /
+                      (c.optim.steps * median);
+  return b;
+}
+
 }  // namespace
 
 ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const std::string& scheme,
@@ -73,7 +110,7 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
   if (device.is_cuda()) {  // a replay of every step would cost minutes of GPU time
     r.replayed = false;
     r.scheduledSeconds = total;
-    r.overheadPercent = 100.0 * total / (r.steps * r.stepSeconds);
+    r.overheadPercent = r.inlinePercent = 100.0 * total / (r.steps * r.stepSeconds);
     return r;
   }
   // The overhead: replay the default cadence exactly as the run loop calls it (families that
@@ -86,7 +123,12 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
   store::WriteBatch sink;
   scheduled += probes.runDue(t.model(), r.steps, /*final=*/true, sink);
   r.scheduledSeconds = scheduled;
-  r.overheadPercent = 100.0 * scheduled / (r.steps * r.stepSeconds);
+  r.overheadPercent = r.inlinePercent = 100.0 * scheduled / (r.steps * r.stepSeconds);
+  r.besideTraining = experiment::probesFitBeside(device, threads, train::cpuCores(), 1);
+  if (r.besideTraining) {
+    r.beside = trainWithProbesBeside(c, scheme, device, data, probes);
+    r.overheadPercent = r.beside.overheadPercent;
+  }
   return r;
 }
 

@@ -15,14 +15,29 @@ struct ProbeTiming {
   int runs = 0;         // times the default cadence runs it over the preset's training
 };
 
+// The run trained for real with the probes as the training loop runs them: those due during
+// training beside it on the spare core, the final ones inline on every core.
+struct BesideRun {
+  double trainSeconds = 0;       // the updates alone (sum of their wall times)
+  double heldSeconds = 0;        // the training thread held by probes (snapshots, waits)
+  double contentionSeconds = 0;  // updates while a probe ran: time above the median update
+  int overlappedSteps = 0;       // updates that ran while a probe did
+  double finalSeconds = 0;       // the final probes, inline, every core
+  double besideSeconds = 0;      // probe time on the spare core
+  double overheadPercent = 0;    // (held + contention + final) / (steps x median update)
+};
+
 struct ProbeBenchResult {
   double stepSeconds = 0;        // one optimizer update of one model
   int steps = 0;
   std::vector<ProbeTiming> probes;
-  double scheduledSeconds = 0;   // all probes of the default cadence over the run
-  double overheadPercent = 0;    // scheduledSeconds / (steps * stepSeconds)
+  double scheduledSeconds = 0;   // all probes of the default cadence over the run, inline
+  double inlinePercent = 0;      // scheduledSeconds / (steps * stepSeconds)
   bool replayed = true;          // the cadence was replayed step by step (CPU); on a GPU it is
                                  // estimated as sum(time x runs) per family (an upper bound)
+  bool besideTraining = false;   // a core was spare: `beside` was measured
+  BesideRun beside;
+  double overheadPercent = 0;    // the loop's overhead: beside.overheadPercent, else inline
   std::string device = "cpu";
 };
 

@@ -170,6 +170,9 @@ std::vector<ConfigField> probesFields() {
           "angular distance and BI on the last position only", std::nullopt),
     FIELD(probes, pruneRenumber, "Renumber after pruning",
           "LNS pruning: survivors take 1/sqrt of their new index", std::nullopt),
+    FIELD(probes, besideTraining, "Probes beside training",
+          "CPU: the probes due during training run on a core training leaves free, over a copy "
+          "of the weights (the same numbers; training waits less)", std::nullopt),
     FIELD(probes, lazyThreshold, "Lazy threshold", "E_l below it: lazy", std::nullopt),
     FIELD(probes, lowThreshold, "Low threshold", "E_l below it: low; at or above: effective",
           below(1, "must be below 1")),

@@ -28,8 +28,7 @@ ProbeSchedule::ProbeSchedule(const ProbeConfig& config, const data::TokenDataset
 ProbeSchedule::ProbeSchedule(const ProbeConfig& config, torch::Tensor inputs, torch::Tensor targets)
     : m_config(config), m_inputs(std::move(inputs)), m_targets(std::move(targets)) {}
 
-double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
-                             store::WriteBatch& out) {
+std::set<std::string> ProbeSchedule::dueAt(int64_t step, bool final) const {
   std::set<std::string> which;
   const auto& c = m_config;
   if (due(c.forwardEvery, step, final)) which.insert("variance");
@@ -37,12 +36,18 @@ double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
   if (due(c.pruningEvery, step, final)) which.insert("pruning");
   if (final && c.blockPruningAtEnd) which.insert("block_pruning");
   if (due(c.jacobianEvery, step, final)) which.insert("jacobian");
+  return which;
+}
+
+double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
+                             store::WriteBatch& out) const {
+  const auto which = dueAt(step, final);
   if (which.empty()) return 0;
   return run(model, step, which, out);
 }
 
 double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<std::string>& which,
-                          store::WriteBatch& out) {
+                          store::WriteBatch& out) const {
   const auto t0 = std::chrono::steady_clock::now();
   const int L = model->nLayers();
   const bool wantMatrix = which.count("angular") || which.count("block_pruning");
@@ -78,16 +83,21 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
                         })
                       : probes::EvaluationProgress();
   };
-  if (which.count("pruning")) {
-    out.layer(step, metrics::kPruneDelta,
-              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber,
-                                         evaluations("pruning")));
-  }
   if (which.count("block_pruning")) {
     auto bp = probes::blockPruning(model, m_inputs, m_targets, f.angularMatrix,
                                    m_config.pruneRenumber, evaluations("block_pruning"));
     out.matrix(step, metrics::kBlockPrune, L, L, bp.delta);
     out.layer(step, metrics::kBlockPruneBestStart, bp.bestStart);
+    if (which.count("pruning")) {  // column n = 1: block l alone removed
+      std::vector<float> single;
+      for (int l = 0; l < L; ++l) single.push_back(bp.delta[static_cast<size_t>(l) * L]);
+      out.layer(step, metrics::kPruneDelta, single);
+      if (m_progress) m_progress("pruning", L, L);
+    }
+  } else if (which.count("pruning")) {
+    out.layer(step, metrics::kPruneDelta,
+              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber,
+                                         evaluations("pruning")));
   }
   if (which.count("jacobian")) {
     out.layer(step, metrics::kJacobianIdentity,

@@ -34,12 +34,17 @@ class ProbeSchedule {
   using Progress = std::function<void(const std::string& family, int done, int total)>;
   void setProgress(Progress progress) { m_progress = std::move(progress); }
 
+  /// The families due after `step` updates (every family when `final`).
+  std::set<std::string> dueAt(int64_t step, bool final) const;
   /// Runs what is due after `step` updates (all of it when `final`); appends rows to `out`.
   /// Returns the seconds spent.
-  double runDue(model::Decoder& model, int64_t step, bool final, store::WriteBatch& out);
-  /// Runs the named probe families now (analyze after the fact).
+  double runDue(model::Decoder& model, int64_t step, bool final, store::WriteBatch& out) const;
+  /// Runs the named probe families now (analyze after the fact). Only reads the schedule, so
+  /// several threads may run it at once on different models. With both pruning families the
+  /// single-layer sweep is the block sweep's first column (the same evaluations).
   double run(model::Decoder& model, int64_t step, const std::set<std::string>& which,
-             store::WriteBatch& out);
+             store::WriteBatch& out) const;
+  const ProbeConfig& config() const { return m_config; }
 
  private:
   ProbeConfig m_config;

@@ -24,7 +24,10 @@ RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
   // 12 C-wide tensors, 3 F-wide, attention scores) and the logits.
   const double activations = B * T * (L * (12 * C + 3 * F) + 2 * m.vocabSize) +
                              B * L * m.nHeads * T * T * 2;
-  e.memoryMB = (16.0 * static_cast<double>(e.params) + 4.0 * activations) / 1e6;
+  // On the CPU the probes due during training may run beside it over a float32 copy of the
+  // weights (experiment/background_probes).
+  const double perParam = 16.0 + (c.run.device == "cpu" && c.probes.besideTraining ? 4.0 : 0.0);
+  e.memoryMB = (perParam * static_cast<double>(e.params) + 4.0 * activations) / 1e6;
   // ~6 flops per parameter per token plus attention; on this 2-core machine one LibTorch
   // thread sustains about 45 GFLOP/s for these shapes (cpu-demo: 600 steps in ~95 s).
   const double tokens = B * T * c.optim.gradAccum * c.optim.steps;

@@ -65,7 +65,9 @@ struct GroupResult {
   std::string groupName;
   std::vector<MemberProgress> members;
   double seconds = 0;
-  double probeSeconds = 0;      // part of `seconds` spent in depth probes
+  double probeSeconds = 0;        // part of `seconds` the training thread spent on depth probes
+  double probeBesideSeconds = 0;  // depth probes run on a spare core beside training (not in
+                                  // `seconds`' critical path)
 };
 
 /// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data

@@ -8,6 +8,7 @@
 #include "data/corpus.h"
 #include "distributed/batch_shard.h"
 #include "distributed/process_group.h"
+#include "experiment/background_probes.h"
 #include "experiment/probe_schedule.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_checkpoints.h"
@@ -15,6 +16,7 @@
 #include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
 #include "train/devices.h"
+#include "train/thread_share.h"
 
 namespace depthlab::experiment {
 
@@ -77,9 +79,18 @@ void flush(Member& m, StoreLink& link) {
   m.pending.clear();
 }
 
+// The rows of every probe up to now in the store's queue: before a checkpoint, so that a run
+// resumed from it has all of them. Returns the seconds waited for probes beside training.
+double settleAndFlush(Member& m, BackgroundProbes& beside, StoreLink& link) {
+  const double waited = beside.settle(m.index, m.pending);
+  flush(m, link);
+  return waited;
+}
+
 // Validation; a new best is checkpointed (when checkpoints are kept at all) so that the best
 // state survives pruning.
-void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink* link) {
+void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink* link,
+              BackgroundProbes& beside, GroupResult& result) {
   const auto& c = m.config;
   double v = m.trainer->evaluate(data, c.run.evalBatches);
   m.progress.lossVal = v;
@@ -89,7 +100,7 @@ void evaluate(Member& m, const data::TokenDataset& data, int64_t step, StoreLink
     m.bestVal = v;
     if (link) {
       m.bestStep = step;
-      flush(m, *link);
+      result.probeSeconds += settleAndFlush(m, beside, *link);
       checkpoint(m, *link, step, false);
     }
   }
@@ -106,7 +117,7 @@ struct LoopState {
 // One update of member `m` at `step`, then what is due after it (logged scalars, probes,
 // evaluation, a step-cadence checkpoint). Returns false when a stop interrupted the update.
 bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
-                const data::TokenDataset& data, ProbeSchedule& probes, StoreLink& link,
+                const data::TokenDataset& data, BackgroundProbes& probes, StoreLink& link,
                 GroupResult& result) {
   const int64_t total = config.optim.steps;
   const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
@@ -126,7 +137,7 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
     m.pending.scalar(step, metrics::kLossTrain, r.loss);
     m.pending.event(step, store::EventLevel::Error,
                     "non-finite loss at step " + std::to_string(step) + ": run diverged");
-    flush(m, link);
+    result.probeSeconds += settleAndFlush(m, probes, link);
     link.finishRun(m.runId, store::RunStatus::Diverged);
     return true;
   }
@@ -138,15 +149,15 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
     m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
   }
   if (step + 1 < total && m.writer) {
-    result.probeSeconds += probes.runDue(m.trainer->model(), step + 1, false, m.pending);
+    result.probeSeconds += probes.runDue(m.index, m.trainer->model(), step + 1, m.pending);
   }
   if (config.run.evalEvery > 0 && (step + 1) % config.run.evalEvery == 0 && step + 1 < total &&
       m.writer) {
-    evaluate(m, data, step + 1, &link);
+    evaluate(m, data, step + 1, &link, probes, result);
   }
   if (config.run.checkpointEvery > 0 && (step + 1) % config.run.checkpointEvery == 0 &&
       step + 1 < total) {
-    flush(m, link);
+    result.probeSeconds += settleAndFlush(m, probes, link);
     checkpoint(m, link, step + 1, false);
   }
   return true;
@@ -156,14 +167,14 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
 // heartbeats, flushing metrics, progress, and deciding whether to stop (a signal, a stop
 // request in the store, or a store unwritable for too long).
 void afterStep(std::vector<Member>& members, int64_t step, const ExperimentConfig& config,
-               const RunGroupOptions& o, StoreLink& link, LoopState& s,
-               const std::function<void(int64_t)>& report) {
+               const RunGroupOptions& o, StoreLink& link, LoopState& s, BackgroundProbes& probes,
+               GroupResult& result, const std::function<void(int64_t)>& report) {
   const int64_t total = config.optim.steps;
   if (!s.stopping && config.run.checkpointMinutes > 0 && step + 1 < total &&
       since(s.lastCheckpoint) >= config.run.checkpointMinutes * 60) {
     for (auto& m : members) {
       if (!m.active) continue;
-      flush(m, link);
+      result.probeSeconds += settleAndFlush(m, probes, link);
       checkpoint(m, link, step + 1, false);
     }
     s.lastCheckpoint = Clock::now();
@@ -205,14 +216,19 @@ void afterStep(std::vector<Member>& members, int64_t step, const ExperimentConfi
 // The end of the loop: final evaluation, probes and checkpoint for every member still active
 // (or a stop event), its status, and the last writes retried for storeGiveUpSeconds.
 void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
-                   ProbeSchedule& probes, StoreLink& link, const LoopState& s,
-                   const RunGroupOptions& o, GroupResult& result) {
+                   const ProbeSchedule& probes, BackgroundProbes& beside, StoreLink& link,
+                   const LoopState& s, const RunGroupOptions& o, GroupResult& result) {
   for (auto& m : members) {
     if (!m.active) continue;
     const int64_t done = m.progress.step;
+    result.probeSeconds += beside.settle(m.index, m.pending);
     if (!m.writer) {  // another data-parallel rank: rank 0 evaluates, probes and checkpoints
     } else if (!s.stopping) {
-      evaluate(m, data, done, nullptr);
+      evaluate(m, data, done, nullptr, beside, result);
+      // Training is over: the final probes (the pruning sweeps above all) get every core
+      // unless the config fixed the thread count.
+      const bool allCores = m.config.run.threads == 0 && m.trainer->device().is_cpu();
+      train::IntraOpThreads threads(allCores ? std::max(1, train::cpuCores()) : torch::get_num_threads());
       result.probeSeconds += probes.runDue(m.trainer->model(), done, /*final=*/true, m.pending);
     } else {
       m.pending.event(done, store::EventLevel::Info,
@@ -273,9 +289,15 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
     }
   }
   ProbeSchedule probes(config.probes, data, members.front().trainer->device());
+  const int trainingThreads = train::settledThreadCount();
+  BackgroundProbes beside(probes, members.size(),
+                          config.probes.besideTraining &&
+                          probesFitBeside(members.front().trainer->device(), trainingThreads,
+                                          train::cpuCores(), o.dist ? o.dist->worldSize() : 1));
+  for (size_t i = 0; i < members.size(); ++i) members[i].index = i;
   if (startStep == 0) {  // the state at initialisation
     for (auto& m : members) {
-      if (m.writer) result.probeSeconds += probes.runDue(m.trainer->model(), 0, false, m.pending);
+      if (m.writer) result.probeSeconds += beside.runDue(m.index, m.trainer->model(), 0, m.pending);
     }
   }
   // The cadences count from here (after the probes of the initial state).
@@ -299,20 +321,21 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
       for (auto& m : members) {
         if (!m.active) continue;
         anyActive = true;
-        if (!stepMember(m, step, config, data, probes, link, result)) {
+        if (!stepMember(m, step, config, data, beside, link, result)) {
           state.stopping = true;
           break;
         }
       }
       if (!anyActive) break;
-      afterStep(members, step, config, o, link, state, report);
+      afterStep(members, step, config, o, link, state, beside, result, report);
       if (step == startStep && afterFirstStep) afterFirstStep();
     }
   } catch (const distributed::CommError& e) {
     markCrashed(members, link, e.what(), o);
     throw;
   }
-  finishMembers(members, data, probes, link, state, o, result);
+  finishMembers(members, data, probes, beside, link, state, o, result);
+  result.probeBesideSeconds = beside.besideSeconds();
   int64_t reached = startStep;
   for (const auto& m : members) reached = std::max(reached, m.progress.step);
   report(std::min<int64_t>(reached, total));

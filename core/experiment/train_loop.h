@@ -41,6 +41,7 @@ struct Member {
   std::optional<int64_t> lastCheckpoint;
   bool writer = true;                   // false on data-parallel ranks other than 0: they
                                         // only train (no checkpoints, probes, evaluations)
+  size_t index = 0;                     // position in the group (set by trainLoop)
 };
 
 /// Trains every active member from `startStep` to the configured number of steps, writing to

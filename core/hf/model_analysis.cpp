@@ -177,7 +177,9 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   pc.probeBatch = o.sequences;
   pc.lastTokenToo = true;
   experiment::ProbeSchedule schedule(pc, inputs, targets);
-  const auto costs = familyCosts(m.config.model, pc.jacobianSamples);
+  auto costs = familyCosts(m.config.model, pc.jacobianSamples);
+  // With the block sweep, the single-layer sweep is its first column (no evaluations of its own).
+  if (which.count("block_pruning")) costs["pruning"] = 0;
   double total = 0;
   for (const auto& f : which) total += costs.at(f == "angular" ? "variance" : f);
   if (which.count("angular") && which.count("variance")) total -= costs.at("variance");

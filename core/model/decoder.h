@@ -58,6 +58,7 @@ class DecoderImpl : public torch::nn::Module {
 
   const std::string& scheme() const { return m_scheme; }
   const ModelConfig& config() const { return m_config; }
+  const SchemeOptions& options() const { return m_options; }
   const std::vector<BlockPlan>& plans() const { return m_plans; }
   int nLayers() const { return static_cast<int>(m_plans.size()); }
   Block& block(int i) { return m_blocks[static_cast<size_t>(i)]; }

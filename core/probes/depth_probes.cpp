@@ -4,12 +4,14 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
 #include "probes/probe_math.h"
+#include "train/thread_share.h"
 
 namespace depthlab::probes {
 
@@ -277,6 +279,40 @@ torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
                     targets);
 }
 
+// () the loss of each skip set, in order, left on the device. On the CPU the evaluations are
+// shared out over as many threads as the caller has intra-op threads, each running whole
+// forward passes single-threaded (train/thread_share.h); elsewhere they run in turn.
+// `progress` hears (done, total) from the calling thread only.
+std::vector<torch::Tensor> prunedLosses(model::Decoder& model, const PrefixCache& cache,
+                                        const torch::Tensor& targets,
+                                        const std::vector<std::vector<bool>>& skips, bool renumber,
+                                        const EvaluationProgress& progress) {
+  const int64_t total = static_cast<int64_t>(skips.size());
+  std::vector<torch::Tensor> losses(skips.size());
+  const int workers = targets.device().is_cpu() ? at::get_num_threads() : 1;
+  // Dealt out like cards, the costliest first (cost: the blocks a pass runs), so every worker
+  // gets a similar share.
+  std::vector<std::pair<int, size_t>> byCost;
+  for (size_t i = 0; i < skips.size(); ++i) {
+    int first = 0, runs = 0;
+    while (first < model->nLayers() && !skips[i][static_cast<size_t>(first)]) ++first;
+    for (int k = first; k < model->nLayers(); ++k) runs += skips[i][static_cast<size_t>(k)] ? 0 : 1;
+    byCost.emplace_back(workers > 1 ? -runs : 0, i);
+  }
+  std::stable_sort(byCost.begin(), byCost.end());
+  std::atomic<int> done{0};
+  train::runSideBySide(workers, [&](int worker) {
+    for (size_t k = static_cast<size_t>(worker); k < byCost.size(); k += static_cast<size_t>(workers)) {
+      const size_t i = byCost[k].second;
+      losses[i] = prunedLoss(model, cache, targets, skips[i], renumber);
+      const int now = ++done;
+      if (progress && worker == 0) progress(now, static_cast<int>(total));
+    }
+  });
+  if (progress && workers > 1) progress(static_cast<int>(total), static_cast<int>(total));
+  return losses;
+}
+
 }  // namespace
 
 double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets,
@@ -297,13 +333,13 @@ std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor
   const int L = model->nLayers();
   const auto cache = prefix(model, inputs, targets);
   std::vector<bool> none(static_cast<size_t>(L), false);
-  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then block l removed
+  std::vector<std::vector<bool>> skips;  // block l removed
   for (int l = 0; l < L; ++l) {
-    auto skip = none;
-    skip[static_cast<size_t>(l)] = true;
-    losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
-    if (progress) progress(l + 1, L);
+    skips.push_back(none);
+    skips.back()[static_cast<size_t>(l)] = true;
   }
+  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then block l removed
+  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
   const auto v = hostValues(losses);
   std::vector<float> delta;
   for (int l = 0; l < L; ++l) delta.push_back(static_cast<float>(v[static_cast<size_t>(l) + 1] - v[0]));
@@ -321,15 +357,15 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
   BlockPruning r;
   r.delta.assign(static_cast<size_t>(L) * L, kNaN);
   r.bestStart.assign(static_cast<size_t>(L), kNaN);
-  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then (l, n) row by row
+  std::vector<std::vector<bool>> skips;  // (l, n) row by row: blocks l..l+n-1 removed
   for (int l = 0; l < L; ++l) {
     for (int n = 1; l + n <= L; ++n) {
-      auto skip = none;
-      for (int k = l; k < l + n; ++k) skip[static_cast<size_t>(k)] = true;
-      losses.push_back(prunedLoss(model, cache, targets, skip, renumber));
-      if (progress) progress(static_cast<int>(losses.size()) - 1, L * (L + 1) / 2);
+      skips.push_back(none);
+      for (int k = l; k < l + n; ++k) skips.back()[static_cast<size_t>(k)] = true;
     }
   }
+  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then (l, n) row by row
+  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
   const auto v = hostValues(losses);
   size_t k = 1;
   for (int l = 0; l < L; ++l) {

@@ -17,6 +17,8 @@ struct ProbeConfig {
   bool lastTokenOnly = false;     // angular distance / BI on the last position only
   bool lastTokenToo = false;      // ... and, besides all tokens, on the last one (*_last keys)
   bool pruneRenumber = false;     // LNS pruning: renumber survivors' 1/sqrt(l)
+  bool besideTraining = true;     // CPU: the probes due during training run on a spare core
+                                  // over a copy of the weights (same numbers, less waiting)
   double lazyThreshold = 0.05;    // E_l below: lazy
   double lowThreshold = 0.2;      // E_l below: low; at or above: effective
 };

@@ -4,12 +4,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstring>
+
 #include "data/corpus.h"
 #include "experiment/run_group.h"
 #include "model/decoder.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
+#include "train/thread_share.h"
 
 using namespace depthlab;
 
@@ -247,4 +251,60 @@ TEST(RunGroup, ProbeRowsHaveLValuesAndLxLMatrices) {
   EXPECT_EQ(store.matrixSteps(id, "angular"), (std::vector<int64_t>{0, 6, 12}));
   EXPECT_EQ(store.matrixSteps(id, "block_prune"), (std::vector<int64_t>{12}));
   EXPECT_TRUE(store.latestScalars(id).count("lazy_layers"));
+}
+
+TEST(RunGroup, ProbesBesideTrainingStoreWhatInlineProbesStore) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);  // 3 layers, 12 steps, a validation every 5 (new bests checkpoint)
+  c.run.threads = 1;
+  c.run.checkpointEvery = 4;
+  c.probes.forwardEvery = 2;
+  c.probes.angularMatrixEvery = 3;
+  c.probes.pruningEvery = 4;
+  c.probes.jacobianEvery = 6;
+  auto inlineConfig = c;
+  inlineConfig.probes.besideTraining = false;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  auto besideStore = store::RunStore::open(dir.file("beside.db"));
+  auto inlineStore = store::RunStore::open(dir.file("inline.db"));
+  auto beside = experiment::runGroup(c, besideStore, o);
+  auto inlined = experiment::runGroup(inlineConfig, inlineStore, o);
+  EXPECT_EQ(inlined.probeBesideSeconds, 0);
+  if (train::cpuCores() >= 2) {
+    EXPECT_GT(beside.probeBesideSeconds, 0);  // a core was spare: they ran there
+  } else {
+    EXPECT_EQ(beside.probeBesideSeconds, 0);  // no core to spare: inline
+  }
+  ASSERT_EQ(beside.members.size(), inlined.members.size());
+  for (size_t i = 0; i < beside.members.size(); ++i) {
+    const int64_t a = beside.members[i].runId, b = inlined.members[i].runId;
+    const auto metrics = besideStore.layerMetrics(a);
+    EXPECT_EQ(metrics, inlineStore.layerMetrics(b));
+    EXPECT_TRUE(std::count(metrics.begin(), metrics.end(), "jacobian_identity"));
+    for (const auto& metric : metrics) {  // the same rows at the same steps, bit for bit
+      auto x = besideStore.layerSeries(a, metric), y = inlineStore.layerSeries(b, metric);
+      EXPECT_EQ(x.steps, y.steps) << metric;
+      ASSERT_EQ(x.values.size(), y.values.size()) << metric;
+      EXPECT_EQ(std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(float)), 0)
+          << metric;
+    }
+    for (const char* kind : {"angular", "block_prune"}) {
+      EXPECT_EQ(besideStore.matrixSteps(a, kind), inlineStore.matrixSteps(b, kind));
+      for (int64_t step : besideStore.matrixSteps(a, kind)) {
+        auto x = besideStore.matrix(a, kind, step), y = inlineStore.matrix(b, kind, step);
+        ASSERT_TRUE(x && y);
+        EXPECT_EQ(std::memcmp(x->data.data(), y->data.data(), x->data.size() * sizeof(float)), 0)
+            << kind << " " << step;
+      }
+    }
+    for (const char* key : {"loss_train", "loss_val", "loss_probe", "lazy_layers"}) {
+      auto x = besideStore.scalarSeries(a, key), y = inlineStore.scalarSeries(b, key);
+      ASSERT_EQ(x.size(), y.size()) << key;
+      for (size_t s = 0; s < x.size(); ++s) {
+        EXPECT_EQ(x[s].step, y[s].step) << key;
+        EXPECT_EQ(x[s].value, y[s].value) << key << " at step " << x[s].step;
+      }
+    }
+  }
 }

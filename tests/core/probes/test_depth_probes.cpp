@@ -9,6 +9,7 @@
 #include "probes/depth_probes.h"
 #include "probes/probe_math.h"
 #include "support/model_fixtures.h"
+#include "train/thread_share.h"
 
 using namespace depthlab;
 
@@ -210,5 +211,41 @@ TEST(DepthProbes, KernelAndTensorPathsAgree) {
       expectSame(viaKernels.angularMatrix, viaTensors.angularMatrix, "angular matrix");
       EXPECT_NEAR(viaKernels.probeLoss, viaTensors.probeLoss, 1e-5);
     }
+  }
+}
+
+TEST(DepthProbes, PruningSweepsSharedOutOverThreadsEqualTheSequentialOnes) {
+  auto c = test::smallConfig(5);
+  c.model.embedStd = 1.0;
+  for (bool renumber : {false, true}) {
+    SCOPED_TRACE(renumber);
+    auto m = build(c, "lns");
+    auto x = tokensFor(c);
+    std::vector<float> single1, block1, single3, block3;
+    std::vector<std::pair<int, int>> heard;
+    {
+      train::IntraOpThreads one(1);
+      single1 = probes::singleLayerPruning(m, x, x, renumber);
+      block1 = probes::blockPruning(m, x, x, {}, renumber).delta;
+    }
+    {
+      train::IntraOpThreads three(3);  // more workers than this machine may have cores
+      single3 = probes::singleLayerPruning(m, x, x, renumber);
+      block3 = probes::blockPruning(m, x, x, {}, renumber, [&](int done, int total) {
+                 heard.emplace_back(done, total);
+               }).delta;
+      EXPECT_EQ(torch::get_num_threads(), 3);  // the caller's count is back
+    }
+    // Each evaluation runs single-threaded either way: the same arithmetic, the same bits.
+    ASSERT_EQ(single1.size(), single3.size());
+    for (size_t i = 0; i < single1.size(); ++i) EXPECT_EQ(single1[i], single3[i]) << i;
+    ASSERT_EQ(block1.size(), block3.size());
+    for (size_t i = 0; i < block1.size(); ++i) {
+      if (std::isnan(block1[i])) EXPECT_TRUE(std::isnan(block3[i])) << i;
+      else EXPECT_EQ(block1[i], block3[i]) << i;
+    }
+    ASSERT_FALSE(heard.empty());
+    EXPECT_EQ(heard.back(), std::make_pair(15, 15));  // 5 * 6 / 2 evaluations
+    for (size_t i = 1; i < heard.size(); ++i) EXPECT_GE(heard[i].first, heard[i - 1].first);
   }
 }
