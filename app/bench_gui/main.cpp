@@ -155,9 +155,10 @@ void benchDashboard(int layers, int steps) {
   std::printf("bench gui: 2 runs x %d layers x %d steps, all dashboard metrics (offscreen, %zu plots)\n",
               layers, steps, dash.plots().size());
   std::printf("  synthetic store written in %.1f s; first load of the dashboard %.0f ms\n", writeSeconds, firstLoadMs);
-  std::printf("  full-dashboard replot: median %.1f ms, worst %.1f ms (targets <= 30 / <= 100 ms) %s\n",
+  std::printf("  full-dashboard replot: median %.1f ms, worst %.1f ms (targets <= 16 / <= 33 ms: a frame "
+              "at 60 / 30 Hz) %s\n",
               median(replot), *std::max_element(replot.begin(), replot.end()),
-              median(replot) <= 30 && *std::max_element(replot.begin(), replot.end()) <= 100 ? "ok" : "MISSED");
+              median(replot) <= 16 && *std::max_element(replot.begin(), replot.end()) <= 33 ? "ok" : "MISSED");
   std::printf("  slowest panels (median replot):");
   for (size_t i = 0; i < std::min<size_t>(5, slowest.size()); ++i) {
     std::printf(" %s %.1f ms%s", slowest[i].second.toLocal8Bit().constData(), slowest[i].first,
@@ -193,16 +194,16 @@ void benchCompareAndExport(int layers, int steps) {
     for (auto& [name, p] : view.plots()) p->replot(QCustomPlot::rpImmediateRefresh);
     QApplication::processEvents();
     const double compareMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    std::printf("  comparison of 8 runs (24 layers x %d steps): first frame in %.0f ms (target < 1000 ms) %s\n",
-                steps, compareMs, compareMs < 1000 ? "ok" : "MISSED");
+    std::printf("  comparison of 8 runs (24 layers x %d steps): first frame in %.0f ms (target <= 500 ms) %s\n",
+                steps, compareMs, compareMs <= 500 ? "ok" : "MISSED");
   }
   // The paper figure set for a pair, as `depthlab-cli export --figure set` makes it.
   const std::string outDir = "/tmp/depthlab-bench-figures-" + std::to_string(getpid());
   timer.restart();
   auto exported = ui::exportFigureSet(cstore, {1, 2}, QStringLiteral("pdf"), QString::fromStdString(outDir), ui::FigureStyle{});
   const double exportMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-  std::printf("  figure set for a pair (%lld files, PDF): %.0f ms in process (target < 5 s with process start) %s\n",
-              static_cast<long long>(exported.files.size()), exportMs, exportMs < 5000 ? "ok" : "MISSED");
+  std::printf("  figure set for a pair (%lld files, PDF): %.0f ms in process\n",
+              static_cast<long long>(exported.files.size()), exportMs);
   depthlab::util::removeTree(outDir);
   // The same through the headless CLI, process start included.
   QProcess cli;
@@ -214,8 +215,8 @@ void benchCompareAndExport(int layers, int steps) {
              QString::fromStdString(outDir)});
   const bool finished = cli.waitForFinished(60000);
   const double cliMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-  std::printf("  depthlab-cli export --figure set for a pair: %.0f ms end to end, exit %d (target < 5 s) %s\n",
-              cliMs, finished ? cli.exitCode() : -1, finished && cli.exitCode() == 0 && cliMs < 5000 ? "ok" : "MISSED");
+  std::printf("  depthlab-cli export --figure set for a pair: %.0f ms end to end, exit %d (target <= 1500 ms) %s\n",
+              cliMs, finished ? cli.exitCode() : -1, finished && cli.exitCode() == 0 && cliMs <= 1500 ? "ok" : "MISSED");
   depthlab::util::removeTree(outDir);
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(cpath + suffix);
 }

@@ -109,6 +109,10 @@ void GroupDashboard::drawLoss() {
   style.rawUnderSmoothed = true;
   style.columns = columns;
   style.window = std::make_pair(x0, x1);
+  // One-pixel pens: the raster engine draws them on its fast path (wider ones go through the
+  // stroker; exports re-render at their own widths, antialiased).
+  style.trainWidth = 1.0;
+  style.valWidth = 1.0;
   m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   for (const auto& r : m_data.runs()) {
     const auto& pts = r.scalars.at(metrics::kLr);
@@ -151,7 +155,7 @@ void GroupDashboard::drawLayerPanels() {
       std::optional<std::pair<double, double>> window;
       if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
       double& top = curvesMax[spec->key];
-      top = std::max(top, figures::layerCurves(p->xAxis, p->yAxis, v, 1.3,
+      top = std::max(top, figures::layerCurves(p->xAxis, p->yAxis, v, 1.0,
                                                std::max(200, p->axisRect()->width()), window));
       if (v.steps.size() == 1) {  // one probe step (an imported model, a run's first probe):
         for (int g = 0; g < p->graphCount(); ++g) {  // a line of one point draws nothing
