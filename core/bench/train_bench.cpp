@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sys/resource.h>
 
@@ -70,9 +71,18 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   }
   for (int s = 0; s < 3; ++s) t.trainStepOn({batch}, s);
   const long faults0 = minorFaults();
-  auto t0 = std::chrono::steady_clock::now();
-  for (int s = 0; s < steps; ++s) t.trainStepOn({batch}, s);
-  double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<double> each;  // every timed update's wall time
+  double dt = 0;
+  for (int s = 0; s < steps; ++s) {
+    const auto s0 = std::chrono::steady_clock::now();
+    t.trainStepOn({batch}, s);
+    each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
+    dt += each.back();
+  }
+  std::sort(each.begin(), each.end());
+  r.stepMsMin = 1e3 * each.front();
+  r.stepMsMedian = 1e3 * each[each.size() / 2];
+  r.stepMsMax = 1e3 * each.back();
   r.cppPageFaultsPerStep = static_cast<double>(minorFaults() - faults0) / steps;
   r.cppResidentMb = residentMb();
   r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;

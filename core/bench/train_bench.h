@@ -23,6 +23,8 @@ struct TrainBenchResult {
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
   double cppPageFaultsPerStep = 0;             // minor page faults per timed C++ update
   double cppResidentMb = 0;                    // this process's resident set after them
+  double stepMsMin = 0, stepMsMedian = 0, stepMsMax = 0;  // the C++ updates' spread (noise, or
+                                                          // a slow mode that lasts a whole run)
 };
 
 /// The config both sides of the comparison run: byte vocabulary, one micro-batch, constant lr.
