@@ -3,6 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <stdexcept>
@@ -84,7 +85,7 @@ double BackgroundProbes::runDue(size_t member, model::Decoder& model, int64_t st
     if (slot.state == State::Done) take(slot, out);
     return 0;
   }
-  m_changed.wait(lock, [&] { return slot.state == State::Idle || slot.state == State::Done; });
+  m_changed.wait(lock, [&] { return !slot.inFlight(); });
   if (slot.state == State::Done) take(slot, out);
   lock.unlock();
   copyWeights(slot, model);  // the worker does not touch an idle slot
@@ -99,21 +100,14 @@ double BackgroundProbes::runDue(size_t member, model::Decoder& model, int64_t st
   return since(t0);
 }
 
-void BackgroundProbes::collect(size_t member, store::WriteBatch& out) {
-  if (!m_background) return;
-  std::lock_guard<std::mutex> lock(m_mutex);
-  Slot& slot = m_slots.at(member);
-  if (slot.state == State::Done) take(slot, out);
-}
-
 double BackgroundProbes::settle(size_t member, store::WriteBatch& out) {
   if (!m_background) return 0;
   std::unique_lock<std::mutex> lock(m_mutex);
   Slot& slot = m_slots.at(member);
   double waited = 0;
-  if (slot.state == State::Queued || slot.state == State::Running) {
+  if (slot.inFlight()) {
     const auto t0 = Clock::now();
-    m_changed.wait(lock, [&] { return slot.state == State::Idle || slot.state == State::Done; });
+    m_changed.wait(lock, [&] { return !slot.inFlight(); });
     waited = since(t0);
   }
   if (slot.state == State::Done) take(slot, out);
@@ -127,10 +121,7 @@ double BackgroundProbes::besideSeconds() const {
 
 bool BackgroundProbes::busy() const {
   std::lock_guard<std::mutex> lock(m_mutex);
-  for (const auto& slot : m_slots) {
-    if (slot.state == State::Queued || slot.state == State::Running) return true;
-  }
-  return false;
+  return std::any_of(m_slots.begin(), m_slots.end(), [](const Slot& s) { return s.inFlight(); });
 }
 
 void BackgroundProbes::take(Slot& slot, store::WriteBatch& out) {
@@ -140,11 +131,7 @@ void BackgroundProbes::take(Slot& slot, store::WriteBatch& out) {
     slot.failure = nullptr;
     std::rethrow_exception(failure);
   }
-  for (auto& r : slot.rows.scalars) out.scalars.push_back(std::move(r));
-  for (auto& r : slot.rows.layers) out.layers.push_back(std::move(r));
-  for (auto& r : slot.rows.matrices) out.matrices.push_back(std::move(r));
-  for (auto& r : slot.rows.events) out.events.push_back(std::move(r));
-  slot.rows.clear();
+  out.append(std::move(slot.rows));
 }
 
 void BackgroundProbes::work() {

@@ -40,8 +40,6 @@ class BackgroundProbes {
   /// running, their rows and any other finished ones go to `out`, the weights are copied and
   /// the probes queued. Returns the seconds the calling (training) thread was held.
   double runDue(size_t member, model::Decoder& model, int64_t step, store::WriteBatch& out);
-  /// Moves the rows of `member`'s finished probes to `out` without waiting; rethrows a failure.
-  void collect(size_t member, store::WriteBatch& out);
   /// Waits for `member`'s probes in flight and moves their rows to `out` (before a checkpoint,
   /// so the store holds every probe up to it). Returns the seconds waited.
   double settle(size_t member, store::WriteBatch& out);
@@ -59,6 +57,7 @@ class BackgroundProbes {
     std::set<std::string> which;
     store::WriteBatch rows;
     std::exception_ptr failure;
+    bool inFlight() const { return state == State::Queued || state == State::Running; }
   };
   void copyWeights(Slot& slot, model::Decoder& live);
   void work();

@@ -112,6 +112,14 @@ struct WriteBatch {
   }
   size_t valueCount() const;
   void clear() { scalars.clear(); layers.clear(); matrices.clear(); events.clear(); }
+  /// Moves every row of `other` to the end of this batch; `other` is left empty.
+  void append(WriteBatch&& other) {
+    for (auto& r : other.scalars) scalars.push_back(std::move(r));
+    for (auto& r : other.layers) layers.push_back(std::move(r));
+    for (auto& r : other.matrices) matrices.push_back(std::move(r));
+    for (auto& r : other.events) events.push_back(std::move(r));
+    other.clear();
+  }
 };
 
 }  // namespace depthlab::store
