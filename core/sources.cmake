@@ -26,6 +26,8 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   probes/depth_probes.cpp
   experiment/probe_schedule.cpp
   train/thread_share.cpp
+  train/row_split.cpp
+  train/worker_team.cpp
   experiment/background_probes.cpp
 )
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)

@@ -83,7 +83,7 @@ struct TrainArgs {
   std::string preset = "cpu-demo", scheme = "pre_ln", device = "cpu", python, profile;
   int steps = 20, threads = 1, layers = 0, width = 0, heads = 0, ffn = 0, microBatch = 0, accum = 0;
   double peakTflops = 0;
-  bool unfused = false, noHf = false, cudaKernels = false;
+  bool unfused = false, noHf = false, cudaKernels = false, cppOnly = false, perOp = false;
   int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
   int seq = 0;                     // > 0: override the sequence length
   std::string backend = "auto", dpResult;  // dpResult: where rank 0 of the group writes its figure
@@ -175,18 +175,23 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
     printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);
     return;
   }
-  auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused);
-  runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
-                    referenceScript());
+  auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused, !t.perOp);
+  if (!t.cppOnly) {
+    runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
+                      referenceScript());
+  } else {
+    r.torchMessage = r.newestTorchMessage = "not run (--cpp-only)";
+  }
   const auto& m = c->model;
   if (g.json) {
     nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
                         {"batch", c->optim.batchSize}, {"seq", m.seqLen},
                         {"threads", r.threads}, {"fused_kernels", r.fusedKernels},
+                        {"row_split", r.rowSplit},
                         {"cpp_tokens_per_s", r.cppTokensPerSecond},
                         {"cpp_page_faults_per_step", r.cppPageFaultsPerStep},
                         {"cpp_resident_mb", r.cppResidentMb},
-                        {"cpp_step_ms", {{"min", r.stepMsMin}, {"median", r.stepMsMedian}, {"max", r.stepMsMax}}}};
+                        {"cpp_step_ms", {{"min", r.stepMsMin}, {"median", r.stepMsMedian}, {"max", r.stepMsMax}, {"each", r.stepMs}}}};
     if (r.torchTokensPerSecond) {
       j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
       j["torch_version"] = r.torchVersion;
@@ -206,7 +211,9 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
   }
   std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
               t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
-              t.scheme.c_str(), r.threads, r.steps, r.fusedKernels ? "" : ", C++ unfused");
+              t.scheme.c_str(), r.threads, r.steps,
+              (std::string(r.fusedKernels ? "" : ", C++ unfused") +
+               (r.rowSplit || r.threads == 1 ? "" : ", C++ every op over the threads")).c_str());
   std::printf("  C++ trainer             %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident; "
               "an update %.1f / %.1f / %.1f ms min / median / max)\n",
               r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb, r.stepMsMin,
@@ -295,6 +302,9 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
   train->add_option("--peak-tflops", t.peakTflops, "The device's bf16 peak for MFU (default: known devices)");
   train->add_option("--python", t.python, "Python for the HF baseline (default $DEPTHLAB_PYTHON or python3)");
   train->add_flag("--no-hf", t.noHf, "GPU: skip the Hugging Face baseline");
+  train->add_flag("--per-op", t.perOp,
+                 "CPU: C++ side with every op split over the threads, as PyTorch does (no row split)");
+  train->add_flag("--cpp-only", t.cppOnly, "CPU: time the C++ trainer only, no PyTorch reference");
   train->add_option("--profile", t.profile,
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels,

@@ -43,9 +43,10 @@ experiment::ExperimentConfig trainBenchConfig(const experiment::ExperimentConfig
 }
 
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const std::string& scheme,
-                               int steps, int threads, bool fusedKernels) {
+                               int steps, int threads, bool fusedKernels, bool rowSplit) {
   TrainBenchResult r;
   r.fusedKernels = fusedKernels;
+  r.rowSplit = rowSplit;
   // The switch is process-wide: set for the C++ timing, restored however this returns.
   struct FusedSwitch {
     bool was = kernels::fusedKernelsEnabled();
@@ -57,6 +58,7 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
   const experiment::ExperimentConfig c = trainBenchConfig(input);
   torch::set_num_threads(threads);
   train::Trainer t(experiment::trainerConfig(c), scheme, torch::kCPU);
+  t.setRowSplit(rowSplit);
   const int B = c.optim.batchSize, T = c.model.seqLen;
   data::TokenBatch batch;
   batch.batch = B;
@@ -79,6 +81,7 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     each.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count());
     dt += each.back();
   }
+  for (double e : each) r.stepMs.push_back(1e3 * e);
   std::sort(each.begin(), each.end());
   r.stepMsMin = 1e3 * each.front();
   r.stepMsMedian = 1e3 * each[each.size() / 2];

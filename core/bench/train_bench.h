@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "experiment/experiment_config.h"
 
@@ -21,18 +22,22 @@ struct TrainBenchResult {
   std::string newestTorchVersion, newestTorchMessage;
   int steps = 0, threads = 1;
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
+  bool rowSplit = true;                        // ... and with train/row_split on 2+ threads
   double cppPageFaultsPerStep = 0;             // minor page faults per timed C++ update
   double cppResidentMb = 0;                    // this process's resident set after them
   double stepMsMin = 0, stepMsMedian = 0, stepMsMax = 0;  // the C++ updates' spread (noise, or
                                                           // a slow mode that lasts a whole run)
+  std::vector<double> stepMs;                  // every timed C++ update, in order
 };
 
 /// The config both sides of the comparison run: byte vocabulary, one micro-batch, constant lr.
 experiment::ExperimentConfig trainBenchConfig(const experiment::ExperimentConfig& config);
 /// Times `steps` updates (after 3 warm-up updates) of `scheme` on random tokens with
 /// trainBenchConfig(config). `fusedKernels` false times the composite ATen / torch::optim path
-/// (kernels::setFusedKernelsEnabled), for an A/B.
+/// (kernels::setFusedKernelsEnabled), `rowSplit` false splits every op over the threads
+/// (Trainer::setRowSplit), each for an A/B.
 TrainBenchResult runTrainBench(const experiment::ExperimentConfig& config, const std::string& scheme,
-                               int steps, int threads, bool fusedKernels = true);
+                               int steps, int threads, bool fusedKernels = true,
+                               bool rowSplit = true);
 
 }  // namespace depthlab::bench

@@ -7,9 +7,11 @@
 
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
+#include "train/row_split_policy.h"
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 namespace depthlab::experiment {
 
@@ -27,7 +29,14 @@ RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
   // On the CPU the probes due during training may run beside it over a float32 copy of the
   // weights (experiment/background_probes).
   const double perParam = 16.0 + (c.run.device == "cpu" && c.probes.besideTraining ? 4.0 : 0.0);
-  e.memoryMB = (perParam * static_cast<double>(e.params) + 4.0 * activations) / 1e6;
+  // With more than one thread on the CPU the row split keeps a gradient copy per extra thread.
+  const int threads = c.run.threads > 0 ? c.run.threads
+                                         : static_cast<int>(std::thread::hardware_concurrency());
+  const double rowSplit = c.run.device == "cpu"
+                              ? train::rowSplitExtraBytes(std::max(1, threads), c.optim.batchSize,
+                                                          4.0 * static_cast<double>(e.params))
+                              : 0.0;
+  e.memoryMB = (perParam * static_cast<double>(e.params) + 4.0 * activations + rowSplit) / 1e6;
   // ~6 flops per parameter per token plus attention; on this 2-core machine one LibTorch
   // thread sustains about 45 GFLOP/s for these shapes (cpu-demo: 600 steps in ~95 s).
   const double tokens = B * T * c.optim.gradAccum * c.optim.steps;

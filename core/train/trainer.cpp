@@ -9,6 +9,8 @@
 #include "train/autocast_scope.h"
 #include "train/fused_adam.h"
 #include "train/lr_schedule.h"
+#include "train/row_split.h"
+#include "train/row_split_policy.h"
 
 namespace depthlab::train {
 
@@ -50,8 +52,7 @@ void setGroupLr(torch::optim::OptimizerParamGroup& g, double lr) {
 
 }  // namespace
 
-int defaultThreads(const model::ModelConfig& model) {
-  if (model.dModel < 128) return 1;
+int defaultThreads(const model::ModelConfig& /*model*/) {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
@@ -99,6 +100,18 @@ Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::
       m_paramOwner.push_back(-1);
     }
   }
+}
+
+int Trainer::rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const {
+  if (!m_rowSplit || !m_device.is_cpu() || m_dist || micro.empty()) return 1;
+  for (const auto& b : micro) {
+    if (b.batch != micro.front().batch) return 1;  // the shares are fixed per update
+  }
+  double gradientBytes = 0;
+  for (const auto& p : m_paramsInOrder) {
+    gradientBytes += static_cast<double>(p.numel()) * static_cast<double>(p.element_size());
+  }
+  return train::rowSplitWorkers(torch::get_num_threads(), micro.front().batch, gradientBytes);
 }
 
 std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatch& b) const {
@@ -150,7 +163,24 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   // The losses stay on the device: the step reads the host once, below.
   torch::Tensor lossSum;  // () float32
   if (m_sync) m_sync->reset();
-  for (size_t mi = 0; mi < micro.size(); ++mi) {
+  const int workers = rowSplitWorkers(micro);
+  if (workers > 1) {
+    // 2.-3. forward and backward over threads, each on its share of the rows (row_split.h)
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> tensors;
+    for (const auto& b : micro) tensors.push_back(toTensors(b));
+    if (!m_team || m_team->size() != workers) {
+      m_team.reset();
+      m_team = std::make_unique<WorkerTeam>(workers);
+    }
+    auto split = rowSplitBackward(m_model, m_paramsInOrder, tensors, *m_team, m_interrupt);
+    if (split.interrupted) {
+      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+      r.interrupted = true;
+      return r;
+    }
+    lossSum = split.lossSum;
+  }
+  for (size_t mi = 0; workers == 1 && mi < micro.size(); ++mi) {
     const auto& batch = micro[mi];
     if (!m_dist && m_interrupt && m_interrupt->load()) {
       for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();

@@ -17,6 +17,7 @@
 #include "distributed/gradient_sync.h"
 #include "model/decoder.h"
 #include "train/optim_config.h"
+#include "train/worker_team.h"
 
 namespace depthlab::train {
 
@@ -43,6 +44,10 @@ class Trainer {
   /// Checked between micro-batches: when set, the update in progress is abandoned (no optimizer
   /// step, gradients dropped) and trainStepOn returns with `interrupted`. nullptr: never.
   void setInterruptFlag(const std::atomic<bool>* flag) { m_interrupt = flag; }
+  /// On the CPU with more than one intra-op thread, forward and backward run over the threads
+  /// with one share of every micro-batch's rows each (train/row_split.h; the default) instead
+  /// of splitting every op over them. Off: every op split over ATen's threads, as PyTorch does.
+  void setRowSplit(bool on) { m_rowSplit = on; }
   /// Data-parallel training over `dist`'s ranks (nullptr: one process): trainStep takes this
   /// rank's share of every global batch (distributed/batch_shard), the gradients are averaged
   /// over the ranks in buckets of `bucketMB` while backward runs, and the loss reported is the
@@ -62,6 +67,9 @@ class Trainer {
   std::pair<torch::Tensor, torch::Tensor> toTensors(const data::TokenBatch& b) const;
 
  private:
+  /// Threads the row split uses for this update; 1: the per-op path.
+  int rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const;
+
   TrainerConfig m_config;
   std::string m_scheme;
   torch::Device m_device;
@@ -71,15 +79,17 @@ class Trainer {
   std::vector<torch::Tensor> m_paramsInOrder;  // every parameter, grouped by block
   std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
   const std::atomic<bool>* m_interrupt = nullptr;
+  bool m_rowSplit = true;
+  std::unique_ptr<WorkerTeam> m_team;  // the row split's threads, kept from update to update
   distributed::DistContext* m_dist = nullptr;
   std::unique_ptr<distributed::GradientSync> m_sync;
   std::vector<distributed::BatchShard> m_shards;  // this rank's share of every global batch
 };
 
-/// Intra-op threads to use when the config says 0. Measured on this 2-core machine with
-/// `bench train` (C++ tokens/s, 1 vs 2 threads, fused kernels): d=64 (cpu-demo, 24 layers)
-/// 8272-8442 vs 7658-7714, d=128 (24 layers) 2951-2963 vs 4518-4540, d=256 (12 layers)
-/// 1785-1788 vs 3113-3135. So: one thread below width 128, every core from there on.
+/// Intra-op threads to use when the config says 0: every core. Measured on this 2-core machine
+/// with `bench train` (C++ tokens/s, 1 vs 2 threads, row split): d=64 (cpu-demo, 24 layers)
+/// ~5,500 vs ~9,500; d=256 (12 layers) 1,313 vs 2,480; a whole cpu-demo run 121 s vs 76 s.
+/// (Before the row split, per-op threads made d=64 slower on 2 threads than on 1.)
 int defaultThreads(const model::ModelConfig& model);
 /// "cpu", or "cuda:N (name)"; throws std::runtime_error when CUDA was asked for but is absent.
 torch::Device resolveDevice(const std::string& spec);

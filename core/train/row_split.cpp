@@ -1,0 +1,115 @@
+// See row_split.h.
+#include "train/row_split.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+
+#include "train/worker_team.h"
+
+namespace depthlab::train {
+
+std::vector<std::pair<int64_t, int64_t>> rowShares(int64_t rows, int workers) {
+  const int64_t n = std::max<int64_t>(1, std::min<int64_t>(rows, workers));
+  std::vector<std::pair<int64_t, int64_t>> out;
+  int64_t begin = 0;
+  for (int64_t w = 0; w < n; ++w) {
+    const int64_t size = rows / n + (w < rows % n ? 1 : 0);
+    out.emplace_back(begin, begin + size);
+    begin += size;
+  }
+  return out;
+}
+
+namespace {
+
+// Parameters dealt out over the workers for the final sum, largest first onto the least
+// loaded worker (ties to the lower index), so every worker adds about as many numbers.
+std::vector<std::vector<size_t>> dealParameters(const std::vector<torch::Tensor>& params,
+                                                int workers) {
+  std::vector<size_t> order(params.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return params[a].numel() > params[b].numel();
+  });
+  std::vector<std::vector<size_t>> mine(static_cast<size_t>(workers));
+  std::vector<int64_t> load(static_cast<size_t>(workers), 0);
+  for (size_t i : order) {
+    const auto w = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    mine[w].push_back(i);
+    load[w] += params[i].numel();
+  }
+  return mine;
+}
+
+}  // namespace
+
+RowSplitResult rowSplitBackward(model::Decoder& model, const std::vector<torch::Tensor>& params,
+                                const std::vector<std::pair<torch::Tensor, torch::Tensor>>& micro,
+                                WorkerTeam& team, const std::atomic<bool>* interrupt) {
+  RowSplitResult r;
+  if (micro.empty()) return r;
+  const int64_t rows = micro.front().first.size(0);
+  const auto shares = rowShares(rows, team.size());
+  const int n = static_cast<int>(shares.size());
+  const auto nMicro = static_cast<double>(micro.size());
+  std::vector<std::vector<torch::Tensor>> grads(static_cast<size_t>(n));  // (worker, param)
+  std::vector<torch::Tensor> losses(static_cast<size_t>(n));              // (worker) ()
+  std::atomic<bool> stopped{false};
+  std::vector<torch::Tensor> sums(params.size());
+  const auto dealt = dealParameters(params, n);
+  team.run([&](int w) {
+    if (w >= n) return;  // fewer rows than workers
+    const auto [begin, end] = shares[static_cast<size_t>(w)];
+    const double share = static_cast<double>(end - begin) / static_cast<double>(rows);
+    auto& mine = grads[static_cast<size_t>(w)];
+    for (const auto& [x, y] : micro) {
+      if (stopped.load() || (interrupt && interrupt->load())) {
+        stopped = true;
+        break;
+      }
+      auto loss = model->loss(x.slice(0, begin, end), y.slice(0, begin, end));  // () mean
+      // allow_unused: a parameter no loss reaches gets an undefined gradient, as with backward
+      auto g = torch::autograd::grad({loss * (share / nMicro)}, params, {},
+                                     /*retain_graph=*/false, /*create_graph=*/false,
+                                     /*allow_unused=*/true);
+      if (mine.empty()) {
+        mine = std::move(g);
+      } else {
+        for (size_t i = 0; i < g.size(); ++i) {
+          if (!g[i].defined()) continue;
+          mine[i] = mine[i].defined() ? mine[i] + g[i] : g[i];  // out of place: g may be a view
+        }
+      }
+      auto l = loss.detach().to(torch::kFloat32) * share;
+      auto& lossSum = losses[static_cast<size_t>(w)];
+      lossSum = lossSum.defined() ? lossSum + l : l;
+    }
+  });
+  if (stopped.load()) {
+    r.interrupted = true;
+    return r;
+  }
+  team.run([&](int w) {  // the shares summed in worker order, each parameter on one worker
+    if (w >= n) return;
+    torch::NoGradGuard ng;
+    for (size_t i : dealt[static_cast<size_t>(w)]) {
+      torch::Tensor s;
+      for (const auto& g : grads) {
+        if (!g[i].defined()) continue;
+        s = s.defined() ? s + g[i] : g[i];
+      }
+      if (s.defined() && !s.is_contiguous()) s = s.contiguous();
+      sums[i] = s;
+    }
+  });
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto p = params[i];
+    p.mutable_grad() = sums[i];
+  }
+  for (const auto& l : losses) r.lossSum = r.lossSum.defined() ? r.lossSum + l : l;
+  return r;
+}
+
+}  // namespace depthlab::train
