@@ -2,6 +2,7 @@
 #include "model/layers.h"
 
 #include <cmath>
+#include <mutex>
 
 #include "model/cuda_ops.h"
 #include "model/fused_ops.h"
@@ -129,11 +130,19 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive causal
   // mask (future positions -inf) ride along in baddbmm's alpha and beta.
   const int64_t BH = B * m_heads;
-  if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
-      m_mask.scalar_type() != q.scalar_type()) {
-    m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
+  torch::Tensor mask;  // (T, T)
+  {
+    // Forward passes run side by side on one model (the row split, the pruning sweeps): the
+    // first ones to arrive must not build the cache at the same time.
+    static std::mutex maskMutex;
+    std::lock_guard<std::mutex> lock(maskMutex);
+    if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
+        m_mask.scalar_type() != q.scalar_type()) {
+      m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
+    }
+    mask = m_mask.slice(0, 0, T).slice(1, 0, T);
   }
-  auto att = torch::baddbmm(m_mask.slice(0, 0, T).slice(1, 0, T),
+  auto att = torch::baddbmm(mask,
                             q.reshape({BH, T, m_headDim}),
                             k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
                             /*alpha=*/1.0 / std::sqrt(static_cast<double>(m_headDim)));  // (BH,T,T)

@@ -76,7 +76,8 @@ class AttentionImpl : public torch::nn::Module {
 
  private:
   int64_t m_heads, m_kvHeads, m_headDim;
-  torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state)
+  torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state; guarded
+                         // in forward, which threads may call side by side)
 };
 TORCH_MODULE(Attention);
 

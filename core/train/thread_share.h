@@ -26,10 +26,6 @@ int cpuCores();
 /// once all have finished. One worker: body(0) on the caller, nothing changed.
 void runSideBySide(int workers, const std::function<void(int worker)>& body);
 
-/// The calling thread's intra-op thread count, settled: ATen's process-wide default (which a
-/// thread adopts lazily at its first parallel op) can no longer replace it.
-int settledThreadCount();
-
 /// Gives the calling thread `threads` intra-op threads for the scope and then its previous
 /// count back. ATen keeps one process-wide default that threads not yet initialised adopt;
 /// the caller's own count is settled first so another thread's setting cannot become it.
