@@ -61,14 +61,14 @@ void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, 
 
 template <typename T>
 void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t begin,
-                           int64_t end, int64_t Tlen, int64_t H, int64_t D) {
+                           int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t xRowStride) {
   const int64_t half = D / 2;
   for (int64_t row = begin; row < end; ++row) {  // row = b * T + t
     const int64_t b = row / Tlen, t = row % Tlen;
     const T* c = cos + t * D;
     const T* s = sin + t * D;
     for (int64_t h = 0; h < H; ++h) {
-      const T* xr = x + (row * H + h) * D;
+      const T* xr = x + row * xRowStride + h * D;
       T* yr = y + ((b * H + h) * Tlen + t) * D;
       // y = x * cos + rotate_half(x) * sin, rotate_half(x) = (-x2, x1)
 #pragma omp simd
@@ -120,7 +120,7 @@ void adamUpdate(float* p, const float* g, float* m, float* v, int64_t begin, int
   template void rmsNormBackward<T>(const T*, const T*, const T*, const T*, T*, double*, int64_t, \
                                    int64_t, int64_t, double);                                   \
   template void ropeSplitHeadsForward<T>(const T*, const T*, const T*, T*, int64_t, int64_t,    \
-                                         int64_t, int64_t, int64_t);                            \
+                                         int64_t, int64_t, int64_t, int64_t);                   \
   template void ropeSplitHeadsBackward<T>(const T*, const T*, const T*, T*, int64_t, int64_t,   \
                                           int64_t, int64_t, int64_t);
 DEPTHLAB_INSTANTIATE(float)

@@ -29,11 +29,12 @@ void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, 
                      int64_t begin, int64_t end, int64_t C, double scale);
 
 /// Rotary embedding (rotate-half convention) fused with the head split: x (B, T, H*D) as a
-/// linear layer writes it, y (B, H, T, D) contiguous, for the (b, t) rows [begin, end) of the
-/// flattened B*T. cos/sin: (>= T, D).
+/// linear layer writes it, row (b, t) starting xRowStride elements after the one before (H*D
+/// when contiguous; wider when x is q's part of one q/k/v product), y (B, H, T, D) contiguous,
+/// for the (b, t) rows [begin, end) of the flattened B*T. cos/sin: (>= T, D).
 template <typename T>
 void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t begin,
-                           int64_t end, int64_t Tlen, int64_t H, int64_t D);
+                           int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t xRowStride);
 
 /// Its transpose (RoPE is a rotation): dy (B, H, T, D) -> dx (B, T, H*D), same row range.
 template <typename T>

@@ -85,8 +85,12 @@ struct RopeSplitHeadsFunction : public torch::autograd::Function<RopeSplitHeadsF
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
                                const torch::Tensor& cos, const torch::Tensor& sin,
                                int64_t heads) {
-    auto xc = x.contiguous();                                   // (B, T, H*D)
+    // (B, T, H*D); a part of a wider product (q of one q/k/v GEMM) is read in place
+    const bool rowsInPlace = x.dim() == 3 && x.stride(2) == 1 && x.stride(1) >= x.size(2) &&
+                             x.stride(0) == x.size(1) * x.stride(1);
+    auto xc = rowsInPlace ? x : x.contiguous();
     const int64_t B = xc.size(0), T = xc.size(1), C = xc.size(2), D = C / heads;
+    const int64_t rowStride = xc.stride(1);
     auto cs = cos.to(xc.scalar_type()).contiguous();            // (>= T, D)
     auto sn = sin.to(xc.scalar_type()).contiguous();
     auto y = torch::empty({B, heads, T, D}, xc.options());      // (B, H, T, D)
@@ -96,7 +100,7 @@ struct RopeSplitHeadsFunction : public torch::autograd::Function<RopeSplitHeadsF
       const scalar_t* sp = sn.data_ptr<scalar_t>();
       scalar_t* yp = y.data_ptr<scalar_t>();
       at::parallel_for(0, B * T, grainFor(C), [&](int64_t b, int64_t e) {
-        kernels::ropeSplitHeadsForward(xp, cp, sp, yp, b, e, T, heads, D);
+        kernels::ropeSplitHeadsForward(xp, cp, sp, yp, b, e, T, heads, D, rowStride);
       });
     });
     ctx->save_for_backward({cs, sn});

@@ -117,9 +117,29 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1);
-  auto q = rope.applySplitHeads(applyLinear(q_proj, x), m_heads);    // (B, H, T, D)
-  auto k = rope.applySplitHeads(applyLinear(k_proj, x), m_kvHeads);  // (B, K, T, D)
-  auto v = applyLinear(v_proj, x).view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);  // (B,K,T,D)
+  torch::Tensor qOut, kOut, vOut;  // (B, T, H*D), (B, T, K*D), (B, T, K*D)
+  if (fusedOpsApply(x)) {
+    // One GEMM for q, k and v on the CPU: the input is packed once, and backward computes the
+    // input's gradient in one GEMM instead of three and two adds.
+    const int64_t HD = m_heads * m_headDim, KD = m_kvHeads * m_headDim;
+    auto w = torch::cat({weightFor(q_proj->weight, x), weightFor(k_proj->weight, x),
+                         weightFor(v_proj->weight, x)});  // (HD + 2 KD, C)
+    auto b = q_proj->bias.defined()
+                 ? torch::cat({weightFor(q_proj->bias, x), weightFor(k_proj->bias, x),
+                               weightFor(v_proj->bias, x)})
+                 : torch::Tensor();
+    auto parts = torch::linear(x, w, b).split_with_sizes({HD, KD, KD}, -1);
+    qOut = parts[0];
+    kOut = parts[1];
+    vOut = parts[2];
+  } else {
+    qOut = applyLinear(q_proj, x);
+    kOut = applyLinear(k_proj, x);
+    vOut = applyLinear(v_proj, x);
+  }
+  auto q = rope.applySplitHeads(qOut, m_heads);    // (B, H, T, D)
+  auto k = rope.applySplitHeads(kOut, m_kvHeads);  // (B, K, T, D)
+  auto v = vOut.view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);  // (B, K, T, D)
   if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads
     k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
     v = v.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
@@ -162,6 +182,12 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
+  if (fusedOpsApply(x)) {  // one GEMM for gate and up on the CPU (see Attention::forward)
+    const int64_t ff = gate_proj->weight.size(0);
+    auto w = torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)
+    auto gu = torch::linear(x, w).split_with_sizes({ff, ff}, -1);  // (B, T, F) each
+    return applyLinear(down_proj, F::silu(gu[0]) * gu[1]);
+  }
   auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)
   if (cudaOpsApply(g) && g.scalar_type() == u.scalar_type()) return down_proj(cudaSwiglu(g, u));
   return applyLinear(down_proj, F::silu(g) * u);

@@ -154,6 +154,9 @@ TEST(RowSplit, TrainerOnTwoThreadsFollowsTheSameLossesAsOnOne) {
     t.setRowSplit(rowSplit);
     std::vector<double> out;
     for (int s = 0; s < 6; ++s) out.push_back(t.trainStepOn(batches, s).loss);
+    for (const auto& p : t.model()->named_parameters()) {  // every parameter got its gradient
+      EXPECT_TRUE(p.value().grad().defined()) << p.key() << ", " << threads << " threads";
+    }
     return out;
   };
   const auto one = losses(1, true);
