@@ -2,8 +2,6 @@
 #include "train/row_split.h"
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <numeric>
 
 #include "train/worker_team.h"
