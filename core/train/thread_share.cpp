@@ -1,14 +1,13 @@
 // See thread_share.h.
 #include "train/thread_share.h"
 
+#include "train/worker_team.h"
+
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <exception>
-#include <mutex>
 #include <thread>
-#include <vector>
 
 namespace depthlab::train {
 
@@ -40,34 +39,8 @@ void runSideBySide(int workers, const std::function<void(int worker)>& body) {
     body(0);
     return;
   }
-  const int callerThreads = settledThreadCount();
-  const bool grad = torch::GradMode::is_enabled();
-  std::mutex mutex;
-  std::exception_ptr failure;
-  auto run = [&](int worker) {
-    try {
-      torch::AutoGradMode mode(grad);  // grad mode is per thread
-      body(worker);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      if (!failure) failure = std::current_exception();
-    }
-  };
-  std::vector<std::thread> others;
-  for (int w = 1; w < workers; ++w) {
-    others.emplace_back([&, w] {
-      useOneIntraOpThread();
-      run(w);
-    });
-  }
-  {
-    IntraOpThreads single(1);
-    run(0);
-  }
-  for (auto& t : others) t.join();
-  // The workers' set_num_threads also set ATen's process-wide default: put the caller's back.
-  torch::set_num_threads(callerThreads);
-  if (failure) std::rethrow_exception(failure);
+  WorkerTeam team(workers);  // threads started for this call only
+  team.run(body);
 }
 
 }  // namespace depthlab::train

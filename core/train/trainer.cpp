@@ -100,6 +100,9 @@ Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::
       m_paramOwner.push_back(-1);
     }
   }
+  for (const auto& p : m_paramsInOrder) {
+    m_gradientBytes += static_cast<double>(p.numel()) * static_cast<double>(p.element_size());
+  }
 }
 
 int Trainer::rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const {
@@ -107,11 +110,7 @@ int Trainer::rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const {
   for (const auto& b : micro) {
     if (b.batch != micro.front().batch) return 1;  // the shares are fixed per update
   }
-  double gradientBytes = 0;
-  for (const auto& p : m_paramsInOrder) {
-    gradientBytes += static_cast<double>(p.numel()) * static_cast<double>(p.element_size());
-  }
-  return train::rowSplitWorkers(torch::get_num_threads(), micro.front().batch, gradientBytes);
+  return train::rowSplitWorkers(torch::get_num_threads(), micro.front().batch, m_gradientBytes);
 }
 
 std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatch& b) const {

@@ -78,6 +78,7 @@ class Trainer {
   std::vector<double> m_groupPeakLr;
   std::vector<torch::Tensor> m_paramsInOrder;  // every parameter, grouped by block
   std::vector<int> m_paramOwner;               // block index of each, -1 outside the blocks
+  double m_gradientBytes = 0;                  // all of their gradients (the row split's copies)
   const std::atomic<bool>* m_interrupt = nullptr;
   bool m_rowSplit = true;
   std::unique_ptr<WorkerTeam> m_team;  // the row split's threads, kept from update to update

@@ -1,8 +1,8 @@
 // A fixed team of threads that run one body side by side, call after call: the training step
 // hands every update's forward and backward passes to the same threads (train/row_split.h),
 // so no thread is started per update, each worker keeps its own malloc arena and caches warm,
-// and its one intra-op thread is set once. runSideBySide (thread_share.h) starts threads per
-// call instead, for work that comes now and then.
+// and its one intra-op thread is set once. runSideBySide (thread_share.h) is a team made for
+// one call, for work that comes now and then.
 //
 // Does not: choose the team's size, or split work (the body does, by its worker index).
 #pragma once
