@@ -41,12 +41,15 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/probe_kernels.cpp)
-list(APPEND DEPTHLAB_CORE_TORCH_SOURCES model/fused_ops.cpp train/fused_adam.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/attention_kernels.cpp
+  kernels/probe_kernels.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES model/fused_ops.cpp model/packed_ops.cpp
+  model/causal_attention.cpp train/fused_adam.cpp)
 # Autograd wiring of the CUDA kernels (kernels/cuda/, built only with a CUDA LibTorch).
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES model/cuda_ops.cpp)
 # The loops vectorise only without errno-setting sqrt; `omp simd` marks the reductions.
 set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/cpu_kernels.cpp
+                            ${CMAKE_CURRENT_LIST_DIR}/kernels/attention_kernels.cpp
                             ${CMAKE_CURRENT_LIST_DIR}/kernels/probe_kernels.cpp
   PROPERTIES COMPILE_OPTIONS "-O3;-fno-math-errno;-fopenmp-simd")
 # Paper-scale corpora: streaming tokenization into memory-mapped token stores.

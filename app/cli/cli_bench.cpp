@@ -11,6 +11,7 @@
 #include "bench/store_bench.h"
 #include "bench/train_bench.h"
 #include "bench_baselines.h"
+#include "bench_train_cpu.h"
 #include "cli_common.h"
 #include "cli_distributed.h"
 #include "distributed/launch_env.h"
@@ -86,6 +87,7 @@ struct TrainArgs {
   bool unfused = false, noHf = false, cudaKernels = false, cppOnly = false, perOp = false;
   int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
   int seq = 0;                     // > 0: override the sequence length
+  int rounds = 1;                  // CPU: C++ then the references, this many times
   std::string backend = "auto", dpResult;  // dpResult: where rank 0 of the group writes its figure
 };
 
@@ -175,79 +177,17 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
     printGpuTrainBench(r, *c, t.preset, t.scheme, g.json);
     return;
   }
-  auto r = bench::runTrainBench(*c, t.scheme, t.steps, t.threads, !t.unfused, !t.perOp);
-  if (!t.cppOnly) {
-    runTorchReference(r, bench::trainBenchConfig(*c), t.scheme, t.steps, t.threads,
-                      referenceScript());
-  } else {
-    r.torchMessage = r.newestTorchMessage = "not run (--cpp-only)";
-  }
-  const auto& m = c->model;
-  if (g.json) {
-    nlohmann::json j = {{"preset", t.preset}, {"layers", m.nLayers}, {"width", m.dModel},
-                        {"batch", c->optim.batchSize}, {"seq", m.seqLen},
-                        {"threads", r.threads}, {"fused_kernels", r.fusedKernels},
-                        {"row_split", r.rowSplit},
-                        {"cpp_tokens_per_s", r.cppTokensPerSecond},
-                        {"cpp_page_faults_per_step", r.cppPageFaultsPerStep},
-                        {"cpp_resident_mb", r.cppResidentMb},
-                        {"cpp_step_ms", {{"min", r.stepMsMin}, {"median", r.stepMsMedian}, {"max", r.stepMsMax}, {"each", r.stepMs}}}};
-    if (r.torchTokensPerSecond) {
-      j["torch_tokens_per_s"] = *r.torchTokensPerSecond;
-      j["torch_version"] = r.torchVersion;
-      j["ratio"] = r.cppTokensPerSecond / *r.torchTokensPerSecond;
-    } else {
-      j["torch_error"] = r.torchMessage;
-    }
-    if (r.newestTorchTokensPerSecond) {
-      j["newest_torch_version"] = r.newestTorchVersion;
-      j["newest_torch_tokens_per_s"] = *r.newestTorchTokensPerSecond;
-      j["newest_ratio"] = r.cppTokensPerSecond / *r.newestTorchTokensPerSecond;
-    } else {
-      j["newest_torch_error"] = r.newestTorchMessage;
-    }
-    std::cout << j.dump(2) << "\n";
-    return;
-  }
-  std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s\n",
-              t.preset.c_str(), m.nLayers, m.dModel, c->optim.batchSize, m.seqLen,
-              t.scheme.c_str(), r.threads, r.steps,
-              (std::string(r.fusedKernels ? "" : ", C++ unfused") +
-               (r.rowSplit || r.threads == 1 ? "" : ", C++ every op over the threads")).c_str());
-  std::printf("  C++ trainer             %10.0f tokens/s  (%.0f page faults/step, %.0f MB resident; "
-              "an update %.1f / %.1f / %.1f ms min / median / max)\n",
-              r.cppTokensPerSecond, r.cppPageFaultsPerStep, r.cppResidentMb, r.stepMsMin,
-              r.stepMsMedian, r.stepMsMax);
-  // The targets of the shapes the speed work is judged on, against both references:
-  // cpu-demo (24 x 64) >= 1.3, 12 x 256 >= 1.15; other shapes have none.
-  const double target = m.nLayers == 24 && m.dModel == 64   ? 1.3
-                        : m.nLayers == 12 && m.dModel == 256 ? 1.15
-                                                             : 0;
-  auto verdict = [&](double ratio) {
-    return target > 0 ? (ratio >= target ? " ok" : " MISSED") : "";
-  };
-  char targetText[32] = "";
-  if (target > 0) std::snprintf(targetText, sizeof(targetText), " (target >= %.2f)", target);
-  if (r.torchTokensPerSecond) {
-    std::printf("  PyTorch %-16s%10.0f tokens/s  (Debian's)\n", r.torchVersion.c_str(),
-                *r.torchTokensPerSecond);
-    const double ratio = r.cppTokensPerSecond / *r.torchTokensPerSecond;
-    std::printf("  ratio C++/PyTorch %s  %.3fx%s%s\n", r.torchVersion.c_str(), ratio, targetText,
-                verdict(ratio));
-  } else {
-    std::printf("  PyTorch       unavailable: %s\n", r.torchMessage.c_str());
-  }
-  if (r.newestTorchTokensPerSecond) {
-    std::printf("  PyTorch %-16s%10.0f tokens/s  (the newest, from the torch2 environment)\n",
-                r.newestTorchVersion.c_str(), *r.newestTorchTokensPerSecond);
-    const double ratio = r.cppTokensPerSecond / *r.newestTorchTokensPerSecond;
-    std::printf("  ratio C++/PyTorch %s  %.3fx%s%s\n", r.newestTorchVersion.c_str(), ratio,
-                targetText, verdict(ratio));
-  } else {
-    std::printf("  newest PyTorch unavailable: %s\n", r.newestTorchMessage.c_str());
-  }
+  CpuTrainBenchArgs a;
+  a.preset = t.preset;
+  a.scheme = t.scheme;
+  a.steps = t.steps;
+  a.threads = t.threads;
+  a.rounds = t.rounds;
+  a.fusedKernels = !t.unfused;
+  a.rowSplit = !t.perOp;
+  a.cppOnly = t.cppOnly;
+  runCpuTrainBench(a, *c, referenceScript(), g.json);
 }
-
 
 void addBenchStore(CLI::App* bench, GlobalOptions& g) {
   static int layers = 24, steps = 20000;
@@ -305,6 +245,11 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
   train->add_flag("--per-op", t.perOp,
                  "CPU: C++ side with every op split over the threads, as PyTorch does (no row split)");
   train->add_flag("--cpp-only", t.cppOnly, "CPU: time the C++ trainer only, no PyTorch reference");
+  train->add_option("--rounds", t.rounds,
+                    "CPU: time the C++ trainer and the references this many times in turn; "
+                    "ratios are the medians of the rounds' ratios")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
   train->add_option("--profile", t.profile,
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels,

@@ -1,6 +1,6 @@
 // Plain CPU loops for the decoder's memory-bound steps, written so one pass over memory does
 // what the composite ATen expression does in several: RMSNorm forward/backward, RoPE with the
-// head split fused in, and the Adam update. Raw pointers and row ranges only: no torch, no
+// head split fused in, SwiGLU over one gate/up product, and the Adam update. Raw pointers and row ranges only: no torch, no
 // threads (the callers in model/fused_ops.cpp and train/fused_adam.cpp split rows across
 // ATen's intra-op threads and own the autograd wiring). Compiled with -O3 -fno-math-errno so
 // the loops vectorise. Templated on float and double (double serves gradient checks).
@@ -36,10 +36,34 @@ template <typename T>
 void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t begin,
                            int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t xRowStride);
 
-/// Its transpose (RoPE is a rotation): dy (B, H, T, D) -> dx (B, T, H*D), same row range.
+/// Its transpose (RoPE is a rotation): dy (B, H, T, D) -> dx (B, T, H*D), same row range; dx's
+/// rows dxRowStride elements apart (H*D, or wider when dx is a part of one q/k/v gradient).
 template <typename T>
 void ropeSplitHeadsBackward(const T* dy, const T* cos, const T* sin, T* dx, int64_t begin,
-                            int64_t end, int64_t Tlen, int64_t H, int64_t D);
+                            int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t dxRowStride);
+
+/// The head split alone (v of one q/k/v product): x (B, T, H*D) with rows xRowStride apart ->
+/// y (B, H, T, D) contiguous, for the (b, t) rows [begin, end).
+template <typename T>
+void splitHeads(const T* x, T* y, int64_t begin, int64_t end, int64_t Tlen, int64_t H, int64_t D,
+                int64_t xRowStride);
+
+/// Its transpose: dy (B, H, T, D) -> dx (B, T, H*D) with rows dxRowStride apart.
+template <typename T>
+void mergeHeads(const T* dy, T* dx, int64_t begin, int64_t end, int64_t Tlen, int64_t H,
+                int64_t D, int64_t dxRowStride);
+
+/// SwiGLU from one gate/up product: gu (N, 2F) holds gate g in columns [0, F) and up u in
+/// [F, 2F); h (N, F) = silu(g) * u = g * sigmoid(g) * u, rows [begin, end).
+void swigluForward(const float* gu, float* h, int64_t begin, int64_t end, int64_t F);
+void swigluForward(const double* gu, double* h, int64_t begin, int64_t end, int64_t F);
+
+/// Its gradient in one pass, written the way the gate/up product's backward reads it:
+/// dgu (N, 2F) with dg = dh * u * s * (1 + g (1 - s)) and du = dh * g * s, s = sigmoid(g).
+void swigluBackward(const float* dh, const float* gu, float* dgu, int64_t begin, int64_t end,
+                    int64_t F);
+void swigluBackward(const double* dh, const double* gu, double* dgu, int64_t begin, int64_t end,
+                    int64_t F);
 
 /// Constants of one Adam(W) update, computed once per parameter by the caller.
 /// Each is the double value torch::optim computes, rounded to float as ATen's float kernels do.

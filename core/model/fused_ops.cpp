@@ -81,54 +81,6 @@ struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
   }
 };
 
-struct RopeSplitHeadsFunction : public torch::autograd::Function<RopeSplitHeadsFunction> {
-  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
-                               const torch::Tensor& cos, const torch::Tensor& sin,
-                               int64_t heads) {
-    // (B, T, H*D); a part of a wider product (q of one q/k/v GEMM) is read in place
-    const bool rowsInPlace = x.dim() == 3 && x.stride(2) == 1 && x.stride(1) >= x.size(2) &&
-                             x.stride(0) == x.size(1) * x.stride(1);
-    auto xc = rowsInPlace ? x : x.contiguous();
-    const int64_t B = xc.size(0), T = xc.size(1), C = xc.size(2), D = C / heads;
-    const int64_t rowStride = xc.stride(1);
-    auto cs = cos.to(xc.scalar_type()).contiguous();            // (>= T, D)
-    auto sn = sin.to(xc.scalar_type()).contiguous();
-    auto y = torch::empty({B, heads, T, D}, xc.options());      // (B, H, T, D)
-    AT_DISPATCH_FLOATING_TYPES(xc.scalar_type(), "depthlab_rope", [&] {
-      const scalar_t* xp = xc.data_ptr<scalar_t>();
-      const scalar_t* cp = cs.data_ptr<scalar_t>();
-      const scalar_t* sp = sn.data_ptr<scalar_t>();
-      scalar_t* yp = y.data_ptr<scalar_t>();
-      at::parallel_for(0, B * T, grainFor(C), [&](int64_t b, int64_t e) {
-        kernels::ropeSplitHeadsForward(xp, cp, sp, yp, b, e, T, heads, D, rowStride);
-      });
-    });
-    ctx->save_for_backward({cs, sn});
-    ctx->saved_data["heads"] = heads;
-    return y;
-  }
-
-  static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const auto& cs = saved[0];
-    const auto& sn = saved[1];
-    const int64_t heads = ctx->saved_data["heads"].toInt();
-    auto dy = grads[0].contiguous();                            // (B, H, T, D)
-    const int64_t B = dy.size(0), T = dy.size(2), D = dy.size(3);
-    auto dx = torch::empty({B, T, heads * D}, dy.options());    // (B, T, H*D)
-    AT_DISPATCH_FLOATING_TYPES(dy.scalar_type(), "depthlab_rope_backward", [&] {
-      const scalar_t* dyp = dy.data_ptr<scalar_t>();
-      const scalar_t* cp = cs.data_ptr<scalar_t>();
-      const scalar_t* sp = sn.data_ptr<scalar_t>();
-      scalar_t* dxp = dx.data_ptr<scalar_t>();
-      at::parallel_for(0, B * T, grainFor(heads * D), [&](int64_t b, int64_t e) {
-        kernels::ropeSplitHeadsBackward(dyp, cp, sp, dxp, b, e, T, heads, D);
-      });
-    });
-    return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
-  }
-};
-
 }  // namespace
 
 bool fusedOpsApply(const torch::Tensor& x) {
@@ -139,11 +91,6 @@ bool fusedOpsApply(const torch::Tensor& x) {
 torch::Tensor fusedRmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps,
                            double scale) {
   return RmsNormFunction::apply(x, weight.to(x.scalar_type()), eps, scale);
-}
-
-torch::Tensor fusedRopeSplitHeads(const torch::Tensor& x, const torch::Tensor& cos,
-                                  const torch::Tensor& sin, int64_t heads) {
-  return RopeSplitHeadsFunction::apply(x, cos, sin, heads);
 }
 
 }  // namespace depthlab::model

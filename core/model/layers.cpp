@@ -4,8 +4,10 @@
 #include <cmath>
 #include <mutex>
 
+#include "model/causal_attention.h"
 #include "model/cuda_ops.h"
 #include "model/fused_ops.h"
+#include "model/packed_ops.h"
 
 namespace depthlab::model {
 
@@ -87,11 +89,14 @@ void Rope::to(torch::Device device) {
 
 torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  if (fusedOpsApply(x)) {
-    return fusedRopeSplitHeads(x, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads);
-  }
   if (cudaOpsApply(x)) return cudaRopeSplitHeads(x, m_cos, m_sin, heads);
   return apply(x.view({B, T, heads, C / heads}).transpose(1, 2));
+}
+
+std::vector<torch::Tensor> Rope::applyQkvHeads(const torch::Tensor& qkv, int64_t heads,
+                                               int64_t kvHeads) const {
+  const int64_t T = qkv.size(1);
+  return fusedQkvHeads(qkv, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads, kvHeads);
 }
 
 torch::Tensor Rope::apply(const torch::Tensor& x) const {
@@ -117,29 +122,26 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1);
-  torch::Tensor qOut, kOut, vOut;  // (B, T, H*D), (B, T, K*D), (B, T, K*D)
+  torch::Tensor q, k, v;  // (B, H, T, D), (B, K, T, D), (B, K, T, D)
   if (fusedOpsApply(x)) {
     // One GEMM for q, k and v on the CPU: the input is packed once, and backward computes the
-    // input's gradient in one GEMM instead of three and two adds.
-    const int64_t HD = m_heads * m_headDim, KD = m_kvHeads * m_headDim;
+    // input's gradient in one GEMM instead of three and two adds. The product goes whole
+    // into the head split (RoPE on q and k), whose backward writes one packed gradient.
     auto w = torch::cat({weightFor(q_proj->weight, x), weightFor(k_proj->weight, x),
                          weightFor(v_proj->weight, x)});  // (HD + 2 KD, C)
     auto b = q_proj->bias.defined()
                  ? torch::cat({weightFor(q_proj->bias, x), weightFor(k_proj->bias, x),
                                weightFor(v_proj->bias, x)})
                  : torch::Tensor();
-    auto parts = torch::linear(x, w, b).split_with_sizes({HD, KD, KD}, -1);
-    qOut = parts[0];
-    kOut = parts[1];
-    vOut = parts[2];
+    auto heads = rope.applyQkvHeads(torch::linear(x, w, b), m_heads, m_kvHeads);
+    q = heads[0];
+    k = heads[1];
+    v = heads[2];
   } else {
-    qOut = applyLinear(q_proj, x);
-    kOut = applyLinear(k_proj, x);
-    vOut = applyLinear(v_proj, x);
+    q = rope.applySplitHeads(applyLinear(q_proj, x), m_heads);    // (B, H, T, D)
+    k = rope.applySplitHeads(applyLinear(k_proj, x), m_kvHeads);  // (B, K, T, D)
+    v = applyLinear(v_proj, x).view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);
   }
-  auto q = rope.applySplitHeads(qOut, m_heads);    // (B, H, T, D)
-  auto k = rope.applySplitHeads(kOut, m_kvHeads);  // (B, K, T, D)
-  auto v = vOut.view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);  // (B, K, T, D)
   if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads
     k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
     v = v.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
@@ -147,9 +149,16 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
+  const int64_t BH = B * m_heads;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(m_headDim));
+  if (fusedOpsApply(q)) {  // blocks of query rows; the GEMMs skip the masked triangle
+    auto y = fusedCausalAttention(q.reshape({BH, T, m_headDim}), k.reshape({BH, T, m_headDim}),
+                                  v.reshape({BH, T, m_headDim}), scale)  // (BH, T, D)
+                 .view({B, m_heads, T, m_headDim});                      // (B, H, T, D)
+    return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
+  }
   // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive causal
   // mask (future positions -inf) ride along in baddbmm's alpha and beta.
-  const int64_t BH = B * m_heads;
   torch::Tensor mask;  // (T, T)
   {
     // Forward passes run side by side on one model (the row split, the pruning sweeps): the
@@ -165,7 +174,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   auto att = torch::baddbmm(mask,
                             q.reshape({BH, T, m_headDim}),
                             k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
-                            /*alpha=*/1.0 / std::sqrt(static_cast<double>(m_headDim)));  // (BH,T,T)
+                            /*alpha=*/scale);  // (BH, T, T)
   auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
                .view({B, m_heads, T, m_headDim});                               // (B, H, T, D)
 #endif
@@ -183,10 +192,8 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
   if (fusedOpsApply(x)) {  // one GEMM for gate and up on the CPU (see Attention::forward)
-    const int64_t ff = gate_proj->weight.size(0);
     auto w = torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)
-    auto gu = torch::linear(x, w).split_with_sizes({ff, ff}, -1);  // (B, T, F) each
-    return applyLinear(down_proj, F::silu(gu[0]) * gu[1]);
+    return applyLinear(down_proj, fusedSwiglu(torch::linear(x, w)));  // (B, T, 2F) -> (B, T, F)
   }
   auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)
   if (cudaOpsApply(g) && g.scalar_type() == u.scalar_type()) return down_proj(cudaSwiglu(g, u));

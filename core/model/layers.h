@@ -51,8 +51,12 @@ class Rope {
  public:
   Rope(int64_t headDim, int64_t maxLen, double base);
   torch::Tensor apply(const torch::Tensor& x) const;  // (B, H, T, D) -> (B, H, T, D)
-  /// Splits heads and rotates in one step (fused on CPU): (B, T, H*D) -> (B, H, T, D).
+  /// Splits heads and rotates in one step (one kernel on CUDA): (B, T, H*D) -> (B, H, T, D).
   torch::Tensor applySplitHeads(const torch::Tensor& x, int64_t heads) const;
+  /// CPU fused path only: one q/k/v product (B, T, (H + 2K) D) -> {q (B, H, T, D),
+  /// k (B, K, T, D), v (B, K, T, D)}, RoPE on q and k (model/packed_ops.h).
+  std::vector<torch::Tensor> applyQkvHeads(const torch::Tensor& qkv, int64_t heads,
+                                           int64_t kvHeads) const;
   void to(torch::Device device);
 
  private:

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "support/temp_dir.h"
 
@@ -32,4 +34,43 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   j = nlohmann::json::parse(out.substr(out.find('{')));
   EXPECT_FALSE(j.contains("newest_ratio"));
   EXPECT_NE(j.value("newest_torch_error", "").find("torch2"), std::string::npos) << j.dump();
+}
+
+TEST(BenchTrain, RoundsReportTheMedianOfEachRoundsRatio) {
+  test::TempDir dir;
+  const std::string venv = dir.file("torch2-9.9.9");
+  std::filesystem::create_directories(venv + "/bin");
+  // The stand-in reference gets slower every round (1000, 500, 250 tokens/s), so the median of
+  // the rounds' ratios differs from the ratio of the medians.
+  test::writeFile(venv + "/bin/python",
+                  "#!/bin/sh\n"
+                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n"
+                  "n=$(cat " + dir.file("calls") + " 2>/dev/null || echo 0); n=$((n+1)); "
+                  "echo $n > " + dir.file("calls") + "\n"
+                  "case $n in 1) t=1000.0;; 2) t=500.0;; *) t=250.0;; esac\n"
+                  "echo \"{\\\"tokens_per_s\\\": $t, \\\"seconds\\\": 1.0}\"\n");
+  std::filesystem::permissions(venv + "/bin/python", std::filesystem::perms::owner_all);
+  std::string out;
+  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
+                                 " bench train --preset tiny --steps 2 --rounds 3 --json 2>/dev/null",
+                             &out),
+            0)
+      << out;
+  auto j = nlohmann::json::parse(out.substr(out.find('{')));
+  EXPECT_EQ(j.value("rounds", 0), 3);
+  ASSERT_EQ(j["each_round"].size(), 3u);
+  std::vector<double> cpp, ratios;
+  const double reference[3] = {1000.0, 500.0, 250.0};
+  for (int i = 0; i < 3; ++i) {
+    const auto& r = j["each_round"][i];
+    EXPECT_DOUBLE_EQ(r.value("newest_torch_tokens_per_s", 0.0), reference[i]);
+    cpp.push_back(r["cpp_tokens_per_s"].get<double>());
+    ratios.push_back(cpp.back() / reference[i]);
+  }
+  std::sort(cpp.begin(), cpp.end());
+  std::sort(ratios.begin(), ratios.end());
+  EXPECT_DOUBLE_EQ(j["cpp_tokens_per_s"].get<double>(), cpp[1]);
+  EXPECT_DOUBLE_EQ(j["newest_torch_tokens_per_s"].get<double>(), 500.0);
+  EXPECT_NEAR(j["newest_ratio"].get<double>(), ratios[1], 1e-9);
+  EXPECT_EQ(j["cpp_step_ms"]["each"].size(), 6u);  // every round's timed updates
 }

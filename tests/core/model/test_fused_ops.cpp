@@ -1,7 +1,7 @@
-// The fused CPU RMSNorm and RoPE against the composite ATen expressions they replace:
-// forward values and gradients (float64 to 1e-12, float32 to float rounding), non-contiguous
-// inputs, the folded LNS factor, thread-count independence, and whole decoders under every
-// scheme trained with the fused path on and off.
+// The fused CPU RMSNorm against the composite ATen expression it replaces: forward values and
+// gradients (float64 to 1e-12, float32 to float rounding), non-contiguous inputs, the folded
+// LNS factor, thread-count independence; and whole decoders under every scheme trained with
+// every fused path (RMSNorm, model/packed_ops.h, model/causal_attention.h) on and off.
 #include <gtest/gtest.h>
 
 #include "kernels/cpu_kernels.h"
@@ -28,15 +28,6 @@ struct FusedSwitchGuard {
 torch::Tensor compositeRmsNorm(const torch::Tensor& x, const torch::Tensor& w, double eps,
                                double scale) {
   return w * (x * torch::rsqrt(x.pow(2).mean(-1, true) + eps)) * scale;
-}
-
-// The composite RoPE: split heads, rotate half.
-torch::Tensor compositeRope(const torch::Tensor& x, const torch::Tensor& cos,
-                            const torch::Tensor& sin, int64_t H) {
-  const int64_t B = x.size(0), T = x.size(1), D = x.size(2) / H;
-  auto xh = x.view({B, T, H, D}).transpose(1, 2);  // (B, H, T, D)
-  auto rotated = torch::cat({-xh.slice(-1, D / 2, D), xh.slice(-1, 0, D / 2)}, -1);
-  return xh * cos.slice(0, 0, T) + rotated * sin.slice(0, 0, T);
 }
 
 struct Grads {
@@ -107,52 +98,6 @@ TEST(FusedOps, RmsNormWeightGradientIsTheSameForAnyThreadCount) {
   EXPECT_TRUE(torch::equal(one.y, two.y));
   EXPECT_TRUE(torch::equal(one.dx, two.dx));
   EXPECT_TRUE(torch::equal(one.dw, two.dw));
-}
-
-TEST(FusedOps, RopeSplitHeadsMatchesComposite) {
-  FusedSwitchGuard guard;
-  model::Rope rope(8, 32, 10000.0);
-  // The tables the Rope class holds, rebuilt here from the formula.
-  auto inv = torch::pow(10000.0, -torch::arange(0, 8, 2, torch::kFloat64) / 8.0);
-  auto emb = torch::cat({torch::outer(torch::arange(32, torch::kFloat64), inv),
-                         torch::outer(torch::arange(32, torch::kFloat64), inv)}, -1);  // (T, D)
-  for (auto dtype : {torch::kFloat64, torch::kFloat32}) {
-    SCOPED_TRACE(c10::toString(dtype));
-    torch::manual_seed(6);
-    auto opts = torch::TensorOptions().dtype(dtype);
-    auto cos = emb.cos().to(dtype), sin = emb.sin().to(dtype);
-    auto x = torch::randn({3, 20, 4 * 8}, opts);   // (B, T, H*D), T shorter than the tables
-    auto dy = torch::randn({3, 4, 20, 8}, opts);   // (B, H, T, D)
-    auto fused = run(x, {}, dy, [&](auto& a, auto&) {
-      return model::fusedRopeSplitHeads(a, cos, sin, 4);
-    });
-    auto ref = run(x, {}, dy, [&](auto& a, auto&) { return compositeRope(a, cos, sin, 4); });
-    const double tol = dtype == torch::kFloat64 ? 1e-12 : 1e-6;
-    EXPECT_TRUE(fused.y.is_contiguous());
-    EXPECT_EQ(fused.y.sizes(), (std::vector<int64_t>{3, 4, 20, 8}));
-    EXPECT_TRUE(torch::allclose(fused.y, ref.y, tol, tol));
-    EXPECT_TRUE(torch::allclose(fused.dx, ref.dx, tol, tol));
-    // Through the Rope class: fused and composite paths agree too.
-    auto viaClass = rope.applySplitHeads(x, 4);
-    kernels::setFusedKernelsEnabled(false);
-    auto viaComposite = rope.applySplitHeads(x, 4);
-    kernels::setFusedKernelsEnabled(true);
-    EXPECT_TRUE(torch::allclose(viaClass, viaComposite, tol, tol));
-    // q's part of one q/k/v product, read in place (rows 3 * H*D apart): the same values, and
-    // the gradient lands in that part of the product's gradient only.
-    auto wide = torch::randn({3, 20, 3 * 4 * 8}, opts).requires_grad_(true);  // (B, T, 3*H*D)
-    auto part = wide.narrow(-1, 32, 32);  // the middle third: strided rows, not copied
-    ASSERT_FALSE(part.is_contiguous());
-    auto fromPart = model::fusedRopeSplitHeads(part, cos, sin, 4);
-    fromPart.backward(dy);
-    auto fromCopy = run(part.detach().contiguous(), {}, dy, [&](auto& a, auto&) {
-      return compositeRope(a, cos, sin, 4);
-    });
-    EXPECT_TRUE(torch::allclose(fromPart.detach(), fromCopy.y, tol, tol));
-    EXPECT_TRUE(torch::allclose(wide.grad().narrow(-1, 32, 32), fromCopy.dx, tol, tol));
-    EXPECT_EQ(wide.grad().narrow(-1, 0, 32).abs().max().item<double>(), 0.0);
-    EXPECT_EQ(wide.grad().narrow(-1, 64, 32).abs().max().item<double>(), 0.0);
-  }
 }
 
 TEST(FusedOps, OnlyCpuFloatTensorsTakeTheFusedPath) {

@@ -1,0 +1,173 @@
+// See bench_train_cpu.h.
+#include "bench_train_cpu.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <vector>
+
+#include "bench/train_bench.h"
+#include "bench_baselines.h"
+
+namespace depthlab::cli {
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One reference over the rounds: each round's tokens/s and ratio, and their medians.
+struct ReferenceSummary {
+  std::string version, message;  // message: why it is missing (from the first round lacking it)
+  std::vector<double> tokensPerSecond, ratios;
+  bool complete = true;          // every round has it
+  double medianTokens() const { return median(tokensPerSecond); }
+  double medianRatio() const { return median(ratios); }
+};
+
+ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, bool newest) {
+  ReferenceSummary s;
+  for (const auto& r : rounds) {
+    const auto& tps = newest ? r.newestTorchTokensPerSecond : r.torchTokensPerSecond;
+    if (!tps) {
+      s.complete = false;
+      if (s.message.empty()) s.message = newest ? r.newestTorchMessage : r.torchMessage;
+      continue;
+    }
+    s.version = newest ? r.newestTorchVersion : r.torchVersion;
+    s.tokensPerSecond.push_back(*tps);
+    s.ratios.push_back(r.cppTokensPerSecond / *tps);
+  }
+  return s;
+}
+
+}  // namespace
+
+void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentConfig& config,
+                      const std::string& referenceScript, bool json) {
+  std::vector<bench::TrainBenchResult> rounds;
+  for (int i = 0; i < std::max(1, a.rounds); ++i) {
+    auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels,
+                                  a.rowSplit);
+    if (!a.cppOnly) {
+      runTorchReference(r, bench::trainBenchConfig(config), a.scheme, a.steps, a.threads,
+                        referenceScript);
+    } else {
+      r.torchMessage = r.newestTorchMessage = "not run (--cpp-only)";
+    }
+    rounds.push_back(std::move(r));
+  }
+  std::vector<double> cppTokens, stepMs;
+  double faults = 0;
+  for (const auto& r : rounds) {
+    cppTokens.push_back(r.cppTokensPerSecond);
+    stepMs.insert(stepMs.end(), r.stepMs.begin(), r.stepMs.end());
+    faults += r.cppPageFaultsPerStep / static_cast<double>(rounds.size());
+  }
+  const auto sortedSteps = [&] {
+    auto v = stepMs;
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  const double cppMedian = median(cppTokens);
+  const auto debian = summarise(rounds, false), newest = summarise(rounds, true);
+  const auto& first = rounds.front();
+  const auto& m = config.model;
+  const bool several = rounds.size() > 1;
+  if (json) {
+    nlohmann::json j = {{"preset", a.preset}, {"layers", m.nLayers}, {"width", m.dModel},
+                        {"batch", config.optim.batchSize}, {"seq", m.seqLen},
+                        {"threads", first.threads}, {"fused_kernels", first.fusedKernels},
+                        {"row_split", first.rowSplit}, {"rounds", rounds.size()},
+                        {"cpp_tokens_per_s", cppMedian},
+                        {"cpp_page_faults_per_step", faults},
+                        {"cpp_resident_mb", rounds.back().cppResidentMb},
+                        {"cpp_step_ms", {{"min", sortedSteps.front()},
+                                         {"median", median(stepMs)},
+                                         {"max", sortedSteps.back()},
+                                         {"each", stepMs}}}};
+    if (several) {
+      nlohmann::json each = nlohmann::json::array();
+      for (const auto& r : rounds) {
+        nlohmann::json e = {{"cpp_tokens_per_s", r.cppTokensPerSecond}};
+        if (r.torchTokensPerSecond) e["torch_tokens_per_s"] = *r.torchTokensPerSecond;
+        if (r.newestTorchTokensPerSecond) {
+          e["newest_torch_tokens_per_s"] = *r.newestTorchTokensPerSecond;
+        }
+        each.push_back(e);
+      }
+      j["each_round"] = each;
+    }
+    if (!debian.ratios.empty()) {
+      j["torch_tokens_per_s"] = debian.medianTokens();
+      j["torch_version"] = debian.version;
+      j["ratio"] = debian.medianRatio();
+    }
+    if (!debian.complete) j["torch_error"] = debian.message;
+    if (!newest.ratios.empty()) {
+      j["newest_torch_version"] = newest.version;
+      j["newest_torch_tokens_per_s"] = newest.medianTokens();
+      j["newest_ratio"] = newest.medianRatio();
+    }
+    if (!newest.complete) j["newest_torch_error"] = newest.message;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s%s\n",
+              a.preset.c_str(), m.nLayers, m.dModel, config.optim.batchSize, m.seqLen,
+              a.scheme.c_str(), first.threads, first.steps,
+              several ? (", " + std::to_string(rounds.size()) + " rounds").c_str() : "",
+              (std::string(first.fusedKernels ? "" : ", C++ unfused") +
+               (first.rowSplit || first.threads == 1 ? "" : ", C++ every op over the threads"))
+                  .c_str());
+  if (several) {
+    for (size_t i = 0; i < rounds.size(); ++i) {
+      const auto& r = rounds[i];
+      std::printf("  round %zu: C++ %.0f", i + 1, r.cppTokensPerSecond);
+      if (r.torchTokensPerSecond) {
+        std::printf(", %s %.0f (%.3fx)", r.torchVersion.c_str(), *r.torchTokensPerSecond,
+                    r.cppTokensPerSecond / *r.torchTokensPerSecond);
+      }
+      if (r.newestTorchTokensPerSecond) {
+        std::printf(", %s %.0f (%.3fx)", r.newestTorchVersion.c_str(),
+                    *r.newestTorchTokensPerSecond,
+                    r.cppTokensPerSecond / *r.newestTorchTokensPerSecond);
+      }
+      std::printf(" tokens/s\n");
+    }
+  }
+  const char* of = several ? " (median of the rounds)" : "";
+  std::printf("  C++ trainer             %10.0f tokens/s%s  (%.0f page faults/step, %.0f MB resident; "
+              "an update %.1f / %.1f / %.1f ms min / median / max)\n",
+              cppMedian, of, faults, rounds.back().cppResidentMb, sortedSteps.front(),
+              median(stepMs), sortedSteps.back());
+  // The targets of the shapes the speed work is judged on, against both references:
+  // cpu-demo (24 x 64) >= 1.3, 12 x 256 >= 1.15; other shapes have none.
+  const double target = m.nLayers == 24 && m.dModel == 64   ? 1.3
+                        : m.nLayers == 12 && m.dModel == 256 ? 1.15
+                                                             : 0;
+  char targetText[32] = "";
+  if (target > 0) std::snprintf(targetText, sizeof(targetText), " (target >= %.2f)", target);
+  auto report = [&](const ReferenceSummary& s, const char* which, const char* missing) {
+    if (s.ratios.empty()) {
+      std::printf("  %s unavailable: %s\n", missing, s.message.c_str());
+      return;
+    }
+    std::printf("  PyTorch %-16s%10.0f tokens/s%s  (%s)\n", s.version.c_str(), s.medianTokens(),
+                of, which);
+    const double ratio = s.medianRatio();
+    std::printf("  ratio C++/PyTorch %s  %.3fx%s%s%s\n", s.version.c_str(), ratio,
+                several ? " (median of the rounds' ratios)" : "", targetText,
+                target > 0 ? (ratio >= target ? " ok" : " MISSED") : "");
+    if (!s.complete) std::printf("    (missing in some rounds: %s)\n", s.message.c_str());
+  };
+  report(debian, "Debian's", "PyTorch      ");
+  report(newest, "the newest, from the torch2 environment", "newest PyTorch");
+}
+
+}  // namespace depthlab::cli

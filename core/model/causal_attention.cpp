@@ -1,0 +1,104 @@
+// See causal_attention.h. The block GEMMs write into strided views of one (N, T, T) buffer
+// (ATen's bmm takes a leading dimension); the softmax loops split the N (batch, head) slices
+// across ATen's intra-op threads, each slice computed alone, so results do not depend on the
+// thread count.
+#include "model/causal_attention.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+
+#include "kernels/attention_kernels.h"
+
+namespace depthlab::model {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+constexpr int64_t kBlockRows = 64;  // query rows per block (and key columns in backward)
+
+// out (N, m, n), a strided view into a larger buffer, = a (N, m, k) @ b (N, k, n), in place.
+void bmmInto(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) {
+  at::bmm_out(out, a, b);
+}
+
+template <typename F>
+void forEachSlice(int64_t n, int64_t elementsPerSlice, const F& f) {
+  const int64_t grain =
+      std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, elementsPerSlice));
+  at::parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
+}
+
+struct CausalAttentionFunction : public torch::autograd::Function<CausalAttentionFunction> {
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qIn,
+                               const torch::Tensor& kIn, const torch::Tensor& vIn, double scale) {
+    auto q = qIn.contiguous(), k = kIn.contiguous(), v = vIn.contiguous();  // (N, T, D)
+    const int64_t N = q.size(0), T = q.size(1), D = q.size(2);
+    auto p = torch::empty({N, T, T}, q.options());  // (N, T, T); row i valid in [0, i]
+    auto y = torch::empty({N, T, D}, q.options());  // (N, T, D)
+    for (int64_t r0 = 0; r0 < T; r0 += kBlockRows) {
+      const int64_t r1 = std::min(T, r0 + kBlockRows);
+      auto scores = p.slice(1, r0, r1).slice(2, 0, r1);  // (N, r1 - r0, r1)
+      bmmInto(scores, q.slice(1, r0, r1), k.slice(1, 0, r1).transpose(1, 2));
+      AT_DISPATCH_FLOATING_TYPES(p.scalar_type(), "depthlab_causal_softmax", [&] {
+        scalar_t* pp = p.data_ptr<scalar_t>();
+        forEachSlice(N, (r1 - r0) * r1, [&](int64_t n) {
+          kernels::causalSoftmaxForward(pp + n * T * T + r0 * T, r0, r1 - r0, r1, T,
+                                        static_cast<scalar_t>(scale));
+        });
+      });
+      bmmInto(y.slice(1, r0, r1), scores, v.slice(1, 0, r1));
+    }
+    ctx->save_for_backward({q, k, v, p});
+    ctx->saved_data["scale"] = scale;
+    return y;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &q = saved[0], &k = saved[1], &v = saved[2], &p = saved[3];
+    const double scale = ctx->saved_data["scale"].toDouble();
+    auto dy = grads[0].contiguous();  // (N, T, D)
+    const int64_t N = q.size(0), T = q.size(1), D = q.size(2);
+    auto ds = torch::empty({N, T, T}, q.options());  // gradient of the scaled scores
+    auto dq = torch::empty({N, T, D}, q.options());
+    auto dk = torch::empty({N, T, D}, q.options());
+    auto dv = torch::empty({N, T, D}, q.options());
+    for (int64_t r0 = 0; r0 < T; r0 += kBlockRows) {  // query rows: dp, ds, dq
+      const int64_t r1 = std::min(T, r0 + kBlockRows);
+      auto block = ds.slice(1, r0, r1).slice(2, 0, r1);  // (N, r1 - r0, r1)
+      bmmInto(block, dy.slice(1, r0, r1), v.slice(1, 0, r1).transpose(1, 2));  // dp
+      AT_DISPATCH_FLOATING_TYPES(p.scalar_type(), "depthlab_causal_softmax_backward", [&] {
+        const scalar_t* pp = p.data_ptr<scalar_t>();
+        scalar_t* dsp = ds.data_ptr<scalar_t>();
+        forEachSlice(N, (r1 - r0) * r1, [&](int64_t n) {
+          const int64_t at = n * T * T + r0 * T;
+          kernels::causalSoftmaxBackward(pp + at, dsp + at, r0, r1 - r0, r1, T,
+                                         static_cast<scalar_t>(scale));
+        });
+      });
+      bmmInto(dq.slice(1, r0, r1), block, k.slice(1, 0, r1));
+    }
+    for (int64_t c0 = 0; c0 < T; c0 += kBlockRows) {  // key columns: rows c0.. see them
+      const int64_t c1 = std::min(T, c0 + kBlockRows);
+      bmmInto(dv.slice(1, c0, c1), p.slice(1, c0, T).slice(2, c0, c1).transpose(1, 2),
+                  dy.slice(1, c0, T));
+      bmmInto(dk.slice(1, c0, c1), ds.slice(1, c0, T).slice(2, c0, c1).transpose(1, 2),
+                  q.slice(1, c0, T));
+    }
+    return {dq, dk, dv, torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor fusedCausalAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                   const torch::Tensor& v, double scale) {
+  return CausalAttentionFunction::apply(q, k, v, scale);
+}
+
+}  // namespace depthlab::model
