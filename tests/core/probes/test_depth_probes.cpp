@@ -68,6 +68,35 @@ TEST(DepthProbes, PostLnHasNoPreNormOutputs) {
   for (float v : r.normVarAttn) EXPECT_TRUE(std::isnan(v));
 }
 
+TEST(DepthProbes, EveryBlockPruningEntryEqualsThatRunEvaluatedAlone) {
+  // Every (l, n) entry of the sweep, computed from the prefix cache with the evaluations dealt
+  // over 1 and 2 threads, is that run's own loss, including n = L - l (only the final norm and
+  // head run).
+  auto c = test::smallConfig(5);
+  c.model.embedStd = 1.0;
+  const int threads = torch::get_num_threads();
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    SCOPED_TRACE(scheme);
+    auto m = build(c, scheme);
+    auto x = tokensFor(c);
+    const double full = probes::lossWithout(m, x, x, std::vector<bool>(5, false), false);
+    for (int t : {1, 2}) {
+      torch::set_num_threads(t);
+      auto block = probes::blockPruning(m, x, x, {}, false);
+      for (int l = 0; l < 5; ++l) {
+        for (int n = 1; l + n <= 5; ++n) {
+          std::vector<bool> skip(5, false);
+          for (int k = l; k < l + n; ++k) skip[k] = true;
+          EXPECT_NEAR(block.delta[l * 5 + (n - 1)], probes::lossWithout(m, x, x, skip, false) - full,
+                      1e-5)
+              << "l " << l << " n " << n << " threads " << t;
+        }
+      }
+    }
+  }
+  torch::set_num_threads(threads);
+}
+
 TEST(DepthProbes, LazyClassification) {
   auto c = probes::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, 0.05, 0.2);
   EXPECT_EQ(c.lazy, 1);
