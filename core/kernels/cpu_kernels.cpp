@@ -125,62 +125,63 @@ void mergeHeads(const T* dy, T* dx, int64_t begin, int64_t end, int64_t Tlen, in
 }
 
 
-// The float loops are compiled for AVX-512 and AVX2 as well (picked at load time), so the
-// polynomial runs 16 or 8 lanes wide where the CPU has them.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void swigluForward(const float* gu, float* h, int64_t begin, int64_t end, int64_t F) {
+namespace {
+
+template <typename T, typename Exp>
+__attribute__((always_inline)) inline void swigluForwardRows(const T* gu, T* h, int64_t begin,
+                                                             int64_t end, int64_t F, Exp expOf) {
   for (int64_t i = begin; i < end; ++i) {
-    const float* g = gu + i * 2 * F;
-    const float* u = g + F;
-    float* hr = h + i * F;
+    const T* g = gu + i * 2 * F;
+    const T* u = g + F;
+    T* hr = h + i * F;
 #pragma omp simd
-    for (int64_t j = 0; j < F; ++j) hr[j] = g[j] / (1.0f + expFloat(-g[j])) * u[j];
+    for (int64_t j = 0; j < F; ++j) hr[j] = g[j] / (T(1) + expOf(-g[j])) * u[j];
   }
 }
 
-void swigluForward(const double* gu, double* h, int64_t begin, int64_t end, int64_t F) {
+template <typename T, typename Exp>
+__attribute__((always_inline)) inline void swigluBackwardRows(const T* dh, const T* gu, T* dgu,
+                                                              int64_t begin, int64_t end,
+                                                              int64_t F, Exp expOf) {
   for (int64_t i = begin; i < end; ++i) {
-    const double* g = gu + i * 2 * F;
-    const double* u = g + F;
-    double* hr = h + i * F;
-    for (int64_t j = 0; j < F; ++j) hr[j] = g[j] / (1.0 + std::exp(-g[j])) * u[j];
+    const T* g = gu + i * 2 * F;
+    const T* u = g + F;
+    const T* dhr = dh + i * F;
+    T* dg = dgu + i * 2 * F;
+    T* du = dg + F;
+#pragma omp simd
+    for (int64_t j = 0; j < F; ++j) {
+      const T s = T(1) / (T(1) + expOf(-g[j]));
+      const T gs = g[j] * s;
+      du[j] = dhr[j] * gs;
+      dg[j] = dhr[j] * u[j] * (s + gs * (T(1) - s));
+    }
   }
+}
+
+}  // namespace
+
+// The float loops are compiled for AVX-512 and AVX2 as well (picked at load time), so the
+// polynomial exp runs 16 or 8 lanes wide where the CPU has them; double (gradient checks)
+// uses libm's exp.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void swigluForward(const float* gu, float* h, int64_t begin, int64_t end, int64_t F) {
+  swigluForwardRows(gu, h, begin, end, F, [](float x) { return expFloat(x); });
+}
+
+void swigluForward(const double* gu, double* h, int64_t begin, int64_t end, int64_t F) {
+  swigluForwardRows(gu, h, begin, end, F, [](double x) { return std::exp(x); });
 }
 
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void swigluBackward(const float* dh, const float* gu, float* dgu, int64_t begin, int64_t end,
                     int64_t F) {
-  for (int64_t i = begin; i < end; ++i) {
-    const float* g = gu + i * 2 * F;
-    const float* u = g + F;
-    const float* dhr = dh + i * F;
-    float* dg = dgu + i * 2 * F;
-    float* du = dg + F;
-#pragma omp simd
-    for (int64_t j = 0; j < F; ++j) {
-      const float s = 1.0f / (1.0f + expFloat(-g[j]));
-      const float gs = g[j] * s;
-      du[j] = dhr[j] * gs;
-      dg[j] = dhr[j] * u[j] * (s + gs * (1.0f - s));
-    }
-  }
+  swigluBackwardRows(dh, gu, dgu, begin, end, F, [](float x) { return expFloat(x); });
 }
 
 void swigluBackward(const double* dh, const double* gu, double* dgu, int64_t begin, int64_t end,
                     int64_t F) {
-  for (int64_t i = begin; i < end; ++i) {
-    const double* g = gu + i * 2 * F;
-    const double* u = g + F;
-    const double* dhr = dh + i * F;
-    double* dg = dgu + i * 2 * F;
-    double* du = dg + F;
-    for (int64_t j = 0; j < F; ++j) {
-      const double s = 1.0 / (1.0 + std::exp(-g[j]));
-      const double gs = g[j] * s;
-      du[j] = dhr[j] * gs;
-      dg[j] = dhr[j] * u[j] * (s + gs * (1.0 - s));
-    }
-  }
+  swigluBackwardRows(dh, gu, dgu, begin, end, F, [](double x) { return std::exp(x); });
 }
 
 void adamUpdate(float* p, const float* g, float* m, float* v, int64_t begin, int64_t end,

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "kernels/attention_kernels.h"
+#include "model/cpu_parallel.h"
 
 namespace depthlab::model {
 
@@ -26,9 +27,7 @@ void bmmInto(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) 
 
 template <typename F>
 void forEachSlice(int64_t n, int64_t elementsPerSlice, const F& f) {
-  const int64_t grain =
-      std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, elementsPerSlice));
-  at::parallel_for(0, n, grain, [&](int64_t b, int64_t e) {
+  at::parallel_for(0, n, grainFor(elementsPerSlice), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) f(i);
   });
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/cpu_kernels.h"
+#include "model/cpu_parallel.h"
 
 namespace depthlab::model {
 
@@ -16,10 +17,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-int64_t grainFor(int64_t elementsPerUnit) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, elementsPerUnit));
-}
 
 constexpr int64_t kRowsPerBlock = 64;  // rows per partial sum of the norm weight gradient
 

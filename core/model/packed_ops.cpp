@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "kernels/cpu_kernels.h"
+#include "model/cpu_parallel.h"
 
 namespace depthlab::model {
 
@@ -14,10 +15,6 @@ namespace {
 
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
-
-int64_t grainFor(int64_t elementsPerUnit) {
-  return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, elementsPerUnit));
-}
 
 struct QkvHeadsFunction : public torch::autograd::Function<QkvHeadsFunction> {
   static variable_list forward(AutogradContext* ctx, const torch::Tensor& qkv,

@@ -13,15 +13,27 @@
 
 using namespace depthlab;
 
-TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
-  test::TempDir dir;
+namespace {
+
+// A stand-in torch2 environment in `dir`: its python answers the version query with 9.9.9 and
+// runs `reference` (shell lines that print the reference's JSON) otherwise. Returns its path.
+std::string standInVenv(test::TempDir& dir, const std::string& reference) {
   const std::string venv = dir.file("torch2-9.9.9");
   std::filesystem::create_directories(venv + "/bin");
   test::writeFile(venv + "/bin/python",
                   "#!/bin/sh\n"
-                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n"
-                  "echo '{\"tokens_per_s\": 1000.0, \"seconds\": 1.0}'\n");
+                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n" +
+                      reference);
   std::filesystem::permissions(venv + "/bin/python", std::filesystem::perms::owner_all);
+  return venv;
+}
+
+}  // namespace
+
+TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
+  test::TempDir dir;
+  const std::string venv =
+      standInVenv(dir, "echo '{\"tokens_per_s\": 1000.0, \"seconds\": 1.0}'\n");
   const std::string base = std::string(DEPTHLAB_CLI_PATH) + " bench train --preset tiny --steps 2 --json";
   std::string out;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + base + " 2>/dev/null", &out), 0) << out;
@@ -38,18 +50,13 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
 
 TEST(BenchTrain, RoundsReportTheMedianOfEachRoundsRatio) {
   test::TempDir dir;
-  const std::string venv = dir.file("torch2-9.9.9");
-  std::filesystem::create_directories(venv + "/bin");
-  // The stand-in reference gets slower every round (1000, 500, 250 tokens/s), so the median of
-  // the rounds' ratios differs from the ratio of the medians.
-  test::writeFile(venv + "/bin/python",
-                  "#!/bin/sh\n"
-                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n"
-                  "n=$(cat " + dir.file("calls") + " 2>/dev/null || echo 0); n=$((n+1)); "
-                  "echo $n > " + dir.file("calls") + "\n"
-                  "case $n in 1) t=1000.0;; 2) t=500.0;; *) t=250.0;; esac\n"
-                  "echo \"{\\\"tokens_per_s\\\": $t, \\\"seconds\\\": 1.0}\"\n");
-  std::filesystem::permissions(venv + "/bin/python", std::filesystem::perms::owner_all);
+  // The stand-in reference gets slower every round (1000, 500, 250 tokens/s): every round has
+  // its own ratio, and the one reported must be their median, each from its own round's C++.
+  const std::string calls = dir.file("calls");
+  const std::string venv = standInVenv(
+      dir, "n=$(cat " + calls + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + calls + "\n"
+           "case $n in 1) t=1000.0;; 2) t=500.0;; *) t=250.0;; esac\n"
+           "echo \"{\\\"tokens_per_s\\\": $t, \\\"seconds\\\": 1.0}\"\n");
   std::string out;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
                                  " bench train --preset tiny --steps 2 --rounds 3 --json 2>/dev/null",
