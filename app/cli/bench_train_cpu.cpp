@@ -69,11 +69,8 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     stepMs.insert(stepMs.end(), r.stepMs.begin(), r.stepMs.end());
     faults += r.cppPageFaultsPerStep / static_cast<double>(rounds.size());
   }
-  const auto sortedSteps = [&] {
-    auto v = stepMs;
-    std::sort(v.begin(), v.end());
-    return v;
-  }();
+  auto sortedSteps = stepMs;  // every round's updates
+  std::sort(sortedSteps.begin(), sortedSteps.end());
   const double cppMedian = median(cppTokens);
   const auto debian = summarise(rounds, false), newest = summarise(rounds, true);
   const auto& first = rounds.front();

@@ -3,7 +3,6 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <chrono>
 #include <sys/resource.h>
 
@@ -82,10 +81,6 @@ TrainBenchResult runTrainBench(const experiment::ExperimentConfig& input, const 
     dt += each.back();
   }
   for (double e : each) r.stepMs.push_back(1e3 * e);
-  std::sort(each.begin(), each.end());
-  r.stepMsMin = 1e3 * each.front();
-  r.stepMsMedian = 1e3 * each[each.size() / 2];
-  r.stepMsMax = 1e3 * each.back();
   r.cppPageFaultsPerStep = static_cast<double>(minorFaults() - faults0) / steps;
   r.cppResidentMb = residentMb();
   r.cppTokensPerSecond = static_cast<double>(B) * T * steps / dt;

@@ -25,9 +25,8 @@ struct TrainBenchResult {
   bool rowSplit = true;                        // ... and with train/row_split on 2+ threads
   double cppPageFaultsPerStep = 0;             // minor page faults per timed C++ update
   double cppResidentMb = 0;                    // this process's resident set after them
-  double stepMsMin = 0, stepMsMedian = 0, stepMsMax = 0;  // the C++ updates' spread (noise, or
-                                                          // a slow mode that lasts a whole run)
-  std::vector<double> stepMs;                  // every timed C++ update, in order
+  std::vector<double> stepMs;                  // every timed C++ update, in order (its spread:
+                                               // noise, or a slow mode lasting a whole run)
 };
 
 /// The config both sides of the comparison run: byte vocabulary, one micro-batch, constant lr.
