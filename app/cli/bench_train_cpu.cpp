@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include "bench/train_bench.h"
 #include "bench_baselines.h"
+#include "util/openblas_kernels.h"
 
 namespace depthlab::cli {
 
@@ -81,6 +83,7 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
                         {"batch", config.optim.batchSize}, {"seq", m.seqLen},
                         {"threads", first.threads}, {"fused_kernels", first.fusedKernels},
                         {"row_split", first.rowSplit}, {"rounds", rounds.size()},
+                        {"openblas_kernels", util::openBlasCore()},
                         {"cpp_tokens_per_s", cppMedian},
                         {"cpp_page_faults_per_step", faults},
                         {"cpp_resident_mb", rounds.back().cppResidentMb},
@@ -122,6 +125,11 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
               (std::string(first.fusedKernels ? "" : ", C++ unfused") +
                (first.rowSplit || first.threads == 1 ? "" : ", C++ every op over the threads"))
                   .c_str());
+  if (const auto core = util::openBlasCore(); !core.empty()) {
+    const char* forced = std::getenv("OPENBLAS_CORETYPE");
+    std::printf("  OpenBLAS kernels: %s%s (C++ and PyTorch 1.13 alike)\n", core.c_str(),
+                forced && *forced ? " (OPENBLAS_CORETYPE)" : "");
+  }
   if (several) {
     for (size_t i = 0; i < rounds.size(); ++i) {
       const auto& r = rounds[i];

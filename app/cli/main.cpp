@@ -4,8 +4,10 @@
 
 #include "cli_common.h"
 #include "util/allocator_tuning.h"
+#include "util/openblas_kernels.h"
 
 int main(int argc, char** argv) {
+  depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
   if (int rc = depthlab::cli::runExportIfAsked(argc, argv); rc >= 0) return rc;
   depthlab::util::keepFreedMemoryForReuse();  // this process trains: no page-fault churn
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};

@@ -13,6 +13,7 @@
 #include "dashboard/group_dashboard.h"
 #include "export/figure_dialog.h"
 #include "main_window.h"
+#include "util/openblas_kernels.h"
 #include "util/paths.h"
 
 static bool haveDisplay() {
@@ -22,6 +23,7 @@ static bool haveDisplay() {
 }
 
 int main(int argc, char** argv) {
+  depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
   if (!haveDisplay()) {
     std::fprintf(stderr,
                  "depthlab: no display found (DISPLAY/WAYLAND_DISPLAY unset).\n"

@@ -1,0 +1,54 @@
+// OpenBLAS's kernels on CPUs newer than it (util/openblas_kernels.h): which fallback cores are
+// replaced by what, that a choice the user made stands, and that depthlab-cli, started without
+// OPENBLAS_CORETYPE, runs the kernels this CPU deserves.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "util/openblas_kernels.h"
+
+using namespace depthlab::util;
+
+TEST(OpenBlasKernels, OnlyPreAvx2FallbacksAreReplaced) {
+  const CpuVectorFeatures avx512{true, true, true}, avx2{true, true, false}, old{false, false, false};
+  EXPECT_EQ(betterOpenBlasCore("Prescott", avx512), "SkylakeX");  // Emerald Rapids, measured
+  EXPECT_EQ(betterOpenBlasCore("prescott", avx2), "Haswell");
+  EXPECT_EQ(betterOpenBlasCore("Sandybridge", avx512), "SkylakeX");  // AVX without FMA kernels
+  EXPECT_EQ(betterOpenBlasCore("Nehalem", avx2), "Haswell");
+  EXPECT_EQ(betterOpenBlasCore("Prescott", old), "");  // nothing better to run
+  for (const char* good : {"Haswell", "SkylakeX", "Cooperlake", "Zen", "SapphireRapids"}) {
+    EXPECT_EQ(betterOpenBlasCore(good, avx512), "") << good;  // a known core stands
+  }
+  EXPECT_EQ(betterOpenBlasCore("", avx512), "");  // no OpenBLAS in the process
+}
+
+namespace {
+// Runs `command` and returns what it printed.
+std::string output(const std::string& command) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  std::string out;
+  if (!pipe) return out;
+  std::array<char, 256> buf{};
+  while (fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+  return out;
+}
+}  // namespace
+
+TEST(OpenBlasKernels, TheCliRunsTheKernelsThisCpuDeserves) {
+  const std::string here = openBlasCore();
+  if (here.empty()) GTEST_SKIP() << "LibTorch here does not use OpenBLAS (pip's torch: MKL)";
+  // `bench train --steps 1 --cpp-only --json` reports the kernels the CLI ran with.
+  const std::string cli = std::string(DEPTHLAB_CLI_PATH) +
+                          " bench train --preset tiny --steps 1 --cpp-only --json 2>&1";
+  const std::string fresh = output("env -u OPENBLAS_CORETYPE " + cli);
+  const auto at = fresh.find("\"openblas_kernels\": \"");
+  ASSERT_NE(at, std::string::npos) << fresh;
+  const std::string core = fresh.substr(at + 21, fresh.find('"', at + 21) - at - 21);
+  EXPECT_EQ(betterOpenBlasCore(core, cpuVectorFeatures()), "") << "still on fallback kernels: " << core;
+  // A core the user chose stands.
+  const std::string chosen = output("env OPENBLAS_CORETYPE=Prescott " + cli);
+  EXPECT_NE(chosen.find("\"openblas_kernels\": \"prescott\""), std::string::npos) << chosen;
+}
