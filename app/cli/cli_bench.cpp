@@ -276,23 +276,30 @@ void addBenchGui(CLI::App* bench) {
 
 void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
   static std::string probePreset = "cpu-demo", probeScheme = "lns";
-  static int probeThreads = 1;
+  static int probeThreads = 1, probePruneSequences = -1;
   static std::string probeDevice = "cpu";
   auto* probes = bench->add_subcommand("probes", "Time of each depth probe and the default cadence's overhead");
   probes->add_option("--preset", probePreset, "Preset")->capture_default_str();
   probes->add_option("--scheme", probeScheme, "Scheme")->capture_default_str();
   probes->add_option("--threads", probeThreads, "Intra-op threads")->capture_default_str();
   probes->add_option("--device", probeDevice, "cpu, cuda or cuda:N")->capture_default_str();
+  probes->add_option("--prune-sequences", probePruneSequences,
+                     "Probe sequences the pruning sweeps evaluate (0 = all; default: the preset's)")
+      ->check(CLI::Range(0, 1 << 20));
   probes->callback([&g] {
     auto c = experiment::presetConfig(probePreset);
     if (!c) throw std::runtime_error("unknown preset '" + probePreset + "'");
+    if (probePruneSequences >= 0) c->probes.pruneSequences = probePruneSequences;
     auto r = bench::runProbeBench(*c, probeScheme, probeThreads, probeDevice);
     if (g.json) {
       nlohmann::json j = {{"preset", probePreset}, {"device", r.device},
                           {"replayed", r.replayed}, {"step_seconds", r.stepSeconds},
                           {"steps", r.steps}, {"scheduled_seconds", r.scheduledSeconds},
                           {"inline_percent", r.inlinePercent},
-                          {"overhead_percent", r.overheadPercent}};
+                          {"overhead_percent", r.overheadPercent},
+                          {"probe_sequences", c->probes.probeBatch},
+                          {"prune_sequences", depthlab::probes::pruningRows(c->probes.probeBatch,
+                                                                  c->probes.pruneSequences).size()}};
       if (r.besideTraining) {
         const auto& b = r.beside;
         j["beside"] = {{"train_seconds", b.trainSeconds}, {"held_seconds", b.heldSeconds},
@@ -306,6 +313,9 @@ void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
     }
     std::printf("bench probes: %s (%s) on %s, %d steps, one update %.1f ms\n", probePreset.c_str(),
                 probeScheme.c_str(), r.device.c_str(), r.steps, r.stepSeconds * 1000);
+    std::printf("  probe batch %d sequences; the pruning sweeps evaluate %zu of them "
+                "(--prune-sequences)\n", c->probes.probeBatch,
+                depthlab::probes::pruningRows(c->probes.probeBatch, c->probes.pruneSequences).size());
     for (const auto& p : r.probes) {
       std::printf("  %-14s %9.1f ms per run, %4d runs at the default cadence = %6.2f s\n",
                   p.name.c_str(), p.seconds * 1000, p.runs, p.seconds * p.runs);

@@ -160,6 +160,10 @@ std::vector<ConfigField> probesFields() {
           atLeast(0, "must be >= 0 (0 = never)")),
     FIELD(probes, pruningEvery, "Pruning sweep every",
           "steps between single-layer pruning sweeps", atLeast(0, "must be >= 0 (0 = never)")),
+    FIELD(probes, pruneSequences, "Pruning sequences",
+          "probe sequences (evenly spaced, fixed) the pruning sweeps evaluate, 0 = all; every "
+          "delta carries its standard error over them",
+          atLeast(0, "must be >= 0 (0 = all)")),
     FIELD(probes, blockPruningAtEnd, "block pruning at the end",
           "the (l, n) block-pruning matrix at the end of the run", std::nullopt),
     FIELD(probes, jacobianEvery, "Jacobian every", "steps between Jacobian-to-identity estimates",

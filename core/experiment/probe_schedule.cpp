@@ -23,10 +23,25 @@ ProbeSchedule::ProbeSchedule(const ProbeConfig& config, const data::TokenDataset
   auto opts = torch::TensorOptions().dtype(torch::kInt64);
   m_inputs = torch::from_blob(b.inputs.data(), {b.batch, b.seqLen}, opts).clone().to(device);
   m_targets = torch::from_blob(b.targets.data(), {b.batch, b.seqLen}, opts).clone().to(device);
+  selectPruningRows();
 }
 
 ProbeSchedule::ProbeSchedule(const ProbeConfig& config, torch::Tensor inputs, torch::Tensor targets)
-    : m_config(config), m_inputs(std::move(inputs)), m_targets(std::move(targets)) {}
+    : m_config(config), m_inputs(std::move(inputs)), m_targets(std::move(targets)) {
+  selectPruningRows();
+}
+
+void ProbeSchedule::selectPruningRows() {
+  const auto rows = probes::pruningRows(m_inputs.size(0), m_config.pruneSequences);
+  if (static_cast<int64_t>(rows.size()) == m_inputs.size(0)) {
+    m_pruneInputs = m_inputs;
+    m_pruneTargets = m_targets;
+    return;
+  }
+  auto index = torch::tensor(rows, torch::kInt64).to(m_inputs.device());
+  m_pruneInputs = m_inputs.index_select(0, index);
+  m_pruneTargets = m_targets.index_select(0, index);
+}
 
 std::set<std::string> ProbeSchedule::dueAt(int64_t step, bool final) const {
   std::set<std::string> which;
@@ -84,20 +99,26 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
                       : probes::EvaluationProgress();
   };
   if (which.count("block_pruning")) {
-    auto bp = probes::blockPruning(model, m_inputs, m_targets, f.angularMatrix,
+    auto bp = probes::blockPruning(model, m_pruneInputs, m_pruneTargets, f.angularMatrix,
                                    m_config.pruneRenumber, evaluations("block_pruning"));
     out.matrix(step, metrics::kBlockPrune, L, L, bp.delta);
+    out.matrix(step, metrics::kBlockPruneError, L, L, bp.standardError);
     out.layer(step, metrics::kBlockPruneBestStart, bp.bestStart);
     if (which.count("pruning")) {  // column n = 1: block l alone removed
-      std::vector<float> single;
-      for (int l = 0; l < L; ++l) single.push_back(bp.delta[static_cast<size_t>(l) * L]);
+      std::vector<float> single, error;
+      for (int l = 0; l < L; ++l) {
+        single.push_back(bp.delta[static_cast<size_t>(l) * L]);
+        error.push_back(bp.standardError[static_cast<size_t>(l) * L]);
+      }
       out.layer(step, metrics::kPruneDelta, single);
+      out.layer(step, metrics::kPruneDeltaError, error);
       if (m_progress) m_progress("pruning", L, L);
     }
   } else if (which.count("pruning")) {
-    out.layer(step, metrics::kPruneDelta,
-              probes::singleLayerPruning(model, m_inputs, m_targets, m_config.pruneRenumber,
-                                         evaluations("pruning")));
+    auto sweep = probes::singleLayerPruning(model, m_pruneInputs, m_pruneTargets,
+                                            m_config.pruneRenumber, evaluations("pruning"));
+    out.layer(step, metrics::kPruneDelta, sweep.delta);
+    out.layer(step, metrics::kPruneDeltaError, sweep.standardError);
   }
   if (which.count("jacobian")) {
     out.layer(step, metrics::kJacobianIdentity,

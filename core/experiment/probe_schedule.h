@@ -2,15 +2,18 @@
 // cadence of ProbeConfig and turns their arrays into run-store rows. The probe functions stay
 // pure; this is where cadence and metric names live.
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
-// block_influence, effectiveness, prune_delta, jacobian_identity, block_prune_best_start;
-// matrices: angular (L x L), block_prune (L x L); scalars: loss_probe, lazy_layers,
-// low_layers, lazy_ratio, probe_seconds.
+// block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
+// block_prune_best_start; matrices: angular (L x L), block_prune, block_prune_se (L x L);
+// scalars: loss_probe, lazy_layers, low_layers, lazy_ratio, probe_seconds.
+// The pruning sweeps evaluate `pruneSequences` of the probe batch's rows, evenly spaced
+// (probes::pruningRows), the other families all of them.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <functional>
 #include <set>
+#include <vector>
 #include <string>
 
 #include "data/token_dataset.h"
@@ -48,7 +51,9 @@ class ProbeSchedule {
 
  private:
   ProbeConfig m_config;
-  torch::Tensor m_inputs, m_targets;  // (B, T) probe batch
+  void selectPruningRows();
+  torch::Tensor m_inputs, m_targets;              // (B, T) probe batch
+  torch::Tensor m_pruneInputs, m_pruneTargets;    // (B', T) the rows the pruning sweeps use
   Progress m_progress;
 };
 

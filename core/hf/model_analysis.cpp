@@ -175,6 +175,7 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
   probes::ProbeConfig pc;
   pc.probeBatch = o.sequences;
+  pc.pruneSequences = 0;  // every sequence asked for, whatever the default
   pc.lastTokenToo = true;
   experiment::ProbeSchedule schedule(pc, inputs, targets);
   auto costs = familyCosts(m.config.model, pc.jacobianSamples);

@@ -38,14 +38,25 @@ torch::Tensor lossTensor(const torch::Tensor& logits, const torch::Tensor& targe
       logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
 }
 
+// (B) mean cross-entropy of each sequence in float32, on the logits' device: the pruning
+// sweeps' paired per-sequence losses.
+torch::Tensor sequenceLosses(const torch::Tensor& logits, const torch::Tensor& targets) {
+  namespace F = torch::nn::functional;
+  auto perToken = F::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32),
+                                   targets.reshape({-1}),
+                                   F::CrossEntropyFuncOptions().reduction(torch::kNone));
+  return perToken.view({targets.size(0), -1}).mean(1);
+}
+
 double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
   return lossTensor(logits, targets).item<double>();
 }
 
-// (n) float64 values of n scalar tensors, in one device-to-host copy.
-std::vector<double> hostValues(const std::vector<torch::Tensor>& scalars) {
-  if (scalars.empty()) return {};
-  auto host = torch::stack(scalars).to(torch::kCPU, torch::kFloat64).contiguous();
+// The float64 values of n same-shaped tensors (scalars, or (B) rows), row after row, in one
+// device-to-host copy.
+std::vector<double> hostValues(const std::vector<torch::Tensor>& parts) {
+  if (parts.empty()) return {};
+  auto host = torch::stack(parts).to(torch::kCPU, torch::kFloat64).contiguous();
   return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + host.numel());
 }
 
@@ -254,18 +265,18 @@ std::vector<double> renumberedScales(model::Decoder& model, const std::vector<bo
 // evaluations start at the first removed block instead of the embedding.
 struct PrefixCache {
   std::vector<torch::Tensor> inputs;  // L+1 entries
-  torch::Tensor fullLoss;             // () on the model's device
+  torch::Tensor fullLosses;           // (B) per sequence, on the model's device
 };
 
 PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
   model::ForwardTrace trace;
   PrefixCache c;
-  c.fullLoss = lossTensor(model->forward(inputs, {}, &trace), targets);
+  c.fullLosses = sequenceLosses(model->forward(inputs, {}, &trace), targets);
   c.inputs = std::move(trace.blockInputs);
   return c;
 }
 
-// () the loss with the blocks in `skip` removed, left on the device.
+// (B) the per-sequence losses with the blocks in `skip` removed, left on the device.
 torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
                          const torch::Tensor& targets, const std::vector<bool>& skip,
                          bool renumber) {
@@ -274,14 +285,14 @@ torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
   model::ForwardOptions opts;
   opts.skip = skip;
   if (renumber) opts.scaleOverride = renumberedScales(model, skip);
-  if (first == model->nLayers()) return cache.fullLoss;
-  return lossTensor(model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts),
-                    targets);
+  if (first == model->nLayers()) return cache.fullLosses;
+  return sequenceLosses(
+      model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets);
 }
 
-// () the loss of each skip set, in order, left on the device. On the CPU the evaluations are
-// shared out over as many threads as the caller has intra-op threads, each running whole
-// forward passes single-threaded (train/thread_share.h); elsewhere they run in turn.
+// (B) the per-sequence losses of each skip set, in order, left on the device. On the CPU the
+// evaluations are shared out over as many threads as the caller has intra-op threads, each
+// running whole forward passes single-threaded (train/thread_share.h); elsewhere in turn.
 // `progress` hears (done, total) from the calling thread only.
 std::vector<torch::Tensor> prunedLosses(model::Decoder& model, const PrefixCache& cache,
                                         const torch::Tensor& targets,
@@ -325,9 +336,21 @@ double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const tor
   return lossOf(model->forward(inputs, opts), targets);
 }
 
-std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
-                                      const torch::Tensor& targets, bool renumber,
-                                      const EvaluationProgress& progress) {
+// Deltas and standard errors from the host copy of (1 + E, B) per-sequence losses: row 0 the
+// full model's, row 1 + e evaluation e's.
+std::vector<MeanAndError> pairedDeltas(const std::vector<double>& losses, int64_t sequences) {
+  std::vector<MeanAndError> out;
+  const double* full = losses.data();
+  for (size_t row = static_cast<size_t>(sequences); row < losses.size();
+       row += static_cast<size_t>(sequences)) {
+    out.push_back(pairedDifference(losses.data() + row, full, sequences));
+  }
+  return out;
+}
+
+PruningSweep singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
+                                const torch::Tensor& targets, bool renumber,
+                                const EvaluationProgress& progress) {
   torch::NoGradGuard ng;
   EvalScope scope(model);
   const int L = model->nLayers();
@@ -338,12 +361,14 @@ std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor
     skips.push_back(none);
     skips.back()[static_cast<size_t>(l)] = true;
   }
-  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then block l removed
+  std::vector<torch::Tensor> losses = {cache.fullLosses};  // full, then block l removed
   for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
-  const auto v = hostValues(losses);
-  std::vector<float> delta;
-  for (int l = 0; l < L; ++l) delta.push_back(static_cast<float>(v[static_cast<size_t>(l) + 1] - v[0]));
-  return delta;
+  PruningSweep r;
+  for (const auto& d : pairedDeltas(hostValues(losses), targets.size(0))) {
+    r.delta.push_back(static_cast<float>(d.mean));
+    r.standardError.push_back(static_cast<float>(d.standardError));
+  }
+  return r;
 }
 
 BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
@@ -356,6 +381,7 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
   std::vector<bool> none(static_cast<size_t>(L), false);
   BlockPruning r;
   r.delta.assign(static_cast<size_t>(L) * L, kNaN);
+  r.standardError.assign(static_cast<size_t>(L) * L, kNaN);
   r.bestStart.assign(static_cast<size_t>(L), kNaN);
   std::vector<std::vector<bool>> skips;  // (l, n) row by row: blocks l..l+n-1 removed
   for (int l = 0; l < L; ++l) {
@@ -364,13 +390,15 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
       for (int k = l; k < l + n; ++k) skips.back()[static_cast<size_t>(k)] = true;
     }
   }
-  std::vector<torch::Tensor> losses = {cache.fullLoss};  // full, then (l, n) row by row
+  std::vector<torch::Tensor> losses = {cache.fullLosses};  // full, then (l, n) row by row
   for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
-  const auto v = hostValues(losses);
-  size_t k = 1;
+  const auto deltas = pairedDeltas(hostValues(losses), targets.size(0));
+  size_t k = 0;
   for (int l = 0; l < L; ++l) {
-    for (int n = 1; l + n <= L; ++n) {
-      r.delta[static_cast<size_t>(l) * L + (n - 1)] = static_cast<float>(v[k++] - v[0]);
+    for (int n = 1; l + n <= L; ++n, ++k) {
+      r.delta[static_cast<size_t>(l) * L + (n - 1)] = static_cast<float>(deltas[k].mean);
+      r.standardError[static_cast<size_t>(l) * L + (n - 1)] =
+          static_cast<float>(deltas[k].standardError);
     }
   }
   if (angular.size() == static_cast<size_t>(L) * L) {

@@ -50,16 +50,24 @@ double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const tor
 /// Told after each pruned evaluation is queued: (done, total). Optional.
 using EvaluationProgress = std::function<void(int done, int total)>;
 
-/// (L) loss(block l removed) - loss(full model).
-std::vector<float> singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
-                                      const torch::Tensor& targets, bool renumber,
-                                      const EvaluationProgress& progress = {});
+/// Pruning deltas with their error bars. A delta is the mean over the B probe sequences of
+/// (pruned loss - full loss) on each sequence, which is the difference of the batch losses
+/// (every sequence has T tokens); its standard error is the paired deltas' sample standard
+/// deviation / sqrt(B), NaN with one sequence.
+struct PruningSweep {
+  std::vector<float> delta;          // (L) loss(block l removed) - loss(full model)
+  std::vector<float> standardError;  // (L)
+};
+PruningSweep singleLayerPruning(model::Decoder& model, const torch::Tensor& inputs,
+                                const torch::Tensor& targets, bool renumber,
+                                const EvaluationProgress& progress = {});
 
 struct BlockPruning {
-  std::vector<float> delta;       // (L x L) row l, column n-1: loss(n blocks from l removed)
-                                  // - loss(full); NaN where l + n > L
-  std::vector<float> bestStart;   // (L) for n = 1..L: l*(n) = argmin_l d(x_l, x_{l+n})
-                                  // (Gromov et al.), NaN past n = L
+  std::vector<float> delta;          // (L x L) row l, column n-1: loss(n blocks from l removed)
+                                     // - loss(full); NaN where l + n > L
+  std::vector<float> standardError;  // (L x L) the delta's standard error (as PruningSweep)
+  std::vector<float> bestStart;      // (L) for n = 1..L: l*(n) = argmin_l d(x_l, x_{l+n})
+                                     // (Gromov et al.), NaN past n = L
 };
 BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
                           const torch::Tensor& targets, const std::vector<float>& angularMatrix,

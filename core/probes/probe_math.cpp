@@ -2,6 +2,7 @@
 #include "probes/probe_math.h"
 
 #include <cmath>
+#include <limits>
 
 namespace depthlab::probes {
 
@@ -35,6 +36,21 @@ double layerEffectiveness(const torch::Tensor& hPrev, const torch::Tensor& h) {
 double blockInfluence(const torch::Tensor& in, const torch::Tensor& out) {
   auto d = angularDistance(in, out).to(torch::kFloat64);         // arccos(cos)/pi
   return 1.0 - torch::cos(d * M_PI).mean().item<double>();
+}
+
+MeanAndError pairedDifference(const double* a, const double* b, int64_t n) {
+  MeanAndError r;
+  if (n <= 0) return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  for (int64_t i = 0; i < n; ++i) r.mean += a[i] - b[i];
+  r.mean /= static_cast<double>(n);
+  if (n < 2) {
+    r.standardError = std::numeric_limits<double>::quiet_NaN();
+    return r;
+  }
+  double squares = 0;  // two passes: the deltas are small differences of similar losses
+  for (int64_t i = 0; i < n; ++i) squares += (a[i] - b[i] - r.mean) * (a[i] - b[i] - r.mean);
+  r.standardError = std::sqrt(squares / static_cast<double>(n - 1) / static_cast<double>(n));
+  return r;
 }
 
 }  // namespace depthlab::probes

@@ -17,6 +17,10 @@ double elementVariance(const torch::Tensor& x);
 double layerEffectiveness(const torch::Tensor& hPrev, const torch::Tensor& h);
 /// ShortGPT's Block Influence: 1 - mean_t cos(in_t, out_t). in, out: (N, C).
 double blockInfluence(const torch::Tensor& in, const torch::Tensor& out);
+/// Mean of the paired differences a_i - b_i (i < n) and its standard error (sample standard
+/// deviation / sqrt(n), float64; NaN when n < 2).
+struct MeanAndError { double mean = 0, standardError = 0; };
+MeanAndError pairedDifference(const double* a, const double* b, int64_t n);
 /// (B, T, C) -> (B*T, C), or (B, C) with the last position only.
 torch::Tensor tokens(const torch::Tensor& x, bool lastTokenOnly);
 

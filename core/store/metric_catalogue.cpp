@@ -46,6 +46,8 @@ const std::vector<Metric>& catalogue() {
        kDashboard | kCompare | kReport, "d(x_l, x_l+1): angular distance between a block's input and output"},
       {kPruneDelta, K::PerLayer, "pruning delta", "nats", S::Linear, C::Diverging, kAllViews,
        "loss increase when the block alone is removed"},
+      {kPruneDeltaError, K::PerLayer, "pruning delta standard error", "nats", S::Linear, C::None,
+       kNoPanel, "standard error of the pruning delta over the probe sequences it was measured on"},
       {kEffectiveness, K::PerLayer, "effectiveness", "", S::Linear, C::Sequential, kDashboard,
        "E_l = ||h_l - h_l-1||^2 / ||h_l||^2: how much the block changes the stream"},
       {kLayerGradNorm, K::PerLayer, "gradient norm per layer", "", S::Log, C::Sequential,
@@ -71,6 +73,8 @@ const std::vector<Metric>& catalogue() {
        C::Sequential, kNoPanel, "the (l, n) angular distance on the last position of each sequence"},
       {kBlockPrune, K::Matrix, "block pruning delta", "nats", S::Linear, C::Diverging, kDashboard,
        "loss increase when n consecutive blocks from l are removed"},
+      {kBlockPruneError, K::Matrix, "block pruning delta standard error", "nats", S::Linear,
+       C::None, kNoPanel, "standard error of the block pruning delta over its probe sequences"},
   };
   return rows;
 }

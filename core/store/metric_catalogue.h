@@ -33,6 +33,7 @@ inline constexpr char kAngularAdjacent[] = "angular_adjacent";
 inline constexpr char kBlockInfluence[] = "block_influence";
 inline constexpr char kEffectiveness[] = "effectiveness";
 inline constexpr char kPruneDelta[] = "prune_delta";
+inline constexpr char kPruneDeltaError[] = "prune_delta_se";  // standard error of prune_delta
 inline constexpr char kBlockPruneBestStart[] = "block_prune_best_start";
 inline constexpr char kJacobianIdentity[] = "jacobian_identity";
 inline constexpr char kLayerGradNorm[] = "grad_norm";
@@ -42,6 +43,7 @@ inline constexpr char kBlockInfluenceLast[] = "block_influence_last";
 // Matrices ((l, n) per step).
 inline constexpr char kAngular[] = "angular";
 inline constexpr char kBlockPrune[] = "block_prune";
+inline constexpr char kBlockPruneError[] = "block_prune_se";  // standard error of block_prune
 inline constexpr char kAngularLast[] = "angular_last";
 
 // --- rows -----------------------------------------------------------------------------------

@@ -104,9 +104,12 @@ TEST(Cuda, ProbesEqualTheCpuKernels) {
   expectRelClose(cpu.effectiveness, gpu.effectiveness, 1e-4, "effectiveness");
   expectRelClose(cpu.angularMatrix, gpu.angularMatrix, 1e-4, "angularMatrix");
   EXPECT_NEAR(cpu.probeLoss, gpu.probeLoss, 1e-4 * cpu.probeLoss);
-  expectRelClose(cpuPrune, probes::singleLayerPruning(m, xg, yg, false), 1e-4, "pruning");
+  const auto gpuPrune = probes::singleLayerPruning(m, xg, yg, false);
+  expectRelClose(cpuPrune.delta, gpuPrune.delta, 1e-4, "pruning");
+  expectRelClose(cpuPrune.standardError, gpuPrune.standardError, 1e-4, "pruning error");
   const auto gpuBlock = probes::blockPruning(m, xg, yg, gpu.angularMatrix, false);
   expectRelClose(cpuBlock.delta, gpuBlock.delta, 1e-4, "blockPruning");
+  expectRelClose(cpuBlock.standardError, gpuBlock.standardError, 1e-4, "blockPruning error");
   expectRelClose(cpuBlock.bestStart, gpuBlock.bestStart, 0, "bestStart");
   expectRelClose(cpuJac, probes::jacobianToIdentity(m, xg, 2, 7), 1e-4, "jacobian");
 }

@@ -2,6 +2,7 @@
 // export both draw with: for the same stored runs, the dashboard's pruning bars and variance
 // curves and the exported pruning and variance figures hold the same data, bar for bar and
 // point for point; and the builders themselves place grouped bars and colour curves by layer.
+// Pruning deltas' standard errors show as error bars and in the hover text.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
@@ -9,12 +10,14 @@
 #include <QApplication>
 
 #include <cmath>
+#include <map>
 #include <memory>
 
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/plot_helpers.h"
 #include "experiment/group_names.h"
 #include "store/metric_catalogue.h"
 #include "support/temp_dir.h"
@@ -124,6 +127,73 @@ TEST(FigureBuilders, TheExportedPruningFigureHasTheDashboardsBars) {
     EXPECT_EQ(pointsOf(dashboardBars[i]), pointsOf(paperBars[i])) << "run " << i;
     EXPECT_EQ(pointsOf(paperBars[i]).size(), static_cast<size_t>(kLayers));
   }
+}
+
+TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportAndTheHeatmapsHover) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  std::map<int64_t, std::vector<float>> errorsOf;  // run -> (L) at step 100
+  for (int64_t id : ids) {
+    store::WriteBatch b;
+    for (int step = 0; step <= 100; step += 50) {
+      std::vector<float> e(kLayers);
+      for (int l = 0; l < kLayers; ++l) e[l] = 0.01f * (l + 1) + 0.0001f * step + 0.001f * id;
+      b.layer(step, metrics::kPruneDeltaError, e);
+      errorsOf[id] = e;
+    }
+    std::vector<float> m(kLayers * kLayers, NAN), me(kLayers * kLayers, NAN);
+    for (int l = 0; l < kLayers; ++l) {
+      for (int n = 1; l + n <= kLayers; ++n) {
+        m[l * kLayers + n - 1] = 0.2f * n;
+        me[l * kLayers + n - 1] = 0.03f + 0.001f * (l * kLayers + n);
+      }
+    }
+    b.matrix(100, metrics::kBlockPrune, kLayers, kLayers, m);
+    b.matrix(100, metrics::kBlockPruneError, kLayers, kLayers, me);
+    s.write(id, b);
+  }
+  auto dashboard = openDashboard(s);
+  dashboard->setCursorStep(100);
+  auto whiskersOf = [](QCustomPlot* p) {
+    std::vector<QCPErrorBars*> out;
+    for (int i = 0; i < p->plottableCount(); ++i) {
+      if (auto* e = qobject_cast<QCPErrorBars*>(p->plottable(i))) out.push_back(e);
+    }
+    return out;
+  };
+  auto* bars = dashboard->plots().at(QStringLiteral("prune_bars"));
+  QCustomPlot paper;
+  EXPECT_TRUE(drawExport(&paper, s, ids, ui::FigureKind::Pruning).isEmpty());
+  for (QCustomPlot* p : {bars, &paper}) {
+    const auto whiskers = whiskersOf(p);
+    ASSERT_EQ(whiskers.size(), 2u);
+    for (size_t r = 0; r < 2; ++r) {
+      ASSERT_EQ(whiskers[r]->dataCount(), kLayers);
+      EXPECT_EQ(whiskers[r]->dataPlottable(), barsOf(p)[r]);
+      for (int l = 0; l < kLayers; ++l) {
+        EXPECT_FLOAT_EQ(whiskers[r]->data()->at(l).errorPlus, errorsOf[ids[r]][l]);
+        EXPECT_FLOAT_EQ(whiskers[r]->data()->at(l).errorMinus, errorsOf[ids[r]][l]);
+      }
+    }
+  }
+  // Hovering the first run's bar of layer 2 names the layer, the delta and its error.
+  bars->replot(QCustomPlot::rpImmediateRefresh);
+  const auto first = pointsOf(barsOf(bars)[0]);
+  const QPoint overBar(static_cast<int>(bars->xAxis->coordToPixel(first[1].first)),
+                       static_cast<int>(bars->yAxis->coordToPixel(first[1].second * 0.5)));
+  const QString barText = ui::hoverText(bars, overBar);
+  EXPECT_TRUE(barText.contains(QStringLiteral("layer 2:"))) << barText.toStdString();
+  EXPECT_TRUE(barText.contains(QStringLiteral("\u00b1 %1").arg(errorsOf[ids[0]][1], 0, 'g', 3)))
+      << barText.toStdString();
+  // The block-pruning heatmap's cell (l = 1, n = 2) hovers with its standard error.
+  auto* heat = dashboard->plots().at(QStringLiteral("block_prune:pre_ln"));
+  heat->replot(QCustomPlot::rpImmediateRefresh);
+  const QPoint overCell(static_cast<int>(heat->xAxis->coordToPixel(2)),
+                        static_cast<int>(heat->yAxis->coordToPixel(2)));
+  const QString cellText = ui::hoverText(heat, overCell);
+  EXPECT_TRUE(cellText.contains(QStringLiteral("value 0.4 \u00b1 %1").arg(0.03 + 0.001 * 7, 0, 'g', 3)))
+      << cellText.toStdString();
 }
 
 TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {

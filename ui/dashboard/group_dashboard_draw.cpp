@@ -214,6 +214,13 @@ void GroupDashboard::drawCursorPanels() {
       figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
                            lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found)};
       shown = std::max(shown, found);
+      // Pruning deltas carry their standard error (over the probe sequences) from that step.
+      if (auto eit = r.layers.find(metrics::kPruneDeltaError);
+          metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
+        int64_t errorStep = -1;
+        auto errors = layerValuesAt(eit->second, found, &errorStep);
+        if (errorStep == found && errors.size() == b.values.size()) b.errors = std::move(errors);
+      }
       if (thresholds && !b.values.empty()) {
         int lazy = 0;
         for (float v : b.values) lazy += v < kLazy;
@@ -246,7 +253,7 @@ void GroupDashboard::drawCursorPanels() {
   // Gromov block pruning (stored at the end of a run, or by `analyze`).
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
-  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, bool rowNormalise,
+  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, auto errorsOf, bool rowNormalise,
                       const QString& labelSuffix) {
     for (const auto* spec : dashboard::panelsOfKind(kind)) {
       for (const auto& r : m_data.runs()) {
@@ -257,6 +264,9 @@ void GroupDashboard::drawCursorPanels() {
           auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
                                              spec->metrics.front().toStdString());
           figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
+          const store::Matrix* errors = errorsOf(r);
+          setCellErrors(heat.map, errors && errors->rows == m->rows && errors->cols == m->cols
+                                      ? errors : nullptr);
           if (!userZoomed(p)) p->rescaleAxes();
         } else {
           figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
@@ -266,11 +276,13 @@ void GroupDashboard::drawCursorPanels() {
     }
   };
   matrices(dashboard::PanelKind::MatrixAtEnd,
-           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; }, false,
-           QString());
+           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; },
+           [](const RunData& r) { return r.blockPruneError ? &*r.blockPruneError : nullptr; },
+           false, QString());
   const bool rowNormalise = m_rowNormalize->isChecked();
   matrices(dashboard::PanelKind::MatrixAtCursor,
-           [this](const RunData& r) { return r.angularAt(m_cursor); }, rowNormalise,
+           [this](const RunData& r) { return r.angularAt(m_cursor); },
+           [](const RunData&) -> const store::Matrix* { return nullptr; }, rowNormalise,
            rowNormalise ? tr(", row-normalised") : QString());
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);

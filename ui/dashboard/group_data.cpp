@@ -15,8 +15,11 @@ namespace depthlab::ui {
 // What the dashboard draws, from the metric catalogue (store/metric_catalogue.h).
 const std::vector<std::string> GroupData::kScalarKeys =
     metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard);
-const std::vector<std::string> GroupData::kLayerMetrics =
-    metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
+const std::vector<std::string> GroupData::kLayerMetrics = [] {
+  auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
+  keys.push_back(metrics::kPruneDeltaError);  // the pruning bars' error bars
+  return keys;
+}();
 
 QString RunData::statusLine(const QString& label) const {
   const QString name = label.isEmpty() ? QString::fromStdString(info.scheme) : label;
@@ -148,6 +151,7 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     }
     if (auto steps = store.matrixSteps(info.id, metrics::kBlockPrune); !steps.empty()) {
       d.blockPrune = store.matrix(info.id, metrics::kBlockPrune, steps.back());
+      d.blockPruneError = store.matrix(info.id, metrics::kBlockPruneError, steps.back());
     }
     if (info.status == store::RunStatus::Diverged) {
       for (const auto& e : store.events(info.id)) {

@@ -25,6 +25,7 @@ struct RunData {
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
   std::vector<store::Matrix> angular;                              // (L x L) by step
   std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
+  std::optional<store::Matrix> blockPruneError;                    // its standard errors, if stored
   std::optional<int64_t> divergedAt;
   /// "<label> — step 150/600 · 6404 tok/s · ETA 1:20 · cpu · running" (label: the scheme).
   QString statusLine(const QString& label = QString()) const;

@@ -217,11 +217,13 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
 
 void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
                   const FigureStyle& s, Csv& csv, QStringList& warnings) {
-  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer"), QStringLiteral("delta_loss")};
+  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer"),
+                QStringLiteral("delta_loss"), QStringLiteral("standard_error")};
   plot->xAxis->setLabel(QStringLiteral("layer removed"));
   plot->yAxis->setLabel(QStringLiteral("loss increase"));
   plot->legend->setVisible(true);
-  // The dashboard's pruning bars at each run's last pruning step.
+  // The dashboard's pruning bars at each run's last pruning step, with their standard errors
+  // (over the probe sequences) as error bars where the run stored them.
   std::vector<figures::BarSeries> bars;
   std::map<std::string, int> perScheme;
   for (const auto& r : runs) {
@@ -232,8 +234,13 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
     } else {
       int64_t step = 0;
       b.values = layerValuesAt(series, series.steps.back(), &step);
+      int64_t errorStep = -1;
+      auto errors = layerValuesAt(store.layerSeries(r.info.id, metrics::kPruneDeltaError), step,
+                                  &errorStep);
+      if (errorStep == step && errors.size() == b.values.size()) b.errors = std::move(errors);
       for (size_t l = 0; l < b.values.size(); ++l) {
-        csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l]).endRow();
+        csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l])
+            .value(b.errors.empty() ? std::nan("") : b.errors[l]).endRow();
       }
     }
     bars.push_back(std::move(b));

@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
@@ -30,6 +31,18 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
       values << s.values[l];
     }
     bars->setData(keys, values, /*alreadySorted=*/true);
+    const bool anyError = std::any_of(s.errors.begin(), s.errors.end(),
+                                      [](float e) { return std::isfinite(e); });
+    if (s.errors.size() == s.values.size() && anyError) {  // one sequence: no spread, no bars
+      auto* whiskers = new QCPErrorBars(x, y);
+      whiskers->removeFromLegend();
+      whiskers->setDataPlottable(bars);
+      QVector<double> errors;
+      for (float e : s.errors) errors << (std::isfinite(e) ? static_cast<double>(e) : 0.0);
+      whiskers->setData(errors);
+      whiskers->setWhiskerWidth(0);  // no caps (as matplotlib's default): near-0 bars stay clean
+      whiskers->setPen(QPen(QColor(30, 30, 30), 1));
+    }
   }
   return L;
 }

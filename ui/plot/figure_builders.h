@@ -31,6 +31,7 @@ struct BarSeries {
   QString name;
   QColor colour;
   std::vector<float> values;  // (L)
+  std::vector<float> errors;  // (L) standard errors drawn as +- error bars; empty or all NaN: none
 };
 
 /// Grouped bars: layer l (1..L) on x, one bar per series side by side within the group, in

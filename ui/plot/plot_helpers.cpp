@@ -17,8 +17,31 @@ namespace depthlab::ui {
 
 namespace {
 const char* kZoomed = "depthlabUserZoomed";
+const char* kCellErrors = "depthlabCellErrors";  // QList<double>: a colour map's standard errors
 
-QString tooltipFor(QCustomPlot* plot, const QPoint& pos) {
+// The +- error of bar `index` when error bars are attached to `bars`, else NaN.
+double barError(QCustomPlot* plot, const QCPBars* bars, int index) {
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* whiskers = qobject_cast<QCPErrorBars*>(plot->plottable(i));
+    if (whiskers && whiskers->dataPlottable() == bars && index < whiskers->dataCount()) {
+      return whiskers->data()->at(index).errorPlus;
+    }
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+
+// The axes' ranges, to tell a drag that moved the view from a click.
+QString rangesOf(const QCustomPlot* plot) {
+  QString out;
+  for (auto* rect : plot->axisRects()) {
+    for (auto* axis : rect->axes()) out += QString::number(axis->range().lower) + QLatin1Char(',') + QString::number(axis->range().upper) + QLatin1Char(';');
+  }
+  return out;
+}
+}  // namespace
+
+QString hoverText(QCustomPlot* plot, const QPoint& pos) {
   for (int i = 0; i < plot->plottableCount(); ++i) {
     if (auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
       double x = map->keyAxis()->pixelToCoord(pos.x()), y = map->valueAxis()->pixelToCoord(pos.y());
@@ -29,9 +52,15 @@ QString tooltipFor(QCustomPlot* plot, const QPoint& pos) {
       if (std::isnan(v)) continue;
       double cx, cy;
       map->data()->cellToCoord(kx, ky, &cx, &cy);
+      QString value = QString::number(v, 'g', 6);
+      const auto errors = map->property(kCellErrors).value<QList<double>>();
+      const qsizetype cell = static_cast<qsizetype>(ky) * map->data()->keySize() + kx;
+      if (cell < errors.size() && std::isfinite(errors[cell])) {
+        value += QStringLiteral(" \u00b1 %1 (standard error)").arg(errors[cell], 0, 'g', 3);
+      }
       return QStringLiteral("%1 = %2, %3 = %4\nvalue %5")
           .arg(map->keyAxis()->label()).arg(cx, 0, 'g', 6)
-          .arg(map->valueAxis()->label()).arg(cy, 0, 'g', 4).arg(v, 0, 'g', 6);
+          .arg(map->valueAxis()->label()).arg(cy, 0, 'g', 4).arg(value);
     }
   }
   QString best;
@@ -55,25 +84,21 @@ QString tooltipFor(QCustomPlot* plot, const QPoint& pos) {
   }
   for (int i = 0; i < plot->plottableCount() && best.isEmpty(); ++i) {
     if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(i))) {
-      double x = bars->keyAxis()->pixelToCoord(pos.x());
-      auto it = bars->data()->findBegin(x - 0.5, true);
-      if (it != bars->data()->constEnd() && std::abs(it->key - x) <= 0.5) {
-        best = QStringLiteral("%1 layer %2: %3").arg(bars->name()).arg(it->key).arg(it->value, 0, 'g', 6);
+      // The bar whose width spans the cursor (grouped bars sit off the layer's integer key).
+      const double x = bars->keyAxis()->pixelToCoord(pos.x()), half = bars->width() / 2;
+      for (auto it = bars->data()->findBegin(x - half, true);
+           it != bars->data()->constEnd() && it->key <= x + half; ++it) {
+        if (std::abs(it->key - x) > half) continue;
+        best = QStringLiteral("%1 layer %2: %3")
+                   .arg(bars->name()).arg(std::lround(it->key)).arg(it->value, 0, 'g', 6);
+        const double e = barError(plot, bars, static_cast<int>(it - bars->data()->constBegin()));
+        if (std::isfinite(e) && e > 0) best += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
+        break;
       }
     }
   }
   return best;
 }
-
-// The axes' ranges, to tell a drag that moved the view from a click.
-QString rangesOf(const QCustomPlot* plot) {
-  QString out;
-  for (auto* rect : plot->axisRects()) {
-    for (auto* axis : rect->axes()) out += QString::number(axis->range().lower) + QLatin1Char(',') + QString::number(axis->range().upper) + QLatin1Char(';');
-  }
-  return out;
-}
-}  // namespace
 
 void makeInteractive(QCustomPlot* plot) {
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -91,7 +116,7 @@ void makeInteractive(QCustomPlot* plot) {
   });
   QObject::connect(plot, &QCustomPlot::mouseDoubleClick, plot, [plot](QMouseEvent*) { resetZoom(plot); });
   QObject::connect(plot, &QCustomPlot::mouseMove, plot, [plot](QMouseEvent* e) {
-    const QString text = tooltipFor(plot, e->pos());
+    const QString text = hoverText(plot, e->pos());
     if (text.isEmpty()) QToolTip::hideText();
     else QToolTip::showText(e->globalPosition().toPoint(), text, plot);
   });
@@ -232,6 +257,16 @@ std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matri
   }
   if (!(lo <= hi)) return {0, 1};
   return {lo, hi > lo ? hi : lo + 1e-12};
+}
+
+void setCellErrors(QCPColorMap* map, const store::Matrix* errors) {
+  if (!errors) {
+    map->setProperty(kCellErrors, QVariant());
+    return;
+  }
+  QList<double> cells;
+  for (float e : errors->data) cells << static_cast<double>(e);
+  map->setProperty(kCellErrors, QVariant::fromValue(cells));
 }
 
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep) {

@@ -22,6 +22,10 @@ namespace depthlab::ui {
 /// step or a drag that moves the view marks it zoomed (it stops following new data); a click
 /// that does not move it does not.
 void makeInteractive(QCustomPlot* plot);
+/// The hover tooltip at `pos` (pixels): a colour map's cell and value (with its standard error
+/// when the map has them), else the nearest graph point within 12 pixels, else the bar under
+/// the cursor (with its error bar's +-); empty when nothing is there.
+QString hoverText(QCustomPlot* plot, const QPoint& pos);
 /// True when the user changed the view since the last reset.
 bool userZoomed(const QCustomPlot* plot);
 void setUserZoomed(QCustomPlot* plot, bool zoomed);
@@ -47,6 +51,9 @@ std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerS
 /// min-max scales each row to [0, 1] (the paper's view). NaN cells are left blank.
 std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matrix& m,
                                             bool rowNormalize);
+/// Gives a colour map filled by fillMatrixHeatmap the standard error of each cell (the same
+/// rows x cols layout), which its hover tooltip shows as "value v +- e"; nullptr clears them.
+void setCellErrors(QCPColorMap* map, const store::Matrix* errors);
 /// Values of a per-layer series at the last step <= `step` (empty if none).
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep = nullptr);
 /// Exponential moving average with weight `alpha` in [0, 1) (0 = none).

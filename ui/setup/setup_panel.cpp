@@ -226,6 +226,7 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_forwardEvery->setValue(c.probes.forwardEvery);
   m_angularEvery->setValue(c.probes.angularMatrixEvery);
   m_pruningEvery->setValue(c.probes.pruningEvery);
+  m_pruneSequences->setValue(c.probes.pruneSequences);
   m_blockPruning->setChecked(c.probes.blockPruningAtEnd);
   m_loading = false;
   revalidate();
@@ -276,6 +277,7 @@ experiment::ExperimentConfig SetupPanel::config() const {
   c.probes.forwardEvery = m_forwardEvery->value();
   c.probes.angularMatrixEvery = m_angularEvery->value();
   c.probes.pruningEvery = m_pruningEvery->value();
+  c.probes.pruneSequences = m_pruneSequences->value();
   c.probes.blockPruningAtEnd = m_blockPruning->isChecked();
   return c;
 }

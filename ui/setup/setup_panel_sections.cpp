@@ -227,6 +227,9 @@ QGroupBox* SetupPanel::makeRunBox() {
   rf->addRow(describe(m_angularEvery, "probes.angularMatrixEvery"), m_angularEvery);
   m_pruningEvery = spin(0, 1000000);
   rf->addRow(describe(m_pruningEvery, "probes.pruningEvery"), m_pruningEvery);
+  m_pruneSequences = spin(0, 1000000);
+  m_pruneSequences->setSpecialValueText(tr("all"));
+  rf->addRow(describe(m_pruneSequences, "probes.pruneSequences"), m_pruneSequences);
   m_blockPruning = new QCheckBox;
   m_blockPruning->setText(describe(m_blockPruning, "probes.blockPruningAtEnd"));
   rf->addRow(QString(), m_blockPruning);

@@ -1,7 +1,7 @@
 // Probes beside training (experiment/background_probes) and the schedule they run: rows equal
 // to inline ones and landing with their step, the weights copied at the step they were due,
-// torch's generator left as it was, failures brought back to the training thread, and the
-// two pruning families sharing their evaluations.
+// torch's generator left as it was, failures brought back to the training thread, the
+// two pruning families sharing their evaluations, and the rows the pruning sweeps evaluate.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,6 +11,7 @@
 #include "data/token_dataset.h"
 #include "experiment/background_probes.h"
 #include "experiment/probe_schedule.h"
+#include "probes/depth_probes.h"
 #include "support/model_fixtures.h"
 
 using namespace depthlab;
@@ -135,4 +136,42 @@ TEST(ProbeSchedule, TheSingleLayerSweepIsTheBlockSweepsFirstColumn) {
   EXPECT_TRUE(sameBits(x.at("prune_delta@7"), y.at("prune_delta@7")));
   const auto& block = x.at("block_prune@7");  // (L x L), column n = 1 first in each row
   for (int l = 0; l < 4; ++l) EXPECT_EQ(block[static_cast<size_t>(l) * 4], y.at("prune_delta@7")[static_cast<size_t>(l)]);
+}
+
+TEST(ProbeSchedule, PruningRowsAreEvenlySpacedAndFixed) {
+  using probes::pruningRows;
+  EXPECT_EQ(pruningRows(8, 4), (std::vector<int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(pruningRows(8, 3), (std::vector<int64_t>{0, 2, 5}));
+  EXPECT_EQ(pruningRows(8, 1), (std::vector<int64_t>{0}));
+  EXPECT_EQ(pruningRows(3, 0), (std::vector<int64_t>{0, 1, 2}));  // 0 = all
+  EXPECT_EQ(pruningRows(3, 5), (std::vector<int64_t>{0, 1, 2}));  // more than there are
+}
+
+TEST(ProbeSchedule, ThePruningSweepsEvaluateTheirRowsAndStoreTheErrorBars) {
+  // A 6-row probe batch with pruneSequences 3: the stored deltas and errors are the sweeps' on
+  // rows 0, 2, 4 (and the forward probes still see all six rows).
+  Fixture f;
+  f.c.probes.probeBatch = 6;
+  f.c.probes.pruneSequences = 3;
+  auto b = f.data.probeBatch(6);
+  auto opts = torch::TensorOptions().dtype(torch::kInt64);
+  auto x = torch::from_blob(b.inputs.data(), {b.batch, b.seqLen}, opts).clone();
+  auto y = torch::from_blob(b.targets.data(), {b.batch, b.seqLen}, opts).clone();
+  experiment::ProbeSchedule schedule(f.c.probes, x, y);
+  auto m = build(f.c);
+  store::WriteBatch out;
+  schedule.run(m, 5, {"variance", "pruning", "block_pruning"}, out);
+  const auto rows = rowsOf(out);
+  auto index = torch::tensor(std::vector<int64_t>{0, 2, 4}, torch::kInt64);
+  auto xs = x.index_select(0, index), ys = y.index_select(0, index);
+  const auto single = probes::singleLayerPruning(m, xs, ys, false);
+  const auto block = probes::blockPruning(m, xs, ys, {}, false);
+  EXPECT_TRUE(sameBits(rows.at("prune_delta@5"), single.delta));
+  EXPECT_TRUE(sameBits(rows.at("prune_delta_se@5"), single.standardError));
+  EXPECT_TRUE(sameBits(rows.at("block_prune@5"), block.delta));
+  EXPECT_TRUE(sameBits(rows.at("block_prune_se@5"), block.standardError));
+  const auto all = probes::singleLayerPruning(m, x, y, false);
+  EXPECT_FALSE(sameBits(rows.at("prune_delta@5"), all.delta));  // not the whole batch
+  EXPECT_FLOAT_EQ(rows.at("loss_probe@5")[0],
+                  static_cast<float>(probes::runForwardProbes(m, x, y, {}).probeLoss));
 }

@@ -97,6 +97,46 @@ TEST(DepthProbes, EveryBlockPruningEntryEqualsThatRunEvaluatedAlone) {
   torch::set_num_threads(threads);
 }
 
+TEST(DepthProbes, PruningErrorBarsAreTheStandardErrorOfThePerSequenceDeltas) {
+  // Each sequence evaluated alone gives its own delta; the sweeps' delta is their mean and
+  // the error their sample standard deviation / sqrt(B).
+  auto c = test::smallConfig(4);
+  c.model.embedStd = 1.0;
+  auto m = build(c, "lns");
+  auto x = tokensFor(c);  // (3, T)
+  const int B = 3, L = 4;
+  auto block = probes::blockPruning(m, x, x, {}, false);
+  auto single = probes::singleLayerPruning(m, x, x, false);
+  ASSERT_EQ(block.standardError.size(), static_cast<size_t>(L * L));
+  ASSERT_EQ(single.standardError.size(), static_cast<size_t>(L));
+  for (int l = 0; l < L; ++l) {
+    for (int n = 1; l + n <= L; ++n) {
+      std::vector<bool> skip(L, false);
+      for (int k = l; k < l + n; ++k) skip[k] = true;
+      std::vector<double> pruned, full;
+      for (int b = 0; b < B; ++b) {
+        auto row = x.slice(0, b, b + 1);
+        pruned.push_back(probes::lossWithout(m, row, row, skip, false));
+        full.push_back(probes::lossWithout(m, row, row, std::vector<bool>(L, false), false));
+      }
+      const auto want = probes::pairedDifference(pruned.data(), full.data(), B);
+      const size_t at = static_cast<size_t>(l * L + (n - 1));
+      EXPECT_NEAR(block.delta[at], want.mean, 1e-5) << l << "," << n;
+      EXPECT_NEAR(block.standardError[at], want.standardError, 1e-5) << l << "," << n;
+      EXPECT_GT(block.standardError[at], 0) << l << "," << n;  // random tokens differ
+      if (n == 1) {
+        EXPECT_NEAR(single.delta[static_cast<size_t>(l)], want.mean, 1e-5);
+        EXPECT_NEAR(single.standardError[static_cast<size_t>(l)], want.standardError, 1e-5);
+      }
+    }
+  }
+  EXPECT_TRUE(std::isnan(block.standardError[3 * L + 1]));  // l + n > L
+  // One sequence: a delta, no error bar.
+  auto row = x.slice(0, 0, 1);
+  auto alone = probes::singleLayerPruning(m, row, row, false);
+  for (float e : alone.standardError) EXPECT_TRUE(std::isnan(e));
+}
+
 TEST(DepthProbes, LazyClassification) {
   auto c = probes::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, 0.05, 0.2);
   EXPECT_EQ(c.lazy, 1);
@@ -112,7 +152,7 @@ TEST(DepthProbes, PrefixCachedPruningEqualsFullRecomputation) {
     auto m = build(c, scheme);
     auto x = tokensFor(c);
     for (bool renumber : {false, true}) {
-      auto single = probes::singleLayerPruning(m, x, x, renumber);
+      auto single = probes::singleLayerPruning(m, x, x, renumber).delta;
       const double full = probes::lossWithout(m, x, x, std::vector<bool>(4, false), false);
       for (int l = 0; l < 4; ++l) {
         std::vector<bool> skip(4, false);
@@ -138,7 +178,7 @@ TEST(DepthProbes, PruningAZeroBranchBlockCostsNothing) {
     m->block(2)->mlp->down_proj->weight.zero_();
   }
   auto x = tokensFor(c);
-  auto delta = probes::singleLayerPruning(m, x, x, false);
+  auto delta = probes::singleLayerPruning(m, x, x, false).delta;
   EXPECT_NEAR(delta[2], 0.0, 1e-6);
   EXPECT_GT(std::abs(delta[0]), 1e-5);
 }
@@ -254,12 +294,12 @@ TEST(DepthProbes, PruningSweepsSharedOutOverThreadsEqualTheSequentialOnes) {
     std::vector<std::pair<int, int>> heard;
     {
       train::IntraOpThreads one(1);
-      single1 = probes::singleLayerPruning(m, x, x, renumber);
+      single1 = probes::singleLayerPruning(m, x, x, renumber).delta;
       block1 = probes::blockPruning(m, x, x, {}, renumber).delta;
     }
     {
       train::IntraOpThreads three(3);  // more workers than this machine may have cores
-      single3 = probes::singleLayerPruning(m, x, x, renumber);
+      single3 = probes::singleLayerPruning(m, x, x, renumber).delta;
       block3 = probes::blockPruning(m, x, x, {}, renumber, [&](int done, int total) {
                  heard.emplace_back(done, total);
                }).delta;

@@ -53,3 +53,17 @@ TEST(ProbeMath, TokenSelection) {
   EXPECT_EQ(last.sizes(), (std::vector<int64_t>{2, 4}));
   EXPECT_FLOAT_EQ(last[1][0].item<float>(), 20.0f);
 }
+
+TEST(ProbeMath, PairedDifferenceMeanAndStandardErrorByHand) {
+  const double pruned[] = {3.0, 4.0, 5.0, 6.0}, full[] = {2.0, 2.0, 2.0, 2.0};
+  const auto d = pairedDifference(pruned, full, 4);  // deltas 1, 2, 3, 4
+  EXPECT_NEAR(d.mean, 2.5, 1e-15);
+  // sample sd = sqrt((2.25 + 0.25 + 0.25 + 2.25) / 3); / sqrt(4)
+  EXPECT_NEAR(d.standardError, std::sqrt(5.0 / 3.0) / 2.0, 1e-15);
+  const double same[] = {7.0, 7.0};
+  EXPECT_EQ(pairedDifference(same, same, 2).standardError, 0.0);  // identical deltas
+  const auto one = pairedDifference(pruned, full, 1);
+  EXPECT_NEAR(one.mean, 1.0, 1e-15);
+  EXPECT_TRUE(std::isnan(one.standardError));  // no spread from one sequence
+  EXPECT_TRUE(std::isnan(pairedDifference(pruned, full, 0).mean));
+}
