@@ -32,11 +32,6 @@ class EvalScope {
   bool m_wasTraining;
 };
 
-// Mean cross-entropy in float32: () on the logits' device.
-torch::Tensor lossTensor(const torch::Tensor& logits, const torch::Tensor& targets) {
-  return torch::nn::functional::cross_entropy(
-      logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}));
-}
 
 // (B) mean cross-entropy of each sequence in float32, on the logits' device: the pruning
 // sweeps' paired per-sequence losses.
@@ -48,8 +43,11 @@ torch::Tensor sequenceLosses(const torch::Tensor& logits, const torch::Tensor& t
   return perToken.view({targets.size(0), -1}).mean(1);
 }
 
+// Mean cross-entropy in float32, read on the host.
 double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
-  return lossTensor(logits, targets).item<double>();
+  return torch::nn::functional::cross_entropy(
+             logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}))
+      .item<double>();
 }
 
 // The float64 values of n same-shaped tensors (scalars, or (B) rows), row after row, in one

@@ -217,9 +217,8 @@ void GroupDashboard::drawCursorPanels() {
       // Pruning deltas carry their standard error (over the probe sequences) from that step.
       if (auto eit = r.layers.find(metrics::kPruneDeltaError);
           metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
-        int64_t errorStep = -1;
-        auto errors = layerValuesAt(eit->second, found, &errorStep);
-        if (errorStep == found && errors.size() == b.values.size()) b.errors = std::move(errors);
+        auto errors = layerValuesExactlyAt(eit->second, found);
+        if (errors.size() == b.values.size()) b.errors = std::move(errors);
       }
       if (thresholds && !b.values.empty()) {
         int lazy = 0;

@@ -234,10 +234,9 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
     } else {
       int64_t step = 0;
       b.values = layerValuesAt(series, series.steps.back(), &step);
-      int64_t errorStep = -1;
-      auto errors = layerValuesAt(store.layerSeries(r.info.id, metrics::kPruneDeltaError), step,
-                                  &errorStep);
-      if (errorStep == step && errors.size() == b.values.size()) b.errors = std::move(errors);
+      auto errors =
+          layerValuesExactlyAt(store.layerSeries(r.info.id, metrics::kPruneDeltaError), step);
+      if (errors.size() == b.values.size()) b.errors = std::move(errors);
       for (size_t l = 0; l < b.values.size(); ++l) {
         csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l])
             .value(b.errors.empty() ? std::nan("") : b.errors[l]).endRow();

@@ -269,6 +269,12 @@ void setCellErrors(QCPColorMap* map, const store::Matrix* errors) {
   map->setProperty(kCellErrors, QVariant::fromValue(cells));
 }
 
+std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t step) {
+  int64_t found = -1;
+  auto values = layerValuesAt(s, step, &found);
+  return found == step ? values : std::vector<float>{};
+}
+
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep) {
   auto it = std::upper_bound(s.steps.begin(), s.steps.end(), step);
   if (it == s.steps.begin()) return {};

@@ -54,6 +54,8 @@ std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matri
 /// Gives a colour map filled by fillMatrixHeatmap the standard error of each cell (the same
 /// rows x cols layout), which its hover tooltip shows as "value v +- e"; nullptr clears them.
 void setCellErrors(QCPColorMap* map, const store::Matrix* errors);
+/// Values of a per-layer series at exactly `step` (empty if it has no row there).
+std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t step);
 /// Values of a per-layer series at the last step <= `step` (empty if none).
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep = nullptr);
 /// Exponential moving average with weight `alpha` in [0, 1) (0 = none).

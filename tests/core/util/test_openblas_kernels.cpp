@@ -3,11 +3,9 @@
 // OPENBLAS_CORETYPE, runs the kernels this CPU deserves.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
-#include <memory>
 #include <string>
 
+#include "support/temp_dir.h"
 #include "util/openblas_kernels.h"
 
 using namespace depthlab::util;
@@ -25,30 +23,20 @@ TEST(OpenBlasKernels, OnlyPreAvx2FallbacksAreReplaced) {
   EXPECT_EQ(betterOpenBlasCore("", avx512), "");  // no OpenBLAS in the process
 }
 
-namespace {
-// Runs `command` and returns what it printed.
-std::string output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  std::string out;
-  if (!pipe) return out;
-  std::array<char, 256> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  return out;
-}
-}  // namespace
-
 TEST(OpenBlasKernels, TheCliRunsTheKernelsThisCpuDeserves) {
   const std::string here = openBlasCore();
   if (here.empty()) GTEST_SKIP() << "LibTorch here does not use OpenBLAS (pip's torch: MKL)";
   // `bench train --steps 1 --cpp-only --json` reports the kernels the CLI ran with.
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) +
-                          " bench train --preset tiny --steps 1 --cpp-only --json 2>&1";
-  const std::string fresh = output("env -u OPENBLAS_CORETYPE " + cli);
+  const std::string cli =
+      std::string(DEPTHLAB_CLI_PATH) + " bench train --preset tiny --steps 1 --cpp-only --json";
+  std::string fresh, chosen;
+  ASSERT_EQ(depthlab::test::runCommand("env -u OPENBLAS_CORETYPE " + cli, &fresh), 0) << fresh;
   const auto at = fresh.find("\"openblas_kernels\": \"");
   ASSERT_NE(at, std::string::npos) << fresh;
   const std::string core = fresh.substr(at + 21, fresh.find('"', at + 21) - at - 21);
   EXPECT_EQ(betterOpenBlasCore(core, cpuVectorFeatures()), "") << "still on fallback kernels: " << core;
   // A core the user chose stands.
-  const std::string chosen = output("env OPENBLAS_CORETYPE=Prescott " + cli);
+  ASSERT_EQ(depthlab::test::runCommand("env OPENBLAS_CORETYPE=Prescott " + cli, &chosen), 0)
+      << chosen;
   EXPECT_NE(chosen.find("\"openblas_kernels\": \"prescott\""), std::string::npos) << chosen;
 }
