@@ -60,7 +60,8 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"),
                optimize("finite-math-only", "no-signed-zeros")))
 void causalSoftmaxForward(float* s, int64_t rowBegin, int64_t rows, int64_t cols, int64_t ld,
                           float scale) {
-  softmaxRows(s, rowBegin, rows, cols, ld, scale, [](float x) { return expFloat(x); });
+  softmaxRows(s, rowBegin, rows, cols, ld, scale,
+              [](float x) __attribute__((always_inline)) { return expFloat(x); });
 }
 
 void causalSoftmaxForward(double* s, int64_t rowBegin, int64_t rows, int64_t cols, int64_t ld,
