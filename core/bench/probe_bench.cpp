@@ -93,7 +93,7 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
   double total = 0;
   for (const auto& f : families) {
     std::vector<double> times;
-    const int reps = std::string(f.name) == "block_pruning" ? 1 : 3;
+    const int reps = std::string(f.name) == "block_pruning" ? 1 : 7;
     for (int i = 0; i < reps; ++i) {
       store::WriteBatch sink;
       sync();

@@ -11,6 +11,7 @@
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
 #include "probes/probe_math.h"
+#include "probes/traced_forward.h"
 #include "train/thread_share.h"
 
 namespace depthlab::probes {
@@ -221,7 +222,7 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   torch::NoGradGuard ng;
   EvalScope scope(model);
   model::ForwardTrace trace;
-  auto logits = model->forward(inputs, {}, &trace);
+  auto logits = tracedForward(model, inputs, trace);
   const int L = model->nLayers();
   ForwardProbes r;
   r.probeLoss = lossOf(logits, targets);
@@ -269,7 +270,7 @@ struct PrefixCache {
 PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
   model::ForwardTrace trace;
   PrefixCache c;
-  c.fullLosses = sequenceLosses(model->forward(inputs, {}, &trace), targets);
+  c.fullLosses = sequenceLosses(tracedForward(model, inputs, trace), targets);
   c.inputs = std::move(trace.blockInputs);
   return c;
 }
