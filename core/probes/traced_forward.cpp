@@ -35,9 +35,11 @@ struct KeptTeam {
   std::mutex lock;
   std::unique_ptr<train::WorkerTeam> team;
 };
+// Never destroyed: joining its threads during static destruction, after LibTorch's own
+// globals may be gone, could crash a program at exit; the idle threads end with the process.
 KeptTeam& keptTeam() {
-  static KeptTeam kept;
-  return kept;
+  static KeptTeam* kept = new KeptTeam;
+  return *kept;
 }
 
 }  // namespace
