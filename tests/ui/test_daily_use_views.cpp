@@ -455,7 +455,7 @@ TEST(DailyUseViews, EveryPanelSavesItsDataAsCsv) {
   auto d = openDashboard(s, QStringLiteral("s1"));
   d->setCursorStep(150);
   const QString bars = ui::plotCsv(d->plots().at(QStringLiteral("prune_bars")));
-  EXPECT_TRUE(bars.startsWith(QStringLiteral("series,x,y,value\n")));
+  EXPECT_TRUE(bars.startsWith(QStringLiteral("series,x,y,value,standard_error\n")));
   EXPECT_TRUE(bars.contains(QStringLiteral("\"Pre-LN\",1,2,"))) << bars.left(200).toStdString();  // layer 1's delta
   const QString heat = ui::plotCsv(d->plots().at(QStringLiteral("variance_map:lns")));
   EXPECT_GE(heat.count(QLatin1Char('\n')), 1 + 4 * 6);  // every (step, layer) cell

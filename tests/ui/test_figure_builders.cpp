@@ -194,6 +194,19 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportAndTheHeatmapsHover) 
   const QString cellText = ui::hoverText(heat, overCell);
   EXPECT_TRUE(cellText.contains(QStringLiteral("value 0.4 \u00b1 %1").arg(0.03 + 0.001 * 7, 0, 'g', 3)))
       << cellText.toStdString();
+  // "Save CSV" of both panels carries the errors: the bar rows and the heatmap's cells.
+  const QString barsCsv = ui::plotCsv(bars);
+  EXPECT_TRUE(barsCsv.startsWith(QStringLiteral("series,x,y,value,standard_error\n")));
+  const QString barRow = QStringLiteral("%1,2,%2,,%3\n")
+                             .arg(QStringLiteral("\"") + barsOf(bars)[0]->name() + QStringLiteral("\""))
+                             .arg(first[1].second, 0, 'g', 10)
+                             .arg(static_cast<double>(errorsOf[ids[0]][1]), 0, 'g', 10);
+  EXPECT_TRUE(barsCsv.contains(barRow)) << barRow.toStdString() << " in\n" << barsCsv.toStdString();
+  const QString heatCsv = ui::plotCsv(heat);
+  const QString cellRow = QStringLiteral(",2,2,%1,%2\n")
+                              .arg(static_cast<double>(0.2f * 2), 0, 'g', 10)
+                              .arg(static_cast<double>(0.03f + 0.001f * 7), 0, 'g', 10);
+  EXPECT_TRUE(heatCsv.contains(cellRow)) << cellRow.toStdString() << " in\n" << heatCsv.toStdString();
 }
 
 TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
@@ -304,9 +317,9 @@ TEST(FigureBuilders, EveryDashboardHeatmapHasALabelledColourBar) {
 TEST(FigureBuilders, LayerBarsGroupSeriesPerLayerAndKeepEmptySlots) {
   QCustomPlot p;
   std::vector<ui::figures::BarSeries> series = {
-      {QStringLiteral("a"), Qt::red, {1.0f, 2.0f, 3.0f}},
-      {QStringLiteral("missing"), Qt::green, {}},
-      {QStringLiteral("c"), Qt::blue, {4.0f, 5.0f}}};
+      {QStringLiteral("a"), Qt::red, {1.0f, 2.0f, 3.0f}, {}},
+      {QStringLiteral("missing"), Qt::green, {}, {}},
+      {QStringLiteral("c"), Qt::blue, {4.0f, 5.0f}, {}}};
   EXPECT_EQ(ui::figures::layerBars(p.xAxis, p.yAxis, series), 3);
   auto bars = barsOf(&p);
   ASSERT_EQ(bars.size(), 2u);  // the empty series draws nothing but keeps its slot

@@ -212,7 +212,8 @@ void GroupDashboard::drawCursorPanels() {
       int64_t found = -1;
       auto lit = r.layers.find(metric);
       figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
-                           lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found)};
+                           lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
+                           {}};
       shown = std::max(shown, found);
       // Pruning deltas carry their standard error (over the probe sequences) from that step.
       if (auto eit = r.layers.find(metrics::kPruneDeltaError);

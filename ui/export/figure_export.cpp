@@ -227,7 +227,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   std::vector<figures::BarSeries> bars;
   std::map<std::string, int> perScheme;
   for (const auto& r : runs) {
-    figures::BarSeries b{r.label, shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++), {}};
+    figures::BarSeries b{r.label, shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++), {}, {}};
     auto series = store.layerSeries(r.info.id, metrics::kPruneDelta);
     if (series.steps.empty()) {
       warnings << QStringLiteral("run %1 has no pruning probe").arg(r.info.id);

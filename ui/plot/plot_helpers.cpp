@@ -170,29 +170,35 @@ bool wasClick(const QCustomPlot* plot, const QPoint& releasePos) {
 }
 
 QString plotCsv(QCustomPlot* plot) {
-  QString out = QStringLiteral("series,x,y,value\n");
+  QString out = QStringLiteral("series,x,y,value,standard_error\n");
   auto quote = [](QString t) { return QLatin1Char('"') + t.replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"'); };
+  auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 10) : QString(); };
   for (int i = 0; i < plot->graphCount(); ++i) {
     auto* g = plot->graph(i);
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
-      out += QStringLiteral("%1,%2,%3,\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10).arg(it->value, 0, 'g', 10);
+      out += QStringLiteral("%1,%2,%3,,\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10).arg(it->value, 0, 'g', 10);
     }
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
     if (auto* b = qobject_cast<QCPBars*>(plot->plottable(i))) {
-      for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it) {
-        out += QStringLiteral("%1,%2,%3,\n").arg(quote(b->name())).arg(std::round(it->key)).arg(it->value, 0, 'g', 10);
+      int index = 0;
+      for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it, ++index) {
+        out += QStringLiteral("%1,%2,%3,,%4\n").arg(quote(b->name())).arg(std::round(it->key))
+                   .arg(it->value, 0, 'g', 10).arg(number(barError(plot, b, index)));
       }
     } else if (auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
       auto* d = m->data();
+      const auto errors = m->property(kCellErrors).value<QList<double>>();
       for (int kx = 0; kx < d->keySize(); ++kx) {
         for (int ky = 0; ky < d->valueSize(); ++ky) {
           double x, y;
           d->cellToCoord(kx, ky, &x, &y);
           const double v = d->cell(kx, ky);
+          const qsizetype cell = static_cast<qsizetype>(ky) * d->keySize() + kx;
+          const double e = cell < errors.size() ? errors[cell] : std::numeric_limits<double>::quiet_NaN();
           if (std::isfinite(v)) {
-            out += QStringLiteral("%1,%2,%3,%4\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
-                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10);
+            out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
+                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10).arg(number(e));
           }
         }
       }
