@@ -21,11 +21,11 @@ std::vector<std::pair<int64_t, int64_t>> tracedChunks(int64_t rows, int64_t seqL
 
 namespace {
 
-// The chunks' tensors joined along the batch; undefined when the chunks' are (a block
-// without that norm).
+// The chunks' (two or more) tensors joined along the batch; undefined when the chunks' are
+// (a block without that norm).
 torch::Tensor joined(const std::vector<torch::Tensor>& parts) {
   if (!parts.front().defined()) return {};
-  return parts.size() == 1 ? parts.front() : torch::cat(parts, 0);
+  return torch::cat(parts, 0);
 }
 
 // One team of threads kept for the probes' traced passes (they come every few dozen updates;

@@ -30,6 +30,12 @@ double barError(QCustomPlot* plot, const QCPBars* bars, int index) {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
+// The standard error setCellErrors gave colour-map cell (kx, ky), else NaN.
+double cellError(const QCPColorMap* map, int kx, int ky) {
+  const auto errors = map->property(kCellErrors).value<QList<double>>();
+  const qsizetype cell = static_cast<qsizetype>(ky) * map->data()->keySize() + kx;
+  return cell < errors.size() ? errors[cell] : std::numeric_limits<double>::quiet_NaN();
+}
 
 // The axes' ranges, to tell a drag that moved the view from a click.
 QString rangesOf(const QCustomPlot* plot) {
@@ -53,10 +59,8 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
       double cx, cy;
       map->data()->cellToCoord(kx, ky, &cx, &cy);
       QString value = QString::number(v, 'g', 6);
-      const auto errors = map->property(kCellErrors).value<QList<double>>();
-      const qsizetype cell = static_cast<qsizetype>(ky) * map->data()->keySize() + kx;
-      if (cell < errors.size() && std::isfinite(errors[cell])) {
-        value += QStringLiteral(" \u00b1 %1 (standard error)").arg(errors[cell], 0, 'g', 3);
+      if (const double e = cellError(map, kx, ky); std::isfinite(e)) {
+        value += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
       }
       return QStringLiteral("%1 = %2, %3 = %4\nvalue %5")
           .arg(map->keyAxis()->label()).arg(cx, 0, 'g', 6)
@@ -188,17 +192,14 @@ QString plotCsv(QCustomPlot* plot) {
       }
     } else if (auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
       auto* d = m->data();
-      const auto errors = m->property(kCellErrors).value<QList<double>>();
       for (int kx = 0; kx < d->keySize(); ++kx) {
         for (int ky = 0; ky < d->valueSize(); ++ky) {
           double x, y;
           d->cellToCoord(kx, ky, &x, &y);
           const double v = d->cell(kx, ky);
-          const qsizetype cell = static_cast<qsizetype>(ky) * d->keySize() + kx;
-          const double e = cell < errors.size() ? errors[cell] : std::numeric_limits<double>::quiet_NaN();
           if (std::isfinite(v)) {
             out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
-                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10).arg(number(e));
+                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10).arg(number(cellError(m, kx, ky)));
           }
         }
       }
