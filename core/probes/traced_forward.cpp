@@ -65,7 +65,7 @@ torch::Tensor tracedForward(model::Decoder& model, const torch::Tensor& inputs,
   if (wanted > 1 && held.try_lock()) {
     if (!kept.team || kept.team->size() != wanted) {
       kept.team.reset();
-      kept.team = std::make_unique<train::WorkerTeam>(wanted);
+      kept.team = std::make_unique<train::WorkerTeam>(wanted, train::WorkerTeam::Caller::Waits);
     }
     kept.team->run([&](int worker) { runChunks(worker, wanted); });
     held.unlock();

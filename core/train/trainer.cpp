@@ -169,7 +169,9 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
     for (const auto& b : micro) tensors.push_back(toTensors(b));
     if (!m_team || m_team->size() != workers) {
       m_team.reset();
-      m_team = std::make_unique<WorkerTeam>(workers);
+      // The training thread waits while the team works: its own intra-op thread count never
+      // changes, so no update rebuilds ATen's thread pools (worker_team.h).
+      m_team = std::make_unique<WorkerTeam>(workers, WorkerTeam::Caller::Waits);
     }
     auto split = rowSplitBackward(m_model, m_paramsInOrder, tensors, *m_team, m_interrupt);
     if (split.interrupted) {

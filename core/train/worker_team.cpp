@@ -5,13 +5,17 @@
 
 #include "train/thread_share.h"
 
+#include <algorithm>
+
 namespace depthlab::train {
 
-WorkerTeam::WorkerTeam(int workers) {
+WorkerTeam::WorkerTeam(int workers, Caller caller)
+    : m_workers(std::max(1, workers)), m_caller(workers > 1 ? caller : Caller::Works) {
   const int callerThreads = settledThreadCount();
-  for (int w = 1; w < workers; ++w) m_threads.emplace_back([this, w] { workerLoop(w); });
+  const int first = m_caller == Caller::Waits ? 0 : 1;
+  for (int w = first; w < m_workers; ++w) m_threads.emplace_back([this, w] { workerLoop(w); });
   std::unique_lock<std::mutex> lock(m_mutex);
-  m_done.wait(lock, [&] { return m_settled == workers - 1; });
+  m_done.wait(lock, [&] { return m_settled == static_cast<int>(m_threads.size()); });
   // A worker's set_num_threads also sets ATen's process-wide default: the caller's comes back.
   torch::set_num_threads(callerThreads);
 }
@@ -69,17 +73,19 @@ void WorkerTeam::run(const std::function<void(int worker)>& body) {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_body = &body;
     m_grad = torch::GradMode::is_enabled();
-    m_pending = size() - 1;
+    m_pending = static_cast<int>(m_threads.size());
     m_failure = nullptr;
     ++m_generation;
   }
   m_wake.notify_all();
   std::exception_ptr failure;
-  try {
-    IntraOpThreads single(1);
-    body(0);
-  } catch (...) {
-    failure = std::current_exception();
+  if (m_caller == Caller::Works) {
+    try {
+      IntraOpThreads single(1);
+      body(0);
+    } catch (...) {
+      failure = std::current_exception();
+    }
   }
   std::unique_lock<std::mutex> lock(m_mutex);
   m_done.wait(lock, [&] { return m_pending == 0; });
