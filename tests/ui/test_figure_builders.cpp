@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 
+#include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
@@ -129,7 +130,7 @@ TEST(FigureBuilders, TheExportedPruningFigureHasTheDashboardsBars) {
   }
 }
 
-TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportAndTheHeatmapsHover) {
+TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportCompareAndTheHeatmapsHover) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   const auto ids = writePair(s);
@@ -207,6 +208,34 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportAndTheHeatmapsHover) 
                               .arg(static_cast<double>(0.2f * 2), 0, 'g', 10)
                               .arg(static_cast<double>(0.03f + 0.001f * 7), 0, 'g', 10);
   EXPECT_TRUE(heatCsv.contains(cellRow)) << cellRow.toStdString() << " in\n" << heatCsv.toStdString();
+  // Compare's final pruning-delta profiles carry the same errors, from their last step: on the
+  // curves, in the hover and in the CSV.
+  ui::CompareView compare(s, ids);
+  auto* profile = compare.plots().at(QString::fromLatin1(metrics::kPruneDelta));
+  const auto curveWhiskers = whiskersOf(profile);
+  ASSERT_EQ(curveWhiskers.size(), 2u);
+  ASSERT_EQ(profile->graphCount(), 2);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(curveWhiskers[r]->dataPlottable(), profile->graph(static_cast<int>(r)));
+    ASSERT_EQ(curveWhiskers[r]->dataCount(), kLayers);
+    for (int l = 0; l < kLayers; ++l) {
+      EXPECT_FLOAT_EQ(curveWhiskers[r]->data()->at(l).errorPlus, errorsOf[ids[r]][l]);
+    }
+  }
+  profile->replot(QCustomPlot::rpImmediateRefresh);
+  auto* curve = profile->graph(0);
+  const auto point = curve->data()->at(1);  // layer 2
+  const QPoint overPoint(static_cast<int>(profile->xAxis->coordToPixel(point->key)),
+                         static_cast<int>(profile->yAxis->coordToPixel(point->value)));
+  const QString pointText = ui::hoverText(profile, overPoint);
+  EXPECT_TRUE(pointText.contains(QStringLiteral("\u00b1 %1").arg(errorsOf[ids[0]][1], 0, 'g', 3)))
+      << pointText.toStdString();
+  const QString curveRow = QStringLiteral("%1,2,%2,,%3\n")
+                               .arg(QStringLiteral("\"") + curve->name() + QStringLiteral("\""))
+                               .arg(point->value, 0, 'g', 10)
+                               .arg(static_cast<double>(errorsOf[ids[0]][1]), 0, 'g', 10);
+  const QString curveCsv = ui::plotCsv(profile);
+  EXPECT_TRUE(curveCsv.contains(curveRow)) << curveRow.toStdString() << " in\n" << curveCsv.toStdString();
 }
 
 TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {

@@ -87,6 +87,8 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
     l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
     l.lossVal = store.scalarSeries(id, metrics::kLossVal);
     for (const auto& m : profiles()) l.layers[m] = store.layerSeries(id, m);
+    // The pruning profile's error bars (standard errors over the probe sequences).
+    l.layers[metrics::kPruneDeltaError] = store.layerSeries(id, metrics::kPruneDeltaError);
     infos.push_back(*r);
     m_runs.push_back(std::move(l));
   }

@@ -20,6 +20,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/statistics.h"
@@ -158,7 +159,7 @@ void CompareView::drawProfiles() {
   const bool relative = m_relativeDepth->isChecked();
   for (const auto& metric : profiles()) {
     auto* p = m_plots[QString::fromStdString(metric)];
-    p->clearGraphs();
+    p->clearPlottables();  // graphs and their error bars
     p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
     std::map<std::string, int> perScheme;
     for (const auto& r : m_runs) {
@@ -174,8 +175,31 @@ void CompareView::drawProfiles() {
         const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
         g->addData(x, profile[l]);
       }
+      // Pruning deltas carry their standard error from the same step (none for one sequence).
+      if (auto e = r.layers.find(metrics::kPruneDeltaError);
+          metric == metrics::kPruneDelta && e != r.layers.end() && !e->second.steps.empty()) {
+        const auto errors = layerValuesExactlyAt(e->second, s.steps.back());
+        if (errors.size() == profile.size() &&
+            std::any_of(errors.begin(), errors.end(), [](float x) { return std::isfinite(x); })) {
+          auto* whiskers = new QCPErrorBars(p->xAxis, p->yAxis);
+          whiskers->removeFromLegend();
+          whiskers->setDataPlottable(g);
+          QVector<double> plusMinus;
+          for (float x : errors) plusMinus << (std::isfinite(x) ? static_cast<double>(x) : 0.0);
+          whiskers->setData(plusMinus);
+          whiskers->setWhiskerWidth(0);
+          whiskers->setSymbolGap(4);  // the default 10 px gap would hide short bars
+          whiskers->setPen(QPen(g->pen().color(), 1.2));
+        }
+      }
     }
     p->rescaleAxes();
+    // Half a layer of margin, and 5% above and below: the outermost points and error bars
+    // stay whole.
+    const QCPRange x = p->xAxis->range(), y = p->yAxis->range();
+    const double margin = relative ? 0.03 : 0.5;
+    p->xAxis->setRange(x.lower - margin, x.upper + margin);
+    p->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     p->replot(QCustomPlot::rpQueuedReplot);
   }

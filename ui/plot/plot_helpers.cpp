@@ -19,11 +19,12 @@ namespace {
 const char* kZoomed = "depthlabUserZoomed";
 const char* kCellErrors = "depthlabCellErrors";  // QList<double>: a colour map's standard errors
 
-// The +- error of bar `index` when error bars are attached to `bars`, else NaN.
-double barError(QCustomPlot* plot, const QCPBars* bars, int index) {
+// The +- error of point `index` of `data` (bars or a graph) when error bars are attached to
+// it, else NaN.
+double pointError(QCustomPlot* plot, const QCPAbstractPlottable* data, int index) {
   for (int i = 0; i < plot->plottableCount(); ++i) {
     auto* whiskers = qobject_cast<QCPErrorBars*>(plot->plottable(i));
-    if (whiskers && whiskers->dataPlottable() == bars && index < whiskers->dataCount()) {
+    if (whiskers && whiskers->dataPlottable() == data && index < whiskers->dataCount()) {
       return whiskers->data()->at(index).errorPlus;
     }
   }
@@ -83,6 +84,8 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
                    .arg(g->name(), g->keyAxis()->label()).arg(it->key, 0, 'g', 8)
                    .arg(g->valueAxis()->label().isEmpty() ? QStringLiteral("value") : g->valueAxis()->label())
                    .arg(it->value, 0, 'g', 6);
+        const double e = pointError(plot, g, static_cast<int>(it - g->data()->constBegin()));
+        if (std::isfinite(e) && e > 0) best += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
       }
     }
   }
@@ -95,7 +98,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
         if (std::abs(it->key - x) > half) continue;
         best = QStringLiteral("%1 layer %2: %3")
                    .arg(bars->name()).arg(std::lround(it->key)).arg(it->value, 0, 'g', 6);
-        const double e = barError(plot, bars, static_cast<int>(it - bars->data()->constBegin()));
+        const double e = pointError(plot, bars, static_cast<int>(it - bars->data()->constBegin()));
         if (std::isfinite(e) && e > 0) best += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
         break;
       }
@@ -179,8 +182,10 @@ QString plotCsv(QCustomPlot* plot) {
   auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 10) : QString(); };
   for (int i = 0; i < plot->graphCount(); ++i) {
     auto* g = plot->graph(i);
-    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
-      out += QStringLiteral("%1,%2,%3,,\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10).arg(it->value, 0, 'g', 10);
+    int index = 0;
+    for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++index) {
+      out += QStringLiteral("%1,%2,%3,,%4\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10)
+                 .arg(it->value, 0, 'g', 10).arg(number(pointError(plot, g, index)));
     }
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
@@ -188,7 +193,7 @@ QString plotCsv(QCustomPlot* plot) {
       int index = 0;
       for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it, ++index) {
         out += QStringLiteral("%1,%2,%3,,%4\n").arg(quote(b->name())).arg(std::round(it->key))
-                   .arg(it->value, 0, 'g', 10).arg(number(barError(plot, b, index)));
+                   .arg(it->value, 0, 'g', 10).arg(number(pointError(plot, b, index)));
       }
     } else if (auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
       auto* d = m->data();

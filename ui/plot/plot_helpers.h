@@ -35,8 +35,8 @@ void resetZoom(QCustomPlot* plot);
 bool updateZoomBadge(QCustomPlot* plot);
 /// True when the last mouse release on the plot was a click (no drag): the position pressed.
 bool wasClick(const QCustomPlot* plot, const QPoint& releasePos);
-/// Every plotted value as CSV (series,x,y,value,standard_error): graphs (series, x, y), bars
-/// (series, x, y, and the error bar's +- when one is attached) and colour maps (map, x, y,
+/// Every plotted value as CSV (series,x,y,value,standard_error): graphs and bars (series, x,
+/// y, and the error bar's +- when one is attached) and colour maps (map, x, y,
 /// value, and the cell's standard error when setCellErrors gave them). Empty fields where a
 /// value does not apply. Returns false when the file cannot be written.
 bool savePlotCsv(QCustomPlot* plot, const QString& path);
