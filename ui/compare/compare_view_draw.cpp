@@ -180,12 +180,12 @@ void CompareView::drawProfiles() {
           metric == metrics::kPruneDelta && e != r.layers.end() && !e->second.steps.empty()) {
         const auto errors = layerValuesExactlyAt(e->second, s.steps.back());
         if (errors.size() == profile.size() &&
-            std::any_of(errors.begin(), errors.end(), [](float x) { return std::isfinite(x); })) {
+            std::any_of(errors.begin(), errors.end(), [](float v) { return std::isfinite(v); })) {
           auto* whiskers = new QCPErrorBars(p->xAxis, p->yAxis);
           whiskers->removeFromLegend();
           whiskers->setDataPlottable(g);
           QVector<double> plusMinus;
-          for (float x : errors) plusMinus << (std::isfinite(x) ? static_cast<double>(x) : 0.0);
+          for (float v : errors) plusMinus << (std::isfinite(v) ? static_cast<double>(v) : 0.0);
           whiskers->setData(plusMinus);
           whiskers->setWhiskerWidth(0);
           whiskers->setSymbolGap(4);  // the default 10 px gap would hide short bars
