@@ -10,36 +10,52 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "train/thread_share.h"
 #include "train/worker_team.h"
 
 using namespace depthlab;
 
+namespace {
+
+// What two no-grad runs of a team saw: the threads of each call, how many bodies had one
+// intra-op thread and grad mode off, and the thread that ran worker 0.
+struct TwoRuns {
+  std::vector<std::set<std::thread::id>> seen{2};
+  int single = 0, noGrad = 0;
+  std::thread::id zero;
+};
+
+TwoRuns runTwice(train::WorkerTeam& team) {
+  TwoRuns r;
+  std::mutex mutex;
+  for (int call = 0; call < 2; ++call) {
+    torch::NoGradGuard ng;
+    team.run([&](int w) {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (torch::get_num_threads() == 1) ++r.single;
+      if (!torch::GradMode::is_enabled()) ++r.noGrad;
+      r.seen[static_cast<size_t>(call)].insert(std::this_thread::get_id());
+      if (w == 0) r.zero = std::this_thread::get_id();
+    });
+  }
+  return r;
+}
+
+}  // namespace
+
 TEST(WorkerTeam, TheSameThreadsRunEveryCallWithOneIntraOpThreadEach) {
   train::IntraOpThreads two(2);
   train::WorkerTeam team(3);
   EXPECT_EQ(team.size(), 3);
   EXPECT_EQ(torch::get_num_threads(), 2);
-  std::mutex mutex;
-  std::vector<std::set<std::thread::id>> seen(2);
-  std::atomic<int> single{0}, noGrad{0};
-  std::thread::id zero;
-  for (int call = 0; call < 2; ++call) {
-    torch::NoGradGuard ng;
-    team.run([&](int w) {
-      if (torch::get_num_threads() == 1) ++single;
-      if (!torch::GradMode::is_enabled()) ++noGrad;
-      std::lock_guard<std::mutex> lock(mutex);
-      seen[static_cast<size_t>(call)].insert(std::this_thread::get_id());
-      if (w == 0) zero = std::this_thread::get_id();
-    });
-  }
-  EXPECT_EQ(seen[0].size(), 3u);
-  EXPECT_EQ(seen[0], seen[1]);
-  EXPECT_EQ(zero, std::this_thread::get_id());  // the caller is worker 0
-  EXPECT_EQ(single.load(), 6);
-  EXPECT_EQ(noGrad.load(), 6);
+  const auto r = runTwice(team);
+  EXPECT_EQ(r.seen[0].size(), 3u);
+  EXPECT_EQ(r.seen[0], r.seen[1]);
+  EXPECT_EQ(r.zero, std::this_thread::get_id());  // the caller is worker 0
+  EXPECT_EQ(r.single, 6);
+  EXPECT_EQ(r.noGrad, 6);
   EXPECT_EQ(torch::get_num_threads(), 2);
   EXPECT_TRUE(torch::GradMode::is_enabled());
 }
@@ -49,26 +65,15 @@ TEST(WorkerTeam, ACallerThatWaitsRunsNoWorkerAndKeepsItsThreadCount) {
   train::WorkerTeam team(2, train::WorkerTeam::Caller::Waits);
   EXPECT_EQ(team.size(), 2);
   EXPECT_EQ(torch::get_num_threads(), 2);
-  std::mutex mutex;
-  std::vector<std::set<std::thread::id>> seen(2);
-  std::atomic<int> single{0}, noGrad{0};
-  for (int call = 0; call < 2; ++call) {
-    torch::NoGradGuard ng;
-    team.run([&](int w) {
-      if (torch::get_num_threads() == 1) ++single;
-      if (!torch::GradMode::is_enabled()) ++noGrad;
-      std::lock_guard<std::mutex> lock(mutex);
-      seen[static_cast<size_t>(call)].insert(std::this_thread::get_id());
-      EXPECT_GE(w, 0);
-      EXPECT_LT(w, 2);
-    });
-  }
-  EXPECT_EQ(seen[0].size(), 2u);
-  EXPECT_EQ(seen[0], seen[1]);  // the same two threads every call
-  EXPECT_EQ(seen[0].count(std::this_thread::get_id()), 0u);  // neither is the caller
-  EXPECT_EQ(single.load(), 4);
-  EXPECT_EQ(noGrad.load(), 4);
+  const auto r = runTwice(team);
+  EXPECT_EQ(r.seen[0].size(), 2u);
+  EXPECT_EQ(r.seen[0], r.seen[1]);  // the same two threads every call
+  EXPECT_EQ(r.seen[0].count(std::this_thread::get_id()), 0u);  // neither is the caller
+  EXPECT_TRUE(r.seen[0].count(r.zero));                         // worker 0 is one of them
+  EXPECT_EQ(r.single, 4);
+  EXPECT_EQ(r.noGrad, 4);
   EXPECT_EQ(torch::get_num_threads(), 2);
+  EXPECT_TRUE(torch::GradMode::is_enabled());
   // A failure of worker 0 (a team thread here) reaches the caller; the team goes on.
   EXPECT_THROW(team.run([&](int w) {
                  if (w == 0) throw std::runtime_error("worker 0 failed");
