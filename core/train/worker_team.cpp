@@ -5,15 +5,13 @@
 
 #include "train/thread_share.h"
 
-#include <algorithm>
-
 namespace depthlab::train {
 
 WorkerTeam::WorkerTeam(int workers, Caller caller)
-    : m_workers(std::max(1, workers)), m_caller(workers > 1 ? caller : Caller::Works) {
+    : m_caller(workers > 1 ? caller : Caller::Works) {
   const int callerThreads = settledThreadCount();
   const int first = m_caller == Caller::Waits ? 0 : 1;
-  for (int w = first; w < m_workers; ++w) m_threads.emplace_back([this, w] { workerLoop(w); });
+  for (int w = first; w < workers; ++w) m_threads.emplace_back([this, w] { workerLoop(w); });
   std::unique_lock<std::mutex> lock(m_mutex);
   m_done.wait(lock, [&] { return m_settled == static_cast<int>(m_threads.size()); });
   // A worker's set_num_threads also sets ATen's process-wide default: the caller's comes back.

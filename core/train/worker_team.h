@@ -32,7 +32,7 @@ class WorkerTeam {
   WorkerTeam(const WorkerTeam&) = delete;
   WorkerTeam& operator=(const WorkerTeam&) = delete;
 
-  int size() const { return m_workers; }
+  int size() const { return static_cast<int>(m_threads.size()) + (m_caller == Caller::Works ? 1 : 0); }
   /// Runs body(w) for w = 0..size()-1 side by side, each with one intra-op thread and the
   /// caller's grad mode (Caller::Works: the caller runs worker 0 and gets its count back), and returns
   /// when all have finished; then rethrows the first exception any of them threw. Not reentrant.
@@ -41,7 +41,6 @@ class WorkerTeam {
  private:
   void workerLoop(int worker);
 
-  int m_workers = 1;
   Caller m_caller = Caller::Works;
   std::vector<std::thread> m_threads;
   std::mutex m_mutex;

@@ -178,19 +178,8 @@ void CompareView::drawProfiles() {
       // Pruning deltas carry their standard error from the same step (none for one sequence).
       if (auto e = r.layers.find(metrics::kPruneDeltaError);
           metric == metrics::kPruneDelta && e != r.layers.end() && !e->second.steps.empty()) {
-        const auto errors = layerValuesExactlyAt(e->second, s.steps.back());
-        if (errors.size() == profile.size() &&
-            std::any_of(errors.begin(), errors.end(), [](float v) { return std::isfinite(v); })) {
-          auto* whiskers = new QCPErrorBars(p->xAxis, p->yAxis);
-          whiskers->removeFromLegend();
-          whiskers->setDataPlottable(g);
-          QVector<double> plusMinus;
-          for (float v : errors) plusMinus << (std::isfinite(v) ? static_cast<double>(v) : 0.0);
-          whiskers->setData(plusMinus);
-          whiskers->setWhiskerWidth(0);
-          whiskers->setSymbolGap(4);  // the default 10 px gap would hide short bars
-          whiskers->setPen(QPen(g->pen().color(), 1.2));
-        }
+        figures::addErrorBars(g, layerValuesExactlyAt(e->second, s.steps.back()),
+                              QPen(g->pen().color(), 1.2));
       }
     }
     p->rescaleAxes();

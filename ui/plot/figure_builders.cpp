@@ -31,20 +31,27 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
       values << s.values[l];
     }
     bars->setData(keys, values, /*alreadySorted=*/true);
-    const bool anyError = std::any_of(s.errors.begin(), s.errors.end(),
-                                      [](float e) { return std::isfinite(e); });
-    if (s.errors.size() == s.values.size() && anyError) {  // one sequence: no spread, no bars
-      auto* whiskers = new QCPErrorBars(x, y);
-      whiskers->removeFromLegend();
-      whiskers->setDataPlottable(bars);
-      QVector<double> errors;
-      for (float e : s.errors) errors << (std::isfinite(e) ? static_cast<double>(e) : 0.0);
-      whiskers->setData(errors);
-      whiskers->setWhiskerWidth(0);  // no caps (as matplotlib's default): near-0 bars stay clean
-      whiskers->setPen(QPen(QColor(30, 30, 30), 1));
-    }
+    addErrorBars(bars, s.errors, QPen(QColor(30, 30, 30), 1));
   }
   return L;
+}
+
+QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>& errors,
+                           const QPen& pen) {
+  const bool anyError = std::any_of(errors.begin(), errors.end(), [](float e) { return std::isfinite(e); });
+  if (!anyError || static_cast<int>(errors.size()) != data->interface1D()->dataCount()) return nullptr;
+  auto* whiskers = new QCPErrorBars(data->keyAxis(), data->valueAxis());
+  whiskers->removeFromLegend();
+  whiskers->setDataPlottable(data);
+  QVector<double> plusMinus;
+  for (float e : errors) plusMinus << (std::isfinite(e) ? static_cast<double>(e) : 0.0);
+  whiskers->setData(plusMinus);
+  whiskers->setWhiskerWidth(0);  // no caps: near-0 deltas stay clean
+  // The gap left around a graph's point marker (QCustomPlot's default 10 px hides short bars);
+  // bars have no marker, their error bars start at the bar's end.
+  whiskers->setSymbolGap(qobject_cast<QCPGraph*>(data) ? 4 : 0);
+  whiskers->setPen(pen);
+  return whiskers;
 }
 
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,

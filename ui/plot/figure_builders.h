@@ -19,8 +19,11 @@
 
 #include "store/store_types.h"
 
+class QCPAbstractPlottable;
 class QCPAxis;
 class QCPColorMap;
+class QCPErrorBars;
+class QPen;
 class QCPColorScale;
 class QCustomPlot;
 
@@ -33,6 +36,12 @@ struct BarSeries {
   std::vector<float> values;  // (L)
   std::vector<float> errors;  // (L) standard errors drawn as +- error bars; empty or all NaN: none
 };
+
+/// +- errors[i] on point i of `data` (bars or a graph), uncapped (as matplotlib's default), in
+/// `pen`, out of the legend. Null, and nothing drawn, when the errors do not match the points
+/// or none is finite (one sequence: no spread); a NaN error draws no bar.
+QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>& errors,
+                           const QPen& pen);
 
 /// Grouped bars: layer l (1..L) on x, one bar per series side by side within the group, in
 /// series order (an empty series keeps its slot). Returns L (the longest series); the caller

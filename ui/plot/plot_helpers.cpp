@@ -19,22 +19,27 @@ namespace {
 const char* kZoomed = "depthlabUserZoomed";
 const char* kCellErrors = "depthlabCellErrors";  // QList<double>: a colour map's standard errors
 
-// The +- error of point `index` of `data` (bars or a graph) when error bars are attached to
-// it, else NaN.
-double pointError(QCustomPlot* plot, const QCPAbstractPlottable* data, int index) {
+// The error bars attached to `data` (bars or a graph), or null.
+const QCPErrorBars* errorBarsOf(QCustomPlot* plot, const QCPAbstractPlottable* data) {
   for (int i = 0; i < plot->plottableCount(); ++i) {
     auto* whiskers = qobject_cast<QCPErrorBars*>(plot->plottable(i));
-    if (whiskers && whiskers->dataPlottable() == data && index < whiskers->dataCount()) {
-      return whiskers->data()->at(index).errorPlus;
-    }
+    if (whiskers && whiskers->dataPlottable() == data) return whiskers;
   }
-  return std::numeric_limits<double>::quiet_NaN();
+  return nullptr;
 }
 
-// The standard error setCellErrors gave colour-map cell (kx, ky), else NaN.
-double cellError(const QCPColorMap* map, int kx, int ky) {
-  const auto errors = map->property(kCellErrors).value<QList<double>>();
-  const qsizetype cell = static_cast<qsizetype>(ky) * map->data()->keySize() + kx;
+// The +- error of point `index` under `whiskers` (errorBarsOf), else NaN.
+double pointError(const QCPErrorBars* whiskers, int index) {
+  return whiskers && index < whiskers->dataCount() ? whiskers->data()->at(index).errorPlus
+                                                   : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The standard errors setCellErrors gave a colour map (cell ky * keySize + kx), maybe none.
+QList<double> cellErrors(const QCPColorMap* map) { return map->property(kCellErrors).value<QList<double>>(); }
+
+// Cell (kx, ky)'s entry of `errors` (cellErrors), else NaN.
+double cellError(const QList<double>& errors, const QCPColorMapData* d, int kx, int ky) {
+  const qsizetype cell = static_cast<qsizetype>(ky) * d->keySize() + kx;
   return cell < errors.size() ? errors[cell] : std::numeric_limits<double>::quiet_NaN();
 }
 
@@ -60,7 +65,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
       double cx, cy;
       map->data()->cellToCoord(kx, ky, &cx, &cy);
       QString value = QString::number(v, 'g', 6);
-      if (const double e = cellError(map, kx, ky); std::isfinite(e)) {
+      if (const double e = cellError(cellErrors(map), map->data(), kx, ky); std::isfinite(e)) {
         value += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
       }
       return QStringLiteral("%1 = %2, %3 = %4\nvalue %5")
@@ -84,7 +89,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
                    .arg(g->name(), g->keyAxis()->label()).arg(it->key, 0, 'g', 8)
                    .arg(g->valueAxis()->label().isEmpty() ? QStringLiteral("value") : g->valueAxis()->label())
                    .arg(it->value, 0, 'g', 6);
-        const double e = pointError(plot, g, static_cast<int>(it - g->data()->constBegin()));
+        const double e = pointError(errorBarsOf(plot, g), static_cast<int>(it - g->data()->constBegin()));
         if (std::isfinite(e) && e > 0) best += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
       }
     }
@@ -98,7 +103,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
         if (std::abs(it->key - x) > half) continue;
         best = QStringLiteral("%1 layer %2: %3")
                    .arg(bars->name()).arg(std::lround(it->key)).arg(it->value, 0, 'g', 6);
-        const double e = pointError(plot, bars, static_cast<int>(it - bars->data()->constBegin()));
+        const double e = pointError(errorBarsOf(plot, bars), static_cast<int>(it - bars->data()->constBegin()));
         if (std::isfinite(e) && e > 0) best += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
         break;
       }
@@ -182,21 +187,24 @@ QString plotCsv(QCustomPlot* plot) {
   auto number = [](double v) { return std::isfinite(v) ? QString::number(v, 'g', 10) : QString(); };
   for (int i = 0; i < plot->graphCount(); ++i) {
     auto* g = plot->graph(i);
+    const auto* whiskers = errorBarsOf(plot, g);
     int index = 0;
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it, ++index) {
       out += QStringLiteral("%1,%2,%3,,%4\n").arg(quote(g->name())).arg(it->key, 0, 'g', 10)
-                 .arg(it->value, 0, 'g', 10).arg(number(pointError(plot, g, index)));
+                 .arg(it->value, 0, 'g', 10).arg(number(pointError(whiskers, index)));
     }
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
     if (auto* b = qobject_cast<QCPBars*>(plot->plottable(i))) {
+      const auto* whiskers = errorBarsOf(plot, b);
       int index = 0;
       for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it, ++index) {
         out += QStringLiteral("%1,%2,%3,,%4\n").arg(quote(b->name())).arg(std::round(it->key))
-                   .arg(it->value, 0, 'g', 10).arg(number(pointError(plot, b, index)));
+                   .arg(it->value, 0, 'g', 10).arg(number(pointError(whiskers, index)));
       }
     } else if (auto* m = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
       auto* d = m->data();
+      const auto errors = cellErrors(m);
       for (int kx = 0; kx < d->keySize(); ++kx) {
         for (int ky = 0; ky < d->valueSize(); ++ky) {
           double x, y;
@@ -204,7 +212,7 @@ QString plotCsv(QCustomPlot* plot) {
           const double v = d->cell(kx, ky);
           if (std::isfinite(v)) {
             out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
-                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10).arg(number(cellError(m, kx, ky)));
+                       .arg(x, 0, 'g', 10).arg(y, 0, 'g', 10).arg(v, 0, 'g', 10).arg(number(cellError(errors, d, kx, ky)));
           }
         }
       }
