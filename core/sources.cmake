@@ -43,7 +43,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_com
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/attention_kernels.cpp
-  kernels/probe_kernels.cpp)
+  kernels/probe_kernels.cpp kernels/blas_gemm.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES model/fused_ops.cpp model/packed_ops.cpp
   model/causal_attention.cpp train/fused_adam.cpp)
 # Autograd wiring of the CUDA kernels (kernels/cuda/, built only with a CUDA LibTorch).

@@ -1,14 +1,16 @@
-// See causal_attention.h. The block GEMMs write into strided views of one (N, T, T) buffer
-// (ATen's bmm takes a leading dimension); the softmax loops split the N (batch, head) slices
-// across ATen's intra-op threads, each slice computed alone, so results do not depend on the
-// thread count.
+// See causal_attention.h. The block GEMMs write into strided views of one (N, T, T) buffer,
+// one BLAS call per (batch, head) slice (kernels/blas_gemm.h). The GEMMs and the softmax loops
+// split the N slices across ATen's intra-op threads, each slice computed alone, so results do
+// not depend on the thread count.
 #include "model/causal_attention.h"
 
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "kernels/attention_kernels.h"
+#include "kernels/blas_gemm.h"
 #include "model/cpu_parallel.h"
 
 namespace depthlab::model {
@@ -20,9 +22,46 @@ using torch::autograd::variable_list;
 
 constexpr int64_t kBlockRows = 64;  // query rows per block (and key columns in backward)
 
+// One operand of a batched product as the BLAS sees it: each (r, c) slice stored row-major
+// (rows `ld` apart) or as the transpose of a row-major (c, r) matrix.
+struct BlasOperand {
+  bool transposed = false;
+  int64_t ld = 0;
+};
+
+// How `x` (N, r, c) is laid out per slice, if the BLAS can take it as it is.
+std::optional<BlasOperand> blasOperand(const torch::Tensor& x) {
+  const int64_t r = x.size(1), c = x.size(2);
+  if (x.stride(2) == 1 && x.stride(1) >= std::max<int64_t>(1, c))
+    return BlasOperand{false, x.stride(1)};
+  if (x.stride(1) == 1 && x.stride(2) >= std::max<int64_t>(1, r))
+    return BlasOperand{true, x.stride(2)};
+  return std::nullopt;
+}
+
 // out (N, m, n), a strided view into a larger buffer, = a (N, m, k) @ b (N, k, n), in place.
+// Each slice is one BLAS call (ATen's bmm spent as long on per-slice bookkeeping as on these
+// small products); the slices split across ATen's intra-op threads, each computed alone.
 void bmmInto(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) {
-  at::bmm_out(out, a, b);
+  const auto oa = blasOperand(a), ob = blasOperand(b), oc = blasOperand(out);
+  const bool blas = (out.scalar_type() == torch::kFloat || out.scalar_type() == torch::kDouble) &&
+                    oa && ob && oc && !oc->transposed && out.size(0) > 0;
+  if (!blas) {
+    at::bmm_out(out, a, b);
+    return;
+  }
+  const int64_t N = out.size(0), m = out.size(1), n = out.size(2), k = a.size(2);
+  AT_DISPATCH_FLOATING_TYPES(out.scalar_type(), "depthlab_attention_gemm", [&] {
+    const scalar_t* ap = a.data_ptr<scalar_t>();
+    const scalar_t* bp = b.data_ptr<scalar_t>();
+    scalar_t* cp = out.data_ptr<scalar_t>();
+    at::parallel_for(0, N, grainFor(m * n * k), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        kernels::gemmRowMajor(oa->transposed, ob->transposed, m, n, k, scalar_t(1),
+                              ap + i * a.stride(0), oa->ld, bp + i * b.stride(0), ob->ld,
+                              scalar_t(0), cp + i * out.stride(0), oc->ld);
+    });
+  });
 }
 
 template <typename F>
@@ -69,7 +108,7 @@ struct CausalAttentionFunction : public torch::autograd::Function<CausalAttentio
     auto dv = torch::empty({N, T, D}, q.options());
     for (int64_t r0 = 0; r0 < T; r0 += kBlockRows) {  // query rows: dp, ds, dq
       const int64_t r1 = std::min(T, r0 + kBlockRows);
-      auto block = ds.slice(1, r0, r1).slice(2, 0, r1);  // (N, r1 - r0, r1)
+      auto block = ds.slice(1, r0, r1).slice(2, 0, r1);                        // (N, r1 - r0, r1)
       bmmInto(block, dy.slice(1, r0, r1), v.slice(1, 0, r1).transpose(1, 2));  // dp
       AT_DISPATCH_FLOATING_TYPES(p.scalar_type(), "depthlab_causal_softmax_backward", [&] {
         const scalar_t* pp = p.data_ptr<scalar_t>();
@@ -85,9 +124,9 @@ struct CausalAttentionFunction : public torch::autograd::Function<CausalAttentio
     for (int64_t c0 = 0; c0 < T; c0 += kBlockRows) {  // key columns: rows c0.. see them
       const int64_t c1 = std::min(T, c0 + kBlockRows);
       bmmInto(dv.slice(1, c0, c1), p.slice(1, c0, T).slice(2, c0, c1).transpose(1, 2),
-                  dy.slice(1, c0, T));
+              dy.slice(1, c0, T));
       bmmInto(dk.slice(1, c0, c1), ds.slice(1, c0, T).slice(2, c0, c1).transpose(1, 2),
-                  q.slice(1, c0, T));
+              q.slice(1, c0, T));
     }
     return {dq, dk, dv, torch::Tensor()};
   }
