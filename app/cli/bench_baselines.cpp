@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/openblas_kernels.h"
 #include "util/python_env.h"
 #include "util/run_command.h"
 
@@ -26,8 +27,10 @@ struct ReferenceRun {
 };
 
 // bench/reference_model.py's `bench` under `python`, on the config written to a temporary file.
+// `coreType` non-empty: the reference runs with OPENBLAS_CORETYPE set to it.
 ReferenceRun timeReference(const std::string& python, const experiment::ExperimentConfig& c,
-                           const std::string& scheme, int steps, int threads, const std::string& script) {
+                           const std::string& scheme, int steps, int threads,
+                           const std::string& script, const std::string& coreType = "") {
   ReferenceRun out;
   const std::string cfg = (std::filesystem::temp_directory_path() /
                            ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
@@ -40,9 +43,13 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  auto run = util::runProgram({python, script, "bench", "--config", cfg, "--scheme", scheme,
-                               "--steps", std::to_string(steps), "--threads", std::to_string(threads)},
-                              {"", util::Stderr::Merge});
+  std::vector<std::string> argv = {python, script, "bench", "--config", cfg, "--scheme", scheme,
+                                   "--steps", std::to_string(steps), "--threads",
+                                   std::to_string(threads)};
+  if (!coreType.empty()) {
+    argv.insert(argv.begin(), {"/usr/bin/env", "OPENBLAS_CORETYPE=" + coreType});
+  }
+  auto run = util::runProgram(argv, {"", util::Stderr::Merge});
   std::error_code ec;
   std::filesystem::remove(cfg, ec);
   const std::string& text = run.output;
@@ -61,6 +68,25 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
   return out;
 }
 
+// A build without OpenBLAS of its own (the torch2 configuration: pip's torch uses MKL) never
+// sets OPENBLAS_CORETYPE (util/openblas_kernels.h), so Debian's PyTorch 1.13 would run on the
+// kernels its OpenBLAS falls back to on a CPU newer than it (Prescott on Emerald Rapids, ~4x
+// slower). Asks that Python which kernels the BLAS it loads picks, and returns the core the
+// Debian build would choose for itself, or "" (already good, chosen by the user, or no OpenBLAS).
+std::string debianReferenceCoreType() {
+  const char* chosen = std::getenv("OPENBLAS_CORETYPE");
+  if ((chosen && *chosen) || !util::openBlasCore().empty()) return "";
+  const auto picked = util::runProgram({"/usr/bin/python3", "-c",
+                                        "import ctypes\n"
+                                        "f = ctypes.CDLL('libblas.so.3').openblas_get_corename\n"
+                                        "f.restype = ctypes.c_char_p\n"
+                                        "print(f().decode())"});
+  if (picked.status != 0) return "";
+  std::string name = picked.output;
+  name.erase(name.find_last_not_of(" \n") + 1);
+  return util::betterOpenBlasCore(name, util::cpuVectorFeatures());
+}
+
 }  // namespace
 
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& c,
@@ -70,7 +96,9 @@ void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentC
     r.torchMessage = r.newestTorchMessage = "reference script not found at " + script;
     return;
   }
-  auto debian = timeReference("/usr/bin/python3", c, scheme, steps, threads, script);
+  r.torchOpenBlasCore = debianReferenceCoreType();
+  auto debian =
+      timeReference("/usr/bin/python3", c, scheme, steps, threads, script, r.torchOpenBlasCore);
   r.torchTokensPerSecond = debian.tokensPerSecond;
   r.torchVersion = debian.version;
   if (!debian.tokensPerSecond) {

@@ -84,6 +84,7 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
                         {"threads", first.threads}, {"fused_kernels", first.fusedKernels},
                         {"row_split", first.rowSplit}, {"rounds", rounds.size()},
                         {"openblas_kernels", util::openBlasCore()},
+                        {"reference_openblas_coretype", first.torchOpenBlasCore},
                         {"cpp_tokens_per_s", cppMedian},
                         {"cpp_page_faults_per_step", faults},
                         {"cpp_resident_mb", rounds.back().cppResidentMb},
@@ -129,6 +130,10 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     const char* forced = std::getenv("OPENBLAS_CORETYPE");
     std::printf("  OpenBLAS kernels: %s%s (C++ and PyTorch 1.13 alike)\n", core.c_str(),
                 forced && *forced ? " (OPENBLAS_CORETYPE)" : "");
+  } else if (!first.torchOpenBlasCore.empty()) {
+    std::printf("  OpenBLAS kernels of PyTorch 1.13: %s (OPENBLAS_CORETYPE set for it; this "
+                "build's GEMMs are not OpenBLAS's)\n",
+                first.torchOpenBlasCore.c_str());
   }
   if (several) {
     for (size_t i = 0; i < rounds.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "kernels/attention_kernels.h"
@@ -44,8 +45,11 @@ std::optional<BlasOperand> blasOperand(const torch::Tensor& x) {
 // small products); the slices split across ATen's intra-op threads, each computed alone.
 void bmmInto(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) {
   const auto oa = blasOperand(a), ob = blasOperand(b), oc = blasOperand(out);
-  const bool blas = (out.scalar_type() == torch::kFloat || out.scalar_type() == torch::kDouble) &&
-                    oa && ob && oc && !oc->transposed && out.size(0) > 0;
+  const auto fitsBlasInt = [](int64_t v) { return v <= std::numeric_limits<int>::max(); };
+  const bool blas =
+      (out.scalar_type() == torch::kFloat || out.scalar_type() == torch::kDouble) && oa && ob &&
+      oc && !oc->transposed && out.size(0) > 0 &&
+      fitsBlasInt(std::max({oa->ld, ob->ld, oc->ld, a.size(1), a.size(2), b.size(2)}));
   if (!blas) {
     at::bmm_out(out, a, b);
     return;

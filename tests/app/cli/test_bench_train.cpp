@@ -1,6 +1,7 @@
 // `bench train` times the PyTorch reference under Debian's torch and under the newest torch of
 // the torch2 environment in the same run. A stand-in Python (a shell script) plays the newest
-// torch here, so the test checks the plumbing, not the speed.
+// torch here, so the test checks the plumbing, not the speed; and which OpenBLAS kernels
+// Debian's reference is given.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +43,12 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   EXPECT_DOUBLE_EQ(j.value("newest_torch_tokens_per_s", 0.0), 1000.0);
   EXPECT_NEAR(j.value("newest_ratio", 0.0), j["cpp_tokens_per_s"].get<double>() / 1000.0, 1e-9);
   EXPECT_TRUE(j.contains("torch_tokens_per_s") || j.contains("torch_error"));  // Debian's, as before
+  // Only a build without OpenBLAS of its own (torch2) chooses kernels for Debian's reference (the
+  // Debian build chose for itself and its children when it started), and only a better core.
+  const auto referenceCore = j.value("reference_openblas_coretype", std::string("?"));
+  if (!j.value("openblas_kernels", std::string()).empty()) EXPECT_EQ(referenceCore, "");
+  EXPECT_TRUE(referenceCore.empty() || referenceCore == "SkylakeX" || referenceCore == "Haswell")
+      << referenceCore;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + dir.file("none") + " " + base + " 2>/dev/null", &out), 0) << out;
   j = nlohmann::json::parse(out.substr(out.find('{')));
   EXPECT_FALSE(j.contains("newest_ratio"));
