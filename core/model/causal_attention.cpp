@@ -23,6 +23,13 @@ using torch::autograd::variable_list;
 
 constexpr int64_t kBlockRows = 64;  // query rows per block (and key columns in backward)
 
+template <typename F>
+void forEachSlice(int64_t n, int64_t elementsPerSlice, const F& f) {
+  at::parallel_for(0, n, grainFor(elementsPerSlice), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
+}
+
 // One operand of a batched product as the BLAS sees it: each (r, c) slice stored row-major
 // (rows `ld` apart) or as the transpose of a row-major (c, r) matrix.
 struct BlasOperand {
@@ -59,21 +66,14 @@ void bmmInto(torch::Tensor out, const torch::Tensor& a, const torch::Tensor& b) 
     const scalar_t* ap = a.data_ptr<scalar_t>();
     const scalar_t* bp = b.data_ptr<scalar_t>();
     scalar_t* cp = out.data_ptr<scalar_t>();
-    at::parallel_for(0, N, grainFor(m * n * k), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i)
-        kernels::gemmRowMajor(oa->transposed, ob->transposed, m, n, k, scalar_t(1),
-                              ap + i * a.stride(0), oa->ld, bp + i * b.stride(0), ob->ld,
-                              scalar_t(0), cp + i * out.stride(0), oc->ld);
+    forEachSlice(N, m * n * k, [&](int64_t i) {
+      kernels::gemmRowMajor(oa->transposed, ob->transposed, m, n, k, scalar_t(1),
+                            ap + i * a.stride(0), oa->ld, bp + i * b.stride(0), ob->ld,
+                            scalar_t(0), cp + i * out.stride(0), oc->ld);
     });
   });
 }
 
-template <typename F>
-void forEachSlice(int64_t n, int64_t elementsPerSlice, const F& f) {
-  at::parallel_for(0, n, grainFor(elementsPerSlice), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) f(i);
-  });
-}
 
 struct CausalAttentionFunction : public torch::autograd::Function<CausalAttentionFunction> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& qIn,
