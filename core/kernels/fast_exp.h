@@ -15,27 +15,35 @@ namespace depthlab::kernels {
 // Always inlined: a caller compiled with its own optimize() attribute (the softmax's
 // finite-math clone) would otherwise call it out of line, one scalar call per element, and
 // the loop would not vectorise (measured: 10% of a cpu-demo training step).
-__attribute__((always_inline)) inline float expFloat(float x) {
-  x = x < -87.3f ? -87.3f : x;
-  x = x > 87.0f ? 87.0f : x;
+// F is float, or a GCC vector of floats with I the int32 vector of the same width (the
+// attention's softmax runs it on 16 lanes at a time, attention_kernels.cpp).
+template <typename F, typename I>
+__attribute__((always_inline)) inline F expFloatLanes(F x) {
+  const F lo = F{} - 87.3f, hi = F{} + 87.0f;
+  x = x < lo ? lo : x;
+  x = x > hi ? hi : x;
   constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23
-  const float t = x * 1.44269504088896341f + kShifter;
-  const float nf = t - kShifter;  // round(x log2 e)
-  int32_t tBits;
+  const F t = x * 1.44269504088896341f + kShifter;
+  const F nf = t - kShifter;  // round(x log2 e)
+  I tBits;
   std::memcpy(&tBits, &t, sizeof tBits);
-  const int32_t n = tBits - 0x4B400000;  // the same integer, from t's low bits
-  const float r = (x - nf * 0.693359375f) + nf * 2.12194440e-4f;  // x - n ln2 in two parts
-  float p = 1.9875691500e-4f;
+  const I n = tBits - 0x4B400000;  // the same integer, from t's low bits
+  const F r = (x - nf * 0.693359375f) + nf * 2.12194440e-4f;  // x - n ln2 in two parts
+  F p = F{} + 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
-  const int32_t bits = (n + 127) << 23;
-  float scale;
+  const I bits = (n + 127) << 23;
+  F scale;
   std::memcpy(&scale, &bits, sizeof scale);
   return p * scale;
+}
+
+__attribute__((always_inline)) inline float expFloat(float x) {
+  return expFloatLanes<float, int32_t>(x);
 }
 
 }  // namespace depthlab::kernels
