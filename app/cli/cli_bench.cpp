@@ -329,10 +329,12 @@ void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
       std::printf("  as the training loop runs them, %d steps trained for real (%.1f s):\n"
                   "    beside training on the spare core: %.2f s of probes; the training thread held "
                   "%.3f s (weight copies, waits), %d updates overlapping a probe %.3f s slower "
-                  "than the median update\n"
+                  "than the median update%s\n"
                   "    final probes, inline on %d cores: %.2f s\n",
                   r.steps, b.trainSeconds, b.besideSeconds, b.heldSeconds, b.overlappedSteps,
-                  b.contentionSeconds, train::cpuCores(), b.finalSeconds);
+                  b.contentionSeconds,
+                  b.contentionSeconds < 0 ? " (faster: machine noise, counted as 0)" : "",
+                  train::cpuCores(), b.finalSeconds);
     } else {
       std::printf("  no core to spare (%d threads of %d cores, or a GPU): the probes run inline\n",
                   probeThreads, train::cpuCores());

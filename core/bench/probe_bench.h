@@ -21,10 +21,11 @@ struct BesideRun {
   double trainSeconds = 0;       // the updates alone (sum of their wall times)
   double heldSeconds = 0;        // the training thread held by probes (snapshots, waits)
   double contentionSeconds = 0;  // updates while a probe ran: time above the median update
+                                 // (negative when the machine sped up meanwhile: noise)
   int overlappedSteps = 0;       // updates that ran while a probe did
   double finalSeconds = 0;       // the final probes, inline, every core
   double besideSeconds = 0;      // probe time on the spare core
-  double overheadPercent = 0;    // (held + contention + final) / (steps x median update)
+  double overheadPercent = 0;    // (held + max(0, contention) + final) / (steps x median update)
 };
 
 struct ProbeBenchResult {
