@@ -12,9 +12,9 @@ namespace depthlab::kernels {
 // a degree-6 polynomial on |r| <= ln2/2, times 2^n built from its bits. Within 1.4 ulp of
 // exp on the clamped range [-87.3, 87]: the bounds keep 2^n and 1 / (1 + exp(x)) normal
 // floats (users: sigmoid in SwiGLU, the causal softmax).
-// Always inlined: a caller compiled with its own optimize() attribute (the softmax's
-// finite-math clone) would otherwise call it out of line, one scalar call per element, and
-// the loop would not vectorise (measured: 10% of a cpu-demo training step).
+// Always inlined: a caller compiled with its own target or optimize attributes (the
+// target_clones of SwiGLU and the softmax) would otherwise call it out of line, one scalar call
+// per element, and the loop would not vectorise (measured once: 10% of a cpu-demo step).
 // F is float, or a GCC vector of floats with I the int32 vector of the same width (the
 // attention's softmax runs it on 16 lanes at a time, attention_kernels.cpp).
 template <typename F, typename I>
