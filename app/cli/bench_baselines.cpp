@@ -73,7 +73,8 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
 // kernels its OpenBLAS falls back to on a CPU newer than it (Prescott on Emerald Rapids, ~4x
 // slower). Asks that Python which kernels the BLAS it loads picks, and returns the core the
 // Debian build would choose for itself, or "" (already good, chosen by the user, or no OpenBLAS).
-std::string debianReferenceCoreType() {
+// The answer depends only on the machine and the environment: asked once per process.
+std::string askDebianReferenceCoreType() {
   const char* chosen = std::getenv("OPENBLAS_CORETYPE");
   if ((chosen && *chosen) || !util::openBlasCore().empty()) return "";
   const auto picked = util::runProgram({"/usr/bin/python3", "-c",
@@ -85,6 +86,11 @@ std::string debianReferenceCoreType() {
   std::string name = picked.output;
   name.erase(name.find_last_not_of(" \n") + 1);
   return util::betterOpenBlasCore(name, util::cpuVectorFeatures());
+}
+
+const std::string& debianReferenceCoreType() {
+  static const std::string core = askDebianReferenceCoreType();
+  return core;
 }
 
 }  // namespace

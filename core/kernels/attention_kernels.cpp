@@ -35,6 +35,17 @@ __attribute__((always_inline)) inline F16 load16(const float* p) {
 
 __attribute__((always_inline)) inline void store16(float* p, F16 v) { std::memcpy(p, &v, sizeof v); }
 
+// A row's columns in vector terms: `padded` = its `valid` columns rounded up to whole vectors
+// within `cols`; `whole` = the part of that in whole vectors (== padded unless cols cuts one).
+struct RowExtent {
+  int64_t padded, whole;
+};
+
+__attribute__((always_inline)) inline RowExtent rowExtent(int64_t valid, int64_t cols) {
+  const int64_t padded = std::min(cols, (valid + kLanes - 1) / kLanes * kLanes);
+  return {padded, padded / kLanes * kLanes};
+}
+
 // Lanes l with b + l < valid.
 __attribute__((always_inline)) inline I16 laneBelow(int64_t b, int64_t valid) {
   return kLaneIndex < static_cast<int32_t>(std::min<int64_t>(valid - b, kLanes));
@@ -68,8 +79,7 @@ __attribute__((always_inline)) inline void softmaxRowsFloat(float* s, int64_t ro
   for (int64_t r = 0; r < rows; ++r) {
     float* row = s + r * ld;
     const int64_t valid = rowBegin + r + 1;  // columns 0..i
-    const int64_t padded = std::min(cols, (valid + kLanes - 1) / kLanes * kLanes);
-    const int64_t whole = padded / kLanes * kLanes;  // == padded unless cols cuts a vector
+    const auto [padded, whole] = rowExtent(valid, cols);
     F16 mv = F16{} + lowest;
     for (int64_t b = 0; b < whole; b += kLanes) {
       const F16 x = laneBelow(b, valid) ? load16(row + b) : F16{} + lowest;
@@ -106,8 +116,7 @@ __attribute__((always_inline)) inline void softmaxBackwardRowsFloat(const float*
     const float* pr = p + r * ld;
     float* dr = dp + r * ld;
     const int64_t valid = rowBegin + r + 1;
-    const int64_t padded = std::min(cols, (valid + kLanes - 1) / kLanes * kLanes);
-    const int64_t whole = padded / kLanes * kLanes;
+    const auto [padded, whole] = rowExtent(valid, cols);
     F16 dv = F16{};
     for (int64_t b = 0; b < whole; b += kLanes) {
       dv += laneBelow(b, valid) ? load16(pr + b) * load16(dr + b) : F16{};
