@@ -34,6 +34,23 @@ double pointError(const QCPErrorBars* whiskers, int index) {
                                                    : std::numeric_limits<double>::quiet_NaN();
 }
 
+// Gives `map` these cells unless it holds exactly them already (NaN equal to NaN). A colour
+// map whose data is set rebuilds its image from every cell on the next replot; one whose data
+// is left alone draws the image it cached. The dashboard refills every heatmap whenever any run
+// gains a row, and most of them (a finished run, the matrices at an unmoved cursor) are the same.
+void setCellsIfChanged(QCPColorMap* map, QCPColorMapData& cells) {
+  QCPColorMapData* held = map->data();
+  bool same = !held->isEmpty() && held->keySize() == cells.keySize() && held->valueSize() == cells.valueSize() &&
+              held->keyRange() == cells.keyRange() && held->valueRange() == cells.valueRange();
+  for (int k = 0; same && k < cells.keySize(); ++k) {
+    for (int v = 0; same && v < cells.valueSize(); ++v) {
+      const double a = held->cell(k, v), b = cells.cell(k, v);
+      same = (a == b || (std::isnan(a) && std::isnan(b))) && held->alpha(k, v) == cells.alpha(k, v);
+    }
+  }
+  if (!same) map->setData(&cells, true);
+}
+
 // The standard errors setCellErrors gave a colour map (cell ky * keySize + kx), maybe none.
 QList<double> cellErrors(const QCPColorMap* map) { return map->property(kCellErrors).value<QList<double>>(); }
 
@@ -239,8 +256,7 @@ std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerS
   }
   const int cols = std::max(1, std::min(n, maxColumns));
   const double x0 = static_cast<double>(s.steps.front()), x1 = static_cast<double>(s.steps.back());
-  map->data()->setSize(cols, L);
-  map->data()->setRange(QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, L));
+  QCPColorMapData cells(cols, L, QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, L));  // (cols, L)
   for (int c = 0; c < cols; ++c) {
     // Nearest stored step to this column's centre.
     const double x = cols > 1 ? x0 + (x1 - x0) * c / (cols - 1) : x0;
@@ -249,18 +265,18 @@ std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerS
     if (i > 0 && std::abs(static_cast<double>(s.steps[i - 1]) - x) < std::abs(static_cast<double>(s.steps[i]) - x)) --i;
     for (int l = 0; l < L; ++l) {
       const double v = s.values[i * static_cast<size_t>(L) + static_cast<size_t>(l)];
-      map->data()->setCell(c, l, v);
+      cells.setCell(c, l, v);
       if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
     }
   }
+  setCellsIfChanged(map, cells);
   if (!(lo <= hi)) return {0, 1};
   return {lo, hi > lo ? hi : lo + 1e-12};
 }
 
 std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matrix& m, bool rowNormalize) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  map->data()->setSize(m.cols, m.rows);
-  map->data()->setRange(QCPRange(1, std::max(m.cols, 2)), QCPRange(1, std::max(m.rows, 2)));
+  QCPColorMapData cells(m.cols, m.rows, QCPRange(1, std::max(m.cols, 2)), QCPRange(1, std::max(m.rows, 2)));
   for (int r = 0; r < m.rows; ++r) {
     double rlo = std::numeric_limits<double>::infinity(), rhi = -rlo;
     for (int c = 0; c < m.cols; ++c) {
@@ -270,11 +286,12 @@ std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matri
     for (int c = 0; c < m.cols; ++c) {
       double v = m.data[static_cast<size_t>(r) * m.cols + c];
       if (rowNormalize && std::isfinite(v)) v = rhi > rlo ? (v - rlo) / (rhi - rlo) : 0.0;
-      map->data()->setCell(c, r, v);
+      cells.setCell(c, r, v);
       if (std::isfinite(v)) { lo = std::min(lo, v); hi = std::max(hi, v); }
-      else map->data()->setAlpha(c, r, 0);
+      else cells.setAlpha(c, r, 0);
     }
   }
+  setCellsIfChanged(map, cells);
   if (!(lo <= hi)) return {0, 1};
   return {lo, hi > lo ? hi : lo + 1e-12};
 }
