@@ -91,6 +91,9 @@ class RunStore {
   std::vector<std::string> layerMetrics(int64_t runId);
   LayerSeries layerSeries(int64_t runId, const std::string& metric,
                           int64_t stepFrom = INT64_MIN, int64_t stepTo = INT64_MAX);
+  /// The last step with a row of `metric` (one index seek), nullopt when it has none: with
+  /// layerSeries(id, metric, step, step), a run's final per-layer values without its history.
+  std::optional<int64_t> lastLayerStep(int64_t runId, const std::string& metric);
   std::vector<std::string> matrixKinds(int64_t runId);
   std::vector<int64_t> matrixSteps(int64_t runId, const std::string& kind);
   std::optional<Matrix> matrix(int64_t runId, const std::string& kind, int64_t step);

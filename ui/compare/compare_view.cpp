@@ -86,9 +86,20 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
     l.info = *r;
     l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
     l.lossVal = store.scalarSeries(id, metrics::kLossVal);
-    for (const auto& m : profiles()) l.layers[m] = store.layerSeries(id, m);
-    // The pruning profile's error bars (standard errors over the probe sequences).
-    l.layers[metrics::kPruneDeltaError] = store.layerSeries(id, metrics::kPruneDeltaError);
+    // The variance over training (its heatmap and the difference map); of the other profiles
+    // only the final row, which is all they draw (a run of 20,000 probed steps holds 20,000
+    // rows of each).
+    auto finalRow = [&](const std::string& metric, std::optional<int64_t> step) {
+      return step ? store.layerSeries(id, metric, *step, *step) : store::LayerSeries{};
+    };
+    for (const auto& m : profiles()) {
+      l.layers[m] = m == metrics::kVariance ? store.layerSeries(id, m) : finalRow(m, store.lastLayerStep(id, m));
+    }
+    // The pruning profile's error bars (standard errors over the probe sequences), from the
+    // step of its final row.
+    const auto& prune = l.layers[metrics::kPruneDelta];
+    l.layers[metrics::kPruneDeltaError] =
+        finalRow(metrics::kPruneDeltaError, prune.steps.empty() ? std::nullopt : std::optional<int64_t>(prune.steps.back()));
     infos.push_back(*r);
     m_runs.push_back(std::move(l));
   }
@@ -165,13 +176,17 @@ void CompareView::addPlots(QGridLayout* grid) {
     QFont small = p->legend->font();
     small.setPointSizeF(small.pointSizeF() * 0.8);
     p->legend->setFont(small);
+    // Compact entries (QCustomPlot's 32 x 18 icons and 3 px rows give each ~25 px): eight runs'
+    // entries beside a 240 px panel fit whole.
+    p->legend->setIconSize(QFontMetrics(small).height() * 2, QFontMetrics(small).height() / 2);
+    p->legend->setRowSpacing(0);
     p->xAxis->setLabel(x);
     p->yAxis->setLabel(y);
     p->legend->setVisible(true);
     p->setNotAntialiasedElements(QCP::aePlottables);
     makeInteractive(p);
     addSaveMenu(p, QStringLiteral("compare-") + name);
-    figures::placeLegendOnResize(p);  // its emptiest corner at the size it is shown
+    figures::fitOnResize(p);  // ticks that fit and the legend's emptiest corner, at the size shown
     grid->addWidget(p, row, col, 1, span);
     m_plots[name] = p;
     return p;
@@ -200,6 +215,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->yAxis->setLabel(tr("layer"));
     makeInteractive(p);
     addSaveMenu(p, QStringLiteral("compare-") + name);
+    figures::fitOnResize(p);  // four to a row: step labels of long runs need fewer ticks
     heatGrid->addWidget(p, static_cast<int>(i / 4), static_cast<int>(i % 4));
     m_plots[name] = p;
   }

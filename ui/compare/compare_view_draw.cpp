@@ -221,9 +221,21 @@ void CompareView::drawDifference() {
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
-  // Steps both runs have, in order.
-  std::vector<int64_t> steps;
-  std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(steps));
+  // Steps both runs have, in order; at most kDifferenceColumns of them, each column the
+  // common step nearest its centre (as the variance heatmaps sample theirs): a map of every
+  // step of two 20,000-step runs took longer to draw than the rest of Compare together.
+  constexpr int kDifferenceColumns = 400;
+  std::vector<int64_t> common;
+  std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(common));
+  std::vector<int64_t> steps;  // (columns) the common step each column shows
+  const int columns = std::min<int>(static_cast<int>(common.size()), kDifferenceColumns);
+  for (int c = 0; c < columns; ++c) {
+    const double x0 = static_cast<double>(common.front()), x1 = static_cast<double>(common.back());
+    const double x = columns > 1 ? x0 + (x1 - x0) * c / (columns - 1) : x0;
+    auto it = std::lower_bound(common.begin(), common.end(), static_cast<int64_t>(std::llround(x)));
+    if (it == common.end() || (it != common.begin() && x - static_cast<double>(*(it - 1)) < static_cast<double>(*it) - x)) --it;
+    steps.push_back(*it);
+  }
   auto* map = new QCPColorMap(p->xAxis, p->yAxis);
   map->setInterpolate(false);
   map->data()->setSize(std::max<int>(1, static_cast<int>(steps.size())), rows);
@@ -254,6 +266,7 @@ void CompareView::drawDifference() {
   p->xAxis->setLabel(tr("step"));
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
+  figures::fitTitles(p);  // run names can make it wider than the panel
   p->replot(QCustomPlot::rpQueuedReplot);
 }
 

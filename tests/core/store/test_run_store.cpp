@@ -127,6 +127,42 @@ TEST(RunStore, ScalarLayerMatrixEventRoundTrip) {
   EXPECT_EQ(ck[0].checksum, "abc123");
 }
 
+TEST(RunStore, LatestScalarsAndLastLayerStepFindEachKeysLastRowOfTheirRunOnly) {
+  auto s = RunStore::open(":memory:");
+  const int64_t a = makeRun(s, "a"), b = makeRun(s, "b");
+  WriteBatch wa, wb;
+  for (int step = 0; step < 300; ++step) {
+    wa.scalar(step, "loss_train", 1000.0 + step);
+    if (step % 7 == 0) wa.scalar(step, "loss_val", 2000.0 + step);  // last at 294
+    if (step < 40) wa.scalar(step, "lr", 3000.0 + step);             // a key only run a has
+    wb.scalar(step + 1000, "loss_train", -1.0 * step);               // run b: later steps
+    if (step % 10 == 0) wa.layer(step, "variance", {static_cast<float>(step), 1.0f});
+  }
+  wb.layer(5000, "variance", {9.0f, 9.0f});
+  s.write(a, wa);
+  s.write(b, wb);
+  const auto la = s.latestScalars(a);
+  ASSERT_EQ(la.size(), 3u);
+  EXPECT_EQ(la.at("loss_train").step, 299);
+  EXPECT_DOUBLE_EQ(la.at("loss_train").value, 1299.0);
+  EXPECT_EQ(la.at("loss_val").step, 294);
+  EXPECT_DOUBLE_EQ(la.at("loss_val").value, 2294.0);
+  EXPECT_EQ(la.at("lr").step, 39);
+  EXPECT_DOUBLE_EQ(la.at("lr").value, 3039.0);
+  const auto lb = s.latestScalars(b);
+  ASSERT_EQ(lb.size(), 1u);
+  EXPECT_EQ(lb.at("loss_train").step, 1299);
+  EXPECT_DOUBLE_EQ(lb.at("loss_train").value, -299.0);
+  EXPECT_TRUE(s.latestScalars(a + b + 1).empty());
+
+  EXPECT_EQ(s.lastLayerStep(a, "variance"), std::optional<int64_t>(290));
+  EXPECT_EQ(s.lastLayerStep(b, "variance"), std::optional<int64_t>(5000));
+  EXPECT_EQ(s.lastLayerStep(a, "prune_delta"), std::nullopt);
+  const auto last = s.layerSeries(a, "variance", 290, 290);
+  ASSERT_EQ(last.steps, std::vector<int64_t>{290});
+  EXPECT_FLOAT_EQ(last.values[0], 290.0f);
+}
+
 TEST(RunStore, MatrixShapeMismatchIsRejected) {
   auto s = RunStore::open(":memory:");
   int64_t id = makeRun(s);
