@@ -13,6 +13,14 @@
 
 namespace depthlab::ui::figures {
 
+void layOut(QCustomPlot* plot) {
+  // What QCustomPlot::replot does before it draws (its updateLayout is protected).
+  auto* layout = plot->plotLayout();
+  layout->update(QCPLayoutElement::upPreparation);  // tick vectors
+  layout->update(QCPLayoutElement::upMargins);      // axis margins from the tick labels
+  layout->update(QCPLayoutElement::upLayout);       // element rects, the legend's inset
+}
+
 std::vector<LabelBox> tickLabelBoxes(QCPAxis* axis) {
   std::vector<LabelBox> out;
   if (!axis->visible() || !axis->tickLabels()) return out;
@@ -74,7 +82,7 @@ std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot) {
 
 void fitTickLabels(QCustomPlot* plot) {
   for (int round = 0; round < 10; ++round) {
-    plot->replot(QCustomPlot::rpImmediateRefresh);
+    layOut(plot);
     bool changed = false;
     for (auto* axis : labelledAxes(plot)) {
       const double gap = 0.5 * QFontMetricsF(axis->tickLabelFont(), plot).height();
@@ -107,7 +115,7 @@ void fitTickLabels(QCustomPlot* plot) {
 }
 
 void fitAxisLabels(QCustomPlot* plot) {
-  plot->replot(QCustomPlot::rpImmediateRefresh);
+  layOut(plot);
   bool changed = false;
   for (auto* axis : labelledAxes(plot)) {
     if (axis->label().isEmpty()) continue;
@@ -126,7 +134,7 @@ void fitAxisLabels(QCustomPlot* plot) {
       changed = true;
     }
   }
-  if (changed) plot->replot(QCustomPlot::rpImmediateRefresh);
+  if (changed) layOut(plot);
 }
 
 void fitTitles(QCustomPlot* plot) {
@@ -138,23 +146,25 @@ void fitTitles(QCustomPlot* plot) {
       titles.push_back(title);
     }
   }
-  plot->replot(QCustomPlot::rpImmediateRefresh);
+  layOut(plot);
   bool changed = false;
   for (auto* title : titles) {
+    // The full text is the one last fitted, unless the title was given a new text since.
     QString full = title->property("fullText").toString();
-    if (full.isEmpty()) {
+    if (full.isEmpty() || title->text() != title->property("fittedText").toString()) {
       full = title->text();
       title->setProperty("fullText", full);
     }
     const QFontMetricsF fm(title->font(), plot);
     const double room = title->outerRect().width() - title->margins().left() - title->margins().right() - 2;
     const QString fitted = fm.horizontalAdvance(full) <= room ? full : fm.elidedText(full, Qt::ElideRight, room);
+    title->setProperty("fittedText", fitted);
     if (fitted != title->text()) {
       title->setText(fitted);
       changed = true;
     }
   }
-  if (changed) plot->replot(QCustomPlot::rpImmediateRefresh);
+  if (changed) layOut(plot);
 }
 
 std::vector<QPointF> dataPixels(QCPAxisRect* rect) {
@@ -233,7 +243,7 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
     legend->setWrap(0);
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
   }
-  plot->replot(QCustomPlot::rpImmediateRefresh);  // sizes the axis rect with the legend inside
+  layOut(plot);  // sizes the axis rect with the legend inside
   const auto pts = dataPixels(rect);
   // Already inside and clear of the data (a live view redrawn): it stays where it is.
   if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), pts) == 0) return true;
@@ -254,7 +264,7 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   for (const auto& [estimate, i] : order) {
     if (estimate > 0) break;
     inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
-    plot->replot(QCustomPlot::rpImmediateRefresh);
+    layOut(plot);
     const QRectF placed = QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2);
     if (countIn(placed, dataPixels(rect)) == 0) return true;
   }
@@ -267,7 +277,7 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
     y->setRange(range.lower, range.lower + range.size() / (1.0 - share));
     for (int i : {0, 1}) {
       inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
-      plot->replot(QCustomPlot::rpImmediateRefresh);
+      layOut(plot);
       if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), dataPixels(rect)) == 0) return true;
     }
     y->setRange(range);
@@ -314,17 +324,19 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
                                std::max(1, legend->itemCount())));
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges by the new wrap
   }
-  plot->replot(QCustomPlot::rpImmediateRefresh);
+  layOut(plot);
   return false;
 }
 
 namespace {
 
-// Re-places a plot's legend after each resize, once the layout has settled.
-class LegendPlacer : public QObject {
+// After each resize, once the layout has settled: titles elided to their panel, the tick
+// labels fitted again, starting from each axis's first tick count (a plot made larger gets its
+// ticks back), then the legend placed.
+class PlotFitter : public QObject {
  public:
-  explicit LegendPlacer(QCustomPlot* plot) : QObject(plot), m_plot(plot) {
-    setObjectName(QStringLiteral("depthlabLegendPlacer"));
+  explicit PlotFitter(QCustomPlot* plot) : QObject(plot), m_plot(plot) {
+    setObjectName(QStringLiteral("depthlabPlotFitter"));
     plot->installEventFilter(this);
   }
   bool eventFilter(QObject*, QEvent* e) override {
@@ -332,22 +344,36 @@ class LegendPlacer : public QObject {
       m_pending = true;
       QTimer::singleShot(0, this, [this] {
         m_pending = false;
-        if (m_plot->legend && m_plot->legend->visible()) placeLegend(m_plot, m_plot->axisRect(), LegendOutside::Right);
+        fit();
       });
     }
     return false;
   }
 
  private:
+  void fit() {
+    for (auto* axis : labelledAxes(m_plot)) {
+      auto ticker = axis->ticker();
+      if (!ticker || ticker.dynamicCast<QCPAxisTickerFixed>() || ticker.dynamicCast<QCPAxisTickerText>()) continue;
+      const QVariant first = axis->property(kFirstTickCount);
+      if (first.isValid()) ticker->setTickCount(first.toInt());
+      else axis->setProperty(kFirstTickCount, ticker->tickCount());
+    }
+    fitTitles(m_plot);
+    fitTickLabels(m_plot);
+    if (m_plot->legend && m_plot->legend->visible()) placeLegend(m_plot, m_plot->axisRect(), LegendOutside::Right);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+  static constexpr const char* kFirstTickCount = "depthlabFirstTickCount";
   QCustomPlot* m_plot;
   bool m_pending = false;
 };
 
 }  // namespace
 
-void placeLegendOnResize(QCustomPlot* plot) {
-  // (LegendPlacer has no meta-object of its own: found by name, not by qobject_cast)
-  if (!plot->findChild<QObject*>(QStringLiteral("depthlabLegendPlacer"), Qt::FindDirectChildrenOnly)) new LegendPlacer(plot);
+void fitOnResize(QCustomPlot* plot) {
+  // (PlotFitter has no meta-object of its own: found by name, not by qobject_cast)
+  if (!plot->findChild<QObject*>(QStringLiteral("depthlabPlotFitter"), Qt::FindDirectChildrenOnly)) new PlotFitter(plot);
 }
 
 }  // namespace depthlab::ui::figures

@@ -17,13 +17,18 @@ class QCustomPlot;
 
 namespace depthlab::ui::figures {
 
+/// Lays the plot out at its viewport's size as a replot would (tick vectors, margins, every
+/// element's rect) without drawing anything: what the fitting below measures. A plot of a
+/// dozen curves costs a few milliseconds to draw and far less to lay out.
+void layOut(QCustomPlot* plot);
+
 /// One tick label's box in the plot's pixel coordinates.
 struct LabelBox {
   QString text;
   QRectF box;
 };
 
-/// The tick labels `axis` draws now (after a replot), with their boxes.
+/// The tick labels `axis` draws now (after a replot or layOut), with their boxes.
 std::vector<LabelBox> tickLabelBoxes(QCPAxis* axis);
 /// True when two boxes of `boxes` overlap or come closer than `gap` pixels along the axis.
 bool labelsCollide(const std::vector<LabelBox>& boxes, double gap);
@@ -31,13 +36,14 @@ bool labelsCollide(const std::vector<LabelBox>& boxes, double gap);
 std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot);
 
 /// Lowers each axis's tick count until its labels keep a gap of half the font's height
-/// (replots as it goes; at most a few rounds). Call after the plot has its final size.
+/// (lays the plot out again as it goes; at most a few rounds). Call after the plot has its final size.
 void fitTickLabels(QCustomPlot* plot);
 /// Shortens every axis title longer than its axis: first to the part before a parenthesis
 /// ("loss (train; validation dashed)" -> "loss"), then elided.
 void fitAxisLabels(QCustomPlot* plot);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
-/// data in the element's "fullText" property).
+/// data in the element's "fullText" property; a title given a new text since it was last
+/// fitted is fitted from that text).
 void fitTitles(QCustomPlot* plot);
 
 /// Pixel points the plottables of `rect` draw (graph points and the points along their
@@ -48,12 +54,14 @@ std::vector<QPointF> dataPixels(QCPAxisRect* rect);
 enum class LegendOutside { Below, Right };
 /// Puts the plot's legend in an inside corner of `rect` that covers no data (top right first);
 /// else makes room above the data (the value axis reaches higher) when the legend takes less
-/// than half the height; else moves it outside. Replots to measure. Returns true when inside.
+/// than half the height; else moves it outside. Lays the plot out to measure (the caller
+/// replots). Returns true when inside.
 bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside = LegendOutside::Below);
 /// The data points the legend's box covers now (0 when placed well).
 int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect);
-/// Places the legend again whenever the plot is resized (a live view laid out after its data
-/// was drawn): the emptiest corner depends on the final size.
-void placeLegendOnResize(QCustomPlot* plot);
+/// Fits the titles (fitTitles), the tick labels (fitTickLabels, from each axis's first tick
+/// count) and places the legend (when shown) again whenever the plot is resized, then replots: a live view is laid
+/// out after its data was drawn, and what fits depends on the final size.
+void fitOnResize(QCustomPlot* plot);
 
 }  // namespace depthlab::ui::figures

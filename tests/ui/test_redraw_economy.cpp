@@ -1,0 +1,180 @@
+// What the views skip to stay fast, checked for doing the same as the work they skip: a heatmap
+// refilled with the cells it holds keeps its cached image (and rebuilds it for any other cell,
+// NaN and alpha included); laying a plot out without drawing it places everything where a
+// replot places it; Compare's difference map of long runs samples at most 400 steps, each
+// column exactly B minus A at its step, and its profiles show each run's final row.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+#include <limits>
+
+#include "compare/compare_view.h"
+#include "plot/figure_layout.h"
+#include "plot/plot_helpers.h"
+#include "store/metric_catalogue.h"
+#include "store/run_store.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+// A colour map that tells whether it will rebuild its image at the next draw.
+class WatchedMap : public QCPColorMap {
+ public:
+  using QCPColorMap::QCPColorMap;
+  bool imageStale() const { return mMapImageInvalidated; }
+};
+
+store::LayerSeries series(int steps, int layers, double scale) {
+  store::LayerSeries s;
+  s.nLayers = layers;
+  for (int k = 0; k < steps; ++k) {
+    s.steps.push_back(10 * k);
+    for (int l = 0; l < layers; ++l) s.values.push_back(static_cast<float>(scale * (k + 0.1 * l)));
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(RedrawEconomy, AHeatmapRefilledWithItsOwnCellsKeepsItsImage) {
+  QCustomPlot p;
+  p.resize(400, 300);
+  auto* map = new WatchedMap(p.xAxis, p.yAxis);
+  const auto s = series(50, 6, 1.0);
+  ui::fillLayerHeatmap(map, s, 30);  // 30 of 50 steps: the sampled columns are compared too
+  EXPECT_TRUE(map->imageStale());
+  p.replot();
+  ASSERT_FALSE(map->imageStale());
+  ui::fillLayerHeatmap(map, s, 30);
+  EXPECT_FALSE(map->imageStale()) << "the same cells made the map rebuild its image";
+  auto changed = s;
+  changed.values.back() += 1.0f;  // one cell of the last column
+  ui::fillLayerHeatmap(map, changed, 30);
+  EXPECT_TRUE(map->imageStale());
+  p.replot();
+  ui::fillLayerHeatmap(map, changed, 40);  // same data, more columns: other cells
+  EXPECT_TRUE(map->imageStale());
+  EXPECT_EQ(map->data()->keySize(), 40);
+
+  // A matrix with masked (NaN, transparent) cells: NaN equals NaN; a cell that loses its mask
+  // is a change.
+  auto* matrix = new WatchedMap(p.xAxis2, p.yAxis2);
+  store::Matrix m;
+  m.rows = m.cols = 4;
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) m.data.push_back(r + c < 4 ? 0.1f * static_cast<float>(r + c) : NAN);
+  ui::fillMatrixHeatmap(matrix, m, false);
+  p.replot();
+  ASSERT_FALSE(matrix->imageStale());
+  ui::fillMatrixHeatmap(matrix, m, false);
+  EXPECT_FALSE(matrix->imageStale());
+  EXPECT_EQ(matrix->data()->alpha(3, 3), 0);  // still masked
+  ui::fillMatrixHeatmap(matrix, m, true);  // row-normalised: other values
+  EXPECT_TRUE(matrix->imageStale());
+  p.replot();
+  m.data[15] = 0.5f;  // the masked corner gets a value
+  ui::fillMatrixHeatmap(matrix, m, true);
+  EXPECT_TRUE(matrix->imageStale());
+  EXPECT_EQ(matrix->data()->alpha(3, 3), 255);
+}
+
+TEST(RedrawEconomy, LayingOutWithoutDrawingPlacesWhatAReplotPlaces) {
+  QCustomPlot p;
+  p.resize(500, 320);
+  p.show();  // (a hidden widget's viewport stays at its first size)
+  p.plotLayout()->insertRow(0);
+  p.plotLayout()->addElement(0, 0, new QCPTextElement(&p, QStringLiteral("a title above the panel")));
+  p.xAxis->setLabel(QStringLiteral("step"));
+  p.yAxis->setLabel(QStringLiteral("output variance"));
+  p.legend->setVisible(true);
+  auto* g = p.addGraph();
+  g->setName(QStringLiteral("layer 1"));
+  for (int x = 0; x < 100; ++x) g->addData(x * 1000.0, 1e5 * std::sin(x * 0.1));
+  p.rescaleAxes();
+  ui::figures::layOut(&p);
+  const QRect rect = p.axisRect()->rect(), legend = p.legend->outerRect();
+  const auto ticks = p.yAxis->tickVector();
+  const auto boxes = ui::figures::tickLabelBoxes(p.yAxis);
+  ASSERT_GT(rect.width(), 100);  // laid out at the plot's size, margins for the labels taken
+  ASSERT_LT(rect.width(), 500 - 40);
+  ASSERT_FALSE(boxes.empty());
+  p.replot();
+  EXPECT_EQ(p.axisRect()->rect(), rect);
+  EXPECT_EQ(p.legend->outerRect(), legend);
+  EXPECT_EQ(p.yAxis->tickVector(), ticks);
+  const auto after = ui::figures::tickLabelBoxes(p.yAxis);
+  ASSERT_EQ(after.size(), boxes.size());
+  for (size_t i = 0; i < boxes.size(); ++i) EXPECT_EQ(after[i].box, boxes[i].box) << i;
+}
+
+TEST(RedrawEconomy, CompareSamplesTheDifferenceOfLongRunsAndShowsEachRunsFinalProfile) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("long.db"));
+  constexpr int kSteps = 3000, kLayers = 4;
+  std::vector<int64_t> ids;
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    store::NewRun nr;
+    nr.name = std::string("long ") + scheme;
+    nr.groupName = "long";
+    nr.scheme = scheme;
+    const int64_t id = s.createRun(nr);
+    const float factor = std::string(scheme) == "lns" ? 2.0f : 1.0f;
+    store::WriteBatch b;
+    for (int step = 0; step < kSteps; ++step) {
+      // B - A = step * 1000 + layer: each column says which step it shows.
+      std::vector<float> v(kLayers), prune(kLayers);
+      for (int l = 0; l < kLayers; ++l) {
+        v[static_cast<size_t>(l)] = factor * static_cast<float>(step * 1000 + l);
+        prune[static_cast<size_t>(l)] = factor * static_cast<float>(step + l);
+      }
+      b.layer(step, metrics::kVariance, v);
+      b.layer(step, metrics::kPruneDelta, prune);
+      b.layer(step, metrics::kAngularAdjacent, prune);
+    }
+    b.layer(kSteps - 1, metrics::kPruneDeltaError, std::vector<float>(kLayers, 0.25f));
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  ui::CompareView v(s, ids);
+  auto* plot = v.plots().at(QStringLiteral("difference"));
+  QCPColorMap* map = nullptr;
+  for (int i = 0; i < plot->plottableCount() && !map; ++i) map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+  ASSERT_NE(map, nullptr);
+  const int columns = map->data()->keySize();
+  EXPECT_EQ(columns, 400);
+  EXPECT_EQ(map->data()->keyRange(), QCPRange(0, kSteps - 1));
+  const double spacing = (kSteps - 1.0) / (columns - 1);
+  for (int c = 0; c < columns; ++c) {
+    double key = 0, layer = 0;
+    map->data()->cellToCoord(c, 0, &key, &layer);
+    const double shown = std::floor(map->data()->cell(c, 0) / 1000.0);  // the step this column shows
+    EXPECT_LE(std::abs(shown - key), spacing / 2 + 0.5) << "column " << c;
+    for (int l = 0; l < kLayers; ++l) EXPECT_DOUBLE_EQ(map->data()->cell(c, l), shown * 1000 + l) << c << " " << l;
+  }
+  EXPECT_DOUBLE_EQ(map->data()->cell(0, 0), 0.0);
+  EXPECT_DOUBLE_EQ(map->data()->cell(columns - 1, 1), (kSteps - 1) * 1000.0 + 1);
+  // Profiles: every run's last row, with the pruning error bars of that step.
+  auto* prune = v.plots().at(QString::fromStdString(metrics::kPruneDelta));
+  ASSERT_EQ(prune->graphCount(), 2);
+  for (int g = 0; g < 2; ++g) {
+    const double factor = g == 0 ? 1.0 : 2.0;
+    ASSERT_EQ(prune->graph(g)->dataCount(), kLayers);
+    for (int l = 0; l < kLayers; ++l) {
+      EXPECT_DOUBLE_EQ(prune->graph(g)->data()->at(l)->value, factor * (kSteps - 1 + l)) << g << " " << l;
+    }
+  }
+  int errorBars = 0;
+  for (int i = 0; i < prune->plottableCount(); ++i) {
+    if (auto* e = qobject_cast<QCPErrorBars*>(prune->plottable(i))) {
+      ++errorBars;
+      ASSERT_EQ(e->dataCount(), kLayers);
+      EXPECT_DOUBLE_EQ(e->data()->at(0).errorPlus, 0.25);
+    }
+  }
+  EXPECT_EQ(errorBars, 2);
+  EXPECT_TRUE(v.missingText().isEmpty() || !v.missingText().contains(QStringLiteral("prune_delta"))) << v.missingText().toStdString();
+}
