@@ -7,8 +7,10 @@
 #include "util/openblas_kernels.h"
 
 int main(int argc, char** argv) {
-  depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
+  // Export first: it execs depthlab-export (no BLAS there), and starting this program again for
+  // OpenBLAS's kernels would load LibTorch a second time for nothing (~0.5 s).
   if (int rc = depthlab::cli::runExportIfAsked(argc, argv); rc >= 0) return rc;
+  depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
   depthlab::util::keepFreedMemoryForReuse();  // this process trains: no page-fault churn
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
   app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);

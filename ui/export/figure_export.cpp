@@ -14,11 +14,13 @@
 #include <QTextStream>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "experiment/experiment_config.h"
 #include "plot/colormaps.h"
@@ -43,16 +45,21 @@ FigureKind figureKindFromName(const QString& name) {
 namespace {
 
 // The figure's data as CSV text, built cell by cell: a long run's variance figure has ~10^6
-// rows, so no string object per cell (that cost ~0.4 s of a figure set). Values as %.9g.
+// rows, so no string object per cell (that cost ~0.4 s of a figure set), and numbers by
+// std::to_chars, which writes exactly what printf's %.9g writes at a fraction of its cost
+// (snprintf was a quarter of a figure set's time).
 class Csv {
  public:
   QStringList header;
-  Csv& integer(int64_t v) { return put(std::to_string(v)); }
+  Csv& integer(int64_t v) {
+    char buf[24];
+    return put(std::string_view(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf)));
+  }
   Csv& value(double v) {
     if (!std::isfinite(v)) return put("nan");
     char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.9g", v);
-    return put(buf);
+    const auto end = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 9).ptr;
+    return put(std::string_view(buf, static_cast<size_t>(end - buf)));
   }
   Csv& text(const char* t) { return put(t); }
   void endRow() {
@@ -67,7 +74,7 @@ class Csv {
   }
 
  private:
-  Csv& put(const std::string& cell) {
+  Csv& put(std::string_view cell) {
     if (m_open) m_text += ',';
     m_text += cell;
     m_open = true;
