@@ -165,6 +165,7 @@ void GroupDashboard::drawLayerPanels() {
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
+      p->legend->clearItems();  // a hidden legend is still laid out: 24 entries measured per replot
       if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
       setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec->metrics.front()));
       if (!keep) p->rescaleAxes();
