@@ -23,7 +23,10 @@ class RunStore {
  public:
   enum class Mode { ReadWrite, ReadOnly };
 
-  /// Opens (creating and migrating when needed) the database at `path`; ":memory:" works.
+  /// Opens (creating and migrating when needed) the database at `path`; ":memory:" works. An
+  /// existing file is inspected first without writing to it (not SQLite, another program's, a
+  /// newer schema: StoreError, file untouched); a read-write open also runs SQLite's quick_check
+  /// over every page, a read-only one leaves corrupt pages to fail the reads that meet them.
   static RunStore open(const std::string& path, Mode mode = Mode::ReadWrite);
   /// Schema version this binary writes (number of embedded migrations).
   static int latestSchemaVersion();

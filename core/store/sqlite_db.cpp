@@ -33,7 +33,9 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
 }
 
 void SqliteDb::fail(int rc, std::string_view what) const {
-  std::string msg = "database '" + m_path + "': ";
+  const int primary = rc & 0xff;
+  std::string msg = "database '" + m_path + "'" +
+                    (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? " is corrupt: " : ": ");
   msg += what;
   msg += ": ";
   msg += m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);

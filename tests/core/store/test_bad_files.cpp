@@ -88,6 +88,28 @@ TEST(RunStoreBadFiles, CorruptPages) {
   expectRejected(path, "");
 }
 
+TEST(RunStoreBadFiles, AReadOnlyOpenOfCorruptPagesFailsItsReadsClearlyAndWritesNothing) {
+  // Read-only opens skip the whole-file check (it reads every page); the pages a command reads
+  // still say the file is corrupt, and the file is left as it was.
+  depthlab::test::TempDir dir;
+  auto path = makeDatabaseWithData(dir);
+  std::string bytes = readFile(path);
+  for (size_t i = 8192; i < bytes.size(); i += 4096) {
+    for (size_t j = 0; j < 64 && i + j < bytes.size(); ++j) bytes[i + j] = '\x5a';
+  }
+  writeFile(path, bytes);
+  std::string message;
+  try {
+    auto s = RunStore::open(path, RunStore::Mode::ReadOnly);
+    s.layerSeries(1, "variance");
+    s.listRuns();
+  } catch (const StoreError& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("corrupt"), std::string::npos) << message;
+  EXPECT_EQ(readFile(path), bytes);
+}
+
 TEST(RunStoreBadFiles, FutureSchemaVersion) {
   depthlab::test::TempDir dir;
   auto path = dir.file("future.db");
