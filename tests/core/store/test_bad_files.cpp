@@ -42,6 +42,17 @@ std::string makeDatabaseWithData(const depthlab::test::TempDir& dir) {
   return path;
 }
 
+// Overwrites the first 64 bytes of every 4 KiB page from the third on (page headers and cells of
+// the data pages); returns the file's new bytes.
+std::string corruptPages(const std::string& path) {
+  std::string bytes = readFile(path);
+  for (size_t i = 8192; i < bytes.size(); i += 4096) {
+    for (size_t j = 0; j < 64 && i + j < bytes.size(); ++j) bytes[i + j] = '\x5a';
+  }
+  writeFile(path, bytes);
+  return bytes;
+}
+
 }  // namespace
 
 TEST(RunStoreBadFiles, GarbageFile) {
@@ -80,11 +91,7 @@ TEST(RunStoreBadFiles, TruncatedFile) {
 TEST(RunStoreBadFiles, CorruptPages) {
   depthlab::test::TempDir dir;
   auto path = makeDatabaseWithData(dir);
-  std::string bytes = readFile(path);
-  for (size_t i = 8192; i < bytes.size(); i += 4096) {
-    for (size_t j = 0; j < 64 && i + j < bytes.size(); ++j) bytes[i + j] = '\x5a';
-  }
-  writeFile(path, bytes);
+  corruptPages(path);
   expectRejected(path, "");
 }
 
@@ -93,11 +100,7 @@ TEST(RunStoreBadFiles, AReadOnlyOpenOfCorruptPagesFailsItsReadsClearlyAndWritesN
   // still say the file is corrupt, and the file is left as it was.
   depthlab::test::TempDir dir;
   auto path = makeDatabaseWithData(dir);
-  std::string bytes = readFile(path);
-  for (size_t i = 8192; i < bytes.size(); i += 4096) {
-    for (size_t j = 0; j < 64 && i + j < bytes.size(); ++j) bytes[i + j] = '\x5a';
-  }
-  writeFile(path, bytes);
+  const std::string bytes = corruptPages(path);
   std::string message;
   try {
     auto s = RunStore::open(path, RunStore::Mode::ReadOnly);
