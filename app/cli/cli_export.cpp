@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "cli_launch.h"
 
 namespace depthlab::cli {
 
@@ -22,14 +23,7 @@ int runExportIfAsked(int argc, char** argv) {
   // depthlab-cli [--db PATH] [--json] export ARGS...: everything after `export` goes to
   // depthlab-export untouched (CLI11 would try to parse it).
   std::string db;
-  int i = 1;
-  for (; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--db" && i + 1 < argc) { db = argv[++i]; continue; }
-    if (a.rfind("--db=", 0) == 0) { db = a.substr(5); continue; }
-    if (a == "--json") continue;
-    break;
-  }
+  const int i = subcommandIndex(argc, argv, &db);
   if (i >= argc || std::string(argv[i]) != "export") return -1;
   const std::string exe = siblingExecutable("depthlab-export");
   std::vector<std::string> args = {exe};

@@ -3,14 +3,17 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "cli_launch.h"
 #include "util/allocator_tuning.h"
 #include "util/openblas_kernels.h"
 
 int main(int argc, char** argv) {
-  // Export first: it execs depthlab-export (no BLAS there), and starting this program again for
-  // OpenBLAS's kernels would load LibTorch a second time for nothing (~0.5 s).
+  // Export first: it execs depthlab-export (no BLAS there). Starting this program again for
+  // OpenBLAS's kernels loads LibTorch a second time (~0.5 s): only for commands that compute.
   if (int rc = depthlab::cli::runExportIfAsked(argc, argv); rc >= 0) return rc;
-  depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
+  if (depthlab::cli::subcommandComputes(argc, argv)) {
+    depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
+  }
   depthlab::util::keepFreedMemoryForReuse();  // this process trains: no page-fault churn
   CLI::App app{"DepthLab: train and analyse LLaMA-style models under the Curse of Depth"};
   app.set_version_flag("--version", std::string("depthlab-cli ") + DEPTHLAB_VERSION);
