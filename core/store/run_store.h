@@ -94,6 +94,12 @@ class RunStore {
   std::vector<std::string> layerMetrics(int64_t runId);
   LayerSeries layerSeries(int64_t runId, const std::string& metric,
                           int64_t stepFrom = INT64_MIN, int64_t stepTo = INT64_MAX);
+  /// At most `samples` rows of `metric`: for each of `samples` evenly spaced positions from
+  /// the first to the last step, the row whose step is nearest (a tie goes to the later step,
+  /// as figures' heatmap columns choose), each found by index seeks; a row nearest to several
+  /// positions comes once. For plots of long runs: 400 rows of a 20,000-row series without
+  /// reading the other pages (~20 ms a run for the whole series on a 2-vCPU machine).
+  LayerSeries layerSeriesSampled(int64_t runId, const std::string& metric, int samples);
   /// The last step with a row of `metric` (one index seek), nullopt when it has none: with
   /// layerSeries(id, metric, step, step), a run's final per-layer values without its history.
   std::optional<int64_t> lastLayerStep(int64_t runId, const std::string& metric);

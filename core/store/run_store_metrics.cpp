@@ -1,6 +1,7 @@
 // RunStore: batched metric writes and the series reads a viewer needs.
 // Per-layer vectors and matrices are stored as little-endian float32 BLOBs.
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "store/metric_catalogue.h"
@@ -186,6 +187,47 @@ LayerSeries RunStore::layerSeries(int64_t runId, const std::string& metric, int6
     const size_t at = out.values.size();
     out.values.resize(at + static_cast<size_t>(n));
     if (n > 0) std::memcpy(out.values.data() + at, st.columnBlob(2), static_cast<size_t>(bytes));
+  }
+  return out;
+}
+
+LayerSeries RunStore::layerSeriesSampled(int64_t runId, const std::string& metric, int samples) {
+  LayerSeries out;
+  const auto last = lastLayerStep(runId, metric);
+  if (!last || samples < 1) return out;
+  SqliteStatement first(m_db, "SELECT step FROM layer_series WHERE run_id=?1 AND metric=?2 ORDER BY step LIMIT 1");
+  first.bind(1, runId).bind(2, metric);
+  if (!first.step()) return out;
+  const double x0 = static_cast<double>(first.columnInt(0)), x1 = static_cast<double>(*last);
+  // The row at or after a step, and the row before it: one seek each.
+  SqliteStatement after(m_db, "SELECT step, n_layers, data FROM layer_series WHERE run_id=?1 "
+                              "AND metric=?2 AND step>=?3 ORDER BY step LIMIT 1");
+  SqliteStatement before(m_db, "SELECT step, n_layers, data FROM layer_series WHERE run_id=?1 "
+                               "AND metric=?2 AND step<?3 ORDER BY step DESC LIMIT 1");
+  for (int c = 0; c < samples; ++c) {
+    const double x = samples > 1 ? x0 + (x1 - x0) * c / (samples - 1) : x0;
+    const int64_t at = std::llround(x);
+    after.reset();
+    before.reset();
+    after.bind(1, runId).bind(2, metric).bind(3, at);
+    before.bind(1, runId).bind(2, metric).bind(3, at);
+    const bool hasAfter = after.step(), hasBefore = before.step();
+    if (!hasAfter && !hasBefore) continue;
+    const bool useBefore =
+        hasBefore && (!hasAfter || std::abs(static_cast<double>(before.columnInt(0)) - x) <
+                                       std::abs(static_cast<double>(after.columnInt(0)) - x));
+    SqliteStatement& row = useBefore ? before : after;
+    const int64_t step = row.columnInt(0);
+    if (!out.steps.empty() && step == out.steps.back()) continue;
+    const int n = static_cast<int>(row.columnInt(1));
+    if (!out.steps.empty() && n != out.nLayers) continue;  // as layerSeries: one width per series
+    const int bytes = row.columnBytes(2);
+    if (bytes != n * static_cast<int>(sizeof(float))) continue;
+    if (out.steps.empty()) out.nLayers = n;
+    out.steps.push_back(step);
+    const size_t pos = out.values.size();
+    out.values.resize(pos + static_cast<size_t>(n));
+    if (n > 0) std::memcpy(out.values.data() + pos, row.columnBlob(2), static_cast<size_t>(bytes));
   }
   return out;
 }

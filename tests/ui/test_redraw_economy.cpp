@@ -2,7 +2,8 @@
 // refilled with the cells it holds keeps its cached image (and rebuilds it for any other cell,
 // NaN and alpha included); laying a plot out without drawing it places everything where a
 // replot places it; Compare's difference map of long runs samples at most 400 steps, each
-// column exactly B minus A at its step, and its profiles show each run's final row.
+// column exactly B minus A at its step (runs probed at other steps: the rows nearest each
+// column), and its profiles show each run's final row.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "compare/compare_profiles.h"
 #include "compare/compare_view.h"
 #include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
@@ -177,4 +179,55 @@ TEST(RedrawEconomy, CompareSamplesTheDifferenceOfLongRunsAndShowsEachRunsFinalPr
   }
   EXPECT_EQ(errorBars, 2);
   EXPECT_TRUE(v.missingText().isEmpty() || !v.missingText().contains(QStringLiteral("prune_delta"))) << v.missingText().toStdString();
+}
+
+TEST(RedrawEconomy, CompareOfRunsProbedAtOtherStepsDiffersTheRowsNearestEachColumn) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("cadence.db"));
+  constexpr int kLayers = 3;
+  // A: every 10 steps to 6,000 (more rows than columns: a sampled load); B: every 25 to 4,000;
+  // C: steps 7,000-8,000, which neither shares.
+  struct Spec { const char* scheme; int every, from, to; float offset; };
+  std::vector<int64_t> ids;
+  for (const Spec& spec : {Spec{"pre_ln", 10, 0, 6000, 0.0f}, Spec{"lns", 25, 0, 4000, 1e5f},
+                           Spec{"lns", 50, 7000, 8000, 2e5f}}) {
+    store::NewRun nr;
+    nr.name = std::string("cadence ") + spec.scheme + std::to_string(spec.every);
+    nr.groupName = "cadence";
+    nr.scheme = spec.scheme;
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (int step = spec.from; step <= spec.to; step += spec.every) {
+      b.layer(step, metrics::kVariance, std::vector<float>(kLayers, spec.offset + static_cast<float>(step)));
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  ui::CompareView v(s, ids);
+  v.setDifferencePair(ids[0], ids[1]);
+  auto* plot = v.plots().at(QStringLiteral("difference"));
+  QCPColorMap* map = nullptr;
+  for (int i = 0; i < plot->plottableCount() && !map; ++i) map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+  ASSERT_NE(map, nullptr);
+  // Over the steps both span (0-4,000), one column per row of B (161), each B's row nearest
+  // its centre minus A's row nearest it, of the rows Compare loaded.
+  ASSERT_EQ(map->data()->keySize(), 161);
+  EXPECT_EQ(map->data()->keyRange(), QCPRange(0, 4000));
+  const auto loadedA = s.layerSeriesSampled(ids[0], metrics::kVariance, ui::compare::kHeatmapColumns);
+  ASSERT_EQ(loadedA.steps.size(), 400u);
+  for (int c = 0; c < 161; ++c) {
+    double key = 0, layer = 0;
+    map->data()->cellToCoord(c, 0, &key, &layer);
+    const int64_t stepB = 25 * c;
+    EXPECT_DOUBLE_EQ(key, static_cast<double>(stepB));
+    int64_t stepA = loadedA.steps[0];
+    for (int64_t st : loadedA.steps) {
+      if (std::abs(static_cast<double>(st) - key) <= std::abs(static_cast<double>(stepA) - key)) stepA = st;
+    }
+    for (int l = 0; l < kLayers; ++l) {
+      EXPECT_DOUBLE_EQ(map->data()->cell(c, l), 1e5 + static_cast<double>(stepB) - static_cast<double>(stepA)) << c;
+    }
+  }
+  v.setDifferencePair(ids[0], ids[2]);
+  EXPECT_TRUE(v.differenceTitle().contains(QStringLiteral("share no steps"))) << v.differenceTitle().toStdString();
 }

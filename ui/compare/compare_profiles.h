@@ -13,6 +13,10 @@
 
 namespace depthlab::ui::compare {
 
+/// Step columns of the variance heatmaps and of the difference map: as many rows of each run's
+/// variance are loaded (RunStore::layerSeriesSampled).
+constexpr int kHeatmapColumns = 400;
+
 /// The per-layer metrics Compare shows as "final value per layer" profiles.
 inline const std::vector<std::string>& profiles() {
   static const auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);

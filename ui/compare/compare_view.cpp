@@ -32,6 +32,7 @@
 
 namespace depthlab::ui {
 
+using compare::kHeatmapColumns;
 using compare::profiles;
 using compare::profileTitle;
 
@@ -86,14 +87,15 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
     l.info = *r;
     l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
     l.lossVal = store.scalarSeries(id, metrics::kLossVal);
-    // The variance over training (its heatmap and the difference map); of the other profiles
-    // only the final row, which is all they draw (a run of 20,000 probed steps holds 20,000
-    // rows of each).
+    // Only the rows drawn (a run of 20,000 probed steps holds 20,000 rows of each metric): of
+    // the variance, the rows its heatmap's columns show (the difference map picks from them
+    // too); of the other profiles, the final row.
     auto finalRow = [&](const std::string& metric, std::optional<int64_t> step) {
       return step ? store.layerSeries(id, metric, *step, *step) : store::LayerSeries{};
     };
     for (const auto& m : profiles()) {
-      l.layers[m] = m == metrics::kVariance ? store.layerSeries(id, m) : finalRow(m, store.lastLayerStep(id, m));
+      l.layers[m] = m == metrics::kVariance ? store.layerSeriesSampled(id, m, kHeatmapColumns)
+                                            : finalRow(m, store.lastLayerStep(id, m));
     }
     // The pruning profile's error bars (standard errors over the probe sequences), from the
     // step of its final row.

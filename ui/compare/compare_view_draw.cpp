@@ -34,6 +34,7 @@
 
 namespace depthlab::ui {
 
+using compare::kHeatmapColumns;
 using compare::profiles;
 using compare::styleFor;
 
@@ -147,7 +148,7 @@ void CompareView::drawHeatmaps() {
     p->clearPlottables();
     const auto& s = r.layers.at(metrics::kVariance);
     if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
-    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, 400, metrics::kVariance));
+    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, kHeatmapColumns, metrics::kVariance));
     p->rescaleAxes();
   }
   figures::shareColourRange(maps);  // one colour scale for every run
@@ -221,31 +222,39 @@ void CompareView::drawDifference() {
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
-  // Steps both runs have, in order; at most kDifferenceColumns of them, each column the
-  // common step nearest its centre (as the variance heatmaps sample theirs): a map of every
-  // step of two 20,000-step runs took longer to draw than the rest of Compare together.
-  constexpr int kDifferenceColumns = 400;
-  std::vector<int64_t> common;
-  std::set_intersection(a.steps.begin(), a.steps.end(), b.steps.begin(), b.steps.end(), std::back_inserter(common));
-  std::vector<int64_t> steps;  // (columns) the common step each column shows
-  const int columns = std::min<int>(static_cast<int>(common.size()), kDifferenceColumns);
+  // Columns evenly spaced over the steps both runs span, as many as the fewer rows either run
+  // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,
+  // picked as the heatmaps pick theirs. Runs probed at the same steps (one cadence) show the
+  // same step on both sides; otherwise the nearest each has.
+  const double x0 = static_cast<double>(std::max(a.steps.front(), b.steps.front()));
+  const double x1 = static_cast<double>(std::min(a.steps.back(), b.steps.back()));
+  if (x0 > x1) {
+    m_diffTitle->setText(tr("%1 and %2 share no steps").arg(labelOf(idA), labelOf(idB)));
+    p->replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
+  auto rowsWithin = [&](const std::vector<int64_t>& s) {
+    return std::upper_bound(s.begin(), s.end(), static_cast<int64_t>(x1)) -
+           std::lower_bound(s.begin(), s.end(), static_cast<int64_t>(std::ceil(x0)));
+  };
+  const int columns = static_cast<int>(std::max<ptrdiff_t>(
+      1, std::min<ptrdiff_t>({rowsWithin(a.steps), rowsWithin(b.steps), kHeatmapColumns})));
+  std::vector<std::pair<size_t, size_t>> rowsOf;  // (columns) the row of A and of B it shows
   for (int c = 0; c < columns; ++c) {
-    const double x0 = static_cast<double>(common.front()), x1 = static_cast<double>(common.back());
     const double x = columns > 1 ? x0 + (x1 - x0) * c / (columns - 1) : x0;
-    auto it = std::lower_bound(common.begin(), common.end(), static_cast<int64_t>(std::llround(x)));
-    if (it == common.end() || (it != common.begin() && x - static_cast<double>(*(it - 1)) < static_cast<double>(*it) - x)) --it;
-    steps.push_back(*it);
+    rowsOf.emplace_back(nearestStepIndex(a.steps, x), nearestStepIndex(b.steps, x));
   }
   auto* map = new QCPColorMap(p->xAxis, p->yAxis);
   map->setInterpolate(false);
-  map->data()->setSize(std::max<int>(1, static_cast<int>(steps.size())), rows);
-  map->data()->setRange(QCPRange(steps.empty() ? 0 : static_cast<double>(steps.front()),
-                                 steps.empty() ? 1 : static_cast<double>(steps.back())),
-                        QCPRange(1, rows));
+  map->data()->setSize(columns, rows);
+  map->data()->setRange(QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, rows));
   double maxAbs = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    auto va = layerValuesAt(a, steps[i]), vb = layerValuesAt(b, steps[i]);
-    std::vector<double> pa(va.begin(), va.end()), pb(vb.begin(), vb.end());
+  for (size_t i = 0; i < rowsOf.size(); ++i) {
+    auto row = [](const store::LayerSeries& s, size_t k) {
+      const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
+      return std::vector<double>(v, v + s.nLayers);
+    };
+    std::vector<double> pa = row(a, rowsOf[i].first), pb = row(b, rowsOf[i].second);
     if (relative) {
       pa = analysis::toRelativeDepth(pa, rows);
       pb = analysis::toRelativeDepth(pb, rows);

@@ -259,10 +259,7 @@ std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerS
   QCPColorMapData cells(cols, L, QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, L));  // (cols, L)
   for (int c = 0; c < cols; ++c) {
     // Nearest stored step to this column's centre.
-    const double x = cols > 1 ? x0 + (x1 - x0) * c / (cols - 1) : x0;
-    auto it = std::lower_bound(s.steps.begin(), s.steps.end(), static_cast<int64_t>(std::llround(x)));
-    size_t i = static_cast<size_t>(std::min<ptrdiff_t>(it - s.steps.begin(), n - 1));
-    if (i > 0 && std::abs(static_cast<double>(s.steps[i - 1]) - x) < std::abs(static_cast<double>(s.steps[i]) - x)) --i;
+    const size_t i = nearestStepIndex(s.steps, cols > 1 ? x0 + (x1 - x0) * c / (cols - 1) : x0);
     for (int l = 0; l < L; ++l) {
       const double v = s.values[i * static_cast<size_t>(L) + static_cast<size_t>(l)];
       cells.setCell(c, l, v);
@@ -310,6 +307,13 @@ std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t ste
   int64_t found = -1;
   auto values = layerValuesAt(s, step, &found);
   return found == step ? values : std::vector<float>{};
+}
+
+size_t nearestStepIndex(const std::vector<int64_t>& steps, double x) {
+  auto it = std::lower_bound(steps.begin(), steps.end(), static_cast<int64_t>(std::llround(x)));
+  size_t i = std::min(static_cast<size_t>(it - steps.begin()), steps.size() - 1);
+  if (i > 0 && std::abs(static_cast<double>(steps[i - 1]) - x) < std::abs(static_cast<double>(steps[i]) - x)) --i;
+  return i;
 }
 
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep) {

@@ -58,6 +58,9 @@ std::pair<double, double> fillMatrixHeatmap(QCPColorMap* map, const store::Matri
 void setCellErrors(QCPColorMap* map, const store::Matrix* errors);
 /// Values of a per-layer series at exactly `step` (empty if it has no row there).
 std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t step);
+/// Index of the step nearest `x` in sorted, non-empty `steps` (a tie goes to the later step):
+/// how heatmap columns pick their row (RunStore::layerSeriesSampled picks by the same rule).
+size_t nearestStepIndex(const std::vector<int64_t>& steps, double x);
 /// Values of a per-layer series at the last step <= `step` (empty if none).
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep = nullptr);
 /// Exponential moving average with weight `alpha` in [0, 1) (0 = none).

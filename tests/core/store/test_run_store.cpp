@@ -163,6 +163,49 @@ TEST(RunStore, LatestScalarsAndLastLayerStepFindEachKeysLastRowOfTheirRunOnly) {
   EXPECT_FLOAT_EQ(last.values[0], 290.0f);
 }
 
+TEST(RunStore, ASampledLayerSeriesHoldsTheRowNearestEachEvenlySpacedPosition) {
+  auto s = RunStore::open(":memory:");
+  const int64_t a = makeRun(s, "a"), b = makeRun(s, "b");
+  WriteBatch wa, wb;
+  std::vector<int64_t> steps;  // uneven: 0, 1, 4, 9, ..., 9801
+  for (int k = 0; k < 100; ++k) {
+    steps.push_back(int64_t{k} * k);
+    wa.layer(steps.back(), "variance", {static_cast<float>(k), -static_cast<float>(k)});
+    wb.layer(steps.back() + 1, "variance", {1000.0f, 1000.0f});  // another run's rows, between a's
+  }
+  for (int k = 0; k <= 2; ++k) wa.layer(10 * k, "grad_norm", {static_cast<float>(k)});
+  s.write(a, wa);
+  s.write(b, wb);
+  for (int samples : {1, 2, 7, 40, 100, 400}) {
+    // Reference: the full series, the nearest step to each position (a tie to the later one),
+    // each row once.
+    std::vector<int64_t> want;
+    const double x0 = 0, x1 = static_cast<double>(steps.back());
+    for (int c = 0; c < samples; ++c) {
+      const double x = samples > 1 ? x0 + (x1 - x0) * c / (samples - 1) : x0;
+      size_t best = 0;
+      for (size_t i = 1; i < steps.size(); ++i) {
+        if (std::abs(static_cast<double>(steps[i]) - x) <= std::abs(static_cast<double>(steps[best]) - x)) best = i;
+      }
+      if (want.empty() || want.back() != steps[best]) want.push_back(steps[best]);
+    }
+    const auto got = s.layerSeriesSampled(a, "variance", samples);
+    EXPECT_EQ(got.steps, want) << samples << " samples";
+    ASSERT_EQ(got.nLayers, 2);
+    ASSERT_EQ(got.values.size(), 2 * got.steps.size());
+    for (size_t i = 0; i < got.steps.size(); ++i) {
+      const float k = std::sqrt(static_cast<float>(got.steps[i]));
+      EXPECT_FLOAT_EQ(got.values[2 * i], k);
+      EXPECT_FLOAT_EQ(got.values[2 * i + 1], -k);
+    }
+  }
+  // Ties go to the later step: positions 0, 5, 10, 15, 20 over rows at 0, 10, 20.
+  EXPECT_EQ(s.layerSeriesSampled(a, "grad_norm", 5).steps, (std::vector<int64_t>{0, 10, 20}));
+  EXPECT_EQ(s.layerSeriesSampled(a, "grad_norm", 2).steps, (std::vector<int64_t>{0, 20}));
+  EXPECT_TRUE(s.layerSeriesSampled(a, "prune_delta", 400).steps.empty());
+  EXPECT_TRUE(s.layerSeriesSampled(a + b + 1, "variance", 400).steps.empty());
+}
+
 TEST(RunStore, MatrixShapeMismatchIsRejected) {
   auto s = RunStore::open(":memory:");
   int64_t id = makeRun(s);
