@@ -171,7 +171,9 @@ void CompareView::drawProfiles() {
       auto* g = p->addGraph();
       g->setName(QStringLiteral("%1 (L=%2)").arg(labelOf(r.info.id)).arg(v.size()));
       g->setPen(QPen(colorOf(r.info), 1.6, styleFor(perScheme[r.info.scheme]++)));
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
+      // Discs outlined with a solid 1-px pen: with the line's 1.6-px (often dashed) pen, each
+      // disc went through Qt's dash stroker, a quarter of Compare's first frame.
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colorOf(r.info), colorOf(r.info), 4));
       for (size_t l = 0; l < profile.size(); ++l) {
         const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
         g->addData(x, profile[l]);

@@ -233,7 +233,11 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
         QPen(trainColour, st.trainWidth, r.trainStyle), true);
     if (auto* g = add(r.val, r.name + st.valSuffix, QPen(r.colour, st.valWidth, Qt::DashLine),
                       st.valInLegend)) {
-      if (st.valMarkers) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+      // Solid outlines: the dashed line pen broke 4-px circles into stray dashes, and Qt's dash
+      // stroker per marker was a third of Compare's first frame (8 runs x 200 validations).
+      if (st.valMarkers) {
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(r.colour, st.valWidth), Qt::NoBrush, 4));
+      }
     }
   }
   return notes;
