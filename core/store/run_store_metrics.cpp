@@ -107,15 +107,25 @@ void RunStore::addCheckpoint(int64_t runId, const CheckpointInfo& c) {
 }
 
 std::map<int64_t, RunSummary> RunStore::runSummaries() {
+  // Each run's last train and validation rows by index seeks on (run_id, key, step): the lab
+  // asks at every poll that saw a change, on the GUI thread, and a GROUP BY over every loss row
+  // of every run took ~0.1 s for 8 runs of 20,000 steps.
   std::map<int64_t, RunSummary> out;
-  SqliteStatement st(m_db, std::string("SELECT run_id, key, max(step), value FROM scalars "
-                                       "WHERE key IN ('") + metrics::kLossTrain + "', '" +
-                               metrics::kLossVal + "') GROUP BY run_id, key");
+  const std::string last = "SELECT %s FROM scalars WHERE run_id=r.id AND key='%s' ORDER BY step DESC LIMIT 1";
+  auto lastOf = [&](const char* column, const std::string& key) {
+    std::string q = last;
+    q.replace(q.find("%s"), 2, column);
+    q.replace(q.find("%s"), 2, key);
+    return "(" + q + ")";
+  };
+  SqliteStatement st(m_db, "SELECT id, " + lastOf("step", metrics::kLossTrain) + ", " +
+                               lastOf("step", metrics::kLossVal) + ", " +
+                               lastOf("value", metrics::kLossVal) + " FROM runs r ORDER BY id");
   while (st.step()) {
+    if (st.columnIsNull(1) && st.columnIsNull(2)) continue;  // no loss yet
     auto& s = out[st.columnInt(0)];
-    if (st.columnText(1) == metrics::kLossTrain) {
-      s.lastStep = st.columnInt(2);
-    } else if (!st.columnIsNull(3)) {
+    if (!st.columnIsNull(1)) s.lastStep = st.columnInt(1);
+    if (!st.columnIsNull(2) && !st.columnIsNull(3)) {
       s.lossVal = st.columnDouble(3);
       s.lossValStep = st.columnInt(2);
     }

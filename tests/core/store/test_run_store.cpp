@@ -295,7 +295,7 @@ TEST(RunStore, ReadOnlyRejectsWrites) {
   EXPECT_THROW(RunStore::open(dir.file("absent.db"), RunStore::Mode::ReadOnly), StoreError);
 }
 
-TEST(RunStore, RunSummariesInOneQuery) {
+TEST(RunStore, RunSummariesGiveEachRunsLastTrainAndValidationLoss) {
   auto s = RunStore::open(":memory:");
   int64_t a = makeRun(s, "a"), b = makeRun(s, "b");
   WriteBatch w;
@@ -303,9 +303,26 @@ TEST(RunStore, RunSummariesInOneQuery) {
   w.scalar(9, "loss_train", 4);
   w.scalar(10, "loss_val", 3.5);
   s.write(a, w);
+  const int64_t c = makeRun(s, "c"), d = makeRun(s, "d");
+  WriteBatch wc, wd;
+  for (int step = 0; step < 500; ++step) {
+    wc.scalar(step, "loss_train", 100.0 - 0.1 * step);
+    wc.scalar(step, "lr", 1.0);  // other keys do not count
+    if (step % 50 == 0) wc.scalar(step, "loss_val", 200.0 - step);
+  }
+  wc.scalar(600, "lr", 0.5);
+  wd.scalar(7, "loss_val", 2.5);  // validation only
+  s.write(c, wc);
+  s.write(d, wd);
   auto sum = s.runSummaries();
   EXPECT_EQ(sum[a].lastStep, 9);
   EXPECT_DOUBLE_EQ(*sum[a].lossVal, 3.5);
   EXPECT_EQ(sum[a].lossValStep, 10);
   EXPECT_FALSE(sum.count(b));
+  EXPECT_EQ(sum.at(c).lastStep, 499);
+  EXPECT_DOUBLE_EQ(*sum.at(c).lossVal, 200.0 - 450);
+  EXPECT_EQ(sum.at(c).lossValStep, 450);
+  EXPECT_EQ(sum.at(d).lastStep, -1);
+  EXPECT_DOUBLE_EQ(*sum.at(d).lossVal, 2.5);
+  EXPECT_EQ(sum.size(), 3u);
 }
