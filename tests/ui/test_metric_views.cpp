@@ -84,6 +84,29 @@ TEST(MetricViews, TheDashboardReadsEveryRowItShows) {
   }
 }
 
+TEST(MetricViews, TheScrubbersStopsAreEveryProbedStepOfEveryRunOnce) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("steps.db"));
+  std::set<int64_t> want;
+  for (int run = 0; run < 2; ++run) {
+    store::NewRun nr;
+    nr.name = run == 0 ? "pre_ln" : "lns";
+    nr.groupName = "steps";
+    nr.scheme = nr.name;
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (int step = 0; step <= 300; ++step) {
+      b.layer(step, metrics::kLayerGradNorm, {1.0f});  // every step: not a stop
+      if (step % (25 + 10 * run) == 0) { b.layer(step, metrics::kVariance, {1.0f}); want.insert(step); }
+      if (step % 100 == 7) { b.layer(step, metrics::kPruneDelta, {1.0f}); want.insert(step); }
+    }
+    s.write(id, b);
+  }
+  ui::GroupData g(QStringLiteral("steps"));
+  ASSERT_TRUE(g.reload(s, {}));
+  EXPECT_EQ(g.probeSteps(), std::vector<int64_t>(want.begin(), want.end()));
+}
+
 TEST(MetricViews, EveryExportableRowIsInTheFigureSet) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("all.db"));
