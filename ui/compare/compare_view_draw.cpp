@@ -250,12 +250,12 @@ void CompareView::drawDifference() {
   map->setInterpolate(false);
   map->data()->setSize(columns, rows);
   map->data()->setRange(QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, rows));
+  auto row = [](const store::LayerSeries& s, size_t k) {  // (L) row k's values
+    const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
+    return std::vector<double>(v, v + s.nLayers);
+  };
   double maxAbs = 0;
   for (size_t i = 0; i < rowsOf.size(); ++i) {
-    auto row = [](const store::LayerSeries& s, size_t k) {
-      const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
-      return std::vector<double>(v, v + s.nLayers);
-    };
     std::vector<double> pa = row(a, rowsOf[i].first), pb = row(b, rowsOf[i].second);
     if (relative) {
       pa = analysis::toRelativeDepth(pa, rows);
