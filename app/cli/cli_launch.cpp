@@ -24,13 +24,23 @@ int subcommandIndex(int argc, char** argv, std::string* db) {
   return i;
 }
 
+const std::set<std::string>& computingSubcommands() {
+  // Training, resuming, probing, evaluating, importing (which checks the model on text),
+  // exporting weights and benchmarking.
+  static const std::set<std::string> names = {"train", "resume", "analyze", "eval",
+                                              "import-hf", "export-hf", "bench"};
+  return names;
+}
+
+const std::set<std::string>& readingSubcommands() {
+  // The store, a corpus file, the presets table; `export` execs depthlab-export (no BLAS).
+  static const std::set<std::string> names = {"runs", "report", "presets", "corpus", "export"};
+  return names;
+}
+
 bool subcommandComputes(int argc, char** argv) {
-  // Training, resuming, probing, evaluating, importing (which checks the model on text) and
-  // benchmarking multiply matrices; these read the store, a folder or a corpus file only.
-  static const std::set<std::string> computes = {"train", "resume", "analyze", "eval",
-                                                 "import-hf", "export-hf", "bench"};
   const int i = subcommandIndex(argc, argv);
-  return i < argc && computes.count(argv[i]) > 0;
+  return i < argc && computingSubcommands().count(argv[i]) > 0;
 }
 
 }  // namespace depthlab::cli

@@ -3,6 +3,7 @@
 // for OpenBLAS's kernels: util/openblas_kernels.h). No parsing of the subcommands' own options.
 #pragma once
 
+#include <set>
 #include <string>
 
 namespace depthlab::cli {
@@ -11,8 +12,14 @@ namespace depthlab::cli {
 /// --db=PATH, --json); argc when there is none. `db` (optional) receives the --db value.
 int subcommandIndex(int argc, char** argv, std::string* db = nullptr);
 
-/// True unless the subcommand only reads or lists (runs, report, presets, corpus, export), or
-/// there is none (--help, --version, a typo CLI11 will answer).
+/// The top-level subcommands that multiply matrices (train, bench, ...) and those that only
+/// read or list (runs, report, ...). Every subcommand depthlab-cli has is in exactly one (a test
+/// checks them against `depthlab-cli --help`), so a new one cannot run on fallback kernels.
+const std::set<std::string>& computingSubcommands();
+const std::set<std::string>& readingSubcommands();
+
+/// True when the subcommand is one of computingSubcommands(); false for the others, and when
+/// there is none (--help, --version) or CLI11 will refuse it (a typo).
 bool subcommandComputes(int argc, char** argv);
 
 }  // namespace depthlab::cli

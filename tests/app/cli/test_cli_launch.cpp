@@ -3,11 +3,15 @@
 // load, ~0.5 s, for `runs list`).
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli_launch.h"
+#include "support/temp_dir.h"
 
+using depthlab::cli::computingSubcommands;
+using depthlab::cli::readingSubcommands;
 using depthlab::cli::subcommandComputes;
 using depthlab::cli::subcommandIndex;
 
@@ -56,4 +60,22 @@ TEST(CliLaunch, OnlyCommandsThatComputeAreRestartedForOpenBlasKernels) {
   // A global option's value is not a subcommand: `--db train` names a file called "train".
   Argv db({"depthlab-cli", "--db", "train", "runs", "list"});
   EXPECT_FALSE(subcommandComputes(db.argc(), db.argv()));
+}
+
+TEST(CliLaunch, EverySubcommandOfTheCliIsClassifiedOnce) {
+  std::string help;
+  ASSERT_EQ(depthlab::test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --help", &help), 0) << help;
+  std::istringstream lines(help.substr(help.find("Subcommands:")));
+  std::string line;
+  std::getline(lines, line);  // "Subcommands:"
+  int listed = 0;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string name;
+    if (line.rfind("  ", 0) != 0 || !(words >> name)) continue;
+    ++listed;
+    EXPECT_NE(computingSubcommands().count(name), readingSubcommands().count(name))
+        << "'" << name << "' must be in exactly one of computingSubcommands() and readingSubcommands()";
+  }
+  EXPECT_EQ(static_cast<size_t>(listed), computingSubcommands().size() + readingSubcommands().size()) << help;
 }
