@@ -300,8 +300,9 @@ std::vector<torch::Tensor> prunedLosses(model::Decoder& model, const PrefixCache
   const int64_t total = static_cast<int64_t>(skips.size());
   std::vector<torch::Tensor> losses(skips.size());
   const int workers = targets.device().is_cpu() ? at::get_num_threads() : 1;
-  // Dealt out like cards, the costliest first (cost: the blocks a pass runs), so every worker
-  // gets a similar share.
+  // Handed out the costliest first (cost: the blocks a pass runs), each worker taking the next
+  // one when it is free: a worker slowed by another process on its core takes fewer, and the
+  // cheap passes at the end even out the finish.
   std::vector<std::pair<int, size_t>> byCost;
   for (size_t i = 0; i < skips.size(); ++i) {
     int first = 0, runs = 0;
@@ -311,8 +312,9 @@ std::vector<torch::Tensor> prunedLosses(model::Decoder& model, const PrefixCache
   }
   std::stable_sort(byCost.begin(), byCost.end());
   std::atomic<int> done{0};
+  std::atomic<size_t> next{0};
   train::runSideBySide(workers, [&](int worker) {
-    for (size_t k = static_cast<size_t>(worker); k < byCost.size(); k += static_cast<size_t>(workers)) {
+    for (size_t k = next++; k < byCost.size(); k = next++) {
       const size_t i = byCost[k].second;
       losses[i] = prunedLoss(model, cache, targets, skips[i], renumber);
       const int now = ++done;
