@@ -3,17 +3,20 @@
 // NaN and alpha included); laying a plot out without drawing it places everything where a
 // replot places it; Compare's difference map of long runs samples at most 400 steps, each
 // column exactly B minus A at its step (runs probed at other steps: the rows nearest each
-// column), and its profiles show each run's final row.
+// column), and its profiles show each run's final row; a live plot's opaque buffer shows the
+// pixels QCustomPlot's transparent one does.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "compare/compare_profiles.h"
 #include "compare/compare_view.h"
 #include "plot/figure_layout.h"
+#include "plot/live_plot.h"
 #include "plot/plot_helpers.h"
 #include "store/metric_catalogue.h"
 #include "store/run_store.h"
@@ -111,6 +114,98 @@ TEST(RedrawEconomy, LayingOutWithoutDrawingPlacesWhatAReplotPlaces) {
   const auto after = ui::figures::tickLabelBoxes(p.yAxis);
   ASSERT_EQ(after.size(), boxes.size());
   for (size_t i = 0; i < boxes.size(); ++i) EXPECT_EQ(after[i].box, boxes[i].box) << i;
+}
+
+namespace {
+
+// A panel with what the dashboard draws: a title, axis labels, a legend, antialiased text,
+// 24 curves and a heatmap over them (semi-transparent cells blend with what lies beneath).
+void fillPanel(QCustomPlot& p) {
+  p.setFixedSize(520, 300);
+  p.show();
+  p.plotLayout()->insertRow(0);
+  p.plotLayout()->addElement(0, 0, new QCPTextElement(&p, QStringLiteral("Pre-LN \u2014 output variance")));
+  p.xAxis->setLabel(QStringLiteral("step"));
+  p.yAxis->setLabel(QStringLiteral("layer"));
+  p.legend->setVisible(true);
+  for (int l = 0; l < 24; ++l) {
+    auto* g = p.addGraph();
+    g->setName(QStringLiteral("layer %1").arg(l + 1));
+    g->setPen(QPen(QColor::fromHsv(l * 15, 220, 200), l % 3 == 0 ? 2.0 : 1.0));
+    for (int x = 0; x < 400; ++x) g->addData(x * 25.0, l + 0.4 * std::sin(x * 0.07 + l));
+  }
+  auto* map = new QCPColorMap(p.xAxis, p.yAxis);
+  map->data()->setSize(40, 24);
+  map->data()->setRange(QCPRange(0, 9975), QCPRange(0, 23));
+  for (int x = 0; x < 40; ++x) {
+    for (int y = 0; y < 24; ++y) map->data()->setCell(x, y, std::cos(0.2 * x) * y);
+  }
+  map->setGradient(QCPColorGradient(QCPColorGradient::gpThermal));
+  map->data()->setAlpha(3, 4, 90);
+  map->rescaleDataRange();
+  p.rescaleAxes();
+}
+
+QImage shown(QCustomPlot& p) {
+  p.replot(QCustomPlot::rpImmediateRefresh);
+  return p.grab().toImage().convertToFormat(QImage::Format_ARGB32);
+}
+
+// Whether two same-sized images differ by at most 1/255 in any channel (blending onto the
+// background directly or through a transparent buffer rounds antialiased edges differently),
+// in at most 1% of their pixels.
+::testing::AssertionResult sameToRounding(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
+  int differing = 0, worst = 0;
+  for (int y = 0; y < a.height(); ++y) {
+    for (int x = 0; x < a.width(); ++x) {
+      const QRgb p = a.pixel(x, y), q = b.pixel(x, y);
+      const int d = std::max({std::abs(qRed(p) - qRed(q)), std::abs(qGreen(p) - qGreen(q)),
+                              std::abs(qBlue(p) - qBlue(q)), std::abs(qAlpha(p) - qAlpha(q))});
+      differing += d > 0;
+      worst = std::max(worst, d);
+    }
+  }
+  if (worst <= 1 && differing * 100 <= a.width() * a.height()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << differing << " pixels differ, by up to " << worst;
+}
+
+}  // namespace
+
+TEST(RedrawEconomy, ALivePlotShowsThePixelsOfQCustomPlot) {
+  QCustomPlot plain;
+  ui::LivePlot live;
+  fillPanel(plain);
+  fillPanel(live);
+  ASSERT_TRUE(live.paintsOpaqueBuffer());
+  const QImage want = shown(plain);
+  EXPECT_TRUE(sameToRounding(shown(live), want));
+  // Another opaque background: the buffer follows it.
+  for (auto* p : {static_cast<QCustomPlot*>(&plain), static_cast<QCustomPlot*>(&live)}) {
+    p->setBackground(QBrush(QColor(250, 245, 230)));
+  }
+  EXPECT_TRUE(live.paintsOpaqueBuffer());
+  EXPECT_TRUE(sameToRounding(shown(live), shown(plain)));
+  // A translucent background (QCustomPlot leaves what lies beneath it undefined, so only the
+  // choice is checked), or a layer with a buffer of its own: QCustomPlot's own painting.
+  live.setBackground(QBrush(QColor(255, 255, 255, 120)));
+  shown(live);
+  EXPECT_FALSE(live.paintsOpaqueBuffer());
+  EXPECT_EQ(live.bufferClearColour(), QColor(Qt::transparent));
+  for (auto* p : {static_cast<QCustomPlot*>(&plain), static_cast<QCustomPlot*>(&live)}) {
+    p->setBackground(QBrush(Qt::white));
+    p->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmBuffered);
+  }
+  const QImage buffered = shown(live);
+  EXPECT_FALSE(live.paintsOpaqueBuffer());
+  EXPECT_TRUE(sameToRounding(buffered, shown(plain)));
+  EXPECT_TRUE(sameToRounding(buffered, want));
+  // Back to one buffer: the fast path again, same pixels.
+  for (auto* p : {static_cast<QCustomPlot*>(&plain), static_cast<QCustomPlot*>(&live)}) {
+    p->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
+  }
+  EXPECT_TRUE(sameToRounding(shown(live), want));
+  EXPECT_TRUE(live.paintsOpaqueBuffer());
 }
 
 TEST(RedrawEconomy, CompareSamplesTheDifferenceOfLongRunsAndShowsEachRunsFinalProfile) {

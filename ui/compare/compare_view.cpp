@@ -25,6 +25,7 @@
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_layout.h"
+#include "plot/live_plot.h"
 #include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
@@ -171,7 +172,7 @@ QWidget* CompareView::makeControls() {
 void CompareView::addPlots(QGridLayout* grid) {
   for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
   auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1) {
-    auto* p = new QCustomPlot;
+    auto* p = new LivePlot;
     p->setObjectName(name);
     p->setMinimumHeight(240);
     p->setMinimumWidth(280);
@@ -205,7 +206,7 @@ void CompareView::addPlots(QGridLayout* grid) {
   auto* heatBox = new QGroupBox(tr("Per-layer output variance over training, side by side (one colour scale)"));
   auto* heatGrid = new QGridLayout(heatBox);
   for (size_t i = 0; i < m_runs.size(); ++i) {
-    auto* p = new QCustomPlot;
+    auto* p = new LivePlot;
     const QString name = QStringLiteral("variance_map:%1").arg(m_runs[i].info.id);
     p->setObjectName(name);
     p->setMinimumHeight(200);

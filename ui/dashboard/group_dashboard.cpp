@@ -27,6 +27,7 @@
 #include "plot/run_labels.h"
 #include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
+#include "plot/live_plot.h"
 #include "plot/figure_builders.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
@@ -149,7 +150,7 @@ void GroupDashboard::resizeEvent(QResizeEvent* e) {
 }
 
 QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int minHeight) {
-  auto* p = new QCustomPlot(parent);
+  auto* p = new LivePlot(parent);
   p->setObjectName(name);
   p->setMinimumHeight(minHeight);
   // Live panels favour speed (exports re-render antialiased, at their own widths):
@@ -157,14 +158,11 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   // - each curve one polyline: QCustomPlot's "fast polylines" hint draws every segment as its
   //   own line, and Qt's raster engine sets up its line stroker per call (a variance panel of
   //   24 curves took 9.7 ms to draw that way, 3.0 ms as polylines);
-  // - one paint buffer: the "overlay" layer (the selection rectangle, which these panels do not
-  //   use) has a buffer of its own by default, cleared and blended onto the widget on every
-  //   replot whether it holds anything or not (a third of a full-dashboard replot).
+  // - one opaque paint buffer (LivePlot).
   p->setNoAntialiasingOnDrag(true);
   p->setNotAntialiasedElements(QCP::aePlottables | QCP::aeGrid | QCP::aeSubGrid);
   p->setPlottingHint(QCP::phFastPolylines, false);
   p->setPlottingHint(QCP::phCacheLabels, true);
-  p->layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
   makeInteractive(p);
   // Zooming or panning re-decimates for the new view (full data is kept; only the drawn
   // points change), shortly after the gesture so a wheel spin costs one rebuild; a linked
