@@ -228,16 +228,16 @@ void CompareView::drawDifference() {
   // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,
   // picked as the heatmaps pick theirs. Runs probed at the same steps (one cadence) show the
   // same step on both sides; otherwise the nearest each has.
-  const double x0 = static_cast<double>(std::max(a.steps.front(), b.steps.front()));
-  const double x1 = static_cast<double>(std::min(a.steps.back(), b.steps.back()));
-  if (x0 > x1) {
+  const int64_t first = std::max(a.steps.front(), b.steps.front());
+  const int64_t last = std::min(a.steps.back(), b.steps.back());
+  if (first > last) {
     m_diffTitle->setText(tr("%1 and %2 share no steps").arg(labelOf(idA), labelOf(idB)));
     p->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
+  const double x0 = static_cast<double>(first), x1 = static_cast<double>(last);
   auto rowsWithin = [&](const std::vector<int64_t>& s) {
-    return std::upper_bound(s.begin(), s.end(), static_cast<int64_t>(x1)) -
-           std::lower_bound(s.begin(), s.end(), static_cast<int64_t>(std::ceil(x0)));
+    return std::upper_bound(s.begin(), s.end(), last) - std::lower_bound(s.begin(), s.end(), first);
   };
   const int columns = static_cast<int>(std::max<ptrdiff_t>(
       1, std::min<ptrdiff_t>({rowsWithin(a.steps), rowsWithin(b.steps), kHeatmapColumns})));
