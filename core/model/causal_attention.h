@@ -1,9 +1,10 @@
 // Causal self-attention on the CPU as one autograd function, computed in blocks of query rows:
 // block r multiplies its queries only with the keys up to its own last row, so the GEMMs skip
-// the masked upper triangle (at T = 256 and 64-row blocks they do 5/8 of the full products), and
-// the scale, the mask and the softmax are one pass over each block's scores (kernels/
-// attention_kernels.h). Backward is the same in blocks: query rows for dq, key columns for dk
-// and dv. The probabilities are kept for backward, as the composite expression keeps them.
+// the masked upper triangle (blocks of 16 rows up to T = 64, 32 beyond: at T = 256 they do 9/16
+// of the full products), and the scale, the mask and the softmax are one pass over each block's
+// scores (kernels/attention_kernels.h). Backward is the same in blocks: query rows for dq, key
+// columns for dk and dv. The probabilities are kept for backward, as the composite expression
+// keeps them.
 // Used by layers.cpp where LibTorch has no scaled_dot_product_attention (1.x) under
 // `fusedOpsApply`; tests compare it with softmax(mask + q k^T * scale) v, forward and backward.
 // Legend: N = batch x heads, T time, D head dim.
@@ -16,5 +17,11 @@ namespace depthlab::model {
 /// softmax(q k^T * scale, future positions masked) v: q, k, v (N, T, D) -> (N, T, D).
 torch::Tensor fusedCausalAttention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, double scale);
+
+/// The same per head, with the heads merged on the way out: q, k, v (B, H, T, D) ->
+/// (B, T, H * D), the output projection's input, written in place by the GEMMs (no transposed
+/// copy of the output forward, none of its gradient backward).
+torch::Tensor fusedCausalAttentionHeads(const torch::Tensor& q, const torch::Tensor& k,
+                                        const torch::Tensor& v, double scale);
 
 }  // namespace depthlab::model

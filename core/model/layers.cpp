@@ -151,32 +151,28 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
 #else
   const int64_t BH = B * m_heads;
   const double scale = 1.0 / std::sqrt(static_cast<double>(m_headDim));
-  torch::Tensor y;  // (B, H, T, D)
   if (fusedOpsApply(q)) {  // blocks of query rows; the GEMMs skip the masked triangle
-    y = fusedCausalAttention(q.reshape({BH, T, m_headDim}), k.reshape({BH, T, m_headDim}),
-                             v.reshape({BH, T, m_headDim}), scale)  // (BH, T, D)
-            .view({B, m_heads, T, m_headDim});
-  } else {
-    // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive
-    // causal mask (future positions -inf) ride along in baddbmm's alpha and beta.
-    torch::Tensor mask;  // (T, T)
-    // Forward passes run side by side on one model (the row split, the pruning sweeps): the
-    // first ones to arrive must not build the cache at the same time.
-    {
-      static std::mutex maskMutex;
-      std::lock_guard<std::mutex> lock(maskMutex);
-      if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
-          m_mask.scalar_type() != q.scalar_type()) {
-        m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
-      }
-      mask = m_mask.slice(0, 0, T).slice(1, 0, T);
-    }
-    auto att = torch::baddbmm(mask, q.reshape({BH, T, m_headDim}),
-                              k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
-                              /*alpha=*/scale);  // (BH, T, T)
-    y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
-            .view({B, m_heads, T, m_headDim});
+    return applyLinear(o_proj, fusedCausalAttentionHeads(q, k, v, scale));  // (B, T, H D)
   }
+  // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive
+  // causal mask (future positions -inf) ride along in baddbmm's alpha and beta.
+  torch::Tensor mask;  // (T, T)
+  // Forward passes run side by side on one model (the row split, the pruning sweeps): the
+  // first ones to arrive must not build the cache at the same time.
+  {
+    static std::mutex maskMutex;
+    std::lock_guard<std::mutex> lock(maskMutex);
+    if (!m_mask.defined() || m_mask.size(0) < T || m_mask.device() != x.device() ||
+        m_mask.scalar_type() != q.scalar_type()) {
+      m_mask = torch::full({T, T}, -std::numeric_limits<float>::infinity(), q.options()).triu(1);
+    }
+    mask = m_mask.slice(0, 0, T).slice(1, 0, T);
+  }
+  auto att = torch::baddbmm(mask, q.reshape({BH, T, m_headDim}),
+                            k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
+                            /*alpha=*/scale);  // (BH, T, T)
+  auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
+                .view({B, m_heads, T, m_headDim});
 #endif
   return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
 }

@@ -24,7 +24,7 @@ torch::Tensor compositeAttention(const torch::Tensor& q, const torch::Tensor& k,
 }  // namespace
 
 TEST(CausalAttention, MatchesTheCompositeExpressionAcrossBlockEdges) {
-  for (int64_t T : {1, 5, 63, 64, 65, 130, 256}) {
+  for (int64_t T : {1, 5, 16, 17, 33, 63, 64, 65, 130, 256}) {
     for (auto dtype : {torch::kFloat64, torch::kFloat32}) {
       SCOPED_TRACE("T " + std::to_string(T) + ", " + c10::toString(dtype));
       torch::manual_seed(static_cast<uint64_t>(T));
@@ -66,4 +66,37 @@ TEST(CausalAttention, TheFirstPositionSeesOnlyItself) {
   auto y = model::fusedCausalAttention(q, k, v, 0.5);
   EXPECT_TRUE(torch::equal(y.select(1, 0), v.select(1, 0)));
   EXPECT_TRUE(torch::isfinite(y).all().item<bool>());
+}
+
+TEST(CausalAttention, HeadsInRowsOutMatchesTheCompositeExpression) {
+  // q, k, v (B, H, T, D) -> (B, T, H * D) written in place by the GEMMs: the same numbers as the
+  // per-slice composite with the heads merged afterwards, forward and the gradients of q, k, v;
+  // the output's gradient arrives as the output projection gives it, contiguous (B, T, H * D).
+  const int64_t B = 2, H = 3, D = 8;
+  for (int64_t T : {1, 17, 64, 65}) {
+    SCOPED_TRACE("T " + std::to_string(T));
+    torch::manual_seed(static_cast<uint64_t>(100 + T));
+    auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+    const double scale = 1.0 / std::sqrt(double(D));
+    auto q0 = torch::randn({B, H, T, D}, opts), k0 = torch::randn({B, H, T, D}, opts);
+    auto v0 = torch::randn({B, H, T, D}, opts), dy = torch::randn({B, T, H * D}, opts);
+
+    auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
+    auto v = v0.clone().requires_grad_(true);
+    auto y = model::fusedCausalAttentionHeads(q, k, v, scale);
+    ASSERT_EQ(y.sizes(), (std::vector<int64_t>{B, T, H * D}));
+    y.backward(dy);
+    auto qr = q0.clone().requires_grad_(true), kr = k0.clone().requires_grad_(true);
+    auto vr = v0.clone().requires_grad_(true);
+    auto yr = compositeAttention(qr.reshape({B * H, T, D}), kr.reshape({B * H, T, D}),
+                                 vr.reshape({B * H, T, D}), scale)  // (B H, T, D)
+                  .view({B, H, T, D})
+                  .transpose(1, 2)
+                  .reshape({B, T, H * D});
+    yr.backward(dy);
+    EXPECT_TRUE(torch::allclose(y, yr, 1e-12, 1e-12));
+    EXPECT_TRUE(torch::allclose(q.grad(), qr.grad(), 1e-12, 1e-12));
+    EXPECT_TRUE(torch::allclose(k.grad(), kr.grad(), 1e-12, 1e-12));
+    EXPECT_TRUE(torch::allclose(v.grad(), vr.grad(), 1e-12, 1e-12));
+  }
 }
