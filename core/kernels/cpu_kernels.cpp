@@ -37,6 +37,12 @@ void rmsNormForward(const T* x, const T* w, T* y, T* rstd, int64_t begin, int64_
 }
 
 template <typename T>
+void addRows(const T* a, const T* b, T* out, int64_t begin, int64_t end, int64_t C) {
+#pragma omp simd
+  for (int64_t i = begin * C; i < end * C; ++i) out[i] = a[i] + b[i];
+}
+
+template <typename T>
 void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, double* dwPartial,
                      int64_t begin, int64_t end, int64_t C, double scale) {
   // y_j = s w_j x_j r with r = (mean(x^2) + eps)^-1/2, so with g_j = dy_j s w_j:
@@ -201,6 +207,7 @@ void adamUpdate(float* p, const float* g, float* m, float* v, int64_t begin, int
 }
 
 #define DEPTHLAB_INSTANTIATE(T)                                                                 \
+  template void addRows<T>(const T*, const T*, T*, int64_t, int64_t, int64_t);                  \
   template void rmsNormForward<T>(const T*, const T*, T*, T*, int64_t, int64_t, int64_t, double, \
                                   double);                                                      \
   template void rmsNormBackward<T>(const T*, const T*, const T*, const T*, T*, double*, int64_t, \

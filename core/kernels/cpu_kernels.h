@@ -28,6 +28,10 @@ template <typename T>
 void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, double* dwPartial,
                      int64_t begin, int64_t end, int64_t C, double scale);
 
+/// out[i,:] = a[i,:] + b[i,:] for rows [begin, end) of (N, C) row-major; out may be a or b.
+template <typename T>
+void addRows(const T* a, const T* b, T* out, int64_t begin, int64_t end, int64_t C);
+
 /// Rotary embedding (rotate-half convention) fused with the head split: x (B, T, H*D) as a
 /// linear layer writes it, row (b, t) starting xRowStride elements after the one before (H*D
 /// when contiguous; wider when x is q's part of one q/k/v product), y (B, H, T, D) contiguous,

@@ -62,6 +62,10 @@ std::pair<torch::Tensor, torch::Tensor> NormImpl::addForward(const torch::Tensor
                                 : torch::kFloat32;
     if (residual.scalar_type() == out) return cudaAddRmsNorm(x, residual, weight, m_eps, scale);
   }
+  if (!m_layerNorm && fusedOpsApply(x) && residual.sizes() == x.sizes() &&
+      residual.scalar_type() == x.scalar_type() && residual.device() == x.device()) {
+    return fusedAddRmsNorm(x, residual, weight, m_eps, scale);
+  }
   auto sum = x + residual;
   return {sum, intoMatmul ? forwardIntoMatmul(sum, scale) : forward(sum, scale)};
 }

@@ -100,6 +100,62 @@ TEST(FusedOps, RmsNormWeightGradientIsTheSameForAnyThreadCount) {
   EXPECT_TRUE(torch::equal(one.dw, two.dw));
 }
 
+TEST(FusedOps, AddRmsNormGivesTheSameBitsAsTheAddThenTheNorm) {
+  // {x + r, RMSNorm(x + r)} in one function against x + r followed by the fused RMSNorm: the
+  // stream, the norm and every gradient (x, r, the weight) bit for bit, in float and double,
+  // with the stream's own gradient present (a block's residual) and absent (the final norm).
+  for (auto dtype : {torch::kFloat32, torch::kFloat64}) {
+    for (bool streamUsed : {true, false}) {
+      SCOPED_TRACE(std::string(c10::toString(dtype)) + (streamUsed ? ", stream used" : ""));
+      torch::manual_seed(7);
+      auto opts = torch::TensorOptions().dtype(dtype);
+      auto x0 = torch::randn({3, 37, 40}, opts), r0 = torch::randn({3, 37, 40}, opts);
+      auto w0 = torch::rand({40}, opts) + 0.5;
+      auto dy = torch::randn({3, 37, 40}, opts), ds = torch::randn({3, 37, 40}, opts);
+      auto leaves = [&] {
+        return std::vector<torch::Tensor>{x0.clone().requires_grad_(true),
+                                          r0.clone().requires_grad_(true),
+                                          w0.clone().requires_grad_(true)};
+      };
+      auto a = leaves(), b = leaves();
+      auto [sumA, yA] = model::fusedAddRmsNorm(a[0], a[1], a[2], 1e-6, 0.25);
+      auto sumB = b[0] + b[1];
+      auto yB = model::fusedRmsNorm(sumB, b[2], 1e-6, 0.25);
+      EXPECT_TRUE(torch::equal(sumA, sumB));
+      EXPECT_TRUE(torch::equal(yA, yB));
+      auto lossA = (yA * dy).sum(), lossB = (yB * dy).sum();
+      if (streamUsed) {
+        lossA = lossA + (sumA * ds).sum();
+        lossB = lossB + (sumB * ds).sum();
+      }
+      lossA.backward();
+      lossB.backward();
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_TRUE(torch::equal(a[i].grad(), b[i].grad()))
+            << "input " << i << ": max difference "
+            << (a[i].grad() - b[i].grad()).abs().max().item<double>();
+      }
+    }
+  }
+}
+
+TEST(FusedOps, NormAddForwardTakesTheFusedAddOnTheCpu) {
+  // The block's deferred residual goes through the one-pass function when the fused ops apply,
+  // and through x + r then the norm when they are off: same numbers either way.
+  FusedSwitchGuard guard;
+  model::Norm norm(16, 1e-6, /*layerNorm=*/false);
+  auto x = torch::randn({2, 5, 16}).requires_grad_(true);
+  auto r = torch::randn({2, 5, 16}).requires_grad_(true);
+  auto [s1, n1] = norm->addForward(x, r, 0.5, /*intoMatmul=*/true);
+  kernels::setFusedKernelsEnabled(false);
+  auto [s2, n2] = norm->addForward(x, r, 0.5, /*intoMatmul=*/true);
+  EXPECT_TRUE(torch::equal(s1, s2));
+  EXPECT_TRUE(torch::allclose(n1, n2, 1e-5, 1e-6));
+  ASSERT_TRUE(s1.grad_fn() && s2.grad_fn());
+  EXPECT_NE(s1.grad_fn()->name().find("AddRmsNorm"), std::string::npos) << s1.grad_fn()->name();
+  EXPECT_EQ(s2.grad_fn()->name().find("AddRmsNorm"), std::string::npos) << s2.grad_fn()->name();
+}
+
 TEST(FusedOps, OnlyCpuFloatTensorsTakeTheFusedPath) {
   FusedSwitchGuard guard;
   EXPECT_TRUE(model::fusedOpsApply(torch::zeros({2, 3})));
