@@ -20,6 +20,46 @@ using torch::autograd::variable_list;
 
 constexpr int64_t kRowsPerBlock = 64;  // rows per partial sum of the norm weight gradient
 
+// dx and dw of y = scale * w * x * rstd for x (..., C), with dStream (x's shape, or undefined)
+// added into dx row by row as it is made: the gradient x also gets from the residual stream.
+std::pair<torch::Tensor, torch::Tensor> rmsNormBackward(const torch::Tensor& dyIn,
+                                                        const torch::Tensor& x,
+                                                        const torch::Tensor& w,
+                                                        const torch::Tensor& rstd,
+                                                        const torch::Tensor& dStream,
+                                                        double scale) {
+  auto dy = dyIn.defined() ? dyIn.contiguous() : torch::zeros_like(x);
+  const auto ds = dStream.defined() ? dStream.contiguous() : torch::Tensor();
+  const int64_t C = x.size(-1), N = x.numel() / C;
+  const int64_t nBlocks = (N + kRowsPerBlock - 1) / kRowsPerBlock;
+  auto dx = torch::empty_like(x);
+  std::vector<double> partial(static_cast<size_t>(nBlocks * C), 0.0);  // (blocks, C)
+  auto dw = torch::empty({C}, w.options());
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "depthlab_rms_norm_backward", [&] {
+    const scalar_t* dyp = dy.data_ptr<scalar_t>();
+    const scalar_t* xp = x.data_ptr<scalar_t>();
+    const scalar_t* wp = w.data_ptr<scalar_t>();
+    const scalar_t* rp = rstd.data_ptr<scalar_t>();
+    const scalar_t* dsp = ds.defined() ? ds.data_ptr<scalar_t>() : nullptr;
+    scalar_t* dxp = dx.data_ptr<scalar_t>();
+    at::parallel_for(0, nBlocks, grainFor(kRowsPerBlock * C), [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        const int64_t r0 = blk * kRowsPerBlock, r1 = std::min(N, (blk + 1) * kRowsPerBlock);
+        kernels::rmsNormBackward(dyp, xp, wp, rp, dxp, partial.data() + blk * C, r0, r1, C,
+                                 scale);
+        if (dsp) kernels::addRows(dxp, dsp, dxp, r0, r1, C);
+      }
+    });
+    scalar_t* dwp = dw.data_ptr<scalar_t>();
+    for (int64_t j = 0; j < C; ++j) {
+      double s = 0;
+      for (int64_t blk = 0; blk < nBlocks; ++blk) s += partial[static_cast<size_t>(blk * C + j)];
+      dwp[j] = static_cast<scalar_t>(s);
+    }
+  });
+  return {dx, dw};
+}
+
 struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
                                const torch::Tensor& weight, double eps, double scale) {
@@ -44,36 +84,8 @@ struct RmsNormFunction : public torch::autograd::Function<RmsNormFunction> {
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const auto& x = saved[0];
-    const auto& w = saved[1];
-    const auto& rstd = saved[2];
-    const double scale = ctx->saved_data["scale"].toDouble();
-    auto dy = grads[0].contiguous();
-    const int64_t C = x.size(-1), N = x.numel() / C;
-    const int64_t nBlocks = (N + kRowsPerBlock - 1) / kRowsPerBlock;
-    auto dx = torch::empty_like(x);
-    std::vector<double> partial(static_cast<size_t>(nBlocks * C), 0.0);  // (blocks, C)
-    auto dw = torch::empty({C}, w.options());
-    AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "depthlab_rms_norm_backward", [&] {
-      const scalar_t* dyp = dy.data_ptr<scalar_t>();
-      const scalar_t* xp = x.data_ptr<scalar_t>();
-      const scalar_t* wp = w.data_ptr<scalar_t>();
-      const scalar_t* rp = rstd.data_ptr<scalar_t>();
-      scalar_t* dxp = dx.data_ptr<scalar_t>();
-      at::parallel_for(0, nBlocks, grainFor(kRowsPerBlock * C), [&](int64_t b, int64_t e) {
-        for (int64_t blk = b; blk < e; ++blk) {
-          kernels::rmsNormBackward(dyp, xp, wp, rp, dxp, partial.data() + blk * C,
-                                   blk * kRowsPerBlock, std::min(N, (blk + 1) * kRowsPerBlock),
-                                   C, scale);
-        }
-      });
-      scalar_t* dwp = dw.data_ptr<scalar_t>();
-      for (int64_t j = 0; j < C; ++j) {
-        double s = 0;
-        for (int64_t blk = 0; blk < nBlocks; ++blk) s += partial[static_cast<size_t>(blk * C + j)];
-        dwp[j] = static_cast<scalar_t>(s);
-      }
-    });
+    auto [dx, dw] = rmsNormBackward(grads[0], saved[0], saved[1], saved[2], torch::Tensor(),
+                                    ctx->saved_data["scale"].toDouble());
     return {dx, dw, torch::Tensor(), torch::Tensor()};
   }
 };
@@ -114,41 +126,10 @@ struct AddRmsNormFunction : public torch::autograd::Function<AddRmsNormFunction>
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const auto& sum = saved[0];
-    const auto& w = saved[1];
-    const auto& rstd = saved[2];
-    const double scale = ctx->saved_data["scale"].toDouble();
-    const auto dStream = grads[0].defined() ? grads[0].contiguous() : torch::Tensor();
-    auto dy = grads[1].defined() ? grads[1].contiguous() : torch::zeros_like(sum);
-    const int64_t C = sum.size(-1), N = sum.numel() / C;
-    const int64_t nBlocks = (N + kRowsPerBlock - 1) / kRowsPerBlock;
-    auto dx = torch::empty_like(sum);
-    std::vector<double> partial(static_cast<size_t>(nBlocks * C), 0.0);  // (blocks, C)
-    auto dw = torch::empty({C}, w.options());
-    AT_DISPATCH_FLOATING_TYPES(sum.scalar_type(), "depthlab_add_rms_norm_backward", [&] {
-      const scalar_t* dyp = dy.data_ptr<scalar_t>();
-      const scalar_t* xp = sum.data_ptr<scalar_t>();
-      const scalar_t* wp = w.data_ptr<scalar_t>();
-      const scalar_t* rp = rstd.data_ptr<scalar_t>();
-      const scalar_t* dsp = dStream.defined() ? dStream.data_ptr<scalar_t>() : nullptr;
-      scalar_t* dxp = dx.data_ptr<scalar_t>();
-      at::parallel_for(0, nBlocks, grainFor(kRowsPerBlock * C), [&](int64_t b, int64_t e) {
-        for (int64_t blk = b; blk < e; ++blk) {
-          const int64_t r0 = blk * kRowsPerBlock, r1 = std::min(N, (blk + 1) * kRowsPerBlock);
-          kernels::rmsNormBackward(dyp, xp, wp, rp, dxp, partial.data() + blk * C, r0, r1, C,
-                                   scale);
-          if (dsp) kernels::addRows(dxp, dsp, dxp, r0, r1, C);
-        }
-      });
-      scalar_t* dwp = dw.data_ptr<scalar_t>();
-      for (int64_t j = 0; j < C; ++j) {
-        double s = 0;
-        for (int64_t blk = 0; blk < nBlocks; ++blk) s += partial[static_cast<size_t>(blk * C + j)];
-        dwp[j] = static_cast<scalar_t>(s);
-      }
-    });
-    return {dx, dx, dw, torch::Tensor(), torch::Tensor()};
+    const auto saved = ctx->get_saved_variables();  // sum, weight, rstd
+    auto [dx, dw] = rmsNormBackward(grads[1], saved[0], saved[1], saved[2], grads[0],
+                                    ctx->saved_data["scale"].toDouble());
+    return {dx, dx, dw, torch::Tensor(), torch::Tensor()};  // x and residual alike
   }
 };
 

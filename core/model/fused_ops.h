@@ -1,10 +1,10 @@
 // Autograd functions over the CPU kernels of kernels/cpu_kernels.h: RMSNorm with the LNS
-// factor folded in, alone or after the residual add (RoPE with the head split and SwiGLU: model/packed_ops.h; causal attention:
-// model/causal_attention.h). It has a hand-written backward (first order only; nothing in the
-// lab differentiates twice). `fusedOpsApply(x)` says when layers.cpp uses the fused paths:
-// CPU tensors of float32/float64 with the switch on. Everywhere else (CUDA, bf16/half,
-// autocast) the composite ATen expressions in layers.cpp run instead, and tests check the two
-// agree, forward and backward.
+// factor folded in, alone or after the residual add (RoPE with the head split and SwiGLU:
+// model/packed_ops.h; causal attention: model/causal_attention.h). They have hand-written
+// backwards (first order only; nothing in the lab differentiates twice). `fusedOpsApply(x)` says
+// when layers.cpp uses the fused paths: CPU tensors of float32/float64 with the switch on.
+// Everywhere else (CUDA, bf16/half, autocast) the composite ATen expressions in layers.cpp run
+// instead, and tests check the two agree, forward and backward.
 // Legend: B batch, T time, C width, H heads, D = C/H head dim.
 #pragma once
 

@@ -176,7 +176,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
                             k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
                             /*alpha=*/scale);  // (BH, T, T)
   auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
-                .view({B, m_heads, T, m_headDim});
+               .view({B, m_heads, T, m_headDim});
 #endif
   return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
 }
