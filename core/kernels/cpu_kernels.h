@@ -3,7 +3,8 @@
 // fused in before it), RoPE with the head split fused in, SwiGLU over one gate/up product, and
 // the Adam update. Raw pointers and row ranges only: no torch, no threads (the callers in
 // model/fused_ops.cpp and train/fused_adam.cpp split rows across ATen's intra-op threads and own
-// the autograd wiring). Compiled with -O3 -fno-math-errno so the loops vectorise. Templated on float and double (double serves gradient checks).
+// the autograd wiring). Compiled with -O3 -fno-math-errno so the loops vectorise. Templated on
+// float and double (double serves gradient checks).
 // Legend: N rows, C row width, B batch, T time, H heads, D head dim (C = H*D).
 #pragma once
 

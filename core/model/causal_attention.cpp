@@ -155,11 +155,6 @@ struct CausalAttentionFunction : public torch::autograd::Function<CausalAttentio
 
 torch::Tensor fusedCausalAttention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, double scale) {
-  return CausalAttentionFunction::apply(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1), scale);
-}
-
-torch::Tensor fusedCausalAttentionHeads(const torch::Tensor& q, const torch::Tensor& k,
-                                        const torch::Tensor& v, double scale) {
   return CausalAttentionFunction::apply(q, k, v, scale);
 }
 

@@ -7,21 +7,17 @@
 // keeps them.
 // Used by layers.cpp where LibTorch has no scaled_dot_product_attention (1.x) under
 // `fusedOpsApply`; tests compare it with softmax(mask + q k^T * scale) v, forward and backward.
-// Legend: N = batch x heads, T time, D head dim.
+// Legend: B batch, H heads, T time, D head dim.
 #pragma once
 
 #include <torch/torch.h>
 
 namespace depthlab::model {
 
-/// softmax(q k^T * scale, future positions masked) v: q, k, v (N, T, D) -> (N, T, D).
+/// softmax(q k^T * scale, future positions masked) v per head, the heads merged on the way
+/// out: q, k, v (B, H, T, D) -> (B, T, H * D), the output projection's input, written in place
+/// by the GEMMs (no transposed copy of the output forward, none of its gradient backward).
 torch::Tensor fusedCausalAttention(const torch::Tensor& q, const torch::Tensor& k,
                                    const torch::Tensor& v, double scale);
-
-/// The same per head, with the heads merged on the way out: q, k, v (B, H, T, D) ->
-/// (B, T, H * D), the output projection's input, written in place by the GEMMs (no transposed
-/// copy of the output forward, none of its gradient backward).
-torch::Tensor fusedCausalAttentionHeads(const torch::Tensor& q, const torch::Tensor& k,
-                                        const torch::Tensor& v, double scale);
 
 }  // namespace depthlab::model

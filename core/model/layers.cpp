@@ -156,7 +156,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t BH = B * m_heads;
   const double scale = 1.0 / std::sqrt(static_cast<double>(m_headDim));
   if (fusedOpsApply(q)) {  // blocks of query rows; the GEMMs skip the masked triangle
-    return applyLinear(o_proj, fusedCausalAttentionHeads(q, k, v, scale));  // (B, T, H D)
+    return applyLinear(o_proj, fusedCausalAttention(q, k, v, scale));  // (B, T, H D)
   }
   // One batched GEMM computes mask + q k^T / sqrt(D): the scale and the cached additive
   // causal mask (future positions -inf) ride along in baddbmm's alpha and beta.

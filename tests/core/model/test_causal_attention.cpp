@@ -36,8 +36,8 @@ TEST(CausalAttention, MatchesTheCompositeExpressionAcrossBlockEdges) {
 
       auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
       auto v = v0.clone().requires_grad_(true);
-      auto y = model::fusedCausalAttention(q, k, v, scale);
-      y.backward(dy);
+      auto y = model::fusedCausalAttention(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1), scale);
+      y.backward(dy);  // (N, T, D): one head
       auto qr = q0.clone().requires_grad_(true), kr = k0.clone().requires_grad_(true);
       auto vr = v0.clone().requires_grad_(true);
       auto yr = compositeAttention(qr, kr, vr, scale);
@@ -63,7 +63,7 @@ TEST(CausalAttention, TheFirstPositionSeesOnlyItself) {
   // Row 0 attends to key 0 alone whatever the scores: y[:, 0] = v[:, 0] exactly.
   auto q = torch::randn({2, 70, 4}) * 50, k = torch::randn({2, 70, 4}) * 50;
   auto v = torch::randn({2, 70, 4});
-  auto y = model::fusedCausalAttention(q, k, v, 0.5);
+  auto y = model::fusedCausalAttention(q.unsqueeze(1), k.unsqueeze(1), v.unsqueeze(1), 0.5);
   EXPECT_TRUE(torch::equal(y.select(1, 0), v.select(1, 0)));
   EXPECT_TRUE(torch::isfinite(y).all().item<bool>());
 }
@@ -83,7 +83,7 @@ TEST(CausalAttention, HeadsInRowsOutMatchesTheCompositeExpression) {
 
     auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
     auto v = v0.clone().requires_grad_(true);
-    auto y = model::fusedCausalAttentionHeads(q, k, v, scale);
+    auto y = model::fusedCausalAttention(q, k, v, scale);
     ASSERT_EQ(y.sizes(), (std::vector<int64_t>{B, T, H * D}));
     y.backward(dy);
     auto qr = q0.clone().requires_grad_(true), kr = k0.clone().requires_grad_(true);
