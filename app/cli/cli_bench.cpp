@@ -296,6 +296,7 @@ void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
                           {"replayed", r.replayed}, {"step_seconds", r.stepSeconds},
                           {"steps", r.steps}, {"scheduled_seconds", r.scheduledSeconds},
                           {"inline_percent", r.inlinePercent},
+                          {"final_inline_seconds", r.finalInlineSeconds},
                           {"overhead_percent", r.overheadPercent},
                           {"probe_sequences", c->probes.probeBatch},
                           {"prune_sequences", depthlab::probes::pruningRows(c->probes.probeBatch,
@@ -324,6 +325,16 @@ void addBenchProbes(CLI::App* bench, GlobalOptions& g) {
                 "of probes vs %.1f s of training = %.2f%%\n",
                 r.replayed ? "replayed" : "estimated (time x runs per family)", r.steps,
                 r.scheduledSeconds, r.steps * r.stepSeconds, r.inlinePercent);
+    if (r.replayed) {
+      // The final probes (the end-of-run block sweep among them) cost the same whatever the
+      // run's length; the rest scales with it. Shown apart so a longer run's share can be read.
+      const double train = r.steps * r.stepSeconds;
+      std::printf("    of which during training %.2f s = %.2f%%, the final probes after the last "
+                  "update %.2f s = %.2f%% (once per run, whatever its length)\n",
+                  r.scheduledSeconds - r.finalInlineSeconds,
+                  100.0 * (r.scheduledSeconds - r.finalInlineSeconds) / train,
+                  r.finalInlineSeconds, 100.0 * r.finalInlineSeconds / train);
+    }
     if (r.besideTraining) {
       const auto& b = r.beside;
       std::printf("  as the training loop runs them, %d steps trained for real (%.1f s):\n"

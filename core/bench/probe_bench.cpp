@@ -123,7 +123,8 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
     scheduled += probes.runDue(t.model(), s, /*final=*/false, sink);
   }
   store::WriteBatch sink;
-  scheduled += probes.runDue(t.model(), r.steps, /*final=*/true, sink);
+  r.finalInlineSeconds = probes.runDue(t.model(), r.steps, /*final=*/true, sink);
+  scheduled += r.finalInlineSeconds;
   r.scheduledSeconds = scheduled;
   r.overheadPercent = r.inlinePercent = 100.0 * scheduled / (r.steps * r.stepSeconds);
   r.besideTraining = experiment::probesFitBeside(device, threads, train::cpuCores(), 1);
