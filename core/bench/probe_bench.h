@@ -33,8 +33,8 @@ struct ProbeBenchResult {
   int steps = 0;
   std::vector<ProbeTiming> probes;
   double scheduledSeconds = 0;   // all probes of the default cadence over the run, inline
-  double finalInlineSeconds = 0; // of which the final ones after the last update (the one-off
-                                 // end-of-run block sweep among them), inline
+  double finalInlineSeconds = 0;  // of which the final ones after the last update (the one-off
+                                  // end-of-run block sweep among them), inline
   double inlinePercent = 0;      // scheduledSeconds / (steps * stepSeconds)
   bool replayed = true;          // the cadence was replayed step by step (CPU); on a GPU it is
                                  // estimated as sum(time x runs) per family (an upper bound)
