@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "model/causal_attention.h"
+#include "train/thread_share.h"
 
 using namespace depthlab;
 
@@ -99,4 +100,46 @@ TEST(CausalAttention, HeadsInRowsOutMatchesTheCompositeExpression) {
     EXPECT_TRUE(torch::allclose(k.grad(), kr.grad(), 1e-12, 1e-12));
     EXPECT_TRUE(torch::allclose(v.grad(), vr.grad(), 1e-12, 1e-12));
   }
+}
+
+TEST(CausalAttention, ResultsDoNotDependOnTheThreadCount) {
+  // Each (batch, head) slice is computed alone, all its blocks in turn, on whichever thread
+  // takes it: the output and the gradients are the same bits at 1 and at 2 intra-op threads.
+  const int64_t B = 3, H = 4, T = 65, D = 16;
+  torch::manual_seed(7);
+  auto q0 = torch::randn({B, H, T, D}), k0 = torch::randn({B, H, T, D});
+  auto v0 = torch::randn({B, H, T, D}), dy = torch::randn({B, T, H * D});
+  auto run = [&](int threads) {
+    train::IntraOpThreads scope(threads);
+    auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
+    auto v = v0.clone().requires_grad_(true);
+    auto y = model::fusedCausalAttention(q, k, v, 0.25);
+    y.backward(dy);
+    return std::vector<torch::Tensor>{y.detach(), q.grad(), k.grad(), v.grad()};
+  };
+  const auto one = run(1), two = run(2);
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(torch::equal(one[i], two[i])) << i;
+}
+
+TEST(CausalAttention, TakesSizeOneTimeAxesWithAnyStride) {
+  // At T = 1 contiguous() keeps whatever stride the time axis had (here 0, as an expanded
+  // tensor has); the block products must not hand such a stride to the BLAS.
+  const int64_t B = 2, H = 3, D = 8;
+  torch::manual_seed(11);
+  auto opts = torch::TensorOptions().dtype(torch::kFloat64);
+  auto odd = [&](const torch::Tensor& x) {  // (B, H, 1, D), time stride 0
+    return x.as_strided({B, H, 1, D}, {H * D, D, 0, 1});
+  };
+  auto q0 = torch::randn({B, H, 1, D}, opts), k0 = torch::randn({B, H, 1, D}, opts);
+  auto v0 = torch::randn({B, H, 1, D}, opts);
+  auto dy = torch::randn({B, 1, H * D}, opts).as_strided({B, 1, H * D}, {H * D, 0, 1});
+  auto q = q0.clone().requires_grad_(true), k = k0.clone().requires_grad_(true);
+  auto v = v0.clone().requires_grad_(true);
+  auto y = model::fusedCausalAttention(odd(q), odd(k), odd(v), 0.5);
+  y.backward(dy);
+  // One position attends to itself alone: y = v with the heads merged, dv = dy, dq = dk = 0.
+  EXPECT_TRUE(torch::allclose(y, v0.transpose(1, 2).reshape({B, 1, H * D}), 0, 1e-15));
+  EXPECT_TRUE(torch::allclose(v.grad(), dy.reshape({B, 1, H, D}).transpose(1, 2), 0, 1e-15));
+  EXPECT_TRUE(torch::allclose(q.grad(), torch::zeros_like(q0), 0, 1e-15));
+  EXPECT_TRUE(torch::allclose(k.grad(), torch::zeros_like(k0), 0, 1e-15));
 }
