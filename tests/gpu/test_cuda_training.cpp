@@ -11,6 +11,7 @@
 #include "experiment/analyze.h"
 #include "experiment/run_group.h"
 #include "probes/depth_probes.h"
+#include "support/gpu_fixtures.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
@@ -20,17 +21,9 @@
 
 using namespace depthlab;
 
-#define REQUIRE_CUDA() \
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible to LibTorch"
-
 namespace {
 
-const torch::Device kGpu(torch::kCUDA, 0);
-
-data::TokenDataset makeData(const experiment::ExperimentConfig& c) {
-  return data::TokenDataset(test::patternTokens(20000, c.model.vocabSize), c.model.vocabSize, 0.1,
-                            c.model.seqLen, c.optim.batchSize);
-}
+using test::kGpu;
 
 void expectRelClose(const std::vector<float>& cpu, const std::vector<float>& gpu, double rel,
                     const char* what) {
@@ -52,7 +45,7 @@ std::string writeCorpus(const test::TempDir& dir) { return test::writeWordCorpus
 TEST(Cuda, EverySchemeGivesTheCpuLossesInFp32) {
   REQUIRE_CUDA();
   auto c = test::smallConfig(4);
-  auto data = makeData(c);
+  auto data = test::gpuPatternData(c);
   for (const auto& scheme : experiment::kSchemes) {
     SCOPED_TRACE(scheme);
     train::Trainer cpu(experiment::trainerConfig(c), scheme, torch::kCPU), gpu(experiment::trainerConfig(c), scheme, kGpu);
@@ -67,7 +60,7 @@ TEST(Cuda, Bf16AutocastTrains) {
   REQUIRE_CUDA();
   auto c = test::smallConfig(4);
   c.run.bf16 = true;
-  auto data = makeData(c);
+  auto data = test::gpuPatternData(c);
   for (const char* scheme : {"pre_ln", "lns"}) {
     SCOPED_TRACE(scheme);
     train::Trainer t(experiment::trainerConfig(c), scheme, kGpu);
@@ -81,7 +74,7 @@ TEST(Cuda, Bf16AutocastTrains) {
 TEST(Cuda, ProbesEqualTheCpuKernels) {
   REQUIRE_CUDA();
   auto c = test::smallConfig(4);
-  auto data = makeData(c);
+  auto data = test::gpuPatternData(c);
   train::Trainer t(experiment::trainerConfig(c), "lns", torch::kCPU);
   for (int s = 0; s < 10; ++s) t.trainStep(data, s);  // away from the symmetric init
   auto b = data.probeBatch(4);
@@ -118,7 +111,7 @@ TEST(Cuda, CheckpointsMoveBetweenDevicesBothWays) {
   REQUIRE_CUDA();
   test::TempDir dir;
   auto c = test::smallConfig(2);
-  auto data = makeData(c);
+  auto data = test::gpuPatternData(c);
   train::Trainer gpu(experiment::trainerConfig(c), "lns", kGpu);
   for (int s = 0; s < 3; ++s) gpu.trainStep(data, s);
   train::saveCheckpoint(dir.file("from-gpu"), gpu.model(), &gpu.optimizer(), test::checkpointMeta(3, "lns", {}, 1));
