@@ -5,6 +5,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   model/decoder.cpp
   train/checkpoint.cpp
   train/trainer.cpp
+  train/cuda_graph_step.cpp
   experiment/run_group.cpp
   io/safetensors.cpp
   io/safetensors_archive.cpp

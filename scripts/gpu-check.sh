@@ -3,9 +3,10 @@
 # project root, after scripts/gpu-bundle.sh made .gpu-deps/ (no network or Debian -dev packages
 # needed). About 4 minutes on an H200 (16 cores): builds DepthLab without the GUI against
 # PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests with and without
-# DepthLab's CUDA kernels; of test_core_store only the libstdc++ binding checks), benchmarks
+# DepthLab's CUDA kernels, and with every trainer on CUDA graphs; of test_core_store only the libstdc++ binding checks), benchmarks
 # training at the LLaMA-130M shape against Hugging Face (eager and torch.compile) with ATen ops,
-# with the CUDA kernels, and with the residual adds fused into the norms, times the probes on the
+# with the CUDA kernels, with the residual adds fused into the norms, and with CUDA graphs (also
+# eager against graphs on the small cpu-demo shape), times the probes on the
 # GPU, and trains a short Pre-LN/LNS pair through the store. Summary on stdout; logs in $LOGDIR
 # (default $OUT when set, else /tmp/depthlab-gpu-check).
 # Knobs: STEPS (bench updates, 10), PRESET (llama-130m), CORPUS, BUILD_DIR, CMAKE_EXTRA,
@@ -42,7 +43,11 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   done
   DEPTHLAB_CUDA_KERNELS=0 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-aten.txt" 2>&1
   echo "test_gpu with DEPTHLAB_CUDA_KERNELS=0 (ATen ops): exit $?"
-  grep -hE "FAILED|PASSED|SKIPPED|Failure|max diff" "$logs/tests.txt" "$logs/tests-gpu-aten.txt" | head -30
+  # every GPU test again with every trainer replaying CUDA graphs
+  DEPTHLAB_CUDA_GRAPHS=1 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-graphs.txt" 2>&1
+  echo "test_gpu with DEPTHLAB_CUDA_GRAPHS=1: exit $?"
+  grep -hE "FAILED|PASSED|SKIPPED|Failure|max diff|CUDA graphs turned off" "$logs/tests.txt" \
+    "$logs/tests-gpu-aten.txt" "$logs/tests-gpu-graphs.txt" | head -40
 fi
 cli="$b/app/depthlab-cli"; preset=${PRESET:-llama-130m}; steps=${STEPS:-10}
 hf=(); [ "${SKIP_HF:-0}" = 1 ] && hf=(--no-hf)
@@ -55,6 +60,13 @@ bench pre_ln "${hf[@]}"                                # the default (kernels + 
 bench lns --no-hf                                      # adds), and the HF baseline
 DEPTHLAB_CUDA_KERNELS=0 bench pre_ln --no-hf           # ATen ops
 DEPTHLAB_CUDA_FUSED_RESIDUAL=0 bench pre_ln --no-hf    # DepthLab's kernels, residual adds apart
+bench pre_ln --no-hf --cuda-graphs                     # micro-steps replayed from CUDA graphs
+# A small model, where launching kernels bounds the step: eager, then CUDA graphs.
+for g in "" --cuda-graphs; do
+  echo "--- bench train --preset cpu-demo $g" | tee -a "$logs/bench-train.txt"
+  timeout 300 "$cli" bench train --device cuda --preset cpu-demo --steps 50 --no-hf $g 2>&1 \
+    | tee -a "$logs/bench-train.txt"
+done
 echo "--- bench probes"
 timeout 300 "$cli" bench probes --device cuda --preset "$preset" 2>&1 | tee "$logs/bench-probes.txt"
 corpus=${CORPUS:-$deps/corpus.txt}

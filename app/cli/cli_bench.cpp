@@ -40,6 +40,7 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
                         {"width", m.dModel}, {"micro_batch", c.optim.batchSize},
                         {"accum", c.optim.gradAccum}, {"seq", m.seqLen}, {"bf16", c.run.bf16},
                         {"cuda_kernels", r.cudaKernels}, {"fused_residual", r.fusedResidual},
+                        {"cuda_graphs", r.cudaGraphs}, {"cuda_graphs_error", r.cudaGraphsError},
                         {"steps", r.steps},
                         {"tokens_per_s", r.tokensPerSecond}, {"flops_per_token", r.flopsPerToken},
                         {"tflops", r.tflops}, {"used_memory_gb", r.usedMemoryGb},
@@ -54,13 +55,17 @@ void printGpuTrainBench(const bench::GpuTrainBenchResult& r, const experiment::E
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::printf("bench train: %s on %s, %d layers x d=%d, micro-batch %d x %d, seq %d, %s%s, %s, "
+  std::printf("bench train: %s on %s, %d layers x d=%d, micro-batch %d x %d, seq %d, %s%s%s, %s, "
               "%d updates\n",
               preset.c_str(), r.device.c_str(), m.nLayers, m.dModel, c.optim.batchSize,
               c.optim.gradAccum, m.seqLen, c.run.bf16 ? "bf16 autocast" : "fp32",
               r.cudaKernels ? (r.fusedResidual ? ", DepthLab CUDA kernels + fused residual adds"
                                                : ", DepthLab CUDA kernels")
-                            : ", ATen ops", scheme.c_str(), r.steps);
+                            : ", ATen ops",
+              r.cudaGraphs ? ", CUDA graphs" : "", scheme.c_str(), r.steps);
+  if (!r.cudaGraphsError.empty()) {
+    std::printf("  CUDA graphs turned off during the run: %s\n", r.cudaGraphsError.c_str());
+  }
   std::printf("  DepthLab      %10.0f tokens/s  %6.1f TFLOP/s (%.0f MFLOP/token)", r.tokensPerSecond,
               r.tflops, r.flopsPerToken / 1e6);
   if (r.mfu) std::printf("  MFU %.1f%% of %.0f", 100 * *r.mfu, *r.peakTflops);
@@ -85,6 +90,7 @@ struct TrainArgs {
   int steps = 20, threads = 1, layers = 0, width = 0, heads = 0, ffn = 0, microBatch = 0, accum = 0;
   double peakTflops = 0;
   bool unfused = false, noHf = false, cudaKernels = false, cppOnly = false, perOp = false;
+  bool cudaGraphs = false;
   int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
   int seq = 0;                     // > 0: override the sequence length
   int rounds = 1;                  // CPU: C++ then the references, this many times
@@ -169,6 +175,7 @@ void runBenchTrain(const TrainArgs& t, const GlobalOptions& g) {
     o.steps = t.steps;
     o.peakTflops = t.peakTflops;
     o.cudaKernels = t.cudaKernels;
+    o.cudaGraphs = t.cudaGraphs;
     o.profilePath = t.profile;
     o.fusedKernels = !t.unfused;
     auto r = bench::runGpuTrainBench(*c, t.scheme, o);
@@ -254,6 +261,9 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels,
                   "GPU: DepthLab's own CUDA kernels on even under DEPTHLAB_CUDA_KERNELS=0 (on by default)");
+  train->add_flag("--cuda-graphs", t.cudaGraphs,
+                  "GPU: replay each micro-batch's forward and backward from CUDA graphs "
+                  "(DEPTHLAB_CUDA_GRAPHS=1 does the same everywhere)");
   train->add_option("--nproc", t.nproc,
                     "Data-parallel scaling: N ranks launched here against one rank (weak scaling, "
                     "the micro-batch per rank)")->check(CLI::Range(1, 1024));

@@ -108,6 +108,7 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   const std::vector<data::TokenBatch> micro(static_cast<size_t>(c.optim.gradAccum), batch);
   {
     train::Trainer t(experiment::trainerConfig(c), scheme, device);
+    if (o.cudaGraphs) t.setCudaGraphs(true);
     for (int s = 0; s < 3; ++s) t.trainStepOn(micro, s);  // warm-up: allocator, cuBLAS plans
     torch::cuda::synchronize(device.index());
     const double t0 = seconds();
@@ -115,6 +116,8 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
     torch::cuda::synchronize(device.index());
     const double dt = seconds() - t0;
     r.tokensPerSecond = static_cast<double>(r.tokensPerUpdate) * steps / dt;
+    r.cudaGraphs = t.cudaGraphs() && t.cudaGraphReplays() > 0;
+    r.cudaGraphsError = t.cudaGraphsError();
     const auto mem = train::cudaMemory(device.index());
     r.usedMemoryGb = (mem.second - mem.first) / 1073741824.0;
     if (!o.profilePath.empty()) {

@@ -19,6 +19,8 @@ struct GpuTrainBenchResult {
   int64_t tokensPerUpdate = 0;        // micro-batch x accumulation x sequence
   bool cudaKernels = false;           // DepthLab's CUDA kernels were on
   bool fusedResidual = false;         // ... with the residual adds fused into the norms
+  bool cudaGraphs = false;            // forward and backward replayed from CUDA graphs
+  std::string cudaGraphsError;        // why the graphs were turned off mid-run (empty: they were not)
   double tokensPerSecond = 0;
   double flopsPerToken = 0;           // model FLOPs (forward + backward), see flopsPerToken()
   double tflops = 0;                  // achieved
@@ -42,6 +44,7 @@ struct GpuTrainBenchOptions {
   double peakTflops = 0;     // > 0 overrides bf16PeakTflops()
   bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is:
                              // on by default, DEPTHLAB_CUDA_KERNELS=0 off)
+  bool cudaGraphs = false;   // CUDA graphs on for the timing (else as DEPTHLAB_CUDA_GRAPHS says)
   bool fusedKernels = true;  // false: composite ATen ops and torch::optim's step (an A/B)
   std::string profilePath;   // non-empty: after the timing, 2 more updates under LibTorch's
                              // Kineto profiler, saved there as a Chrome trace (LibTorch 2.x)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <thread>
 #include <type_traits>
 
@@ -103,6 +104,49 @@ Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::
   for (const auto& p : m_paramsInOrder) {
     m_gradientBytes += static_cast<double>(p.numel()) * static_cast<double>(p.element_size());
   }
+  setCudaGraphs(CudaGraphStep::enabledByEnvironment());
+}
+
+void Trainer::setCudaGraphs(bool on) {
+  m_cudaGraphs = on && m_device.is_cuda() && CudaGraphStep::built();
+  if (!m_cudaGraphs) m_graphStep.reset();
+}
+
+bool Trainer::graphsApply(const std::vector<data::TokenBatch>& micro) const {
+  if (!m_cudaGraphs || m_dist || m_sync || micro.empty()) return false;
+  for (const auto& b : micro) {
+    if (b.batch != micro.front().batch || b.seqLen != micro.front().seqLen) return false;
+  }
+  return true;
+}
+
+bool Trainer::graphedMicroSteps(const std::vector<data::TokenBatch>& micro, bool autocast,
+                                torch::Tensor& lossSum, bool& interrupted) {
+  if (!m_graphStep) {
+    m_graphStep = std::make_unique<CudaGraphStep>(m_model, m_paramsInOrder, m_device);
+  }
+  const int n = static_cast<int>(micro.size());
+  try {
+    for (int i = 0; i < n; ++i) {
+      if (m_interrupt && m_interrupt->load()) {
+        interrupted = true;
+        return true;
+      }
+      auto l = m_graphStep->run(micro[static_cast<size_t>(i)], i, n, autocast);  // () float32
+      lossSum = lossSum.defined() ? lossSum + l : l;
+    }
+    return true;
+  } catch (const std::exception& e) {
+    m_cudaGraphsError = e.what();
+    const std::string why = m_cudaGraphsError.substr(0, m_cudaGraphsError.find('\n'));
+    std::cerr << "depthlab: CUDA graphs turned off for this run (" << why
+              << "); training goes on without them\n";
+    m_cudaGraphs = false;
+    m_graphStep.reset();
+    for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+    lossSum = torch::Tensor();
+    return false;
+  }
 }
 
 int Trainer::rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const {
@@ -181,7 +225,18 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
     }
     lossSum = split.lossSum;
   }
-  for (size_t mi = 0; workers == 1 && mi < micro.size(); ++mi) {
+  // 2.-3. forward and backward replayed from CUDA graphs (cuda_graph_step.h)
+  bool graphed = workers == 1 && graphsApply(micro);
+  if (graphed) {
+    bool interrupted = false;
+    graphed = graphedMicroSteps(micro, autocast, lossSum, interrupted);
+    if (interrupted) {
+      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+      r.interrupted = true;
+      return r;
+    }
+  }
+  for (size_t mi = 0; workers == 1 && !graphed && mi < micro.size(); ++mi) {
     const auto& batch = micro[mi];
     if (!m_dist && m_interrupt && m_interrupt->load()) {
       for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();

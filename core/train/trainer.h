@@ -16,6 +16,7 @@
 #include "distributed/batch_shard.h"
 #include "distributed/gradient_sync.h"
 #include "model/decoder.h"
+#include "train/cuda_graph_step.h"
 #include "train/optim_config.h"
 #include "train/worker_team.h"
 
@@ -54,6 +55,17 @@ class Trainer {
   /// global batch's. The interrupt flag is not honoured mid-update then (the ranks must agree;
   /// the run loop stops them together between updates).
   void setDataParallel(distributed::DistContext* dist, double bucketMB = 25);
+  /// On a CUDA device: each micro-batch's forward and backward replayed from CUDA graphs
+  /// (train/cuda_graph_step.h) when the update's micro-batches share one shape and training is
+  /// not data-parallel; the same numbers as the eager step. Default: DEPTHLAB_CUDA_GRAPHS=1 in
+  /// the environment (off until a GPU has checked them). Ignored on the CPU. A capture or
+  /// replay that fails turns them off for this trainer (cudaGraphsError() says why, and so does
+  /// stderr) and the update runs eagerly from its start.
+  void setCudaGraphs(bool on);
+  bool cudaGraphs() const { return m_cudaGraphs; }
+  int64_t cudaGraphReplays() const { return m_graphStep ? m_graphStep->replays() : 0; }
+  int64_t cudaGraphCaptures() const { return m_graphStep ? m_graphStep->captures() : 0; }
+  const std::string& cudaGraphsError() const { return m_cudaGraphsError; }
   distributed::DistContext* dataParallel() const { return m_dist; }
   /// Mean validation loss over the first `nBatches` fixed validation batches.
   double evaluate(const data::TokenDataset& data, int nBatches);
@@ -67,6 +79,12 @@ class Trainer {
   std::pair<torch::Tensor, torch::Tensor> toTensors(const data::TokenBatch& b) const;
 
  private:
+  /// Whether this update's forward and backward replay CUDA graphs.
+  bool graphsApply(const std::vector<data::TokenBatch>& micro) const;
+  /// Forward and backward of every micro-batch by replay; false (gradients dropped) when the
+  /// graphs failed and were turned off.
+  bool graphedMicroSteps(const std::vector<data::TokenBatch>& micro, bool autocast,
+                         torch::Tensor& lossSum, bool& interrupted);
   /// Threads the row split uses for this update; 1: the per-op path.
   int rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const;
 
@@ -85,6 +103,9 @@ class Trainer {
   distributed::DistContext* m_dist = nullptr;
   std::unique_ptr<distributed::GradientSync> m_sync;
   std::vector<distributed::BatchShard> m_shards;  // this rank's share of every global batch
+  bool m_cudaGraphs = false;
+  std::unique_ptr<CudaGraphStep> m_graphStep;  // made at the first graphed update
+  std::string m_cudaGraphsError;
 };
 
 /// Intra-op threads to use when the config says 0: every core. Measured on this 2-core machine

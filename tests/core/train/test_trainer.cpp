@@ -224,3 +224,19 @@ TEST(Trainer, GroupedQueryBiasesAndTiedEmbeddingsTrainAndResume) {
   train::loadCheckpoint(dir.file("ckpt"), resumed.model(), &resumed.optimizer(), torch::kCPU);
   EXPECT_EQ(resumed.trainStep(data, 30).loss, t.trainStep(data, 30).loss);
 }
+
+TEST(Trainer, CudaGraphsStayOffOnTheCpu) {
+  // The switch is for CUDA devices only: on the CPU it reads back off and the update is the
+  // eager one (no graph step is made).
+  auto c = test::smallConfig(2);
+  auto data = makeData(c);
+  train::Trainer plain(experiment::trainerConfig(c), "lns", torch::kCPU);
+  train::Trainer asked(experiment::trainerConfig(c), "lns", torch::kCPU);
+  asked.setCudaGraphs(true);
+  EXPECT_FALSE(asked.cudaGraphs());
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_DOUBLE_EQ(plain.trainStep(data, s).loss, asked.trainStep(data, s).loss);
+  }
+  EXPECT_EQ(asked.cudaGraphReplays(), 0);
+  EXPECT_EQ(asked.cudaGraphCaptures(), 0);
+}
