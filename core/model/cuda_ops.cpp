@@ -3,11 +3,10 @@
 #include "model/cuda_ops.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 
 #include "kernels/cpu_kernels.h"
+#include "util/env_switch.h"
 
 #ifdef DEPTHLAB_WITH_CUDA
 #include <ATen/autocast_mode.h>
@@ -21,16 +20,9 @@ namespace depthlab::model {
 
 namespace {
 
-// A switch read from the environment once: "0" turns it off, "1" on, anything else keeps `on`.
-bool envSwitch(const char* name, bool on) {
-  const char* v = std::getenv(name);
-  if (v && std::strcmp(v, "0") == 0) return false;
-  if (v && std::strcmp(v, "1") == 0) return true;
-  return on;
-}
-
-bool g_enabled = envSwitch("DEPTHLAB_CUDA_KERNELS", true);
-bool g_residualFusion = envSwitch("DEPTHLAB_CUDA_FUSED_RESIDUAL", true);
+// Read from the environment once, at start-up.
+bool g_enabled = util::envSwitch("DEPTHLAB_CUDA_KERNELS", true);
+bool g_residualFusion = util::envSwitch("DEPTHLAB_CUDA_FUSED_RESIDUAL", true);
 
 }  // namespace
 

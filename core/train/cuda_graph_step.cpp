@@ -3,14 +3,13 @@
 // them from the graph's private pool, capture on that side stream, replay on the current one.
 #include "train/cuda_graph_step.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <utility>
 
 #include "kernels/cpu_kernels.h"
 #include "model/cuda_ops.h"
-#include "train/autocast_scope.h"
+#include "train/micro_step.h"
+#include "util/env_switch.h"
 
 #ifdef DEPTHLAB_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -42,10 +41,7 @@ struct GraphKey {
 }  // namespace
 
 bool CudaGraphStep::enabledByEnvironment() {
-  static const bool on = [] {
-    const char* v = std::getenv("DEPTHLAB_CUDA_GRAPHS");
-    return v && std::strcmp(v, "1") == 0;
-  }();
+  static const bool on = util::envSwitch("DEPTHLAB_CUDA_GRAPHS", false);
   return on;
 }
 
@@ -119,13 +115,7 @@ struct CudaGraphStep::Impl {
 
   // Forward and backward on the static inputs: what the graphs hold. Returns the loss.
   torch::Tensor microStep(int count, bool autocast) {
-    torch::Tensor loss;
-    {
-      AutocastScope scope(autocast);
-      loss = model->loss(inputs, targets);
-    }
-    (loss / static_cast<double>(count)).backward();
-    return loss.detach().to(torch::kFloat32);
+    return forwardBackward(model, inputs, targets, autocast, static_cast<double>(count));
   }
 
   void capture(const data::TokenBatch& b, int count, bool autocast) {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <type_traits>
 
-#include "train/autocast_scope.h"
 #include "train/fused_adam.h"
 #include "train/lr_schedule.h"
+#include "train/micro_step.h"
 #include "train/row_split.h"
 #include "train/row_split_policy.h"
 
@@ -244,16 +244,11 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
       return r;
     }
     auto [x, y] = toTensors(batch);
-    torch::Tensor loss;
-    {  // 2. forward
-      AutocastScope scope(autocast);
-      loss = m_model->loss(x, y);
-    }
-    // 3. backward, averaged over micro-batches; data-parallel: the last one's gradients are
-    // averaged over the ranks as backward produces them
+    // 2.-3. forward, backward averaged over micro-batches; data-parallel: the last one's
+    // gradients are averaged over the ranks as backward produces them (armed before its
+    // forward: the hooks fire in backward only)
     if (m_sync && mi + 1 == micro.size()) m_sync->arm();
-    (loss / nMicro).backward();
-    auto l = loss.detach().to(torch::kFloat32);
+    auto l = forwardBackward(m_model, x, y, autocast, nMicro);  // () float32
     lossSum = lossSum.defined() ? lossSum + l : l;
   }
   if (m_sync) {
