@@ -18,9 +18,17 @@ std::atomic<bool> g_enabled{true};
 void setFusedKernelsEnabled(bool enabled) { g_enabled = enabled; }
 bool fusedKernelsEnabled() { return g_enabled; }
 
+// The arithmetic kernels are compiled for AVX-512 and AVX2 as well, the widest the CPU has
+// picked at load time: at baseline x86-64's four SSE lanes, Adam's divide and square root and
+// RMSNorm's double reductions were compute-bound. The wide clones may contract a multiply and
+// an add into one FMA (one rounding instead of two) and sum a row in another lane order, so
+// their results can differ from the baseline build's in the last bit.
+#define DEPTHLAB_WIDE_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+
 template <typename T>
-void rmsNormForward(const T* x, const T* w, T* y, T* rstd, int64_t begin, int64_t end, int64_t C,
-                    double eps, double scale) {
+DEPTHLAB_WIDE_CLONES void rmsNormForward(const T* x, const T* w, T* y, T* rstd, int64_t begin,
+                                         int64_t end, int64_t C, double eps, double scale) {
   const T s = static_cast<T>(scale);
   for (int64_t i = begin; i < end; ++i) {
     const T* xr = x + i * C;
@@ -37,14 +45,16 @@ void rmsNormForward(const T* x, const T* w, T* y, T* rstd, int64_t begin, int64_
 }
 
 template <typename T>
-void addRows(const T* a, const T* b, T* out, int64_t begin, int64_t end, int64_t C) {
+DEPTHLAB_WIDE_CLONES void addRows(const T* a, const T* b, T* out, int64_t begin, int64_t end,
+                                  int64_t C) {
 #pragma omp simd
   for (int64_t i = begin * C; i < end * C; ++i) out[i] = a[i] + b[i];
 }
 
 template <typename T>
-void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, double* dwPartial,
-                     int64_t begin, int64_t end, int64_t C, double scale) {
+DEPTHLAB_WIDE_CLONES void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx,
+                                          double* dwPartial, int64_t begin, int64_t end, int64_t C,
+                                          double scale) {
   // y_j = s w_j x_j r with r = (mean(x^2) + eps)^-1/2, so with g_j = dy_j s w_j:
   // dx_j = r g_j - x_j r^3 (sum_k g_k x_k) / C, and dw_j = sum over rows of dy_j s x_j r.
   for (int64_t i = begin; i < end; ++i) {
@@ -70,8 +80,9 @@ void rmsNormBackward(const T* dy, const T* x, const T* w, const T* rstd, T* dx, 
 }
 
 template <typename T>
-void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t begin,
-                           int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t xRowStride) {
+DEPTHLAB_WIDE_CLONES void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y,
+                                                int64_t begin, int64_t end, int64_t Tlen, int64_t H,
+                                                int64_t D, int64_t xRowStride) {
   const int64_t half = D / 2;
   for (int64_t row = begin; row < end; ++row) {  // row = b * T + t
     const int64_t b = row / Tlen, t = row % Tlen;
@@ -90,8 +101,9 @@ void ropeSplitHeadsForward(const T* x, const T* cos, const T* sin, T* y, int64_t
 }
 
 template <typename T>
-void ropeSplitHeadsBackward(const T* dy, const T* cos, const T* sin, T* dx, int64_t begin,
-                            int64_t end, int64_t Tlen, int64_t H, int64_t D, int64_t dxRowStride) {
+DEPTHLAB_WIDE_CLONES void ropeSplitHeadsBackward(const T* dy, const T* cos, const T* sin, T* dx,
+                                                 int64_t begin, int64_t end, int64_t Tlen,
+                                                 int64_t H, int64_t D, int64_t dxRowStride) {
   const int64_t half = D / 2;
   for (int64_t row = begin; row < end; ++row) {
     const int64_t b = row / Tlen, t = row % Tlen;
@@ -170,7 +182,7 @@ __attribute__((always_inline)) inline void swigluBackwardRows(const T* dh, const
 // The float loops are compiled for AVX-512 and AVX2 as well (picked at load time), so the
 // polynomial exp runs 16 or 8 lanes wide where the CPU has them; double (gradient checks)
 // uses libm's exp.
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+DEPTHLAB_WIDE_CLONES
 void swigluForward(const float* gu, float* h, int64_t begin, int64_t end, int64_t F) {
   swigluForwardRows(gu, h, begin, end, F, [](float x) { return expFloat(x); });
 }
@@ -179,7 +191,7 @@ void swigluForward(const double* gu, double* h, int64_t begin, int64_t end, int6
   swigluForwardRows(gu, h, begin, end, F, [](double x) { return std::exp(x); });
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+DEPTHLAB_WIDE_CLONES
 void swigluBackward(const float* dh, const float* gu, float* dgu, int64_t begin, int64_t end,
                     int64_t F) {
   swigluBackwardRows(dh, gu, dgu, begin, end, F, [](float x) { return expFloat(x); });
@@ -190,16 +202,20 @@ void swigluBackward(const double* dh, const double* gu, double* dgu, int64_t beg
   swigluBackwardRows(dh, gu, dgu, begin, end, F, [](double x) { return std::exp(x); });
 }
 
+DEPTHLAB_WIDE_CLONES
 void adamUpdate(float* p, const float* g, float* m, float* v, int64_t begin, int64_t end,
                 const AdamStepConstants& k) {
-  const float negStep = -k.stepSize;
+  // Locals: the stores through p, m and v could alias k, which would reload it every element.
+  const float negStep = -k.stepSize, decay = k.decoupledDecay, wd = k.weightDecay;
+  const float b1 = k.beta1, c1 = k.oneMinusBeta1, b2 = k.beta2, c2 = k.oneMinusBeta2;
+  const float bc2 = k.biasCorrection2Sqrt, eps = k.eps;
 #pragma omp simd
   for (int64_t i = begin; i < end; ++i) {
-    const float pi = p[i] * k.decoupledDecay;
-    const float gi = g[i] + k.weightDecay * pi;
-    const float mi = m[i] * k.beta1 + k.oneMinusBeta1 * gi;
-    const float vi = v[i] * k.beta2 + k.oneMinusBeta2 * gi * gi;
-    const float denom = std::sqrt(vi) / k.biasCorrection2Sqrt + k.eps;
+    const float pi = p[i] * decay;
+    const float gi = g[i] + wd * pi;
+    const float mi = m[i] * b1 + c1 * gi;
+    const float vi = v[i] * b2 + c2 * gi * gi;
+    const float denom = std::sqrt(vi) / bc2 + eps;
     m[i] = mi;
     v[i] = vi;
     p[i] = pi + negStep * (mi / denom);
