@@ -235,16 +235,18 @@ def main():
         opt = torch.optim.Adam(model.parameters(), lr=o["lr"])
         g = torch.Generator().manual_seed(1)
         x = torch.randint(0, V, (B, T + 1), generator=g)
-        t0 = None
-        for step in range(args.steps + 3):
-            if step == 3:
-                t0 = time.perf_counter()  # three warm-up steps
+        step_ms = []  # every timed update, as the C++ side records its own
+        for step in range(args.steps + 3):  # three warm-up steps
+            s0 = time.perf_counter()
             opt.zero_grad()
             logits = model(x[:, :-1])
             F.cross_entropy(logits.reshape(-1, V), x[:, 1:].reshape(-1)).backward()
             opt.step()
-        dt = time.perf_counter() - t0
-        print(json.dumps({"tokens_per_s": B * T * args.steps / dt, "seconds": dt}))
+            if step >= 3:
+                step_ms.append(1e3 * (time.perf_counter() - s0))
+        dt = sum(step_ms) / 1e3
+        print(json.dumps({"tokens_per_s": B * T * args.steps / dt, "seconds": dt,
+                          "step_ms": step_ms}))
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ namespace {
 
 struct ReferenceRun {
   std::optional<double> tokensPerSecond;
+  std::vector<double> stepMs;  // every timed update; empty from a script that does not say
   std::string version, message;
 };
 
@@ -60,6 +61,11 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
     return out;
   }
   out.tokensPerSecond = j["tokens_per_s"].get<double>();
+  if (const auto each = j.find("step_ms"); each != j.end() && each->is_array()) {
+    for (const auto& ms : *each) {
+      if (ms.is_number()) out.stepMs.push_back(ms.get<double>());
+    }
+  }
   const auto v = util::runProgram({python, "-c", "import torch; print(torch.__version__)"});
   if (v.status == 0) {
     out.version = v.output.substr(0, v.output.find_last_not_of(" \n") + 1);
@@ -106,6 +112,7 @@ void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentC
   auto debian =
       timeReference("/usr/bin/python3", c, scheme, steps, threads, script, r.torchOpenBlasCore);
   r.torchTokensPerSecond = debian.tokensPerSecond;
+  r.torchStepMs = debian.stepMs;
   r.torchVersion = debian.version;
   if (!debian.tokensPerSecond) {
     r.torchMessage = "PyTorch reference unavailable (needs /usr/bin/python3 with python3-torch): " +
@@ -118,6 +125,7 @@ void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentC
   }
   auto newest = timeReference(python, c, scheme, steps, threads, script);
   r.newestTorchTokensPerSecond = newest.tokensPerSecond;
+  r.newestTorchStepMs = newest.stepMs;
   r.newestTorchVersion = newest.version;
   if (!newest.tokensPerSecond) r.newestTorchMessage = python + " failed: " + newest.message;
 }

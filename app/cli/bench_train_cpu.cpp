@@ -27,10 +27,20 @@ double median(std::vector<double> v) {
 struct ReferenceSummary {
   std::string version, message;  // message: why it is missing (from the first round lacking it)
   std::vector<double> tokensPerSecond, ratios;
+  std::vector<double> stepMs;    // every round's timed updates (empty: the script gave none)
   bool complete = true;          // every round has it
   double medianTokens() const { return median(tokensPerSecond); }
   double medianRatio() const { return median(ratios); }
+  double fastestMs() const { return *std::min_element(stepMs.begin(), stepMs.end()); }
+  double slowestMs() const { return *std::max_element(stepMs.begin(), stepMs.end()); }
 };
+
+// Both sides update on the same tokens, so their speed ratio is the inverse ratio of update
+// times. A shared machine's noise only ever adds time: the fastest updates compare the two at
+// their quietest, a check on a median-of-rounds ratio that noise moved.
+double fastestUpdateRatio(const ReferenceSummary& s, double cppFastestMs) {
+  return s.fastestMs() / cppFastestMs;
+}
 
 ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, bool newest) {
   ReferenceSummary s;
@@ -44,6 +54,8 @@ ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, b
     s.version = newest ? r.newestTorchVersion : r.torchVersion;
     s.tokensPerSecond.push_back(*tps);
     s.ratios.push_back(r.cppTokensPerSecond / *tps);
+    const auto& each = newest ? r.newestTorchStepMs : r.torchStepMs;
+    s.stepMs.insert(s.stepMs.end(), each.begin(), each.end());
   }
   return s;
 }
@@ -109,6 +121,13 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
       j["torch_version"] = debian.version;
       j["ratio"] = debian.medianRatio();
     }
+    auto updates = [&](const ReferenceSummary& s, const char* times, const char* ratio) {
+      if (s.stepMs.empty() || stepMs.empty()) return;
+      j[times] = {{"min", s.fastestMs()}, {"median", median(s.stepMs)}, {"max", s.slowestMs()}};
+      j[ratio] = fastestUpdateRatio(s, sortedSteps.front());
+    };
+    updates(debian, "torch_step_ms", "fastest_update_ratio");
+    updates(newest, "newest_torch_step_ms", "newest_fastest_update_ratio");
     if (!debian.complete) j["torch_error"] = debian.message;
     if (!newest.ratios.empty()) {
       j["newest_torch_version"] = newest.version;
@@ -174,6 +193,13 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     std::printf("  ratio C++/PyTorch %s  %.3fx%s%s%s\n", s.version.c_str(), ratio,
                 several ? " (median of the rounds' ratios)" : "", targetText,
                 target > 0 ? (ratio >= target ? " ok" : " MISSED") : "");
+    if (!s.stepMs.empty() && !sortedSteps.empty()) {
+      std::printf(
+          "    an update %.1f / %.1f / %.1f ms min / median / max; fastest updates: "
+          "C++ %.3fx (noise only adds time)\n",
+          s.fastestMs(), median(s.stepMs), s.slowestMs(),
+          fastestUpdateRatio(s, sortedSteps.front()));
+    }
     if (!s.complete) std::printf("    (missing in some rounds: %s)\n", s.message.c_str());
   };
   report(debian, "Debian's", "PyTorch      ");

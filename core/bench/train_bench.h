@@ -16,12 +16,14 @@ struct TrainBenchResult {
   std::optional<double> torchTokensPerSecond;  // filled by the CLI; absent without Python's torch
   std::string torchVersion;                    // Debian's, e.g. "1.13.0"
   std::string torchMessage;                    // why it is absent, or the command's error
+  std::vector<double> torchStepMs;             // its timed updates, when the script reports them
   std::string torchOpenBlasCore;               // OPENBLAS_CORETYPE the CLI set for it (only a
                                                // build with no OpenBLAS of its own does)
   // The same reference under the newest PyTorch at hand (pip's, in the torch2 configuration's
   // private environment), timed in the same run; absent when that environment is not there.
   std::optional<double> newestTorchTokensPerSecond;
   std::string newestTorchVersion, newestTorchMessage;
+  std::vector<double> newestTorchStepMs;
   int steps = 0, threads = 1;
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
   bool rowSplit = true;                        // ... and with train/row_split on 2+ threads

@@ -43,10 +43,13 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   EXPECT_DOUBLE_EQ(j.value("newest_torch_tokens_per_s", 0.0), 1000.0);
   EXPECT_NEAR(j.value("newest_ratio", 0.0), j["cpp_tokens_per_s"].get<double>() / 1000.0, 1e-9);
   EXPECT_TRUE(j.contains("torch_tokens_per_s") || j.contains("torch_error"));  // Debian's, as before
+  EXPECT_FALSE(j.contains("newest_torch_step_ms"));  // this stand-in gives no update times
   // Only a build without OpenBLAS of its own (torch2) chooses kernels for Debian's reference (the
   // Debian build chose for itself and its children when it started), and only a better core.
   const auto referenceCore = j.value("reference_openblas_coretype", std::string("?"));
-  if (!j.value("openblas_kernels", std::string()).empty()) EXPECT_EQ(referenceCore, "");
+  if (!j.value("openblas_kernels", std::string()).empty()) {
+    EXPECT_EQ(referenceCore, "");
+  }
   EXPECT_TRUE(referenceCore.empty() || referenceCore == "SkylakeX" || referenceCore == "Haswell")
       << referenceCore;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + dir.file("none") + " " + base + " 2>/dev/null", &out), 0) << out;
@@ -87,4 +90,36 @@ TEST(BenchTrain, RoundsReportTheMedianOfEachRoundsRatio) {
   EXPECT_DOUBLE_EQ(j["newest_torch_tokens_per_s"].get<double>(), 500.0);
   EXPECT_NEAR(j["newest_ratio"].get<double>(), ratios[1], 1e-9);
   EXPECT_EQ(j["cpp_step_ms"]["each"].size(), 6u);  // every round's timed updates
+}
+
+TEST(BenchTrain, ComparesTheFastestUpdatesOfBothSides) {
+  test::TempDir dir;
+  // Two rounds of a stand-in reference that times its updates: 400, 300, 500 ms, then 350,
+  // 900 ms. Its fastest update (300 ms) over the C++ side's fastest is the noise-free ratio.
+  const std::string calls = dir.file("calls");
+  const std::string venv = standInVenv(
+      dir, "n=$(cat " + calls + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + calls + "\n"
+           "case $n in 1) e='400.0, 300.0, 500.0';; *) e='350.0, 900.0';; esac\n"
+           "echo \"{\\\"tokens_per_s\\\": 100.0, \\\"seconds\\\": 1.0, \\\"step_ms\\\": [$e]}\"\n");
+  std::string out;
+  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
+                                 " bench train --preset tiny --steps 2 --rounds 2 --json 2>/dev/null",
+                             &out),
+            0)
+      << out;
+  auto j = nlohmann::json::parse(out.substr(out.find('{')));
+  ASSERT_TRUE(j.contains("newest_torch_step_ms")) << j.dump();
+  EXPECT_DOUBLE_EQ(j["newest_torch_step_ms"]["min"].get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(j["newest_torch_step_ms"]["median"].get<double>(), 400.0);
+  EXPECT_DOUBLE_EQ(j["newest_torch_step_ms"]["max"].get<double>(), 900.0);
+  const double cppFastest = j["cpp_step_ms"]["min"].get<double>();
+  ASSERT_GT(cppFastest, 0.0);
+  EXPECT_NEAR(j["newest_fastest_update_ratio"].get<double>(), 300.0 / cppFastest, 1e-9);
+  // the text report prints the same comparison
+  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
+                                 " bench train --preset tiny --steps 2 2>/dev/null",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("fastest updates: C++"), std::string::npos) << out;
 }
