@@ -31,16 +31,19 @@ struct ReferenceSummary {
   bool complete = true;          // every round has it
   double medianTokens() const { return median(tokensPerSecond); }
   double medianRatio() const { return median(ratios); }
-  double fastestMs() const { return *std::min_element(stepMs.begin(), stepMs.end()); }
-  double slowestMs() const { return *std::max_element(stepMs.begin(), stepMs.end()); }
 };
 
-// Both sides update on the same tokens, so their speed ratio is the inverse ratio of update
-// times. A shared machine's noise only ever adds time: the fastest updates compare the two at
-// their quietest, a check on a median-of-rounds ratio that noise moved.
-double fastestUpdateRatio(const ReferenceSummary& s, double cppFastestMs) {
-  return s.fastestMs() / cppFastestMs;
-}
+// The spread of one side's timed updates, every round's together (none: all 0).
+struct UpdateSpread {
+  double min = 0, median = 0, max = 0;
+  explicit UpdateSpread(const std::vector<double>& ms) {
+    if (ms.empty()) return;
+    const auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
+    min = *lo;
+    max = *hi;
+    median = cli::median(ms);
+  }
+};
 
 ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, bool newest) {
   ReferenceSummary s;
@@ -83,8 +86,13 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     stepMs.insert(stepMs.end(), r.stepMs.begin(), r.stepMs.end());
     faults += r.cppPageFaultsPerStep / static_cast<double>(rounds.size());
   }
-  auto sortedSteps = stepMs;  // every round's updates
-  std::sort(sortedSteps.begin(), sortedSteps.end());
+  const UpdateSpread cppUpdates(stepMs);
+  // Both sides update on the same tokens, so their speed ratio is the inverse ratio of update
+  // times. A shared machine's noise only ever adds time: the fastest updates compare the two at
+  // their quietest, a check on a median-of-rounds ratio that noise moved.
+  auto fastestUpdateRatio = [&](const UpdateSpread& reference) {
+    return reference.min / cppUpdates.min;
+  };
   const double cppMedian = median(cppTokens);
   const auto debian = summarise(rounds, false), newest = summarise(rounds, true);
   const auto& first = rounds.front();
@@ -100,9 +108,9 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
                         {"cpp_tokens_per_s", cppMedian},
                         {"cpp_page_faults_per_step", faults},
                         {"cpp_resident_mb", rounds.back().cppResidentMb},
-                        {"cpp_step_ms", {{"min", sortedSteps.front()},
-                                         {"median", median(stepMs)},
-                                         {"max", sortedSteps.back()},
+                        {"cpp_step_ms", {{"min", cppUpdates.min},
+                                         {"median", cppUpdates.median},
+                                         {"max", cppUpdates.max},
                                          {"each", stepMs}}}};
     if (several) {
       nlohmann::json each = nlohmann::json::array();
@@ -123,8 +131,9 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     }
     auto updates = [&](const ReferenceSummary& s, const char* times, const char* ratio) {
       if (s.stepMs.empty() || stepMs.empty()) return;
-      j[times] = {{"min", s.fastestMs()}, {"median", median(s.stepMs)}, {"max", s.slowestMs()}};
-      j[ratio] = fastestUpdateRatio(s, sortedSteps.front());
+      const UpdateSpread u(s.stepMs);
+      j[times] = {{"min", u.min}, {"median", u.median}, {"max", u.max}};
+      j[ratio] = fastestUpdateRatio(u);
     };
     updates(debian, "torch_step_ms", "fastest_update_ratio");
     updates(newest, "newest_torch_step_ms", "newest_fastest_update_ratio");
@@ -173,8 +182,8 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   const char* of = several ? " (median of the rounds)" : "";
   std::printf("  C++ trainer             %10.0f tokens/s%s  (%.0f page faults/step, %.0f MB resident; "
               "an update %.1f / %.1f / %.1f ms min / median / max)\n",
-              cppMedian, of, faults, rounds.back().cppResidentMb, sortedSteps.front(),
-              median(stepMs), sortedSteps.back());
+              cppMedian, of, faults, rounds.back().cppResidentMb, cppUpdates.min,
+              cppUpdates.median, cppUpdates.max);
   // The targets of the shapes the speed work is judged on, against both references:
   // cpu-demo (24 x 64) >= 1.3, 12 x 256 >= 1.15; other shapes have none.
   const double target = m.nLayers == 24 && m.dModel == 64   ? 1.3
@@ -193,12 +202,12 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     std::printf("  ratio C++/PyTorch %s  %.3fx%s%s%s\n", s.version.c_str(), ratio,
                 several ? " (median of the rounds' ratios)" : "", targetText,
                 target > 0 ? (ratio >= target ? " ok" : " MISSED") : "");
-    if (!s.stepMs.empty() && !sortedSteps.empty()) {
+    if (!s.stepMs.empty() && !stepMs.empty()) {
+      const UpdateSpread u(s.stepMs);
       std::printf(
           "    an update %.1f / %.1f / %.1f ms min / median / max; fastest updates: "
           "C++ %.3fx (noise only adds time)\n",
-          s.fastestMs(), median(s.stepMs), s.slowestMs(),
-          fastestUpdateRatio(s, sortedSteps.front()));
+          u.min, u.median, u.max, fastestUpdateRatio(u));
     }
     if (!s.complete) std::printf("    (missing in some rounds: %s)\n", s.message.c_str());
   };

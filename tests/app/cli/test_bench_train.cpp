@@ -29,6 +29,18 @@ std::string standInVenv(test::TempDir& dir, const std::string& reference) {
   return venv;
 }
 
+// A stand-in torch2 environment whose reference answers its k-th call with replies[k - 1] (JSON),
+// the last reply once they run out.
+std::string perCallVenv(test::TempDir& dir, const std::vector<std::string>& replies) {
+  for (size_t k = 0; k < replies.size(); ++k) {
+    test::writeFile(dir.file("reply-" + std::to_string(k + 1) + ".json"), replies[k] + "\n");
+  }
+  const std::string calls = dir.file("calls"), last = std::to_string(replies.size());
+  return standInVenv(dir, "n=$(cat " + calls + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " +
+                              calls + "\n[ $n -gt " + last + " ] && n=" + last + "\ncat " +
+                              dir.file("reply-$n.json") + "\n");
+}
+
 }  // namespace
 
 TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
@@ -62,11 +74,9 @@ TEST(BenchTrain, RoundsReportTheMedianOfEachRoundsRatio) {
   test::TempDir dir;
   // The stand-in reference gets slower every round (1000, 500, 250 tokens/s): every round has
   // its own ratio, and the one reported must be their median, each from its own round's C++.
-  const std::string calls = dir.file("calls");
-  const std::string venv = standInVenv(
-      dir, "n=$(cat " + calls + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + calls + "\n"
-           "case $n in 1) t=1000.0;; 2) t=500.0;; *) t=250.0;; esac\n"
-           "echo \"{\\\"tokens_per_s\\\": $t, \\\"seconds\\\": 1.0}\"\n");
+  const std::string venv = perCallVenv(dir, {R"({"tokens_per_s": 1000.0, "seconds": 1.0})",
+                                             R"({"tokens_per_s": 500.0, "seconds": 1.0})",
+                                             R"({"tokens_per_s": 250.0, "seconds": 1.0})"});
   std::string out;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
                                  " bench train --preset tiny --steps 2 --rounds 3 --json 2>/dev/null",
@@ -96,11 +106,9 @@ TEST(BenchTrain, ComparesTheFastestUpdatesOfBothSides) {
   test::TempDir dir;
   // Two rounds of a stand-in reference that times its updates: 400, 300, 500 ms, then 350,
   // 900 ms. Its fastest update (300 ms) over the C++ side's fastest is the noise-free ratio.
-  const std::string calls = dir.file("calls");
-  const std::string venv = standInVenv(
-      dir, "n=$(cat " + calls + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + calls + "\n"
-           "case $n in 1) e='400.0, 300.0, 500.0';; *) e='350.0, 900.0';; esac\n"
-           "echo \"{\\\"tokens_per_s\\\": 100.0, \\\"seconds\\\": 1.0, \\\"step_ms\\\": [$e]}\"\n");
+  const std::string venv = perCallVenv(
+      dir, {R"({"tokens_per_s": 100.0, "seconds": 1.0, "step_ms": [400.0, 300.0, 500.0]})",
+            R"({"tokens_per_s": 100.0, "seconds": 1.0, "step_ms": [350.0, 900.0]})"});
   std::string out;
   ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
                                  " bench train --preset tiny --steps 2 --rounds 2 --json 2>/dev/null",
