@@ -2,12 +2,13 @@
 # The GPU check, run on a machine with an NVIDIA GPU, PyTorch (CUDA build) and nvcc, from the
 # project root, after scripts/gpu-bundle.sh made .gpu-deps/ (no network or Debian -dev packages
 # needed). About 4 minutes on an H200 (16 cores): builds DepthLab without the GUI against
-# PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests with and without
-# DepthLab's CUDA kernels, and with every trainer on CUDA graphs; of test_core_store only the libstdc++ binding checks), benchmarks
-# training at the LLaMA-130M shape against Hugging Face (eager and torch.compile) with ATen ops,
-# with the CUDA kernels, with the residual adds fused into the norms, and with CUDA graphs (also
-# eager against graphs on the small cpu-demo shape), times the probes on the
-# GPU, and trains a short Pre-LN/LNS pair through the store. Summary on stdout; logs in $LOGDIR
+# PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests as they are, without
+# DepthLab's CUDA kernels, and with every trainer eager instead of on CUDA graphs; of
+# test_core_store only the libstdc++ binding checks), benchmarks training at the LLaMA-130M shape
+# against Hugging Face (eager and torch.compile): the default (kernels, residual adds fused into
+# the norms, CUDA graphs), then each of those off in turn (also eager against graphs on the small
+# cpu-demo shape), times the probes on the GPU, and trains a short Pre-LN/LNS pair through the
+# store (its throughput as the store recorded it). Summary on stdout; logs in $LOGDIR
 # (default $OUT when set, else /tmp/depthlab-gpu-check).
 # Knobs: STEPS (bench updates, 10), PRESET (llama-130m), CORPUS, BUILD_DIR, CMAKE_EXTRA,
 # TARGETS (what to build: depthlab-cli test_gpu test_core_store; `all` for every test binary),
@@ -43,11 +44,11 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   done
   DEPTHLAB_CUDA_KERNELS=0 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-aten.txt" 2>&1
   echo "test_gpu with DEPTHLAB_CUDA_KERNELS=0 (ATen ops): exit $?"
-  # every GPU test again with every trainer replaying CUDA graphs
-  DEPTHLAB_CUDA_GRAPHS=1 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-graphs.txt" 2>&1
-  echo "test_gpu with DEPTHLAB_CUDA_GRAPHS=1: exit $?"
-  grep -hE "FAILED|PASSED|SKIPPED|Failure|max diff|CUDA graphs turned off" "$logs/tests.txt" \
-    "$logs/tests-gpu-aten.txt" "$logs/tests-gpu-graphs.txt" | head -40
+  # every GPU test again with every trainer eager (CUDA graphs are the default)
+  DEPTHLAB_CUDA_GRAPHS=0 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-eager.txt" 2>&1
+  echo "test_gpu with DEPTHLAB_CUDA_GRAPHS=0 (eager): exit $?"
+  grep -hE "FAILED|PASSED|SKIPPED|Skipped|needs|Failure|max diff|CUDA graphs turned off" "$logs/tests.txt" \
+    "$logs/tests-gpu-aten.txt" "$logs/tests-gpu-eager.txt" | head -40
 fi
 cli="$b/app/depthlab-cli"; preset=${PRESET:-llama-130m}; steps=${STEPS:-10}
 hf=(); [ "${SKIP_HF:-0}" = 1 ] && hf=(--no-hf)
@@ -57,12 +58,12 @@ bench() {  # scheme, then extra flags
     | tee -a "$logs/bench-train.txt"
 }
 bench pre_ln "${hf[@]}"                                # the default (kernels + fused residual
-bench lns --no-hf                                      # adds), and the HF baseline
-DEPTHLAB_CUDA_KERNELS=0 bench pre_ln --no-hf           # ATen ops
+bench lns --no-hf                                      # adds + CUDA graphs), and the HF baseline
+bench pre_ln --no-hf --no-cuda-graphs                  # eager, kernel by kernel
 DEPTHLAB_CUDA_FUSED_RESIDUAL=0 bench pre_ln --no-hf    # DepthLab's kernels, residual adds apart
-bench pre_ln --no-hf --cuda-graphs                     # micro-steps replayed from CUDA graphs
+DEPTHLAB_CUDA_KERNELS=0 bench pre_ln --no-hf           # ATen ops
 # A small model, where launching kernels bounds the step: eager, then CUDA graphs.
-for g in "" --cuda-graphs; do
+for g in --no-cuda-graphs --cuda-graphs; do
   echo "--- bench train --preset cpu-demo $g" | tee -a "$logs/bench-train.txt"
   timeout 300 "$cli" bench train --device cuda --preset cpu-demo --steps 50 --no-hf $g 2>&1 \
     | tee -a "$logs/bench-train.txt"
@@ -77,5 +78,9 @@ if [ -f "$corpus" ]; then
     --checkpoint-dir /tmp/depthlab-gpu-ck >"$logs/train.txt" 2>&1; rc=$?; echo "train: exit $rc"
   tr '\r' '\n' <"$logs/train.txt" | tail -4
   "$cli" --db /tmp/depthlab-gpu.db report --runs 1,2 2>&1 | head -14
+  # what the run loop achieved (the last logged tokens/s, the micro-batch it chose, its checkpoints)
+  for r in 1 2; do
+    "$cli" --db /tmp/depthlab-gpu.db runs show $r 2>&1 | grep -oE "^run .*|tokens_per_s .*|\"batchSize\":[0-9]+|\"gradAccum\":[0-9]+|created .*|checkpoint step .*"
+  done
 fi
 echo "total: ${SECONDS}s; logs in $logs"

@@ -90,7 +90,7 @@ struct TrainArgs {
   int steps = 20, threads = 1, layers = 0, width = 0, heads = 0, ffn = 0, microBatch = 0, accum = 0;
   double peakTflops = 0;
   bool unfused = false, noHf = false, cudaKernels = false, cppOnly = false, perOp = false;
-  bool cudaGraphs = false;
+  int cudaGraphs = -1;             // GPU: 1 --cuda-graphs, 0 --no-cuda-graphs, -1 the default
   int nproc = 0;                   // > 0: data-parallel scaling over this many ranks
   int seq = 0;                     // > 0: override the sequence length
   int rounds = 1;                  // CPU: C++ then the references, this many times
@@ -261,9 +261,14 @@ void addBenchTrain(CLI::App* bench, GlobalOptions& g) {
                     "GPU: after the timing, profile 2 updates into this Chrome trace (LibTorch 2.x)");
   train->add_flag("--cuda-kernels", t.cudaKernels,
                   "GPU: DepthLab's own CUDA kernels on even under DEPTHLAB_CUDA_KERNELS=0 (on by default)");
-  train->add_flag("--cuda-graphs", t.cudaGraphs,
-                  "GPU: replay each micro-batch's forward and backward from CUDA graphs "
-                  "(DEPTHLAB_CUDA_GRAPHS=1 does the same everywhere)");
+  train->add_flag_callback(
+      "--cuda-graphs", [] { t.cudaGraphs = 1; },
+      "GPU: replay each micro-batch's forward and backward from CUDA graphs "
+      "(the default; also under DEPTHLAB_CUDA_GRAPHS=0)");
+  train->add_flag_callback(
+      "--no-cuda-graphs", [] { t.cudaGraphs = 0; },
+      "GPU: the eager step, kernel by kernel (DEPTHLAB_CUDA_GRAPHS=0 does the "
+      "same everywhere)");
   train->add_option("--nproc", t.nproc,
                     "Data-parallel scaling: N ranks launched here against one rank (weak scaling, "
                     "the micro-batch per rank)")->check(CLI::Range(1, 1024));

@@ -108,7 +108,7 @@ GpuTrainBenchResult runGpuTrainBench(const experiment::ExperimentConfig& input,
   const std::vector<data::TokenBatch> micro(static_cast<size_t>(c.optim.gradAccum), batch);
   {
     train::Trainer t(experiment::trainerConfig(c), scheme, device);
-    if (o.cudaGraphs) t.setCudaGraphs(true);
+    if (o.cudaGraphs >= 0) t.setCudaGraphs(o.cudaGraphs == 1);
     for (int s = 0; s < 3; ++s) t.trainStepOn(micro, s);  // warm-up: allocator, cuBLAS plans
     torch::cuda::synchronize(device.index());
     const double t0 = seconds();

@@ -44,7 +44,8 @@ struct GpuTrainBenchOptions {
   double peakTflops = 0;     // > 0 overrides bf16PeakTflops()
   bool cudaKernels = false;  // DepthLab's CUDA kernels on for the timing (else the switch as is:
                              // on by default, DEPTHLAB_CUDA_KERNELS=0 off)
-  bool cudaGraphs = false;   // CUDA graphs on for the timing (else as DEPTHLAB_CUDA_GRAPHS says)
+  int cudaGraphs = -1;       // 1 / 0: CUDA graphs on / off for the timing; -1: the trainer's
+                             // default (on; DEPTHLAB_CUDA_GRAPHS=0 off)
   bool fusedKernels = true;  // false: composite ATen ops and torch::optim's step (an A/B)
   std::string profilePath;   // non-empty: after the timing, 2 more updates under LibTorch's
                              // Kineto profiler, saved there as a Chrome trace (LibTorch 2.x)

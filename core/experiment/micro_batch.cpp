@@ -38,6 +38,12 @@ void releaseCachedMemory() {
 
 bool updateFits(const ExperimentConfig& input, const std::vector<std::string>& schemes,
                 torch::Device device, int micro, double headroom) {
+  // At this micro-batch the update accumulates over more than one micro-batch when the global
+  // batch is larger: the trial then runs two, so that CUDA graphs (on by default) capture both
+  // of theirs (the first micro-batch's and the later ones', train/cuda_graph_step.h) as the
+  // real update will.
+  const int global = input.optim.batchSize * input.optim.gradAccum;
+  const size_t microSteps = global > micro ? 2 : 1;
   ExperimentConfig c = input;
   c.optim.batchSize = micro;
   c.optim.gradAccum = 1;
@@ -53,7 +59,13 @@ bool updateFits(const ExperimentConfig& input, const std::vector<std::string>& s
     for (const auto& s : schemes) {
       trainers.push_back(std::make_unique<train::Trainer>(trainerConfig(c), s, device));
     }
-    for (auto& t : trainers) t->trainStepOn({batch}, 0);
+    const std::vector<data::TokenBatch> update(microSteps, batch);
+    for (auto& t : trainers) {
+      t->trainStepOn(update, 0);
+      // A capture that ran out of memory turned the graphs off and the update went on eagerly:
+      // it fitted only without them, so the micro-batch is too large for the default.
+      if (t->cudaGraphsError().find("out of memory") != std::string::npos) fits = false;
+    }
     if (device.is_cuda()) {
       torch::cuda::synchronize(device.index());
       const auto [freeBytes, totalBytes] = train::cudaMemory(device.index());

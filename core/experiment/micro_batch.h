@@ -21,7 +21,9 @@ namespace depthlab::experiment {
 int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<bool(int)>& fits);
 
 /// True when one update of a micro-batch of `micro` sequences runs for every scheme at once on
-/// `device` without running out of memory and leaves `headroom` (a fraction) of the device free.
+/// `device` without running out of memory (CUDA graphs' captures included) and leaves
+/// `headroom` (a fraction) of the device free. Two micro-batches when the config's global
+/// batch is larger than `micro`, else one.
 bool updateFits(const ExperimentConfig& config, const std::vector<std::string>& schemes,
                 torch::Device device, int micro, double headroom = 0.1);
 

@@ -41,7 +41,7 @@ struct GraphKey {
 }  // namespace
 
 bool CudaGraphStep::enabledByEnvironment() {
-  static const bool on = util::envSwitch("DEPTHLAB_CUDA_GRAPHS", false);
+  static const bool on = util::envSwitch("DEPTHLAB_CUDA_GRAPHS", true);
   return on;
 }
 

@@ -39,7 +39,9 @@ class CudaGraphStep {
 
   /// True when this LibTorch has CUDA and DepthLab was built with it.
   static bool built();
-  /// DEPTHLAB_CUDA_GRAPHS=1 in the environment (read once): the trainer's default.
+  /// The trainer's default (read once): on, DEPTHLAB_CUDA_GRAPHS=0 in the environment turns
+  /// them off (checked on an H200: every GPU test with them on, +3% tokens/s at LLaMA-130M,
+  /// 5x on a 24 x 64 model).
   static bool enabledByEnvironment();
 
   /// Forward and backward of micro-batch `index` (0-based) of `count` on `batch`, the loss

@@ -57,8 +57,8 @@ class Trainer {
   void setDataParallel(distributed::DistContext* dist, double bucketMB = 25);
   /// On a CUDA device: each micro-batch's forward and backward replayed from CUDA graphs
   /// (train/cuda_graph_step.h) when the update's micro-batches share one shape and training is
-  /// not data-parallel; the same numbers as the eager step. Default: DEPTHLAB_CUDA_GRAPHS=1 in
-  /// the environment (off until a GPU has checked them). Ignored on the CPU. A capture or
+  /// not data-parallel; the same numbers as the eager step. Default: on
+  /// (DEPTHLAB_CUDA_GRAPHS=0 in the environment: off). Ignored on the CPU. A capture or
   /// replay that fails turns them off for this trainer (cudaGraphsError() says why, and so does
   /// stderr) and the update runs eagerly from its start.
   void setCudaGraphs(bool on);

@@ -22,7 +22,7 @@ using namespace depthlab;
   if (!distributed::ncclAvailable()) GTEST_SKIP() << "this build has no NCCL (Debian's LibTorch)"; \
   if (static_cast<int>(torch::cuda::device_count()) < (gpus))                                 \
   GTEST_SKIP() << "needs " << (gpus) << " GPUs (NCCL takes one per rank), this machine has "   \
-               << torch::cuda::device_count()
+               << static_cast<int>(torch::cuda::device_count())
 
 TEST(DataParallelNccl, AOneRankGroupFollowsThePlainTrainerOnOneGpu) {
   REQUIRE_NCCL(1);

@@ -41,6 +41,18 @@ TEST(MicroBatch, AnUpdateOfASmallModelFitsOnTheCpu) {
   EXPECT_TRUE(experiment::updateFits(c, c.schemes, torch::kCPU, 4));
 }
 
+TEST(MicroBatch, ATrialBelowTheGlobalBatchAccumulatesAsTheRealUpdateWill) {
+  // A global batch of 8 tried at 4: the trial update runs two micro-batches (on a GPU, both
+  // CUDA graphs get captured); it fits on the CPU, and the config it was given is unchanged.
+  auto c = test::smallConfig(2);
+  c.schemes = {"pre_ln", "lns"};
+  c.optim.batchSize = 8;
+  c.optim.gradAccum = 1;
+  EXPECT_TRUE(experiment::updateFits(c, c.schemes, torch::kCPU, 4));
+  EXPECT_EQ(c.optim.batchSize, 8);
+  EXPECT_EQ(c.optim.gradAccum, 1);
+}
+
 TEST(MicroBatch, TheChoiceIsPartOfTheStoredConfig) {
   auto c = test::smallConfig(2);
   c.optim.autoMicroBatch = true;
