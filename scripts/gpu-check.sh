@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The GPU check, run on a machine with an NVIDIA GPU, PyTorch (CUDA build) and nvcc, from the
 # project root, after scripts/gpu-bundle.sh made .gpu-deps/ (no network or Debian -dev packages
-# needed). About 4 minutes on an H200 (16 cores): builds DepthLab without the GUI against
-# PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests as they are, without
-# DepthLab's CUDA kernels, and with every trainer eager instead of on CUDA graphs; of
-# test_core_store only the libstdc++ binding checks), benchmarks training at the LLaMA-130M shape
-# against Hugging Face (eager and torch.compile): the default (kernels, residual adds fused into
-# the norms, CUDA graphs), then each of those off in turn (also eager against graphs on the small
-# cpu-demo shape), times the probes on the GPU, and trains a short Pre-LN/LNS pair through the
-# store (its throughput as the store recorded it). Summary on stdout; logs in $LOGDIR
+# needed). About 5 minutes on an H200 (16 cores): builds DepthLab without the GUI against
+# PyTorch's own LibTorch, runs the test binaries it built (the `gpu` tests as they are, with ATen
+# ops instead of DepthLab's CUDA kernels, eager instead of CUDA graphs, and with RoPE's vector
+# kernels; of test_core_store only the libstdc++ binding checks), benchmarks training at the
+# LLaMA-130M shape against Hugging Face (eager and torch.compile): the default (kernels, residual
+# adds fused into the norms, CUDA graphs), then one switch changed at a time (also eager against
+# graphs on the small cpu-demo shape), times the probes on the GPU, and trains a short Pre-LN/LNS
+# pair through the store (its throughput as the store recorded it). Summary on stdout; logs in $LOGDIR
 # (default $OUT when set, else /tmp/depthlab-gpu-check).
 # Knobs: STEPS (bench updates, 10), PRESET (llama-130m), CORPUS, BUILD_DIR, CMAKE_EXTRA,
 # TARGETS (what to build: depthlab-cli test_gpu test_core_store; `all` for every test binary),
@@ -47,8 +47,11 @@ if [ "${SKIP_TESTS:-0}" != 1 ]; then
   # every GPU test again with every trainer eager (CUDA graphs are the default)
   DEPTHLAB_CUDA_GRAPHS=0 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-eager.txt" 2>&1
   echo "test_gpu with DEPTHLAB_CUDA_GRAPHS=0 (eager): exit $?"
+  # and with RoPE's 16-byte vector kernels (off by default until timed here)
+  DEPTHLAB_CUDA_ROPE_VECTOR=1 timeout 300 "$b/tests/test_gpu" --gtest_brief=1 >"$logs/tests-gpu-rope.txt" 2>&1
+  echo "test_gpu with DEPTHLAB_CUDA_ROPE_VECTOR=1: exit $?"
   grep -hE "FAILED|PASSED|SKIPPED|Skipped|needs|Failure|max diff|CUDA graphs turned off" "$logs/tests.txt" \
-    "$logs/tests-gpu-aten.txt" "$logs/tests-gpu-eager.txt" | head -40
+    "$logs/tests-gpu-aten.txt" "$logs/tests-gpu-eager.txt" "$logs/tests-gpu-rope.txt" | head -40
 fi
 cli="$b/app/depthlab-cli"; preset=${PRESET:-llama-130m}; steps=${STEPS:-10}
 hf=(); [ "${SKIP_HF:-0}" = 1 ] && hf=(--no-hf)
@@ -60,6 +63,7 @@ bench() {  # scheme, then extra flags
 bench pre_ln "${hf[@]}"                                # the default (kernels + fused residual
 bench lns --no-hf                                      # adds + CUDA graphs), and the HF baseline
 bench pre_ln --no-hf --no-cuda-graphs                  # eager, kernel by kernel
+DEPTHLAB_CUDA_ROPE_VECTOR=1 bench pre_ln --no-hf       # RoPE's 16-byte vector kernels
 DEPTHLAB_CUDA_FUSED_RESIDUAL=0 bench pre_ln --no-hf    # DepthLab's kernels, residual adds apart
 DEPTHLAB_CUDA_KERNELS=0 bench pre_ln --no-hf           # ATen ops
 # A small model, where launching kernels bounds the step: eager, then CUDA graphs.

@@ -35,6 +35,8 @@ bool cudaKernelsEnabled() { return g_enabled; }
 
 bool cudaKernelsBuilt() { return false; }
 bool cudaOpsApply(const torch::Tensor&) { return false; }
+void setCudaRopeVectorLoads(bool) {}
+bool cudaRopeVectorLoads() { return false; }
 namespace {
 [[noreturn]] void notBuilt() {
   throw std::logic_error("DepthLab was built without its CUDA kernels (LibTorch without CUDA)");
@@ -57,6 +59,17 @@ torch::Tensor cudaRopeSplitHeads(const torch::Tensor&, const torch::Tensor&, con
 torch::Tensor cudaCrossEntropy(const torch::Tensor&, const torch::Tensor&) { notBuilt(); }
 
 #else
+
+namespace {
+// DEPTHLAB_CUDA_ROPE_VECTOR=1: the RoPE kernels' vector variant from the start.
+[[maybe_unused]] const bool g_ropeVectorFromEnvironment = [] {
+  kernels::cuda::setRopeVectorLoads(util::envSwitch("DEPTHLAB_CUDA_ROPE_VECTOR", false));
+  return true;
+}();
+}  // namespace
+
+void setCudaRopeVectorLoads(bool on) { kernels::cuda::setRopeVectorLoads(on); }
+bool cudaRopeVectorLoads() { return kernels::cuda::ropeVectorLoads(); }
 
 namespace {
 

@@ -25,6 +25,11 @@ bool cudaKernelsEnabled();
 /// on by default, DEPTHLAB_CUDA_FUSED_RESIDUAL=0 turns it off (an A/B for the benchmark).
 void setCudaResidualFusionEnabled(bool enabled);
 bool cudaResidualFusionEnabled();
+/// RoPE's 16-byte vector kernels where shapes and alignment allow (kernels/cuda/cuda_kernels.h);
+/// off by default until a GPU has timed them, DEPTHLAB_CUDA_ROPE_VECTOR=1 turns them on. Always
+/// off (and setting it does nothing) in a build without the CUDA kernels.
+void setCudaRopeVectorLoads(bool on);
+bool cudaRopeVectorLoads();
 
 /// True when the functions below handle `x`: built, switched on (and the fused-kernel switch
 /// kernels::fusedKernelsEnabled() on), x on CUDA, strided, float32 / bf16 / fp16.

@@ -187,31 +187,41 @@ TEST(CudaKernels, SwigluOnMisalignedOrOddSizesTakesTheScalarKernel) {
 }
 
 TEST(CudaKernels, RopeSplitHeadsMatchesComposite) {
+  // The scalar kernels, and the 16-byte vector ones where D/2 holds whole vectors (D = 16 and
+  // 64; D = 12 falls back to the scalar kernels with the switch on).
   REQUIRE_KERNELS();
-  for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
-    const double tol = dtype == torch::kFloat32 ? 1e-6 : 2e-2;
-    const int64_t B = 2, T = 19, H = 3, D = 16;
-    model::Rope rope(D, 32, 10000.0);
-    rope.to(kGpu);
-    torch::manual_seed(5);
-    auto x0 = torch::randn({B, T, H * D}, torch::TensorOptions().device(kGpu).dtype(dtype));
-    auto dy = torch::randn({B, H, T, D}, x0.options());
-    // The same gradient laid out (B, T, H, D), as attention's backward may hand it over.
-    auto dyStrided = dy.transpose(1, 2).contiguous().transpose(1, 2);
-    ASSERT_FALSE(dyStrided.is_contiguous());
-    auto run = [&](bool on, const torch::Tensor& g) {
-      return withKernels(on, [&] {
-        auto x = x0.clone().requires_grad_(true);
-        auto y = rope.applySplitHeads(x, H);
-        y.backward(g);
-        return std::vector<torch::Tensor>{y.detach().contiguous(), x.grad()};
-      });
-    };
-    auto fused = run(true, dy), composite = run(false, dy), strided = run(true, dyStrided);
-    expectClose(fused[0], composite[0], tol, tol, "y");
-    expectClose(fused[1], composite[1], tol, tol, "dx");
-    expectClose(strided[1], composite[1], tol, tol, "dx from a strided gradient");
-  }
+  const bool vectorWas = model::cudaRopeVectorLoads();
+  for (bool vector : {false, true})
+    for (int64_t D : {16, 12, 64})
+      for (auto dtype : {torch::kFloat32, torch::kBFloat16}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "vector " << vector << " D " << D << " dtype " << dtype);
+        model::setCudaRopeVectorLoads(vector);
+        ASSERT_EQ(model::cudaRopeVectorLoads(), vector);
+        const double tol = dtype == torch::kFloat32 ? 1e-6 : 2e-2;
+        const int64_t B = 2, T = 19, H = 3;
+        model::Rope rope(D, 32, 10000.0);
+        rope.to(kGpu);
+        torch::manual_seed(5);
+        auto x0 = torch::randn({B, T, H * D}, torch::TensorOptions().device(kGpu).dtype(dtype));
+        auto dy = torch::randn({B, H, T, D}, x0.options());
+        // The same gradient laid out (B, T, H, D), as attention's backward may hand it over.
+        auto dyStrided = dy.transpose(1, 2).contiguous().transpose(1, 2);
+        ASSERT_FALSE(dyStrided.is_contiguous());
+        auto run = [&](bool on, const torch::Tensor& g) {
+          return withKernels(on, [&] {
+            auto x = x0.clone().requires_grad_(true);
+            auto y = rope.applySplitHeads(x, H);
+            y.backward(g);
+            return std::vector<torch::Tensor>{y.detach().contiguous(), x.grad()};
+          });
+        };
+        auto fused = run(true, dy), composite = run(false, dy), strided = run(true, dyStrided);
+        expectClose(fused[0], composite[0], tol, tol, "y");
+        expectClose(fused[1], composite[1], tol, tol, "dx");
+        expectClose(strided[1], composite[1], tol, tol, "dx from a strided gradient");
+      }
+  model::setCudaRopeVectorLoads(vectorWas);
 }
 
 TEST(CudaKernels, CrossEntropyMatchesComposite) {

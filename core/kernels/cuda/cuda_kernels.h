@@ -55,6 +55,13 @@ void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, c
                             const float* sin, void* dx, int64_t B, int64_t T, int64_t H,
                             int64_t D, Stream s);
 
+/// The RoPE kernels' 16-byte vector variant (each thread 16 bytes of pairs of one head, every
+/// row at once) where the shapes and alignment allow it; off by default until a GPU has timed
+/// it against the scalar kernels (DEPTHLAB_CUDA_ROPE_VECTOR=1 sets it at start-up, through
+/// model/cuda_ops). Not thread-safe against running kernels: set it before training.
+void setRopeVectorLoads(bool on);
+bool ropeVectorLoads();
+
 /// Per-row cross-entropy from logits (N, V) of type t, targets (N) int64: loss (N) and the
 /// log-sum-exp (N) for the backward, float32. A target outside [0, V) gives NaN.
 void crossEntropyForward(DType t, const void* logits, const int64_t* targets, float* loss,
