@@ -91,6 +91,25 @@ struct VecIndex {
   }
 };
 
+// One thread's operands: the V pairs (a_i, z_i) = (row[j0 + i], row[j0 + half + i]) of one
+// head's row (16-byte aligned) and cos / sin of position t at j0 + i and j0 + half + i.
+template <class T>
+struct VecOperands {
+  static constexpr int V = Vec<T>::kSize;
+  Vec<T> a, z;
+  float c0[V], c1[V], s0[V], s1[V];
+  __device__ VecOperands(const T* row, const float* cos, const float* sin, int t, int D, int j0) {
+    const int half = D / 2;
+    a = *reinterpret_cast<const Vec<T>*>(row + j0);
+    z = *reinterpret_cast<const Vec<T>*>(row + j0 + half);
+    const int64_t tab = static_cast<int64_t>(t) * D + j0;
+    loadFloats(cos + tab, c0);
+    loadFloats(cos + tab + half, c1);
+    loadFloats(sin + tab, s0);
+    loadFloats(sin + tab + half, s1);
+  }
+};
+
 template <class T>
 __global__ void ropeForwardVecKernel(const T* __restrict__ x, const float* __restrict__ cos,
                                      const float* __restrict__ sin, T* __restrict__ y, int units,
@@ -101,20 +120,13 @@ __global__ void ropeForwardVecKernel(const T* __restrict__ x, const float* __res
   const int half = D / 2;
   const VecIndex at(u, Tn, H, half, V);
   const T* xr = x + (static_cast<int64_t>(at.b) * Tn + at.t) * H * D + at.h * D;
-  const Vec<T> a = *reinterpret_cast<const Vec<T>*>(xr + at.j0);
-  const Vec<T> z = *reinterpret_cast<const Vec<T>*>(xr + at.j0 + half);
-  float c0[V], c1[V], s0[V], s1[V];
-  const int64_t tab = static_cast<int64_t>(at.t) * D + at.j0;
-  loadFloats(cos + tab, c0);
-  loadFloats(cos + tab + half, c1);
-  loadFloats(sin + tab, s0);
-  loadFloats(sin + tab + half, s1);
+  const VecOperands<T> o(xr, cos, sin, at.t, D, at.j0);
   Vec<T> lo, hi;
 #pragma unroll
   for (int i = 0; i < V; ++i) {
-    const float av = toFloat(a.v[i]), zv = toFloat(z.v[i]);
-    lo.v[i] = fromFloat<T>(av * c0[i] - zv * s0[i]);
-    hi.v[i] = fromFloat<T>(zv * c1[i] + av * s1[i]);
+    const float av = toFloat(o.a.v[i]), zv = toFloat(o.z.v[i]);
+    lo.v[i] = fromFloat<T>(av * o.c0[i] - zv * o.s0[i]);
+    hi.v[i] = fromFloat<T>(zv * o.c1[i] + av * o.s1[i]);
   }
   T* yr = y + ((static_cast<int64_t>(at.b) * H + at.h) * Tn + at.t) * D;
   *reinterpret_cast<Vec<T>*>(yr + at.j0) = lo;
@@ -132,20 +144,13 @@ __global__ void ropeBackwardVecKernel(const T* __restrict__ dy, const float* __r
   const int half = D / 2;
   const VecIndex at(u, Tn, H, half, V);
   const T* dyr = dy + at.b * sB + at.h * sH + at.t * sT;
-  const Vec<T> a = *reinterpret_cast<const Vec<T>*>(dyr + at.j0);
-  const Vec<T> z = *reinterpret_cast<const Vec<T>*>(dyr + at.j0 + half);
-  float c0[V], c1[V], s0[V], s1[V];
-  const int64_t tab = static_cast<int64_t>(at.t) * D + at.j0;
-  loadFloats(cos + tab, c0);
-  loadFloats(cos + tab + half, c1);
-  loadFloats(sin + tab, s0);
-  loadFloats(sin + tab + half, s1);
+  const VecOperands<T> o(dyr, cos, sin, at.t, D, at.j0);
   Vec<T> lo, hi;
 #pragma unroll
   for (int i = 0; i < V; ++i) {
-    const float av = toFloat(a.v[i]), zv = toFloat(z.v[i]);
-    lo.v[i] = fromFloat<T>(av * c0[i] + zv * s1[i]);
-    hi.v[i] = fromFloat<T>(zv * c1[i] - av * s0[i]);
+    const float av = toFloat(o.a.v[i]), zv = toFloat(o.z.v[i]);
+    lo.v[i] = fromFloat<T>(av * o.c0[i] + zv * o.s1[i]);
+    hi.v[i] = fromFloat<T>(zv * o.c1[i] - av * o.s0[i]);
   }
   T* dxr = dx + (static_cast<int64_t>(at.b) * Tn + at.t) * H * D + at.h * D;
   *reinterpret_cast<Vec<T>*>(dxr + at.j0) = lo;
