@@ -261,8 +261,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                                  " must divide the global batch of " + std::to_string(global) +
                                  " sequences");
       }
-      c.optim.batchSize = a.microBatch;
-      c.optim.gradAccum = global / a.microBatch;
+      experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
       c.optim.autoMicroBatch = false;
     }
     if (!a.name.empty()) c.name = a.name;

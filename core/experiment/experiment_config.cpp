@@ -11,6 +11,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <type_traits>
 #include <variant>
 
@@ -256,6 +257,20 @@ void requireValid(const ExperimentConfig& c) {
   msg << "invalid config:";
   for (const auto& i : issues) msg << "\n  " << i.message;
   throw ConfigError(msg.str());
+}
+
+void applyMicroBatch(ExperimentConfig& c, int micro) {
+  const int global = c.optim.batchSize * c.optim.gradAccum;
+  if (micro < 1 || global % micro != 0) {
+    throw std::invalid_argument("micro-batch " + std::to_string(micro) +
+                                " does not divide the global batch " + std::to_string(global));
+  }
+  const int64_t validation = static_cast<int64_t>(c.run.evalBatches) * c.optim.batchSize;
+  c.optim.batchSize = micro;
+  c.optim.gradAccum = global / micro;
+  if (c.run.evalBatches > 0) {
+    c.run.evalBatches = static_cast<int>(std::max<int64_t>(1, (validation + micro - 1) / micro));
+  }
 }
 
 train::TrainerConfig trainerConfig(const ExperimentConfig& c) {

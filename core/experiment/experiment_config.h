@@ -70,6 +70,13 @@ struct ConfigIssue {
 std::vector<ConfigIssue> validate(const ExperimentConfig& c);
 /// Throws ConfigError listing every issue.
 void requireValid(const ExperimentConfig& c);
+
+/// Sets the micro-batch to `micro` sequences (a divisor of the global batch batchSize x
+/// gradAccum, which stays) and keeps the validation set the config asked for: evalBatches x
+/// batchSize windows, now in batches of `micro` (data::TokenDataset::valBatch spreads the same
+/// windows whatever the split when the count divides; else rounded up to whole batches).
+/// Throws std::invalid_argument when `micro` does not divide the global batch.
+void applyMicroBatch(ExperimentConfig& config, int micro);
 /// What a Trainer needs of an experiment: model, scheme options, optimizer, seed, bf16.
 train::TrainerConfig trainerConfig(const ExperimentConfig& c);
 

@@ -87,11 +87,11 @@ std::string chooseMicroBatch(ExperimentConfig& c, torch::Device device) {
   const int micro = largestFittingMicroBatch(global, global, [&](int b) {
     return updateFits(c, c.schemes, device, b);
   });
-  c.optim.batchSize = micro;
-  c.optim.gradAccum = global / micro;
+  applyMicroBatch(c, micro);
   return "micro-batch " + std::to_string(micro) + " x " + std::to_string(global / micro) +
-         " accumulation steps (chosen from free GPU memory for " + std::to_string(c.schemes.size()) +
-         " model(s))";
+         " accumulation steps (chosen from free GPU memory for " +
+         std::to_string(c.schemes.size()) + " model(s)); validation " +
+         std::to_string(c.run.evalBatches) + " batches of " + std::to_string(micro);
 }
 
 }  // namespace depthlab::experiment

@@ -27,8 +27,8 @@ int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<
 bool updateFits(const ExperimentConfig& config, const std::vector<std::string>& schemes,
                 torch::Device device, int micro, double headroom = 0.1);
 
-/// Applies the choice to `config` when it asks for it and `device` is CUDA; returns a line that
-/// says what was chosen ("" when nothing was done).
+/// Applies the choice to `config` (experiment::applyMicroBatch) when it asks for it and `device` is
+/// CUDA; returns a line that says what was chosen ("" when nothing was done).
 std::string chooseMicroBatch(ExperimentConfig& config, torch::Device device);
 
 }  // namespace depthlab::experiment

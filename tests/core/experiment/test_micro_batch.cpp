@@ -4,8 +4,9 @@
 
 #include <vector>
 
-#include "support/model_fixtures.h"
+#include "data/token_dataset.h"
 #include "experiment/micro_batch.h"
+#include "support/model_fixtures.h"
 
 using namespace depthlab;
 
@@ -58,4 +59,45 @@ TEST(MicroBatch, TheChoiceIsPartOfTheStoredConfig) {
   c.optim.autoMicroBatch = true;
   auto back = experiment::configFromJson(experiment::toJson(c));
   EXPECT_TRUE(back.optim.autoMicroBatch);
+}
+
+TEST(MicroBatch, TheChosenSplitKeepsTheGlobalBatchAndTheValidationWindows) {
+  // The paper presets: 64 x 8, validation 32 batches of 64 = 2048 windows. A GPU that takes
+  // 512 at once validates on 4 batches of 512: the same 2048 windows, not 32 x 512.
+  auto c = test::smallConfig(2);
+  c.optim.batchSize = 64;
+  c.optim.gradAccum = 8;
+  c.run.evalBatches = 32;
+  auto chosen = c;
+  experiment::applyMicroBatch(chosen, 512);
+  EXPECT_EQ(chosen.optim.batchSize, 512);
+  EXPECT_EQ(chosen.optim.gradAccum, 1);
+  EXPECT_EQ(chosen.run.evalBatches, 4);
+  std::vector<int32_t> tokens(300000);
+  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int32_t>((i * 7919) % 256);
+  const int T = 16;
+  data::TokenDataset asked(tokens, 256, 0.2, T, c.optim.batchSize);
+  data::TokenDataset split(tokens, 256, 0.2, T, chosen.optim.batchSize);
+  std::vector<int64_t> want, got;
+  for (int i = 0; i < c.run.evalBatches; ++i) {
+    auto b = asked.valBatch(i, c.run.evalBatches);
+    want.insert(want.end(), b.inputs.begin(), b.inputs.end());
+  }
+  for (int i = 0; i < chosen.run.evalBatches; ++i) {
+    auto b = split.valBatch(i, chosen.run.evalBatches);
+    got.insert(got.end(), b.inputs.begin(), b.inputs.end());
+  }
+  EXPECT_EQ(got, want);
+
+  // 64 x 8 at 128: 4 accumulation steps, 16 validation batches; at 48 (no divisor): refused.
+  auto smaller = c;
+  experiment::applyMicroBatch(smaller, 128);
+  EXPECT_EQ(smaller.optim.gradAccum, 4);
+  EXPECT_EQ(smaller.run.evalBatches, 16);
+  EXPECT_THROW(experiment::applyMicroBatch(smaller, 48), std::invalid_argument);
+  // Validation off stays off.
+  auto none = c;
+  none.run.evalBatches = 0;
+  experiment::applyMicroBatch(none, 256);
+  EXPECT_EQ(none.run.evalBatches, 0);
 }
