@@ -1,6 +1,7 @@
 // `depthlab-cli train ...`, `depthlab-cli resume ID` and `depthlab-cli presets`.
 // A one-line live progress display, a summary table at the end, --json for machines.
 // Ctrl-C checkpoints every run of the group and marks it stopped.
+#include <unistd.h>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -10,8 +11,8 @@
 #include <iostream>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
-#include <unistd.h>
 
 #include "cli_common.h"
 #include "cli_distributed.h"
@@ -255,13 +256,11 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
       c.run.checkpointKeep = a.keepCheckpoints;
     }
     if (a.microBatch > 0) {
-      const int global = c.optim.batchSize * c.optim.gradAccum;
-      if (global % a.microBatch != 0) {
-        throw std::runtime_error("--micro-batch " + std::to_string(a.microBatch) +
-                                 " must divide the global batch of " + std::to_string(global) +
-                                 " sequences");
+      try {
+        experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(std::string("--micro-batch: ") + e.what());
       }
-      experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
       c.optim.autoMicroBatch = false;
     }
     if (!a.name.empty()) c.name = a.name;

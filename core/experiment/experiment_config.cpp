@@ -263,7 +263,8 @@ void applyMicroBatch(ExperimentConfig& c, int micro) {
   const int global = c.optim.batchSize * c.optim.gradAccum;
   if (micro < 1 || global % micro != 0) {
     throw std::invalid_argument("micro-batch " + std::to_string(micro) +
-                                " does not divide the global batch " + std::to_string(global));
+                                " does not divide the global batch of " + std::to_string(global) +
+                                " sequences");
   }
   const int64_t validation = static_cast<int64_t>(c.run.evalBatches) * c.optim.batchSize;
   c.optim.batchSize = micro;

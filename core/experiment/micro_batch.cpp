@@ -23,8 +23,8 @@ int largestFittingMicroBatch(int globalBatch, int maxMicro, const std::function<
 
 namespace {
 
-bool isOutOfMemory(const c10::Error& e) {
-  const std::string what = e.what_without_backtrace();
+// LibTorch's allocators say "out of memory" (CUDA and CPU alike).
+bool mentionsOutOfMemory(const std::string& what) {
   return what.find("out of memory") != std::string::npos;
 }
 
@@ -64,7 +64,7 @@ bool updateFits(const ExperimentConfig& input, const std::vector<std::string>& s
       t->trainStepOn(update, 0);
       // A capture that ran out of memory turned the graphs off and the update went on eagerly:
       // it fitted only without them, so the micro-batch is too large for the default.
-      if (t->cudaGraphsError().find("out of memory") != std::string::npos) fits = false;
+      if (mentionsOutOfMemory(t->cudaGraphsError())) fits = false;
     }
     if (device.is_cuda()) {
       torch::cuda::synchronize(device.index());
@@ -74,7 +74,7 @@ bool updateFits(const ExperimentConfig& input, const std::vector<std::string>& s
       }
     }
   } catch (const c10::Error& e) {
-    if (!isOutOfMemory(e)) throw;
+    if (!mentionsOutOfMemory(e.what_without_backtrace())) throw;
     fits = false;
   }
   releaseCachedMemory();

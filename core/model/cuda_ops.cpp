@@ -23,11 +23,14 @@ namespace {
 // Read from the environment once, at start-up.
 bool g_enabled = util::envSwitch("DEPTHLAB_CUDA_KERNELS", true);
 bool g_residualFusion = util::envSwitch("DEPTHLAB_CUDA_FUSED_RESIDUAL", true);
+bool g_ropeVectorLoads = util::envSwitch("DEPTHLAB_CUDA_ROPE_VECTOR", false);
 
 }  // namespace
 
 void setCudaResidualFusionEnabled(bool enabled) { g_residualFusion = enabled; }
 bool cudaResidualFusionEnabled() { return g_residualFusion; }
+void setCudaRopeVectorLoads(bool on) { g_ropeVectorLoads = on; }
+bool cudaRopeVectorLoads() { return g_ropeVectorLoads; }
 void setCudaKernelsEnabled(bool enabled) { g_enabled = enabled; }
 bool cudaKernelsEnabled() { return g_enabled; }
 
@@ -35,8 +38,6 @@ bool cudaKernelsEnabled() { return g_enabled; }
 
 bool cudaKernelsBuilt() { return false; }
 bool cudaOpsApply(const torch::Tensor&) { return false; }
-void setCudaRopeVectorLoads(bool) {}
-bool cudaRopeVectorLoads() { return false; }
 namespace {
 [[noreturn]] void notBuilt() {
   throw std::logic_error("DepthLab was built without its CUDA kernels (LibTorch without CUDA)");
@@ -59,17 +60,6 @@ torch::Tensor cudaRopeSplitHeads(const torch::Tensor&, const torch::Tensor&, con
 torch::Tensor cudaCrossEntropy(const torch::Tensor&, const torch::Tensor&) { notBuilt(); }
 
 #else
-
-namespace {
-// DEPTHLAB_CUDA_ROPE_VECTOR=1: the RoPE kernels' vector variant from the start.
-[[maybe_unused]] const bool g_ropeVectorFromEnvironment = [] {
-  kernels::cuda::setRopeVectorLoads(util::envSwitch("DEPTHLAB_CUDA_ROPE_VECTOR", false));
-  return true;
-}();
-}  // namespace
-
-void setCudaRopeVectorLoads(bool on) { kernels::cuda::setRopeVectorLoads(on); }
-bool cudaRopeVectorLoads() { return kernels::cuda::ropeVectorLoads(); }
 
 namespace {
 
@@ -214,7 +204,7 @@ struct RopeFunction : public torch::autograd::Function<RopeFunction> {
     auto sn = sin.slice(0, 0, T).to(torch::kFloat32).contiguous();
     auto y = torch::empty({B, heads, T, D}, xc.options());
     kc::ropeSplitHeadsForward(dtypeOf(xc), xc.data_ptr(), cs.data_ptr<float>(),
-                              sn.data_ptr<float>(), y.data_ptr(), B, T, heads, D,
+                              sn.data_ptr<float>(), y.data_ptr(), B, T, heads, D, g_ropeVectorLoads,
                               currentStream(xc));
     ctx->save_for_backward({cs, sn});
     ctx->saved_data["heads"] = heads;
@@ -234,7 +224,7 @@ struct RopeFunction : public torch::autograd::Function<RopeFunction> {
     const int64_t strides[3] = {dy.stride(0), dy.stride(1), dy.stride(2)};
     kc::ropeSplitHeadsBackward(dtypeOf(dy), dy.data_ptr(), strides, cs.data_ptr<float>(),
                                sn.data_ptr<float>(), dx.data_ptr(), B, T, heads, D,
-                               currentStream(dy));
+                               g_ropeVectorLoads, currentStream(dy));
     return {dx, torch::Tensor(), torch::Tensor(), torch::Tensor()};
   }
 };

@@ -26,8 +26,8 @@ bool cudaKernelsEnabled();
 void setCudaResidualFusionEnabled(bool enabled);
 bool cudaResidualFusionEnabled();
 /// RoPE's 16-byte vector kernels where shapes and alignment allow (kernels/cuda/cuda_kernels.h);
-/// off by default until a GPU has timed them, DEPTHLAB_CUDA_ROPE_VECTOR=1 turns them on. Always
-/// off (and setting it does nothing) in a build without the CUDA kernels.
+/// off by default until a GPU has timed them, DEPTHLAB_CUDA_ROPE_VECTOR=1 turns them on. No
+/// effect in a build without the CUDA kernels.
 void setCudaRopeVectorLoads(bool on);
 bool cudaRopeVectorLoads();
 

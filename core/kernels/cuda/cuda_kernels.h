@@ -46,21 +46,16 @@ void swigluBackward(DType t, const void* dh, const void* g, const void* u, void*
                     int64_t n, Stream s);
 
 /// Rotate-half RoPE per head with the head split: x (B, T, H*D) contiguous -> y (B, H, T, D)
-/// contiguous; cos, sin (T, D) float32.
+/// contiguous; cos, sin (T, D) float32. `vectorLoads`: the 16-byte vector kernels (each thread
+/// 16 bytes of pairs of one head, every row at once) where D/2 holds whole vectors and every
+/// pointer and stride is 16-byte aligned; the scalar kernels otherwise.
 void ropeSplitHeadsForward(DType t, const void* x, const float* cos, const float* sin, void* y,
-                           int64_t B, int64_t T, int64_t H, int64_t D, Stream s);
+                           int64_t B, int64_t T, int64_t H, int64_t D, bool vectorLoads, Stream s);
 /// dy (B, H, T, D) with element strides dyStrides[0..2] for B, H, T (D contiguous) -> dx
 /// (B, T, H*D) contiguous.
 void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, const float* cos,
-                            const float* sin, void* dx, int64_t B, int64_t T, int64_t H,
-                            int64_t D, Stream s);
-
-/// The RoPE kernels' 16-byte vector variant (each thread 16 bytes of pairs of one head, every
-/// row at once) where the shapes and alignment allow it; off by default until a GPU has timed
-/// it against the scalar kernels (DEPTHLAB_CUDA_ROPE_VECTOR=1 sets it at start-up, through
-/// model/cuda_ops). Not thread-safe against running kernels: set it before training.
-void setRopeVectorLoads(bool on);
-bool ropeVectorLoads();
+                            const float* sin, void* dx, int64_t B, int64_t T, int64_t H, int64_t D,
+                            bool vectorLoads, Stream s);
 
 /// Per-row cross-entropy from logits (N, V) of type t, targets (N) int64: loss (N) and the
 /// log-sum-exp (N) for the backward, float32. A target outside [0, V) gives NaN.

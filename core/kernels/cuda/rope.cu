@@ -2,7 +2,7 @@
 // see cuda_kernels.h. One block per token row (b, t); each thread rotates pairs (j, j + D/2) of
 // one head, so reads and writes run along the head dimension (coalesced) and the index math is
 // 32-bit and per block, not per element. Math in float32, cos/sin tables float32.
-// The vector variant (setRopeVectorLoads, off until a GPU has timed it) moves 16 bytes per load
+// The vector variant (asked for by the caller: vectorLoads) moves 16 bytes per load
 // and store: each thread rotates 16 / sizeof(T) consecutive pairs of one head, threads laid over
 // all rows at once; it applies when D/2 is a multiple of that and every pointer and stride is
 // 16-byte aligned, else the scalar kernels run.
@@ -20,7 +20,6 @@ using namespace detail;
 namespace {
 
 constexpr int kRopeThreads = 128;
-bool g_vectorLoads = false;  // setRopeVectorLoads
 
 // x row (b, t) is x + row * H * D; y head h of it at y + ((b * H + h) * T + t) * D.
 template <class T>
@@ -162,11 +161,11 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 // The vector kernels' conditions for storage type T: whole 16-byte units per half head, aligned
 // pointers (the float tables too) and strides, and a unit count that fits 32-bit math.
 template <class T>
-bool vectorApplies(int64_t B, int64_t Tn, int64_t H, int64_t D,
+bool vectorApplies(bool asked, int64_t B, int64_t Tn, int64_t H, int64_t D,
                    std::initializer_list<const void*> pointers,
                    std::initializer_list<int64_t> strides) {
   constexpr int V = Vec<T>::kSize;
-  if (!g_vectorLoads || (D / 2) % V != 0 || (D / 2) % 4 != 0) return false;
+  if (!asked || (D / 2) % V != 0) return false;
   for (const void* p : pointers) {
     if (!aligned16(p)) return false;
   }
@@ -185,12 +184,13 @@ void checkShape(int64_t B, int64_t Tn, int64_t H, int64_t D) {
 }  // namespace
 
 void ropeSplitHeadsForward(DType t, const void* x, const float* cos, const float* sin, void* y,
-                           int64_t B, int64_t Tn, int64_t H, int64_t D, Stream s) {
+                           int64_t B, int64_t Tn, int64_t H, int64_t D, bool vectorLoads,
+                           Stream s) {
   if (B * Tn * H * D == 0) return;
   checkShape(B, Tn, H, D);
   dispatch(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    if (vectorApplies<T>(B, Tn, H, D, {x, cos, sin, y}, {D})) {
+    if (vectorApplies<T>(vectorLoads, B, Tn, H, D, {x, cos, sin, y}, {D})) {
       const int units = static_cast<int>(B * Tn * H * (D / 2) / Vec<T>::kSize);
       ropeForwardVecKernel<T><<<gridFor(units, kThreads, 0x7fffffff), kThreads, 0, stream(s)>>>(
           static_cast<const T*>(x), cos, sin, static_cast<T*>(y), units, static_cast<int>(Tn),
@@ -206,12 +206,12 @@ void ropeSplitHeadsForward(DType t, const void* x, const float* cos, const float
 
 void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, const float* cos,
                             const float* sin, void* dx, int64_t B, int64_t Tn, int64_t H,
-                            int64_t D, Stream s) {
+                            int64_t D, bool vectorLoads, Stream s) {
   if (B * Tn * H * D == 0) return;
   checkShape(B, Tn, H, D);
   dispatch(t, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    if (vectorApplies<T>(B, Tn, H, D, {dy, cos, sin, dx},
+    if (vectorApplies<T>(vectorLoads, B, Tn, H, D, {dy, cos, sin, dx},
                          {D, dyStrides[0], dyStrides[1], dyStrides[2]})) {
       const int units = static_cast<int>(B * Tn * H * (D / 2) / Vec<T>::kSize);
       ropeBackwardVecKernel<T><<<gridFor(units, kThreads, 0x7fffffff), kThreads, 0, stream(s)>>>(
@@ -225,8 +225,5 @@ void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, c
   });
   check("ropeSplitHeadsBackward");
 }
-
-void setRopeVectorLoads(bool on) { g_vectorLoads = on; }
-bool ropeVectorLoads() { return g_vectorLoads; }
 
 }  // namespace depthlab::kernels::cuda
