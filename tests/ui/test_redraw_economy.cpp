@@ -4,10 +4,16 @@
 // replot places it; Compare's difference map of long runs samples at most 400 steps, each
 // column exactly B minus A at its step (runs probed at other steps: the rows nearest each
 // column), and its profiles show each run's final row; a live plot's opaque buffer shows the
-// pixels QCustomPlot's transparent one does.
+// pixels QCustomPlot's transparent one does; a live panel out of view replots when it comes
+// into view (or is grabbed), with the pixels of a replot.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
+
+#include <QApplication>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -325,4 +331,61 @@ TEST(RedrawEconomy, CompareOfRunsProbedAtOtherStepsDiffersTheRowsNearestEachColu
   }
   v.setDifferencePair(ids[0], ids[2]);
   EXPECT_TRUE(v.differenceTitle().contains(QStringLiteral("share no steps"))) << v.differenceTitle().toStdString();
+}
+
+TEST(RedrawEconomy, APanelOutOfViewReplotsWhenItComesIntoView) {
+  QScrollArea area;
+  area.resize(420, 220);  // the first panel (260 px) fills the view
+  auto* host = new QWidget;
+  auto* column = new QVBoxLayout(host);
+  auto* top = new ui::LivePlot;
+  auto* below = new ui::LivePlot;  // under the first: out of view until scrolled to
+  for (auto* p : {top, below}) {
+    p->setMinimumHeight(260);
+    column->addWidget(p);
+    auto* g = p->addGraph();
+    for (int x = 0; x < 50; ++x) g->addData(x, std::sin(0.2 * x));
+    p->rescaleAxes();
+  }
+  area.setWidgetResizable(true);
+  area.setWidget(host);
+  area.show();
+  for (int i = 0; i < 10; ++i) QApplication::processEvents();
+  int topReplots = 0, belowReplots = 0;
+  QObject::connect(top, &QCustomPlot::afterReplot, [&] { ++topReplots; });
+  QObject::connect(below, &QCustomPlot::afterReplot, [&] { ++belowReplots; });
+
+  // New rows for both panels: the one in view replots, the other waits.
+  for (auto* p : {top, below}) {
+    for (int x = 50; x < 80; ++x) p->graph(0)->addData(x, 3 * std::cos(0.1 * x));
+    p->rescaleAxes();
+    ui::replotWhenShown(p);
+  }
+  for (int i = 0; i < 10; ++i) QApplication::processEvents();
+  EXPECT_EQ(topReplots, 1);
+  EXPECT_EQ(belowReplots, 0);
+  EXPECT_TRUE(below->replotPending());
+
+  // Scrolled into view: it replots before it is painted, and shows the new rows.
+  area.verticalScrollBar()->setValue(area.verticalScrollBar()->maximum());
+  for (int i = 0; i < 10; ++i) QApplication::processEvents();
+  EXPECT_EQ(belowReplots, 1);
+  EXPECT_FALSE(below->replotPending());
+  const QImage seen = below->grab().toImage();
+  below->replot(QCustomPlot::rpImmediateRefresh);
+  EXPECT_EQ(below->grab().toImage(), seen);
+  EXPECT_EQ(belowReplots, 2);  // (the grab itself did not replot again)
+
+  // A panel that is not shown at all (another tab) waits too, and a grab draws its new rows.
+  ui::LivePlot hidden;
+  hidden.resize(300, 200);
+  hidden.addGraph()->addData(0, 1);
+  ui::replotWhenShown(&hidden);
+  EXPECT_TRUE(hidden.replotPending());
+  hidden.graph(0)->addData(1, 2);
+  hidden.rescaleAxes();
+  const QImage grabbed = hidden.grab().toImage();
+  EXPECT_FALSE(hidden.replotPending());
+  hidden.replot(QCustomPlot::rpImmediateRefresh);
+  EXPECT_EQ(hidden.grab().toImage(), grabbed);
 }

@@ -337,7 +337,7 @@ void GroupDashboard::moveCrosshair(double step) {
     auto* line = dashboard::namedLine(p, QStringLiteral("crosshair"), QPen(QColor(40, 40, 40, 90), 1, Qt::DotLine));
     line->point1->setCoords(step, 0);
     line->point2->setCoords(step, 1);
-    p->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenShown(p);
   }
 }
 

@@ -23,11 +23,12 @@
 #include "analysis/layer_diagnosis.h"
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
-#include "experiment/resource_estimate.h"
-#include "plot/figure_layout.h"
 #include "dashboard/panel_specs.h"
+#include "experiment/resource_estimate.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/figure_layout.h"
+#include "plot/live_plot.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -134,8 +135,8 @@ void GroupDashboard::drawLoss() {
   figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);  // a free corner, else beside
   if (byStep) placeCursor(loss, static_cast<double>(m_cursor));
   else placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
-  loss->replot(QCustomPlot::rpQueuedReplot);
-  lr->replot(QCustomPlot::rpQueuedReplot);
+  replotWhenShown(loss);
+  replotWhenShown(lr);
 }
 
 void GroupDashboard::drawLayerPanels() {
@@ -194,7 +195,7 @@ void GroupDashboard::drawLayerPanels() {
     }
   }
   for (auto& [name, p] : m_plots) {
-    if (name.contains(QLatin1Char(':'))) p->replot(QCustomPlot::rpQueuedReplot);
+    if (name.contains(QLatin1Char(':'))) replotWhenShown(p);
   }
 }
 
@@ -246,7 +247,7 @@ void GroupDashboard::drawCursorPanels() {
       p->xAxis->setRange(0.4, std::max(1, L) + 0.6);
     }
     if (p->legend->visible()) figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
-    p->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenShown(p);
   };
   for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
     bars(*spec, spec->metrics.front().toStdString(), spec->thresholds);
@@ -272,7 +273,7 @@ void GroupDashboard::drawCursorPanels() {
         } else {
           figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
         }
-        p->replot(QCustomPlot::rpQueuedReplot);
+        replotWhenShown(p);
       }
     }
   };
@@ -289,7 +290,7 @@ void GroupDashboard::drawCursorPanels() {
     const auto* spec = dashboard::panelSpec(name);
     if (spec && spec->followsCursor) {
       placeCursor(p, static_cast<double>(m_cursor));
-      p->replot(QCustomPlot::rpQueuedReplot);
+      replotWhenShown(p);
     }
   }
 }

@@ -28,6 +28,8 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent) {
   // has none, and keeps the first whatever the layers' modes.
   mPaintBuffers.append(QSharedPointer<QCPAbstractPaintBuffer>(
       new OpaquePixmapBuffer(viewport().size(), bufferDevicePixelRatio(), this)));
+  // Any replot (a zoom, a resize) brings the buffer up to date.
+  connect(this, &QCustomPlot::beforeReplot, this, [this] { m_replotPending = false; });
 }
 
 QColor LivePlot::bufferClearColour() const {
@@ -41,7 +43,27 @@ bool LivePlot::paintsOpaqueBuffer() const {
          dynamic_cast<const OpaquePixmapBuffer*>(mPaintBuffers.front().data()) != nullptr;
 }
 
+void LivePlot::replotWhenShown() {
+  if (isVisible() && !visibleRegion().isEmpty()) {
+    m_replotPending = false;
+    replot(QCustomPlot::rpQueuedReplot);
+  } else {
+    m_replotPending = true;
+  }
+}
+
+void replotWhenShown(QCustomPlot* plot) {
+  if (auto* live = dynamic_cast<LivePlot*>(plot)) {
+    live->replotWhenShown();
+  } else {
+    plot->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
 void LivePlot::paintEvent(QPaintEvent* event) {
+  // Exposed (scrolled into view, shown, grabbed) since its data changed: draw the buffer
+  // painted below first.
+  if (m_replotPending) replot(QCustomPlot::rpQueuedRefresh);
   if (!paintsOpaqueBuffer()) {
     QCustomPlot::paintEvent(event);
     return;

@@ -9,6 +9,9 @@
 // and savePng draw the layers directly, without paint buffers). It falls back to QCustomPlot's
 // own painting while the background is not one opaque colour, a background pixmap is set, or
 // a layer has a buffer of its own.
+// replotWhenShown() replots a panel that is on screen and leaves one scrolled out of view, in a
+// hidden tab or not yet shown stale: it replots when it is next painted (scrolled into view,
+// shown, grabbed), so new rows cost the GUI thread only the panels in view.
 #pragma once
 
 #include <qcustomplot.h>
@@ -23,9 +26,20 @@ class LivePlot : public QCustomPlot {
   /// The colour the buffer is cleared to: the background brush's colour while that is one
   /// opaque colour and no background pixmap is set, else transparent (QCustomPlot's own).
   QColor bufferClearColour() const;
+  /// A queued replot when any part of the widget is on screen; otherwise the replot waits for
+  /// the next paint. What the dashboard asks for when its data or cursor changed.
+  void replotWhenShown();
+  /// True while a replot waits for the widget to be painted.
+  bool replotPending() const { return m_replotPending; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+
+ private:
+  bool m_replotPending = false;
 };
+
+/// LivePlot::replotWhenShown for a LivePlot, a queued replot for any other QCustomPlot.
+void replotWhenShown(QCustomPlot* plot);
 
 }  // namespace depthlab::ui
