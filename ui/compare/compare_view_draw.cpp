@@ -24,13 +24,14 @@
 #include <cmath>
 
 #include "analysis/statistics.h"
+#include "compare/compare_profiles.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
+#include "plot/live_plot.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
-#include "compare/compare_profiles.h"
 
 namespace depthlab::ui {
 
@@ -87,7 +88,7 @@ void CompareView::drawLoss() {
   drawSeedBands(loss);
   loss->rescaleAxes();
   figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);
-  loss->replot(QCustomPlot::rpQueuedReplot);
+  replotWhenShown(loss);
 }
 
 void CompareView::drawConfigDiff() {
@@ -147,13 +148,16 @@ void CompareView::drawHeatmaps() {
     auto* p = it->second;
     p->clearPlottables();
     const auto& s = r.layers.at(metrics::kVariance);
-    if (s.steps.empty()) { p->replot(QCustomPlot::rpQueuedReplot); continue; }
+    if (s.steps.empty()) {
+      replotWhenShown(p);
+      continue;
+    }
     maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, kHeatmapColumns, metrics::kVariance));
     p->rescaleAxes();
   }
   figures::shareColourRange(maps);  // one colour scale for every run
   for (const auto& m : maps) figures::heatmapColourBar(m.map, tr("output variance"), 1, 1);
-  for (const auto& m : maps) m.map->parentPlot()->replot(QCustomPlot::rpQueuedReplot);
+  for (const auto& m : maps) replotWhenShown(m.map->parentPlot());
 }
 
 void CompareView::drawProfiles() {
@@ -193,7 +197,7 @@ void CompareView::drawProfiles() {
     p->xAxis->setRange(x.lower - margin, x.upper + margin);
     p->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
-    p->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenShown(p);
   }
 }
 
@@ -217,7 +221,7 @@ void CompareView::drawDifference() {
   if (!hasVariance(runA) || !hasVariance(runB) || idA == idB) {
     m_diffTitle->setText(idA == idB ? tr("pick two different runs (B minus A)")
                                     : tr("needs two runs with per-layer variance"));
-    p->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenShown(p);
     return;
   }
   const auto& a = runA->layers.at(metrics::kVariance);
@@ -232,7 +236,7 @@ void CompareView::drawDifference() {
   const int64_t last = std::min(a.steps.back(), b.steps.back());
   if (first > last) {
     m_diffTitle->setText(tr("%1 and %2 share no steps").arg(labelOf(idA), labelOf(idB)));
-    p->replot(QCustomPlot::rpQueuedReplot);
+    replotWhenShown(p);
     return;
   }
   const double x0 = static_cast<double>(first), x1 = static_cast<double>(last);
@@ -278,7 +282,7 @@ void CompareView::drawDifference() {
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
   figures::fitTitles(p);  // run names can make it wider than the panel
-  p->replot(QCustomPlot::rpQueuedReplot);
+  replotWhenShown(p);
 }
 
 }  // namespace depthlab::ui

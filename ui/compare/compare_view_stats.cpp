@@ -7,9 +7,10 @@
 
 #include "analysis/statistics.h"
 #include "compare/compare_view.h"
-#include "plot/colormaps.h"
 #include "export/figure_style.h"
+#include "plot/colormaps.h"
 #include "plot/figure_layout.h"
+#include "plot/live_plot.h"
 
 namespace depthlab::ui {
 
@@ -90,7 +91,7 @@ void CompareView::drawGroups() {
   p->yAxis->scaleRange(1.2, p->yAxis->range().center());  // markers and bands off the frame
   p->xAxis->setRange(0.5, x + 0.5);
   figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);  // never over a group's mean or band
-  p->replot(QCustomPlot::rpQueuedReplot);
+  replotWhenShown(p);
   // Welch t-test and bootstrap between the first two groups with at least two seeds.
   std::vector<const analysis::SeedGroup*> testable;
   for (const auto& g : m_groups) if (g.finalValLoss.size() >= 2) testable.push_back(&g);
@@ -121,7 +122,7 @@ void CompareView::drawGroups() {
   d->yAxis->scaleRange(1.2, d->yAxis->range().center());
   d->xAxis->scaleRange(1.2, d->xAxis->range().center());
   figures::placeLegend(d, d->axisRect(), figures::LegendOutside::Right);
-  d->replot(QCustomPlot::rpQueuedReplot);
+  replotWhenShown(d);
   QStringList gains;
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {
     gains << tr("L=%1: %2%").arg(depth).arg(gain, 0, 'f', 2);
