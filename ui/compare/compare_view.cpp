@@ -177,7 +177,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->setMinimumHeight(240);
     p->setMinimumWidth(280);
     QFont small = p->legend->font();
-    small.setPointSizeF(small.pointSizeF() * 0.8);
+    small.setPointSizeF(std::round(small.pointSizeF() * 0.8));
     p->legend->setFont(small);
     // Compact entries (QCustomPlot's 32 x 18 icons and 3 px rows give each ~25 px): eight runs'
     // entries beside a 240 px panel fit whole.
