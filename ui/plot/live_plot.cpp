@@ -44,8 +44,8 @@ bool LivePlot::paintsOpaqueBuffer() const {
 }
 
 void LivePlot::replotWhenShown() {
+  // (The replot itself clears a pending one: see the constructor.)
   if (isVisible() && !visibleRegion().isEmpty()) {
-    m_replotPending = false;
     replot(QCustomPlot::rpQueuedReplot);
   } else {
     m_replotPending = true;
