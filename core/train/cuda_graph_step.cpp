@@ -105,12 +105,10 @@ struct CudaGraphStep::Impl {
   }
 
   void load(const data::TokenBatch& b) {
-    auto opts = torch::TensorOptions().dtype(torch::kInt64);
-    auto* in = const_cast<int64_t*>(b.inputs.data());
-    auto* tg = const_cast<int64_t*>(b.targets.data());
+    const auto [x, y] = batchViews(b);
     // Pageable host memory: the copy is staged before copy_ returns, so no wait is needed.
-    inputs.copy_(torch::from_blob(in, {b.batch, b.seqLen}, opts), /*non_blocking=*/true);
-    targets.copy_(torch::from_blob(tg, {b.batch, b.seqLen}, opts), /*non_blocking=*/true);
+    inputs.copy_(x, /*non_blocking=*/true);
+    targets.copy_(y, /*non_blocking=*/true);
   }
 
   // Forward and backward on the static inputs: what the graphs hold. Returns the loss.

@@ -158,12 +158,9 @@ int Trainer::rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const {
 }
 
 std::pair<torch::Tensor, torch::Tensor> Trainer::toTensors(const data::TokenBatch& b) const {
-  auto opts = torch::TensorOptions().dtype(torch::kInt64);
-  auto x = torch::from_blob(const_cast<int64_t*>(b.inputs.data()), {b.batch, b.seqLen}, opts)
-               .to(m_device, /*non_blocking=*/false, /*copy=*/true);     // (B, T)
-  auto y = torch::from_blob(const_cast<int64_t*>(b.targets.data()), {b.batch, b.seqLen}, opts)
-               .to(m_device, /*non_blocking=*/false, /*copy=*/true);     // (B, T)
-  return {x, y};
+  const auto [x, y] = batchViews(b);  // (B, T) each
+  return {x.to(m_device, /*non_blocking=*/false, /*copy=*/true),
+          y.to(m_device, /*non_blocking=*/false, /*copy=*/true)};
 }
 
 void Trainer::setDataParallel(distributed::DistContext* dist, double bucketMB) {
