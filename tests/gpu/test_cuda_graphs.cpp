@@ -1,8 +1,8 @@
 // CUDA graphs in the trainer (ctest label `gpu`; each test skips without a CUDA device): a
 // trainer that replays its micro-steps from graphs gives the eager trainer's losses, gradient
-// norms and weights (every scheme, fp32) and trains like it under bf16 autocast, with gradient
-// accumulation; a new batch shape or parameters moved to new storage capture again; an update
-// whose micro-batches differ in shape runs eagerly.
+// norms and weights (every scheme, fp32; the shapes imported models bring) and trains like it
+// under bf16 autocast, with gradient accumulation; a new batch shape or parameters moved to new
+// storage capture again; an update whose micro-batches differ in shape runs eagerly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,6 +77,35 @@ TEST(CudaGraphs, ReplaysGiveTheEagerLossesNormsAndWeights) {
     EXPECT_EQ(graphed.cudaGraphCaptures(), 2);
     EXPECT_EQ(graphed.cudaGraphReplays(), 10);
     EXPECT_EQ(eager.cudaGraphReplays(), 0);
+    expectSameWeights(eager, graphed, 1e-5);
+  }
+}
+
+TEST(CudaGraphs, ImportedModelShapesReplayLikeEager) {
+  // The shapes Hugging Face imports bring (grouped-query attention, whose keys and values are
+  // repeated over the query heads, a head width apart from C / H, q/k/v biases, a tied head)
+  // replay from graphs as they train eagerly.
+  REQUIRE_CUDA();
+  auto c = test::smallConfig(3);
+  c.model.nKvHeads = 2;  // of 4 query heads
+  c.model.headDim = 16;  // q is 64 wide on a 32-wide stream
+  c.model.qkvBias = true;
+  c.model.tieEmbeddings = true;
+  c.optim.gradAccum = 2;
+  auto data = test::gpuPatternData(c);
+  for (const char* scheme : {"pre_ln", "lns"}) {
+    SCOPED_TRACE(scheme);
+    train::Trainer eager(experiment::trainerConfig(c), scheme, kGpu);
+    train::Trainer graphed(experiment::trainerConfig(c), scheme, kGpu);
+    eager.setCudaGraphs(false);
+    graphed.setCudaGraphs(true);
+    for (int s = 0; s < 5; ++s) {
+      const auto a = eager.trainStep(data, s), b = graphed.trainStep(data, s);
+      EXPECT_NEAR(a.loss, b.loss, 1e-5 * std::max(1.0, std::fabs(a.loss))) << "step " << s;
+      EXPECT_NEAR(a.gradNorm, b.gradNorm, 1e-4 * std::max(1.0, a.gradNorm)) << "step " << s;
+    }
+    EXPECT_EQ(graphed.cudaGraphsError(), "");
+    EXPECT_EQ(graphed.cudaGraphReplays(), 10);
     expectSameWeights(eager, graphed, 1e-5);
   }
 }
