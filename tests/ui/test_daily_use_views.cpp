@@ -295,6 +295,18 @@ TEST(DailyUseViews, ZoomSaysItStoppedFollowingLinksStepPanelsAndFollowResumes) {
   ASSERT_NE(badgeOf(loss), nullptr);
   EXPECT_TRUE(badgeOf(loss)->visible());
   EXPECT_TRUE(badgeOf(loss)->text().contains(QStringLiteral("not following")));
+  {  // readable: not under the legend, which took a top corner of this panel
+    QTRY_VERIFY_WITH_TIMEOUT(loss->width() > 400, 2000);  // laid out as the window shows it
+    loss->replot();
+    auto* badge = badgeOf(loss);
+    const QRectF box(badge->topLeft->pixelPosition(), badge->bottomRight->pixelPosition());
+    const QRectF legend(loss->legend->outerRect());
+    ASSERT_TRUE(loss->legend->visible());
+    EXPECT_FALSE(box.intersects(legend))
+        << "badge at x " << box.left() << "-" << box.right() << ", legend at x " << legend.left()
+        << "-" << legend.right();
+    EXPECT_GT(badge->layer()->index(), loss->legend->layer()->index());  // drawn over it if ever
+  }
   // Linked: every step panel shows the same steps; the layer-axis bars do not move.
   QTRY_COMPARE_WITH_TIMEOUT(variance->xAxis->range(), loss->xAxis->range(), 2000);
   EXPECT_TRUE(ui::userZoomed(variance));

@@ -177,14 +177,17 @@ bool updateZoomBadge(QCustomPlot* plot) {
     badge->setObjectName(QStringLiteral("zoomBadge"));
     badge->setClipToAxisRect(true);
     badge->position->setType(QCPItemPosition::ptAxisRectRatio);
-    badge->position->setCoords(0.99, 0.02);
-    badge->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+    // Top centre, above the legend: a legend sits in a corner (placeLegend), and the notice
+    // must stay readable where one reaches it on a narrow panel.
+    badge->setLayer(QStringLiteral("overlay"));
+    badge->position->setCoords(0.5, 0.02);
+    badge->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
     badge->setText(QObject::tr("zoomed: not following new data (double-click to follow)"));
     badge->setColor(QColor(160, 60, 0));
     badge->setBrush(QColor(255, 244, 214, 230));
     badge->setPadding(QMargins(3, 1, 3, 1));
     QFont f = plot->font();
-    f.setPointSizeF(f.pointSizeF() * 0.85);
+    f.setPointSizeF(std::round(f.pointSizeF() * 0.85));  // whole points: measured as drawn
     badge->setFont(f);
   }
   badge->setVisible(zoomed);
