@@ -148,6 +148,10 @@ TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {
   }
   EXPECT_TRUE(depthKey);
   EXPECT_TRUE(v.statsText().contains(QStringLiteral("needs two seed groups")));
+  // One seed a group: its loss, and no band of zero width passed off as a spread.
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("2.0000, one seed (no std)")))
+      << v.statsText().toStdString();
+  EXPECT_FALSE(v.statsText().contains(QStringLiteral("std ["))) << v.statsText().toStdString();
 }
 
 TEST(CompareView, SeedGroupsGetAWelchTestAndTheTableMarksTheBest) {

@@ -82,9 +82,21 @@ void CompareView::drawGroups() {
     err->setDataPlottable(graph);
     err->setData(QVector<double>{s.mean - lo}, QVector<double>{hi - s.mean});
     err->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 1.5));
+    const QString name = QString::fromStdString(g.key.substr(0, g.key.rfind(" |")));
+    if (s.n < 2) {  // one seed has no spread to show
+      lines << tr("%1: %2, one seed (no %3)")
+                   .arg(name)
+                   .arg(s.mean, 0, 'f', 4)
+                   .arg(m_band->currentText());
+      continue;
+    }
     lines << tr("%1: mean %2, %3 [%4, %5], n=%6")
-                 .arg(QString::fromStdString(g.key.substr(0, g.key.rfind(" |")))).arg(s.mean, 0, 'f', 4)
-                 .arg(m_band->currentText()).arg(lo, 0, 'f', 4).arg(hi, 0, 'f', 4).arg(s.n);
+                 .arg(name)
+                 .arg(s.mean, 0, 'f', 4)
+                 .arg(m_band->currentText())
+                 .arg(lo, 0, 'f', 4)
+                 .arg(hi, 0, 'f', 4)
+                 .arg(s.n);
   }
   p->xAxis->setTicker(ticker);
   p->rescaleAxes();
