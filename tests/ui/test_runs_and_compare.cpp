@@ -5,6 +5,8 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QFontMetrics>
+#include <QHeaderView>
 #include <QTableWidget>
 #include <QTest>
 
@@ -167,6 +169,13 @@ TEST(CompareView, SeedGroupsGetAWelchTestAndTheTableMarksTheBest) {
   EXPECT_TRUE(v.statsText().contains(QStringLiteral("n=3")));
   const auto& t = v.resultsTable();
   ASSERT_EQ(t.rows.size(), 2u);
+  auto* view = v.resultsView();  // every column header readable whole
+  const QFontMetrics header(view->horizontalHeader()->font());
+  for (int c = 0; c < view->columnCount(); ++c) {
+    const QString text = view->horizontalHeaderItem(c)->text();
+    EXPECT_GE(view->horizontalHeader()->sectionSize(c), header.horizontalAdvance(text))
+        << text.toStdString();
+  }
   EXPECT_NE(t.toLatex().find("\\textbf"), std::string::npos);
   EXPECT_EQ(t.n[0][0], 3);
   EXPECT_EQ(v.plots().at(QStringLiteral("seed_groups"))->graphCount(), 2);

@@ -38,6 +38,7 @@ class CompareView : public QWidget {
   QString statsText() const;
   const analysis::ResultsTable& resultsTable() const { return m_table; }
   QTableWidget* configDiffTable() const { return m_diff; }
+  QTableWidget* resultsView() const { return m_results; }
   /// Colours curves by a differing config key ("" = by scheme, "#run" = one colour per run).
   void setColorBy(const QString& key);
   /// The difference heatmap's sides: it shows variance of `b` minus variance of `a`.

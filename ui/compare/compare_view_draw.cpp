@@ -138,6 +138,7 @@ void CompareView::drawResultsTable() {
       m_results->setItem(static_cast<int>(r), static_cast<int>(c), item);
     }
   }
+  m_results->resizeColumnsToContents();  // the model size and shape in each header, whole
 }
 
 void CompareView::drawHeatmaps() {
