@@ -362,6 +362,19 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
   EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 100"))) << bars->yAxis->label().toStdString();
   d->setCursorStep(40);
   EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 0"))) << bars->yAxis->label().toStdString();
+  // Each cursor panel's axis title fits its axis, the step on a second line where it must.
+  QTRY_VERIFY_WITH_TIMEOUT(bars->width() > 400, 2000);  // laid out as the window shows it
+  d->setCursorStep(120);
+  for (const char* key : {"prune_bars", "effectiveness", "grad_norm", "block_influence"}) {
+    auto* p = d->plots().at(QString::fromLatin1(key));
+    p->replot();
+    const QFontMetricsF metrics(p->yAxis->labelFont());
+    for (const auto& line : p->yAxis->label().split(QLatin1Char('\n'))) {
+      EXPECT_LE(metrics.horizontalAdvance(line), p->axisRect()->height() + 0.5)
+          << key << ": " << line.toStdString();
+    }
+    EXPECT_TRUE(p->yAxis->label().contains(QStringLiteral("at step 100"))) << key;
+  }
   auto* bi = d->plots().at(QStringLiteral("block_influence"));
   int biBars = 0;
   for (int i = 0; i < bi->plottableCount(); ++i) biBars += qobject_cast<QCPBars*>(bi->plottable(i)) != nullptr;

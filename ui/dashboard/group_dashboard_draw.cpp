@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QFontMetricsF>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -231,8 +232,14 @@ void GroupDashboard::drawCursorPanels() {
       series.push_back(std::move(b));
     }
     const int L = figures::layerBars(p->xAxis, p->yAxis, series);
-    p->yAxis->setLabel(shown >= 0 ? tr("%1 at step %2").arg(spec.yLabel).arg(shown)
-                                  : tr("%1 (not measured by step %2)").arg(spec.yLabel).arg(m_cursor));
+    // The step goes on a line of its own where the title would run past the axis (the
+    // panels of a three-panel row are about 170 px tall).
+    const QString when =
+        shown >= 0 ? tr("at step %1").arg(shown) : tr("(not measured by step %1)").arg(m_cursor);
+    const QString oneLine = spec.yLabel + QLatin1Char(' ') + when;
+    const bool fits =
+        QFontMetricsF(p->yAxis->labelFont()).horizontalAdvance(oneLine) <= p->axisRect()->height();
+    p->yAxis->setLabel(fits ? oneLine : spec.yLabel + QLatin1Char('\n') + when);
     setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
     if (thresholds && L > 0) {
       for (double t : {kLazy, kLow}) {

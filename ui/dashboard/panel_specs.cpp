@@ -98,7 +98,7 @@ const std::vector<SectionSpec>& dashboardSections() {
          {}});
     s.push_back({QStringLiteral("Layer effectiveness, gradient norm and Block Influence at the cursor"),
                  {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",
-                         "E_l = |h_l - h_l-1|^2 / |h_l|^2", kEffectiveness, "", 0, 0),
+                         "E_l = |h_l − h_l−1|² / |h_l|²", kEffectiveness, "", 0, 0),
                   shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
                          kLayerGradNorm, "", 0, 1),
                   shared(PanelKind::LayerBarsAtCursor, "block_influence", "layer",
