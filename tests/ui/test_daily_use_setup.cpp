@@ -247,6 +247,22 @@ TEST(DailyUse, TheWindowRemembersItsSizeAndTheLastSetup) {
   EXPECT_EQ(w->setupPanel()->groupName(), QStringLiteral("cpu-demo 1"));  // a new name, not the old one
 }
 
+TEST(DailyUse, AFreshWindowShowsTheSetupFieldsWhole) {
+  // No saved layout: the set-up dock opens wide enough for its fields, with no horizontal
+  // scroll bar and nothing cut at its right edge. It had opened ~70 px too narrow: the runs
+  // browser's row of twelve buttons held the central area at 1,128 px or more.
+  test::TempDir dir;
+  auto w = openWindow(dir);
+  EXPECT_EQ(w->size(), QSize(1500, 950));  // the default
+  auto* scroll = w->setupPanel()->findChild<QScrollArea*>();
+  ASSERT_NE(scroll, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(scroll->viewport()->width() > 100, 2000);
+  QTest::qWait(200);  // the dock's layout settles
+  EXPECT_GE(scroll->viewport()->width(), scroll->widget()->minimumSizeHint().width());
+  EXPECT_FALSE(scroll->horizontalScrollBar()->isVisible());
+  EXPECT_GT(w->centralWidget()->width(), 1000);  // the dashboards keep most of the window
+}
+
 TEST(DailyUse, DeletingAGroupClosesItsTabAndTheDialogListsTheRuns) {
   test::TempDir dir;
   int64_t a = 0, b = 0, running = 0;

@@ -20,6 +20,7 @@
 
 #include <QLabel>
 
+#include "flow_layout.h"
 #include "runs/runs_filter_model.h"
 #include "runs/runs_table_model.h"
 #include "store_poller.h"
@@ -52,7 +53,7 @@ RunsBrowser::RunsBrowser(StorePoller* poller, QWidget* parent) : QWidget(parent)
 
 QWidget* RunsBrowser::makeButtons() {
   auto* row = new QWidget;
-  auto* buttons = new QHBoxLayout(row);
+  auto* buttons = new FlowLayout(row);  // wraps on narrow windows instead of widening them
   buttons->setContentsMargins(0, 0, 0, 0);
   auto add = [&](const QString& text, const QString& tip, auto&& onClick) {
     auto* b = new QPushButton(text);
@@ -106,7 +107,6 @@ QWidget* RunsBrowser::makeButtons() {
       [this] { revealCheckpointsOfSelected(); });
   add(tr("Delete…"), tr("Delete the selected runs and their metrics (asks first, lists them)"),
       [this] { confirmDeleteOfSelected(); });
-  buttons->addStretch(1);
   return row;
 }
 

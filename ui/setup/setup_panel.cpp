@@ -62,6 +62,14 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
   applyPreset(QStringLiteral("cpu-demo"));
 }
 
+QSize SetupPanel::sizeHint() const {
+  const QMargins outer = layout()->contentsMargins();
+  const int width = m_scroll->widget()->minimumSizeHint().width() +
+                    m_scroll->verticalScrollBar()->sizeHint().width() + 2 * m_scroll->frameWidth() +
+                    outer.left() + outer.right();
+  return {width, QWidget::sizeHint().height()};
+}
+
 bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Wheel) {
     auto* w = qobject_cast<QWidget*>(watched);

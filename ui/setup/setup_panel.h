@@ -68,6 +68,9 @@ class SetupPanel : public QWidget {
   QString presetDescription() const;
   /// Launches what the form says (as the Launch button; nothing when invalid).
   void launch();
+  /// Wide enough for every field without a horizontal scroll bar (the window's first width
+  /// for the set-up dock).
+  QSize sizeHint() const override;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
