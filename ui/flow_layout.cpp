@@ -28,7 +28,9 @@ int FlowLayout::heightForWidth(int width) const { return arrange(QRect(0, 0, wid
 
 QSize FlowLayout::minimumSize() const {
   QSize size;
-  for (const auto* item : m_items) size = size.expandedTo(item->minimumSize());
+  for (const auto* item : m_items) {
+    if (!item->isEmpty()) size = size.expandedTo(item->minimumSize());
+  }
   const QMargins m = contentsMargins();
   return size + QSize(m.left() + m.right(), m.top() + m.bottom());
 }
@@ -36,6 +38,7 @@ QSize FlowLayout::minimumSize() const {
 QSize FlowLayout::sizeHint() const {  // everything on one line
   int width = 0, height = 0;
   for (const auto* item : m_items) {
+    if (item->isEmpty()) continue;  // a hidden widget takes no room
     width += item->sizeHint().width() + (width > 0 ? gap() : 0);
     height = std::max(height, item->sizeHint().height());
   }
@@ -51,13 +54,16 @@ void FlowLayout::setGeometry(const QRect& rect) {
 int FlowLayout::gap() const {
   if (m_spacing >= 0) return m_spacing;
   const QWidget* owner = parentWidget();
-  return owner ? owner->style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing, nullptr, owner) : 6;
+  const int styled =
+      owner ? owner->style()->pixelMetric(QStyle::PM_LayoutHorizontalSpacing, nullptr, owner) : -1;
+  return styled >= 0 ? styled : 6;  // styles that leave it to the layout say -1
 }
 
 int FlowLayout::arrange(const QRect& rect, bool place) const {
   const QRect area = rect.marginsRemoved(contentsMargins());
   int x = area.x(), y = area.y(), lineHeight = 0;
   for (auto* item : m_items) {
+    if (item->isEmpty()) continue;
     const QSize size = item->sizeHint();
     if (x > area.x() && x + size.width() > area.right() + 1) {  // next line
       x = area.x();

@@ -1,5 +1,6 @@
 // FlowLayout (ui/flow_layout.h): one line when there is room, a new line where the next widget
-// would not fit, and a minimum width of the widest widget instead of all of them.
+// would not fit, hidden widgets skipped, and a minimum width of the widest widget instead of
+// all of them.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -50,6 +51,14 @@ TEST(FlowLayout, OneLineWhereThereIsRoomAndNewLinesWhereNot) {
   }
   EXPECT_EQ(r.flow->heightForWidth(330), 66);
   EXPECT_EQ(r.flow->heightForWidth(50), 6 * 30 + 5 * 6);  // one a line
+}
+
+TEST(FlowLayout, HiddenWidgetsTakeNoRoom) {
+  Row r;
+  r.buttons[1]->hide();
+  r.showAt(700);
+  EXPECT_EQ(r.buttons[2]->geometry().topLeft(), QPoint(106, 0));
+  EXPECT_EQ(r.flow->sizeHint().width(), 5 * 100 + 4 * 6);
 }
 
 TEST(FlowLayout, AsksForTheWidestWidgetNotForAllOfThem) {
