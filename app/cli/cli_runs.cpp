@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "text_table.h"
 
 namespace depthlab::cli {
 
@@ -15,17 +16,15 @@ store::RunInfo requireRun(store::RunStore& s, int64_t id) {
 }
 
 void printRunTable(const std::vector<store::RunInfo>& runs) {
-  std::cout << std::left << std::setw(5) << "ID" << std::setw(28) << "NAME" << std::setw(14)
-            << "SCHEME" << std::setw(10) << "STATUS" << std::setw(16) << "GROUP"
-            << std::setw(20) << "CREATED" << "TAGS\n";
+  std::vector<std::vector<std::string>> rows;
   for (const auto& r : runs) {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
-    std::cout << std::left << std::setw(5) << r.id << std::setw(28) << r.name.substr(0, 27)
-              << std::setw(14) << r.scheme << std::setw(10) << store::toString(r.status)
-              << std::setw(16) << r.groupName.substr(0, 15) << std::setw(20)
-              << formatTime(r.createdAt) << tags << "\n";
+    rows.push_back({std::to_string(r.id), r.name, r.scheme, store::toString(r.status), r.groupName,
+                    formatTime(r.createdAt), tags});
   }
+  std::cout << formatTextTable({"ID", "NAME", "SCHEME", "STATUS", "GROUP", "CREATED", "TAGS"},
+                               rows);
   if (runs.empty()) std::cout << "(no runs yet)\n";
 }
 
