@@ -28,6 +28,40 @@ void printRunTable(const std::vector<store::RunInfo>& runs) {
   if (runs.empty()) std::cout << "(no runs yet)\n";
 }
 
+// The stored config as readable lines: one section a line ("  model    dFF=172  dModel=64 ..."),
+// wrapped at 100 columns; the raw JSON where it does not parse (`--json` always has it whole).
+std::string configSummary(const std::string& configJson) {
+  const auto j = nlohmann::json::parse(configJson, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "  config   " + configJson + "\n";
+  auto text = [](const nlohmann::json& v) {
+    return v.is_string() ? v.get<std::string>() : v.dump();
+  };
+  std::string out = "  config\n";
+  for (const auto& [section, value] : j.items()) {
+    std::vector<std::string> items;
+    if (value.is_object()) {
+      for (const auto& [k, v] : value.items()) items.push_back(k + "=" + text(v));
+    } else {
+      items.push_back(text(value));
+    }
+    std::string line = "    " + section;
+    line.append(line.size() < 14 ? 14 - line.size() : 1, ' ');
+    const size_t indent = line.size();
+    size_t lineStart = 0;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0 && line.size() - lineStart + 2 + items[i].size() > 100) {
+        line += "\n" + std::string(indent, ' ');
+        lineStart = line.size() - indent;
+      } else if (i > 0) {
+        line += "  ";
+      }
+      line += items[i];
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 // `runs show ID`: the run's row, config, latest scalars, checkpoints and events.
 void showRun(const GlobalOptions& g, int64_t id) {
   auto s = openStoreToRead(g);
@@ -60,7 +94,7 @@ void showRun(const GlobalOptions& g, int64_t id) {
     std::cout << "\n";
   }
   if (!r.notes.empty()) std::cout << "  notes    " << r.notes << "\n";
-  std::cout << "  config   " << r.configJson << "\n";
+  std::cout << configSummary(r.configJson);
   for (const auto& [k, p] : latest) {
     std::cout << "  " << std::left << std::setw(16) << k << p.value << "  (step " << p.step
               << ")\n";

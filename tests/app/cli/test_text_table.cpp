@@ -1,6 +1,9 @@
 // The terminal table of `runs list`: columns as wide as their widest cell, nothing cut, UTF-8
-// names lined up by code points; and `runs list` itself showing a default run name whole.
+// names lined up by code points; `runs list` showing a long run name whole and `runs show`
+// the config one section a line.
 #include <gtest/gtest.h>
+
+#include <sstream>
 
 #include "support/temp_dir.h"
 #include "text_table.h"
@@ -25,7 +28,7 @@ TEST(TextTable, WidthsCountCodePointsNotBytes) {
             "plain  2\n");
 }
 
-TEST(RunsList, ShowsADefaultRunNameAndGroupWhole) {
+TEST(RunsList, ShowsALongRunNameWholeAndRunsShowReadsTheConfigBySection) {
   test::TempDir dir;
   const std::string db = " --db " + dir.file("runs.db");
   std::string text;
@@ -40,4 +43,13 @@ TEST(RunsList, ShowsADefaultRunNameAndGroupWhole) {
   ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + db + " runs list 2>&1", &out), 0);
   EXPECT_NE(out.find("a-rather-long-group-name-20261204 pre_ln"), std::string::npos) << out;
   EXPECT_NE(out.find("  a-rather-long-group-name-20261204  "), std::string::npos) << out;
+  // runs show: the config one section a line, wrapped within 100 columns, not one JSON blob.
+  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + db + " runs show 1 2>&1", &out), 0);
+  EXPECT_NE(out.find("\n    model     "), std::string::npos) << out;
+  EXPECT_NE(out.find("nLayers=4"), std::string::npos) << out;
+  EXPECT_EQ(out.find("{\"data\""), std::string::npos) << out;
+  std::istringstream lines(out);
+  for (std::string l; std::getline(lines, l);) {
+    if (l.rfind("  checkpoint", 0) != 0) EXPECT_LE(l.size(), 100u) << l;
+  }
 }
