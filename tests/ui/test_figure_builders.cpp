@@ -177,6 +177,17 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportCompareAndTheHeatmaps
         EXPECT_FLOAT_EQ(whiskers[r]->data()->at(l).errorMinus, errorsOf[ids[r]][l]);
       }
     }
+    // Every whisker ends inside the frame with room to spare (it had ended on the frame,
+    // reading as cut off).
+    double top = 0;
+    for (size_t r = 0; r < 2; ++r) {
+      for (int l = 0; l < kLayers; ++l) {
+        top =
+            std::max(top, pointsOf(barsOf(p)[r])[l].second + whiskers[r]->data()->at(l).errorPlus);
+      }
+    }
+    const QCPRange y = p->yAxis->range();
+    EXPECT_GE(y.upper, top + 0.04 * (top - y.lower)) << y.upper << " vs " << top;
   }
   // Hovering the first run's bar of layer 2 names the layer, the delta and its error.
   bars->replot(QCustomPlot::rpImmediateRefresh);

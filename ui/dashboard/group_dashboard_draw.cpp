@@ -249,10 +249,7 @@ void GroupDashboard::drawCursorPanels() {
         line->setPen(QPen(QColor(192, 57, 43), 1, Qt::DashLine));
       }
     }
-    if (!userZoomed(p)) {
-      p->rescaleAxes();
-      p->xAxis->setRange(0.4, std::max(1, L) + 0.6);
-    }
+    if (!userZoomed(p)) figures::fitLayerBarAxes(p->xAxis, p->yAxis, L);
     if (p->legend->visible()) figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);
   };

@@ -251,9 +251,8 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
     }
     bars.push_back(std::move(b));
   }
-  const int L = figures::layerBars(plot->xAxis, plot->yAxis, bars);
-  plot->rescaleAxes();
-  plot->xAxis->setRange(0.4, L + 0.6);
+  figures::fitLayerBarAxes(plot->xAxis, plot->yAxis,
+                           figures::layerBars(plot->xAxis, plot->yAxis, bars));
 }
 
 void writeBytes(const QString& path, const QByteArray& bytes) {

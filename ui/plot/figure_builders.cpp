@@ -36,6 +36,19 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
   return L;
 }
 
+void fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers) {
+  x->setRange(0.4, std::max(1, layers) + 0.6);
+  y->rescale();  // bars from 0 and every error bar's ends
+  const QCPRange r = y->range();
+  if (y->scaleType() == QCPAxis::stLogarithmic) {
+    if (r.lower > 0 && r.upper > r.lower)
+      y->setRange(r.lower, r.upper * std::pow(r.upper / r.lower, 0.05));
+    return;
+  }
+  const double pad = 0.05 * (r.size() > 0 ? r.size() : std::max(1.0, std::abs(r.upper)));
+  y->setRange(r.lower < 0 ? r.lower - pad : r.lower, r.upper + pad);
+}
+
 QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>& errors,
                            const QPen& pen) {
   const bool anyError = std::any_of(errors.begin(), errors.end(), [](float e) { return std::isfinite(e); });

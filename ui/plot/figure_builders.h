@@ -45,8 +45,13 @@ QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>&
 
 /// Grouped bars: layer l (1..L) on x, one bar per series side by side within the group, in
 /// series order (an empty series keeps its slot). Returns L (the longest series); the caller
-/// sets the x range, 0.4 .. L + 0.6, unless the user zoomed.
+/// sets the ranges with fitLayerBarAxes unless the user zoomed.
 int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
+
+/// The ranges for layerBars' `layers` slots: x 0.4 .. L + 0.6; y over the bars and their error
+/// bars with 5% headroom above (and below where a delta is negative), so no whisker ends on
+/// the frame where it would read as cut off (log axes: 5% of the decades).
+void fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers);
 
 /// One curve per layer of `s` (layer 1..L coloured light to dark, as layerColor()), named
 /// "layer l", min/max-decimated to `columns` pixel columns over `window` (default: all steps;
