@@ -15,6 +15,7 @@
 #include <QFontMetricsF>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QTest>
 #include <QWheelEvent>
@@ -390,6 +391,25 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
   EXPECT_EQ(diagnosis->table(0)->item(0, 1)->text(), QStringLiteral("6"));
   EXPECT_EQ(diagnosis->table(0)->item(5, 1)->text(), QStringLiteral("1"));
   EXPECT_TRUE(diagnosis->summary(0).contains(QStringLiteral("ρ ="))) << diagnosis->summary(0).toStdString();
+  // In a narrower window every column stays in view (the tables had split the width between
+  // them, hiding Block Influence and effectiveness behind horizontal scroll bars): the tables
+  // stack instead, each as wide as its columns.
+  d->resize(1000, 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(d->width() == 1000, 2000);
+  QCoreApplication::processEvents();
+  for (int i = 0; i < 2; ++i) {
+    auto* t = diagnosis->table(i);
+    int columns = 0;
+    for (int c = 0; c < t->columnCount(); ++c) columns += t->columnWidth(c);
+    EXPECT_LE(columns, t->viewport()->width()) << "table " << i;
+    EXPECT_EQ(t->horizontalScrollBar()->maximum(), 0) << "table " << i;
+  }
+  const QRect first(diagnosis->table(0)->mapTo(diagnosis, QPoint(0, 0)),
+                    diagnosis->table(0)->size());
+  const QRect second(diagnosis->table(1)->mapTo(diagnosis, QPoint(0, 0)),
+                     diagnosis->table(1)->size());
+  EXPECT_FALSE(first.intersects(second));
+  EXPECT_LE(std::max(first.right(), second.right()), diagnosis->width());
 }
 
 TEST(DailyUseViews, ASingleSampleHeatmapShowsItsStepNotAZeroToOneAxis) {

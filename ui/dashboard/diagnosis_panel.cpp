@@ -2,13 +2,16 @@
 #include "dashboard/diagnosis_panel.h"
 
 #include <QGroupBox>
-#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+
+#include "flow_layout.h"
 
 namespace depthlab::ui {
 
@@ -23,7 +26,7 @@ DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
   help->setWordWrap(true);
   help->setStyleSheet(QStringLiteral("color: #555;"));
   outer->addWidget(help);
-  m_row = new QHBoxLayout;
+  m_row = new FlowLayout;
   outer->addLayout(m_row);
 }
 
@@ -39,6 +42,34 @@ namespace {
 
 QString cell(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("–"); }
 QString rankCell(double r) { return std::isfinite(r) ? QString::number(r, 'g', 3) : QStringLiteral("–"); }
+
+// A long header on two lines, broken at the space nearest its middle ("adjacent angular\n
+// distance"), so a column is as wide as its numbers rather than its name.
+QString header(const QString& label) {
+  if (label.size() <= 14) return label;
+  int best = -1;
+  for (int i = 0; i < label.size(); ++i) {
+    if (label[i] == QLatin1Char(' ') &&
+        (best < 0 || std::abs(i - label.size() / 2) < std::abs(best - label.size() / 2)))
+      best = i;
+  }
+  if (best < 0) return label;
+  QString two = label;
+  two[best] = QLatin1Char('\n');
+  return two;
+}
+
+// The table's size for all its columns and up to 12 rows (more scroll vertically).
+void fitTable(QTableWidget* t) {
+  t->resizeColumnsToContents();
+  int width = 2 * t->frameWidth() + t->verticalScrollBar()->sizeHint().width();
+  for (int c = 0; c < t->columnCount(); ++c) width += t->columnWidth(c);
+  const int rows = std::min(t->rowCount(), 12);
+  const int rowHeight = t->rowCount() > 0 ? t->rowHeight(0) : 0;
+  t->setMinimumWidth(width);
+  t->setMinimumHeight(std::max(
+      220, 2 * t->frameWidth() + t->horizontalHeader()->sizeHint().height() + rows * rowHeight));
+}
 
 }  // namespace
 
@@ -61,7 +92,7 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
     t->setMinimumHeight(220);
     v->addWidget(summary);
     v->addWidget(t, 1);
-    m_row->addWidget(box, 1);
+    m_row->addWidget(box);
     m_boxes.push_back(box);
     m_tables.push_back(t);
     m_summaries.push_back(summary);
@@ -88,7 +119,8 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
     }
     m_summaries[i]->setText(rho.join(QStringLiteral(" · ")));
     QStringList headers{tr("drop rank"), tr("layer"), tr("pruning Δ loss")};
-    for (const auto& p : d.proxies) headers << QString::fromStdString(p.label) << tr("rank");
+    for (const auto& p : d.proxies)
+      headers << header(QString::fromStdString(p.label)) << tr("rank");
     t->clear();
     t->setColumnCount(headers.size());
     t->setHorizontalHeaderLabels(headers);
@@ -105,7 +137,7 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
         t->setItem(r, c++, new QTableWidgetItem(rankCell(p.ranks[L])));
       }
     }
-    t->resizeColumnsToContents();
+    fitTable(t);
   }
 }
 

@@ -2,7 +2,9 @@
 // the measured single-layer pruning loss (most droppable first) beside the cheap proxies
 // (adjacent angular distance, Block Influence, effectiveness E_l) with their ranks, and each
 // proxy's Spearman rank correlation with the measured pruning: which proxy can be trusted at
-// this scale. Shows analysis::LayerDiagnosis values; computes nothing itself.
+// this scale. Each table asks for the width of all its columns; the runs' tables sit side by
+// side where they fit and stack where they do not (no column hidden behind a scroll bar).
+// Shows analysis::LayerDiagnosis values; computes nothing itself.
 #pragma once
 
 #include <QString>
@@ -13,8 +15,8 @@
 
 #include "analysis/layer_diagnosis.h"
 
-class QHBoxLayout;
 class QLabel;
+class QLayout;
 class QTableWidget;
 
 namespace depthlab::ui {
@@ -31,7 +33,7 @@ class DiagnosisPanel : public QWidget {
   int runCount() const { return static_cast<int>(m_tables.size()); }
 
  private:
-  QHBoxLayout* m_row = nullptr;
+  QLayout* m_row = nullptr;  // FlowLayout: side by side where they fit, else stacked
   std::vector<QTableWidget*> m_tables;
   std::vector<QLabel*> m_summaries;
   std::vector<QWidget*> m_boxes;
