@@ -388,3 +388,47 @@ TEST(FigureBuilders, LayerCurvesColourByLayerAndDecimateOnlyWhenAsked) {
   EXPECT_LE(decimated.graph(0)->data()->size(), 2 * (50 + 1));  // min and max per column
   EXPECT_GT(decimated.graph(0)->data()->size(), 0);
 }
+
+TEST(FigureBuilders, ADivergingScaleLeavesOutAFewCellsTenTimesAboveTheRest) {
+  int clipped = -1;
+  // Layer 1's delta in two runs (~2 nats) against hundredths for every other layer.
+  std::vector<double> deltas = {2.1, 2.35};
+  for (int i = 0; i < 46; ++i) deltas.push_back(0.001 * (i % 23 + 1) + 0.0005 * (i / 23));
+  EXPECT_DOUBLE_EQ(ui::figures::divergingColourLimit(deltas, &clipped), 0.0235);
+  EXPECT_EQ(clipped, 2);
+  // No gap of 10x: the largest value sets the scale.
+  EXPECT_DOUBLE_EQ(ui::figures::divergingColourLimit({3.0, 0.5, 0.4, 0.2, 0.1, 0.05}, &clipped),
+                   3.0);
+  EXPECT_EQ(clipped, 0);
+  // More than a tenth of the cells above the gap is a pattern, not an outlier: kept in range.
+  EXPECT_DOUBLE_EQ(
+      ui::figures::divergingColourLimit({2, 2, 2, 0.01, 0.01, 0.01, 0.01, 0.01}, &clipped), 2.0);
+  EXPECT_EQ(clipped, 0);
+  EXPECT_DOUBLE_EQ(ui::figures::divergingColourLimit({}, &clipped), 0.0);
+
+  // On a pruning-delta heatmap: the range leaves layer 1 out, the colour bar says so, hover keeps
+  // the true value.
+  store::LayerSeries s;
+  s.nLayers = 12;
+  s.steps = {100, 200};
+  for (int step = 0; step < 2; ++step) {
+    for (int l = 0; l < 12; ++l)
+      s.values.push_back(l == 0 ? 2.0f : 0.01f * static_cast<float>(l) - 0.05f);
+  }
+  QCustomPlot p;
+  auto h = ui::figures::layerHeatmap(p.xAxis, p.yAxis, s, 800, metrics::kPruneDelta);
+  ui::figures::shareColourRange({h});
+  EXPECT_NEAR(h.map->dataRange().upper, 0.06, 1e-6);
+  EXPECT_NEAR(h.map->dataRange().lower, -0.06, 1e-6);
+  auto* bar = ui::figures::heatmapColourBar(h.map, QStringLiteral("pruning delta (nats)"), 0, 1);
+  EXPECT_EQ(bar->label(), QStringLiteral("pruning delta (nats)\n2 cells beyond \u00b10.06"));
+  EXPECT_DOUBLE_EQ(h.map->data()->cell(0, 0), 2.0);
+  // Data without outliers: the whole range, a one-line label.
+  for (auto& v : s.values) v = std::min(v, 0.06f);
+  h = ui::figures::layerHeatmap(p.xAxis, p.yAxis, s, 800, metrics::kPruneDelta);
+  ui::figures::shareColourRange({h});
+  EXPECT_NEAR(h.map->dataRange().upper, 0.06, 1e-6);
+  EXPECT_EQ(
+      ui::figures::heatmapColourBar(h.map, QStringLiteral("pruning delta (nats)"), 0, 1)->label(),
+      QStringLiteral("pruning delta (nats)"));
+}

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
@@ -189,8 +190,21 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   }
   const ColourRule rule = colourRuleFor(maps.front().metric);
   auto type = QCPAxis::stLinear;
+  int clipped = 0;
   if (rule.diverging) {
-    const double m = std::max({std::abs(lo), std::abs(hi), 1e-12});
+    std::vector<double> magnitudes;
+    for (const auto& h : maps) {
+      auto* d = h.map->data();
+      for (int k = 0; k < d->keySize(); ++k) {
+        for (int v = 0; v < d->valueSize(); ++v) {
+          const double c = d->cell(k, v);
+          if (std::isfinite(c) && d->alpha(k, v) > 0) magnitudes.push_back(std::abs(c));
+        }
+      }
+    }
+    const double m =
+        std::max(1e-12, magnitudes.empty() ? std::max(std::abs(lo), std::abs(hi))
+                                           : divergingColourLimit(std::move(magnitudes), &clipped));
     lo = -m;
     hi = m;
   } else if (rule.logWhenSpread && lo > 0 && hi / lo >= 100) {
@@ -199,7 +213,24 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   for (const auto& h : maps) {
     h.map->setDataScaleType(type);
     h.map->setDataRange(QCPRange(lo, hi));
+    h.map->setProperty("depthlabClippedCells", clipped);
   }
+}
+
+double divergingColourLimit(std::vector<double> magnitudes, int* clipped) {
+  if (clipped) *clipped = 0;
+  if (magnitudes.empty()) return 0;
+  const size_t n = magnitudes.size(), most = n / 10;  // at most a tenth of the cells
+  const size_t top = std::min(n, most + 1);
+  std::partial_sort(magnitudes.begin(), magnitudes.begin() + static_cast<std::ptrdiff_t>(top),
+                    magnitudes.end(), std::greater<>());
+  for (size_t k = 1; k <= most && k < n; ++k) {
+    if (magnitudes[k] > 0 && magnitudes[k - 1] >= 10 * magnitudes[k]) {
+      if (clipped) *clipped = static_cast<int>(k);
+      return magnitudes[k];
+    }
+  }
+  return magnitudes.front();
 }
 
 QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
@@ -265,7 +296,13 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
     plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     bar->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   }
-  bar->setLabel(label);
+  const int clipped = map->property("depthlabClippedCells").toInt();
+  bar->setLabel(clipped > 0 ? label + QStringLiteral("\n%1 %2 beyond \u00b1%3")
+                                          .arg(clipped)
+                                          .arg(clipped == 1 ? QStringLiteral("cell")
+                                                            : QStringLiteral("cells"))
+                                          .arg(map->dataRange().upper, 0, 'g', 2)
+                            : label);
   if (map->colorScale() != bar) {
     const auto range = map->dataRange();
     const auto gradient = map->gradient();

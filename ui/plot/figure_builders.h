@@ -97,8 +97,16 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
 
 /// One colour scale across panels: every map gets the union of the ranges, symmetric about 0
 /// for a diverging metric, logarithmic where the rule asks and the values allow. Also for a
-/// single map (sets its range and scale type).
+/// single map (sets its range and scale type). A diverging scale leaves out a few extreme
+/// cells (see divergingColourLimit) and marks the maps so heatmapColourBar says so.
 void shareColourRange(const std::vector<Heatmap>& maps);
+
+/// The half-range of a diverging colour scale over `magnitudes` (|value| of every cell):
+/// the largest, unless at most a tenth of the cells stand 10x or more above all the others
+/// (removing the first block costs nats where removing a deep one costs hundredths: on a
+/// linear scale only layer 1 had a colour). Then the largest of the others, and
+/// `*clipped` (when given) the number of cells left at the scale's end colours.
+double divergingColourLimit(std::vector<double> magnitudes, int* clipped = nullptr);
 
 /// One run's losses for lossOverlay().
 struct LossRun {
@@ -129,7 +137,8 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
                         const LossStyle& style);
 
 /// A labelled colour bar for `map` at (row, column) of its plot's layout (reused when the plot
-/// has one): the heatmaps' scale, readable without a tooltip.
+/// has one): the heatmaps' scale, readable without a tooltip. Where shareColourRange clipped
+/// the scale, a second label line says at what ("N cells beyond ±R").
 QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row, int column);
 
 /// The colour bar that stands in for a per-layer legend (layer 1..L, the curves' colours),
