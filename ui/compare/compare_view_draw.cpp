@@ -259,7 +259,7 @@ void CompareView::drawDifference() {
     const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
     return std::vector<double>(v, v + s.nLayers);
   };
-  double maxAbs = 0;
+  std::vector<double> magnitudes;  // (columns x rows) |B - A| of every cell
   for (size_t i = 0; i < rowsOf.size(); ++i) {
     std::vector<double> pa = row(a, rowsOf[i].first), pb = row(b, rowsOf[i].second);
     if (relative) {
@@ -269,12 +269,17 @@ void CompareView::drawDifference() {
     for (int l = 0; l < rows; ++l) {
       const double d = pb[static_cast<size_t>(l)] - pa[static_cast<size_t>(l)];
       map->data()->setCell(static_cast<int>(i), l, d);
-      maxAbs = std::max(maxAbs, std::abs(d));
+      if (std::isfinite(d)) magnitudes.push_back(std::abs(d));
     }
   }
-  // Blue-white-red with white exactly at 0: the range is symmetric.
+  // Blue-white-red with white exactly at 0: the range is symmetric, a few outlying cells left
+  // out as on the dashboard's diverging maps (the colour bar says how many).
+  int clipped = 0;
+  const double limit =
+      std::max(figures::divergingColourLimit(std::move(magnitudes), &clipped), 1e-12);
   map->setGradient(divergingGradient());
-  map->setDataRange(QCPRange(-std::max(maxAbs, 1e-12), std::max(maxAbs, 1e-12)));
+  map->setDataRange(QCPRange(-limit, limit));
+  map->setProperty(figures::kClippedCellsProperty, clipped);
   figures::heatmapColourBar(map, tr("variance B − A"), 1, 1);
   m_diffTitle->setText(tr("variance: %1 minus %2%3")
                            .arg(labelOf(idB), labelOf(idA))

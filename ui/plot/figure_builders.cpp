@@ -213,7 +213,7 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   for (const auto& h : maps) {
     h.map->setDataScaleType(type);
     h.map->setDataRange(QCPRange(lo, hi));
-    h.map->setProperty("depthlabClippedCells", clipped);
+    h.map->setProperty(kClippedCellsProperty, clipped);
   }
 }
 
@@ -296,7 +296,7 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
     plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     bar->setMarginGroup(QCP::msBottom | QCP::msTop, group);
   }
-  const int clipped = map->property("depthlabClippedCells").toInt();
+  const int clipped = map->property(kClippedCellsProperty).toInt();
   bar->setLabel(clipped > 0 ? label + QStringLiteral("\n%1 %2 beyond \u00b1%3")
                                           .arg(clipped)
                                           .arg(clipped == 1 ? QStringLiteral("cell")

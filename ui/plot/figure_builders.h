@@ -107,6 +107,8 @@ void shareColourRange(const std::vector<Heatmap>& maps);
 /// linear scale only layer 1 had a colour). Then the largest of the others, and
 /// `*clipped` (when given) the number of cells left at the scale's end colours.
 double divergingColourLimit(std::vector<double> magnitudes, int* clipped = nullptr);
+/// The colour map property holding divergingColourLimit's count (read by heatmapColourBar).
+inline constexpr char kClippedCellsProperty[] = "depthlabClippedCells";
 
 /// One run's losses for lossOverlay().
 struct LossRun {
