@@ -204,7 +204,9 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--micro-batch", a.microBatch,
                     "Sequences per micro-batch (the global batch stays; default on a GPU for "
                     "the paper presets: as many as free memory allows)");
-  train->add_option("--config", a.configFile, "Experiment config JSON (overrides the preset)");
+  train->add_option("--config", a.configFile,
+                    "Experiment config JSON; its keys override the preset's (--preset, else the "
+                    "one the file names): a partial file changes only what it names");
   train->add_option("--name", a.name, "Group name");
   train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
   train->add_option("--checkpoint-minutes", a.checkpointMinutes,
@@ -226,7 +228,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     }
     experiment::ExperimentConfig c;
     if (!a.configFile.empty()) {
-      c = experiment::loadConfigFile(a.configFile);
+      c = experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
     } else {
       auto p = experiment::presetConfig(a.preset);
       if (!p) {

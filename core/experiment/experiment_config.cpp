@@ -100,8 +100,8 @@ json toJson(const ExperimentConfig& c) {
   return j;
 }
 
-ExperimentConfig configFromJson(const json& j) {
-  ExperimentConfig c;
+ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
+  ExperimentConfig c = base;
   const json empty = json::object();
   SectionReader top(j, "");
   top.read("preset", c.preset);
@@ -121,13 +121,18 @@ ExperimentConfig configFromJson(const json& j) {
   return c;
 }
 
-ExperimentConfig loadConfigFile(const std::string& path) {
+json readConfigJson(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot read config file '" + path + "'");
   json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ConfigError("config file '" + path + "' is not valid JSON");
+  return j;
+}
+
+ExperimentConfig loadConfigFile(const std::string& path, const ExperimentConfig& base) {
+  const json j = readConfigJson(path);
   try {
-    return configFromJson(j);
+    return configFromJson(j, base);
   } catch (const ConfigError& e) {
     throw ConfigError(path + ": " + e.what());
   }

@@ -58,9 +58,12 @@ extern const std::vector<std::string> kSchemes;
 extern const std::vector<std::string> kLnsPlacements;
 
 nlohmann::json toJson(const ExperimentConfig& c);
-/// Missing keys keep their defaults; unknown keys and wrong types throw ConfigError.
-ExperimentConfig configFromJson(const nlohmann::json& j);
-ExperimentConfig loadConfigFile(const std::string& path);
+/// Missing keys keep `base`'s values (the defaults unless given); unknown keys and wrong types
+/// throw ConfigError.
+ExperimentConfig configFromJson(const nlohmann::json& j, const ExperimentConfig& base = {});
+ExperimentConfig loadConfigFile(const std::string& path, const ExperimentConfig& base = {});
+/// A config file's JSON; ConfigError naming the file when it cannot be read or is not JSON.
+nlohmann::json readConfigJson(const std::string& path);
 void saveConfigFile(const ExperimentConfig& c, const std::string& path);
 
 struct ConfigIssue {

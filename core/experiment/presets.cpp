@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "model/block_plan.h"
 
 namespace depthlab::experiment {
@@ -94,6 +96,27 @@ std::vector<std::string> presetNames() {
   std::vector<std::string> names;
   for (const auto& p : presets()) names.push_back(p.name);
   return names;
+}
+
+ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string& preset) {
+  const auto j = readConfigJson(path);
+  std::optional<ExperimentConfig> base;
+  if (!preset.empty()) {
+    base = presetConfig(preset);
+    if (!base) {
+      std::string known;
+      for (const auto& n : presetNames()) known += " " + n;
+      throw ConfigError("unknown preset '" + preset + "' (known:" + known + ")");
+    }
+  } else if (auto named = j.find("preset");
+             j.is_object() && named != j.end() && named->is_string()) {
+    base = presetConfig(named->get<std::string>());
+  }
+  try {
+    return configFromJson(j, base.value_or(ExperimentConfig{}));
+  } catch (const ConfigError& e) {
+    throw ConfigError(path + ": " + e.what());
+  }
 }
 
 int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const SchemeOptions& o) {

@@ -22,6 +22,12 @@ const std::vector<Preset>& presets();
 std::optional<ExperimentConfig> presetConfig(const std::string& name);
 std::vector<std::string> presetNames();
 
+/// A config file layered onto a preset: the keys the file has win, every other value comes from
+/// `preset` when not empty (unknown: ConfigError naming the known ones), else from the preset
+/// the file names in its "preset" key when that is a known one, else from the defaults. A
+/// partial file ({"model": {"nLayers": 12}}) changes only what it names.
+ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string& preset = "");
+
 /// Parameters of the model: 2*V*d + L*(4d^2 + 3*d*d_ff + 2d) + d (untied, no biases), plus the
 /// extras a scheme adds (sandwich norms, skipinit/layerscale scales, lns_learnable gates).
 int64_t parameterCount(const ModelConfig& m, const std::string& scheme = "pre_ln",

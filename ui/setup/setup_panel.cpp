@@ -410,7 +410,7 @@ void SetupPanel::saveTo(const QString& path) const {
 }
 
 void SetupPanel::loadFrom(const QString& path) {
-  setConfig(experiment::loadConfigFile(path.toStdString()));
+  setConfig(experiment::loadConfigOverPreset(path.toStdString()));
 }
 
 }  // namespace depthlab::ui

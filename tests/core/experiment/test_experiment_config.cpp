@@ -136,3 +136,50 @@ TEST(Presets, ParameterCountMatchesTheModel) {
   EXPECT_EQ(parameterCount(m, "pre_ln", o) - parameterCount(m, "pre_ln"),
             2LL * m.nLayers * m.dModel);
 }
+
+TEST(ExperimentConfig, APartialConfigFileChangesOnlyWhatItNamesOverThePreset) {
+  depthlab::test::TempDir dir;
+  depthlab::test::writeFile(dir.file("part.json"),
+                            R"({"model": {"nLayers": 6}, "optim": {"lr": 0.01}})");
+  const auto tiny = *presetConfig("tiny");
+  // Over an explicit preset: its values, the file's two keys.
+  auto c = loadConfigOverPreset(dir.file("part.json"), "tiny");
+  EXPECT_EQ(c.model.nLayers, 6);
+  EXPECT_DOUBLE_EQ(c.optim.lr, 0.01);
+  EXPECT_EQ(c.model.dModel, tiny.model.dModel);
+  EXPECT_EQ(c.optim.steps, tiny.optim.steps);
+  EXPECT_EQ(c.preset, "tiny");
+  // The preset the file names, when none is given; the explicit one wins over it.
+  depthlab::test::writeFile(dir.file("named.json"),
+                            R"({"preset": "cpu-demo", "model": {"nLayers": 6}})");
+  EXPECT_EQ(loadConfigOverPreset(dir.file("named.json")).model.dModel,
+            presetConfig("cpu-demo")->model.dModel);
+  EXPECT_EQ(loadConfigOverPreset(dir.file("named.json"), "tiny").model.dModel, tiny.model.dModel);
+  // No preset anywhere (or one that is not known): the defaults, as loadConfigFile.
+  depthlab::test::writeFile(dir.file("custom.json"),
+                            R"({"preset": "mine", "model": {"nLayers": 6}})");
+  EXPECT_EQ(toJson(loadConfigOverPreset(dir.file("custom.json"))),
+            toJson(loadConfigFile(dir.file("custom.json"))));
+  EXPECT_EQ(toJson(loadConfigOverPreset(dir.file("part.json"))),
+            toJson(loadConfigFile(dir.file("part.json"))));
+  // A complete file (what Save writes) loads the same over any preset.
+  auto full = *presetConfig("cpu-demo");
+  full.model.nLayers = 9;
+  saveConfigFile(full, dir.file("full.json"));
+  EXPECT_EQ(toJson(loadConfigOverPreset(dir.file("full.json"), "tiny")), toJson(full));
+  // Errors name the preset or the file.
+  try {
+    loadConfigOverPreset(dir.file("part.json"), "tinyy");
+    ADD_FAILURE() << "no error for an unknown preset";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown preset 'tinyy'"), std::string::npos) << e.what();
+  }
+  depthlab::test::writeFile(dir.file("bad.json"), R"({"model": {"nLayerz": 6}})");
+  try {
+    loadConfigOverPreset(dir.file("bad.json"), "tiny");
+    ADD_FAILURE() << "no error for an unknown key";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("model.nLayerz"), std::string::npos) << e.what();
+  }
+}
