@@ -206,6 +206,29 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   run = store.run(runId);
   ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
+  if (chosen.info.step >= config.optim.steps) {
+    // Nothing to train: say so, with the run's own last numbers (not a fresh trainer's zeros),
+    // before any data or weights are loaded.
+    GroupResult done;
+    done.groupName = run->groupName;
+    MemberProgress p;
+    p.runId = runId;
+    p.scheme = run->scheme;
+    p.status = run->status;
+    p.step = chosen.info.step;
+    const auto latest = store.latestScalars(runId);
+    if (auto it = latest.find(metrics::kLossTrain); it != latest.end())
+      p.lossTrain = it->second.value;
+    if (auto it = latest.find(metrics::kLossVal); it != latest.end()) p.lossVal = it->second.value;
+    done.members.push_back(p);
+    if (options.onNotice) {
+      options.onNotice("run " + std::to_string(runId) + " has trained all its " +
+                       std::to_string(config.optim.steps) +
+                       " steps (its newest checkpoint is step " + std::to_string(chosen.info.step) +
+                       "); nothing to resume");
+    }
+    return done;
+  }
   const torch::Device device = options.dist ? options.dist->device() : train::resolveDevice(config.run.device);
   if (options.dist) {
     nlohmann::json j;
@@ -243,11 +266,6 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
                 std::nullopt};
   GroupResult result;
   result.groupName = run->groupName;
-  if (chosen.info.step >= config.optim.steps) {
-    result.members.push_back(m.progress);
-    result.members.back().status = run->status;
-    return result;
-  }
   if (options.dist) {  // the other ranks load the same checkpoint, sent through the group
     std::ifstream in(chosen.info.path, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -2,6 +2,8 @@
 // divergence, stop-and-resume through checkpoints, bad data rejected before any run exists.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -133,6 +135,32 @@ TEST(RunGroup, StopCheckpointsThenResumeFinishesWithTheSameLosses) {
   for (size_t i = 0; i < loss.size(); ++i) {
     EXPECT_EQ(loss[i].value, refLoss[i].value) << "step " << i;
   }
+}
+
+TEST(RunGroup, ResumingAFinishedRunSaysSoWithItsOwnLossesAndLoadsNothing) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.schemes = {"pre_ln"};
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  const auto first = experiment::runGroup(c, store, o);
+  const int64_t id = first.members[0].runId;
+  ASSERT_EQ(store.run(id)->status, store::RunStatus::Finished);
+  std::filesystem::remove(c.data.corpus);  // nothing may need the corpus now
+  std::vector<std::string> notices;
+  o.onNotice = [&](const std::string& n) { notices.push_back(n); };
+  const auto again = experiment::resumeRun(id, store, o);
+  ASSERT_EQ(again.members.size(), 1u);
+  const auto& m = again.members[0];
+  EXPECT_EQ(m.status, store::RunStatus::Finished);
+  EXPECT_EQ(m.step, c.optim.steps);
+  EXPECT_DOUBLE_EQ(m.lossTrain, first.members[0].lossTrain);  // had been 0
+  ASSERT_TRUE(m.lossVal.has_value());
+  EXPECT_DOUBLE_EQ(*m.lossVal, *first.members[0].lossVal);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("nothing to resume"), std::string::npos) << notices[0];
+  EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
 }
 
 TEST(RunGroup, StopRequestedThroughTheStoreStopsTheRun) {
