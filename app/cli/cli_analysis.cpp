@@ -9,6 +9,7 @@
 #include "experiment/run_report.h"
 #include "hf/hf_import.h"
 #include "hf/model_analysis.h"
+#include "store/metric_catalogue.h"
 
 namespace depthlab::cli {
 
@@ -142,11 +143,26 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       std::printf("\n");
     }
     for (const auto& r : reports) {
-      if (!r.missing.empty()) {
-        std::printf("run %lld lacks:", static_cast<long long>(r.runId));
-        for (const auto& m : r.missing) std::printf(" %s", m.c_str());
-        std::printf(" (run `depthlab-cli analyze --run %lld` to compute probes)\n",
-                    static_cast<long long>(r.runId));
+      // Probes come from `analyze`; a validation loss only from training (`eval` prints a
+      // model's loss on a text, which is not the run's validation split).
+      std::string probes;
+      bool noValLoss = false;
+      for (const auto& m : r.missing) {
+        if (m == metrics::kLossVal)
+          noValLoss = true;
+        else
+          probes += " " + m;
+      }
+      const auto id = static_cast<long long>(r.runId);
+      if (!probes.empty()) {
+        std::printf("run %lld lacks:%s (run `depthlab-cli analyze --run %lld` to compute them)\n",
+                    id, probes.c_str(), id);
+      }
+      if (noValLoss) {
+        std::printf(
+            "run %lld has no validation loss (runs measure it while they train; "
+            "`depthlab-cli eval --run %lld --corpus TEXT` prints a model's loss on a text)\n",
+            id, id);
       }
     }
     std::printf("Angular distance and pruning at small scale may run opposite to the paper, whose\n"
