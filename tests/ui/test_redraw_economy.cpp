@@ -333,6 +333,57 @@ TEST(RedrawEconomy, CompareOfRunsProbedAtOtherStepsDiffersTheRowsNearestEachColu
   EXPECT_TRUE(v.differenceTitle().contains(QStringLiteral("share no steps"))) << v.differenceTitle().toStdString();
 }
 
+TEST(RedrawEconomy, CompareDiffersAnImportedSnapshotFromATrainedRunsLatestProbe) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("snapshot.db"));
+  constexpr int kLayers = 3;
+  std::vector<int64_t> ids;
+  for (const char* name : {"trained", "imported", "trained again"}) {
+    store::NewRun nr;
+    nr.name = name;
+    nr.groupName = name;
+    nr.scheme = "pre_ln";
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    if (ids.size() != 1) {  // probed from an untrained step 0 to step 300
+      for (int step = 0; step <= 300; step += 25) {
+        b.layer(step, metrics::kVariance,
+                std::vector<float>(kLayers, 0.01f * static_cast<float>(step)));
+      }
+    } else {  // a model probed once, outside any training: its "step 0"
+      b.layer(0, metrics::kVariance, {3.5f, 3.0f, 2.0f});
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  ui::CompareView v(s, ids);
+  v.setDifferencePair(ids[1], ids[0]);  // trained minus imported
+  auto* plot = v.plots().at(QStringLiteral("difference"));
+  QCPColorMap* map = nullptr;
+  for (int i = 0; i < plot->plottableCount() && !map; ++i)
+    map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+  ASSERT_NE(map, nullptr);
+  // One column: the trained run's latest probe (step 300) minus the snapshot, not its
+  // untrained step 0 (which had given -3.5, -3, -2).
+  ASSERT_EQ(map->data()->keySize(), 1);
+  EXPECT_DOUBLE_EQ(map->data()->cell(0, 0), 3.0 - 3.5);
+  EXPECT_DOUBLE_EQ(map->data()->cell(0, 1), 3.0 - 3.0);
+  EXPECT_DOUBLE_EQ(map->data()->cell(0, 2), 3.0 - 2.0);
+  auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  ASSERT_FALSE(ticker.isNull());
+  ASSERT_EQ(ticker->ticks().size(), 1);
+  EXPECT_EQ(ticker->ticks().first(), QStringLiteral("latest: step 300 and snapshot"));
+  // Two trained runs again: their course over the steps, on a step axis.
+  v.setDifferencePair(ids[0], ids[2]);
+  map = nullptr;
+  for (int i = 0; i < plot->plottableCount() && !map; ++i)
+    map = qobject_cast<QCPColorMap*>(plot->plottable(i));
+  ASSERT_NE(map, nullptr);
+  EXPECT_EQ(map->data()->keySize(), 13);
+  EXPECT_TRUE(plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull());
+  EXPECT_EQ(plot->xAxis->label(), QStringLiteral("step"));
+}
+
 TEST(RedrawEconomy, APanelOutOfViewReplotsWhenItComesIntoView) {
   QScrollArea area;
   area.resize(420, 220);  // the first panel (260 px) fills the view

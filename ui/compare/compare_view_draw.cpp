@@ -229,12 +229,16 @@ void CompareView::drawDifference() {
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
+  // A run probed once (an imported model: a snapshot, its "step 0" is not training's) has no
+  // course to line up with: the difference is then of the two runs' latest probes, one column
+  // (it had set a trained run's untrained step 0 against the imported model).
+  const bool snapshot = a.steps.size() == 1 || b.steps.size() == 1;
   // Columns evenly spaced over the steps both runs span, as many as the fewer rows either run
   // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,
   // picked as the heatmaps pick theirs. Runs probed at the same steps (one cadence) show the
   // same step on both sides; otherwise the nearest each has.
-  const int64_t first = std::max(a.steps.front(), b.steps.front());
-  const int64_t last = std::min(a.steps.back(), b.steps.back());
+  const int64_t first = snapshot ? 0 : std::max(a.steps.front(), b.steps.front());
+  const int64_t last = snapshot ? 0 : std::min(a.steps.back(), b.steps.back());
   if (first > last) {
     m_diffTitle->setText(tr("%1 and %2 share no steps").arg(labelOf(idA), labelOf(idB)));
     replotWhenShown(p);
@@ -244,17 +248,24 @@ void CompareView::drawDifference() {
   auto rowsWithin = [&](const std::vector<int64_t>& s) {
     return std::upper_bound(s.begin(), s.end(), last) - std::lower_bound(s.begin(), s.end(), first);
   };
-  const int columns = static_cast<int>(std::max<ptrdiff_t>(
-      1, std::min<ptrdiff_t>({rowsWithin(a.steps), rowsWithin(b.steps), kHeatmapColumns})));
+  const int columns =
+      snapshot
+          ? 1
+          : static_cast<int>(std::max<ptrdiff_t>(
+                1,
+                std::min<ptrdiff_t>({rowsWithin(a.steps), rowsWithin(b.steps), kHeatmapColumns})));
   std::vector<std::pair<size_t, size_t>> rowsOf;  // (columns) the row of A and of B it shows
-  for (int c = 0; c < columns; ++c) {
+  if (snapshot) rowsOf.emplace_back(a.steps.size() - 1, b.steps.size() - 1);
+  for (int c = 0; c < columns && !snapshot; ++c) {
     const double x = columns > 1 ? x0 + (x1 - x0) * c / (columns - 1) : x0;
     rowsOf.emplace_back(nearestStepIndex(a.steps, x), nearestStepIndex(b.steps, x));
   }
   auto* map = new QCPColorMap(p->xAxis, p->yAxis);
   map->setInterpolate(false);
   map->data()->setSize(columns, rows);
-  map->data()->setRange(QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, rows));
+  // (a single column spans exactly the data's key range: a snapshot's is centred on its tick)
+  map->data()->setRange(snapshot ? QCPRange(-0.5, 0.5) : QCPRange(x0, x1 > x0 ? x1 : x0 + 1),
+                        QCPRange(1, rows));
   auto row = [](const store::LayerSeries& s, size_t k) {  // (L) row k's values
     const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
     return std::vector<double>(v, v + s.nLayers);
@@ -284,7 +295,20 @@ void CompareView::drawDifference() {
   m_diffTitle->setText(tr("variance: %1 minus %2%3")
                            .arg(labelOf(idB), labelOf(idA))
                            .arg(relative ? tr(" (relative depth)") : QString()));
-  p->xAxis->setLabel(tr("step"));
+  if (snapshot) {  // one column: "latest", each run's step named below it
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    auto stepOf = [](const store::LayerSeries& s) {
+      return s.steps.size() == 1 ? QStringLiteral("snapshot")
+                                 : QStringLiteral("step %1").arg(s.steps.back());
+    };
+    ticker->addTick(0, tr("latest: %1 and %2").arg(stepOf(b), stepOf(a)));
+    p->xAxis->setTicker(ticker);
+    p->xAxis->setLabel(QString());
+  } else {
+    if (p->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
+      p->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    p->xAxis->setLabel(tr("step"));
+  }
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
   figures::fitTitles(p);  // run names can make it wider than the panel
