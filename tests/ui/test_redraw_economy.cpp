@@ -344,6 +344,7 @@ TEST(RedrawEconomy, CompareDiffersAnImportedSnapshotFromATrainedRunsLatestProbe)
     nr.groupName = name;
     nr.scheme = "pre_ln";
     const int64_t id = s.createRun(nr);
+    if (ids.size() == 1) s.addTag(id, "imported");
     store::WriteBatch b;
     if (ids.size() != 1) {  // probed from an untrained step 0 to step 300
       for (int step = 0; step <= 300; step += 25) {
@@ -372,7 +373,7 @@ TEST(RedrawEconomy, CompareDiffersAnImportedSnapshotFromATrainedRunsLatestProbe)
   auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>();
   ASSERT_FALSE(ticker.isNull());
   ASSERT_EQ(ticker->ticks().size(), 1);
-  EXPECT_EQ(ticker->ticks().first(), QStringLiteral("latest: step 300 and snapshot"));
+  EXPECT_EQ(ticker->ticks().first(), QStringLiteral("latest: step 300 and imported"));
   // Two trained runs again: their course over the steps, on a step axis.
   v.setDifferencePair(ids[0], ids[2]);
   map = nullptr;

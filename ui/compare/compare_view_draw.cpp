@@ -297,11 +297,13 @@ void CompareView::drawDifference() {
                            .arg(relative ? tr(" (relative depth)") : QString()));
   if (snapshot) {  // one column: "latest", each run's step named below it
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    auto stepOf = [](const store::LayerSeries& s) {
-      return s.steps.size() == 1 ? QStringLiteral("snapshot")
-                                 : QStringLiteral("step %1").arg(s.steps.back());
+    auto stepOf = [](const Loaded& r, const store::LayerSeries& s) {
+      const auto& tags = r.info.tags;
+      return std::find(tags.begin(), tags.end(), "imported") != tags.end()
+                 ? QStringLiteral("imported")
+                 : QStringLiteral("step %1").arg(s.steps.back());
     };
-    ticker->addTick(0, tr("latest: %1 and %2").arg(stepOf(b), stepOf(a)));
+    ticker->addTick(0, tr("latest: %1 and %2").arg(stepOf(*runB, b), stepOf(*runA, a)));
     p->xAxis->setTicker(ticker);
     p->xAxis->setLabel(QString());
   } else {
