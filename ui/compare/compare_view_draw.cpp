@@ -229,10 +229,13 @@ void CompareView::drawDifference() {
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
-  // A run probed once (an imported model: a snapshot, its "step 0" is not training's) has no
-  // course to line up with: the difference is then of the two runs' latest probes, one column
-  // (it had set a trained run's untrained step 0 against the imported model).
-  const bool snapshot = a.steps.size() == 1 || b.steps.size() == 1;
+  // An imported model (tagged so; probed outside any training, its "step 0" is not
+  // training's) has no course to line up with: the difference is then of the two runs' latest
+  // probes, one column (it had set a trained run's untrained step 0 against the imported model).
+  auto imported = [](const Loaded& r) {
+    return std::find(r.info.tags.begin(), r.info.tags.end(), "imported") != r.info.tags.end();
+  };
+  const bool snapshot = imported(*runA) || imported(*runB);
   // Columns evenly spaced over the steps both runs span, as many as the fewer rows either run
   // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,
   // picked as the heatmaps pick theirs. Runs probed at the same steps (one cadence) show the
@@ -297,11 +300,9 @@ void CompareView::drawDifference() {
                            .arg(relative ? tr(" (relative depth)") : QString()));
   if (snapshot) {  // one column: "latest", each run's step named below it
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    auto stepOf = [](const Loaded& r, const store::LayerSeries& s) {
-      const auto& tags = r.info.tags;
-      return std::find(tags.begin(), tags.end(), "imported") != tags.end()
-                 ? QStringLiteral("imported")
-                 : QStringLiteral("step %1").arg(s.steps.back());
+    auto stepOf = [&](const Loaded& r, const store::LayerSeries& s) {
+      return imported(r) ? QStringLiteral("imported")
+                         : QStringLiteral("step %1").arg(s.steps.back());
     };
     ticker->addTick(0, tr("latest: %1 and %2").arg(stepOf(*runB, b), stepOf(*runA, a)));
     p->xAxis->setTicker(ticker);
