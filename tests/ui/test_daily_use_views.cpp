@@ -507,3 +507,22 @@ TEST(DailyUseViews, EveryPanelSavesItsDataAsCsv) {
   ASSERT_TRUE(ui::savePlotCsv(d->plots().at(QStringLiteral("loss")), QString::fromStdString(dir.file("loss.csv"))));
   EXPECT_NE(test::readFile(dir.file("loss.csv")).find("\"Pre-LN train\""), std::string::npos);
 }
+
+TEST(DailyUseViews, AnEmptyLegendIsHiddenUntilItHasEntries) {
+  // An imported model's loss and gradient panels have no curves: their legends had drawn an
+  // empty box in the corner.
+  QCustomPlot p;
+  p.resize(400, 300);
+  p.legend->setVisible(true);
+  ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
+  EXPECT_FALSE(p.legend->visible());
+  auto* g = p.addGraph();
+  g->setName(QStringLiteral("Pre-LN train"));
+  g->addData(0, 1);
+  g->addData(1, 2);
+  ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
+  EXPECT_TRUE(p.legend->visible());  // entries came: shown again
+  p.legend->setVisible(false);       // hidden by its owner: stays hidden
+  ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
+  EXPECT_FALSE(p.legend->visible());
+}

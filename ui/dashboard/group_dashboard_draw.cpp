@@ -250,7 +250,7 @@ void GroupDashboard::drawCursorPanels() {
       }
     }
     if (!userZoomed(p)) figures::fitLayerBarAxes(p->xAxis, p->yAxis, L);
-    if (p->legend->visible()) figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
+    figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);
   };
   for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {

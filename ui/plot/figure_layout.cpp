@@ -234,7 +234,22 @@ int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect) {
 
 bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   auto* legend = plot->legend;
-  if (!legend || !legend->visible() || legend->itemCount() == 0) return true;
+  if (!legend) return true;
+  // An empty legend is hidden (it drew an empty box: an imported model's loss and gradient
+  // panels) and shown again once it has entries; one its owner hid stays hidden.
+  constexpr const char* kHiddenEmpty = "depthlabLegendHiddenEmpty";
+  if (legend->itemCount() == 0) {
+    if (legend->visible()) {
+      legend->setVisible(false);
+      legend->setProperty(kHiddenEmpty, true);
+    }
+    return true;
+  }
+  if (!legend->visible()) {
+    if (!legend->property(kHiddenEmpty).toBool()) return true;
+    legend->setVisible(true);
+    legend->setProperty(kHiddenEmpty, false);
+  }
   auto* inset = rect->insetLayout();
   if (insetIndexOf(rect, legend) < 0) {  // bring it back inside (an earlier call moved it out)
     if (legend->layout()) legend->layout()->take(legend);
@@ -361,7 +376,7 @@ class PlotFitter : public QObject {
     }
     fitTitles(m_plot);
     fitTickLabels(m_plot);
-    if (m_plot->legend && m_plot->legend->visible()) placeLegend(m_plot, m_plot->axisRect(), LegendOutside::Right);
+    if (m_plot->legend) placeLegend(m_plot, m_plot->axisRect(), LegendOutside::Right);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
   }
   static constexpr const char* kFirstTickCount = "depthlabFirstTickCount";

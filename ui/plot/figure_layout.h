@@ -55,7 +55,8 @@ enum class LegendOutside { Below, Right };
 /// Puts the plot's legend in an inside corner of `rect` that covers no data (top right first);
 /// else makes room above the data (the value axis reaches higher) when the legend takes less
 /// than half the height; else moves it outside. Lays the plot out to measure (the caller
-/// replots). Returns true when inside.
+/// replots). Returns true when inside. A legend with no entries is hidden until it has some
+/// (a legend hidden by its owner is left hidden).
 bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside = LegendOutside::Below);
 /// The data points the legend's box covers now (0 when placed well).
 int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect);
