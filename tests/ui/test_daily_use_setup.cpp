@@ -389,3 +389,28 @@ TEST(DailyUse, TheLauncherOffersDataParallelRanksAndPassesThemToTheTrainer) {
   for (const auto& issue : w->setupPanel()->issues()) named = named || issue.field == "run.processes";
   EXPECT_TRUE(named);
 }
+
+TEST(DailyUse, AnImportedRunShowsNoTrainingFieldsInTheRunsTable) {
+  // Its config's seed, learning rate and corpus are the defaults, not facts about the model
+  // (it had shown LR 0.001 and corpus "default (KJV)").
+  store::RunInfo imported;
+  imported.id = 3;
+  imported.name = "back";
+  imported.scheme = "pre_ln";
+  imported.tags = {"imported"};
+  imported.configJson = experiment::toJson(*experiment::presetConfig("cpu-demo")).dump();
+  store::RunInfo trained = imported;
+  trained.id = 4;
+  trained.tags = {};
+  ui::RunsTableModel m;
+  m.resetRuns({imported, trained}, {}, {});
+  using M = ui::RunsTableModel;
+  for (int column : {M::Seed, M::Lr, M::Corpus, M::Steps, M::Tokens}) {
+    EXPECT_EQ(m.index(0, column).data().toString(), QStringLiteral("-"))
+        << M::columnName(column).toStdString();
+    EXPECT_NE(m.index(1, column).data().toString(), QStringLiteral("-"))
+        << M::columnName(column).toStdString();
+  }
+  EXPECT_EQ(m.index(0, M::Depth).data().toInt(), 24);  // the model's own shape stays
+  EXPECT_EQ(m.index(0, M::Params).data().toString(), m.index(1, M::Params).data().toString());
+}

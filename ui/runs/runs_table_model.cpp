@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "experiment/experiment_config.h"
@@ -41,6 +42,12 @@ bool RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
       row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
     } catch (const std::exception&) {
       row.corpus = QStringLiteral("(unreadable config)");
+    }
+    row.imported = std::find(r.tags.begin(), r.tags.end(), "imported") != r.tags.end();
+    if (row.imported) {  // its config's training fields are defaults, not facts about it
+      row.lr = 0;
+      row.corpus = QStringLiteral("-");
+      row.tokensPerStep = 0;
     }
     row.info = std::move(r);
     rows.push_back(std::move(row));
@@ -114,6 +121,10 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       case Id: return display ? QVariant(QStringLiteral("…")) : QVariant::fromValue<qlonglong>(1LL << 60);
       default: return display ? QVariant() : QVariant(0);
     }
+  }
+  if (row.imported &&
+      (index.column() == Seed || index.column() == Steps || index.column() == Tokens)) {
+    return display ? QVariant(QStringLiteral("-")) : QVariant(-1);
   }
   switch (index.column()) {
     case Id: return QVariant::fromValue<qlonglong>(r.id);

@@ -47,6 +47,7 @@ class RunsTableModel : public QAbstractTableModel {
     QString pendingStatus;  // a launch not in the store yet: what it is doing
     QString corpus;
     double tokensPerStep = 0;
+    bool imported = false;  // an imported model: no seed, learning rate, corpus or steps of ours
   };
   std::vector<Row> m_rows;
 };
