@@ -40,7 +40,9 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
 
   static int64_t evalRun = 0;
   static hf::EvalOptions evalOptions;
-  auto* ev = app.add_subcommand("eval", "Mean next-token loss and perplexity of a run's model on text");
+  auto* ev = app.add_subcommand("eval",
+                                "Mean next-token loss and perplexity of a run's model on text "
+                                "(default: a trained run's whole validation split)");
   ev->add_option("--run", evalRun, "Run id (trained or imported)")->required();
   auto* tokensOpt = ev->add_option("--tokens", evalOptions.text.tokensFile,
                                    "Token ids: whitespace-separated, one sequence per line");
@@ -53,9 +55,8 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
   ev->add_option("--device", evalOptions.device, "cpu, cuda or cuda:N")->capture_default_str();
   ev->add_option("--threads", evalOptions.threads, "CPU threads (0 = every core)")->capture_default_str();
   ev->callback([&g, ev] {
-    if (!ev->count("--tokens") && !ev->count("--corpus")) {
-      throw std::runtime_error("eval needs --tokens FILE or --corpus FILE");
-    }
+    // Neither: a trained run's own validation split, whole.
+    evalOptions.text.validationSplit = !ev->count("--tokens") && !ev->count("--corpus");
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
     auto r = hf::evaluateRun(s, evalRun, evalOptions);
     if (g.json) {

@@ -15,6 +15,7 @@
 #include "experiment/probe_schedule.h"
 #include "experiment/run_checkpoints.h"
 #include "experiment/run_config.h"
+#include "experiment/train_loop.h"
 #include "hf/hf_import.h"
 #include "hf/model_text.h"
 #include "train/checkpoint.h"
@@ -79,6 +80,26 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
 std::vector<std::vector<int32_t>> tokensFor(const LoadedModel& m, const TextInput& text,
                                             std::string& how) {
   const int vocab = m.config.model.vocabSize;
+  if (text.validationSplit) {
+    if (m.imported) {
+      throw HfModelError(
+          "an imported model has no validation split of ours: give a text (--corpus) "
+          "or token ids (--tokens)");
+    }
+    if (!text.corpus.empty() || !text.tokensFile.empty()) {
+      throw HfModelError("give a text, token ids or the validation split, not two of them");
+    }
+    experiment::ExperimentConfig c = m.config;
+    const data::TokenDataset split = experiment::loadDataset(c);  // the split training made
+    const uint64_t from = split.trainTokens(), n = split.valTokens();
+    std::vector<int64_t> tokens(n);
+    split.source().read(from, n, tokens.data());
+    how = "the run's validation split: tokens " + std::to_string(from) + "-" +
+          std::to_string(from + n) + " of " + split.source().describe();
+    std::vector<int32_t> ids(tokens.begin(), tokens.end());
+    checkIdsInVocab(ids, vocab, "the validation split");
+    return {std::move(ids)};
+  }
   if (text.corpus.empty() == text.tokensFile.empty()) {
     throw HfModelError("give either a text file (--corpus) or a tokens file (--tokens)");
   }

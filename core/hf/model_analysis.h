@@ -19,6 +19,9 @@ namespace depthlab::hf {
 struct TextInput {
   std::string corpus;
   std::string tokensFile;
+  /// Neither: a trained run's own validation split (the held-out tail of its corpus, as its
+  /// training split it), whole; an imported model has none.
+  bool validationSplit = false;
 };
 
 struct ModelAnalysisOptions {

@@ -176,6 +176,10 @@ TEST(HfImport, EvalMatchesTransformersLossAndAnalyzeStoresEveryProbe) {
   test::writeFile(dir.file("bad.txt"), "1 2 300\n");
   auto why = errorOf([&] { e.text.tokensFile = dir.file("bad.txt"); hf::evaluateRun(s, m.runId, e); });
   EXPECT_NE(why.find("token id 300, outside the model's 97-token vocabulary"), std::string::npos) << why;
+  hf::EvalOptions split;  // no text: an imported model has no validation split of ours
+  split.text.validationSplit = true;
+  why = errorOf([&] { hf::evaluateRun(s, m.runId, split); });
+  EXPECT_NE(why.find("no validation split"), std::string::npos) << why;
 
   hf::ModelAnalysisOptions a;
   a.text.tokensFile = dir.file("ids.txt");
