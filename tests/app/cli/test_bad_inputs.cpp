@@ -124,7 +124,7 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"import-hf architecture", " --db " + db() + " import-hf " + dir_->file("hf-gpt2"), {"GPT2LMHeadModel", "not supported"}},
       {"import-hf no weights", " --db " + db() + " import-hf " + dir_->file("hf-noweights"), {"model.safetensors"}},
       {"import-hf bad header", " --db " + db() + " import-hf " + dir_->file("hf-badweights"), {"model.safetensors", "malformed"}},
-      {"eval no text", " --db " + db() + " eval --run 1", {"--tokens", "--corpus"}},
+      {"eval batch 0", " --db " + db() + " eval --run 1 --batch 0", {"--batch"}},
       {"eval bad ids", " --db " + db() + " eval --run 1 --tokens " + dir_->file("ids-bad.txt"), {"ids-bad.txt", "line 1"}},
       {"eval absent run", " --db " + db() + " eval --run 999 --corpus " + C, {"999"}},
       {"analyze corpus on a trained run", " --db " + db() + " analyze --run 1 --corpus " + C, {"--corpus", "imported"}},
