@@ -526,3 +526,32 @@ TEST(DailyUseViews, AnEmptyLegendIsHiddenUntilItHasEntries) {
   ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
   EXPECT_FALSE(p.legend->visible());
 }
+
+TEST(DailyUseViews, AnAxisTitleTooLongForItsAxisGoesOnTwoLinesBeforeItIsElided) {
+  // A three-panel export's "output variance" had printed as "output var...". (Heights are
+  // close guesses: the axis rect is what fitAxisLabels measures.)
+  QCustomPlot p;
+  auto size = [&p](int w, int h) {  // a hidden plot takes its size from its viewport
+    p.resize(w, h);
+    p.setViewport(QRect(0, 0, w, h));
+  };
+  p.yAxis->setLabel(QStringLiteral("output variance"));
+  p.xAxis->setLabel(QStringLiteral("step"));
+  const QFontMetricsF fm(p.yAxis->labelFont(), &p);
+  const double oneLine = fm.horizontalAdvance(QStringLiteral("output variance"));
+  const double longerWord = std::max(fm.horizontalAdvance(QStringLiteral("output")),
+                                     fm.horizontalAdvance(QStringLiteral("variance")));
+  // An axis between the longer word and the whole title: two lines.
+  size(300, 300);
+  p.replot(QCustomPlot::rpImmediateRefresh);  // lays it out: the margins around the axis rect
+  const int margins = p.height() - p.axisRect()->height();
+  size(300, margins + static_cast<int>((oneLine + longerWord) / 2));
+  ui::figures::fitAxisLabels(&p);
+  ASSERT_LT(p.axisRect()->height(), oneLine) << "the test's axis is too tall";
+  EXPECT_EQ(p.yAxis->label(), QStringLiteral("output\nvariance"));
+  // Too short for either word: elided, one line.
+  size(300, margins + static_cast<int>(longerWord / 2));
+  ui::figures::fitAxisLabels(&p);
+  EXPECT_FALSE(p.yAxis->label().contains(QLatin1Char('\n'))) << p.yAxis->label().toStdString();
+  EXPECT_TRUE(p.yAxis->label().endsWith(QChar(0x2026))) << p.yAxis->label().toStdString();
+}

@@ -432,3 +432,27 @@ TEST(FigureBuilders, ADivergingScaleLeavesOutAFewCellsTenTimesAboveTheRest) {
       ui::figures::heatmapColourBar(h.map, QStringLiteral("pruning delta (nats)"), 0, 1)->label(),
       QStringLiteral("pruning delta (nats)"));
 }
+
+TEST(FigureBuilders, LayerCurvesOfOneProbeStepAreDotsAtThatStep) {
+  // An imported model (one probe): lines of one point drew nothing in the exported variance
+  // figure (the dashboard alone had made them dots).
+  store::LayerSeries s;
+  s.nLayers = 3;
+  s.steps = {0};
+  s.values = {1.0f, 2.0f, 3.0f};
+  QCustomPlot p;
+  EXPECT_DOUBLE_EQ(ui::figures::layerCurves(p.xAxis, p.yAxis, s, 1.0), 3.0);
+  ASSERT_EQ(p.graphCount(), 3);
+  for (int g = 0; g < 3; ++g)
+    EXPECT_EQ(p.graph(g)->scatterStyle().shape(), QCPScatterStyle::ssDisc);
+  auto ticks = p.xAxis->ticker().dynamicCast<QCPAxisTickerText>();
+  ASSERT_FALSE(ticks.isNull());
+  EXPECT_EQ(ticks->ticks().values(), QVector<QString>{QStringLiteral("0")});
+  // Several steps: lines, the default ticker back.
+  s.steps = {0, 10};
+  s.values = {1, 2, 3, 4, 5, 6};
+  QCustomPlot q;
+  ui::figures::layerCurves(q.xAxis, q.yAxis, s, 1.0);
+  EXPECT_EQ(q.graph(0)->scatterStyle().shape(), QCPScatterStyle::ssNone);
+  EXPECT_TRUE(q.xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull());
+}

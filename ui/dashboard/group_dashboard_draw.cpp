@@ -159,11 +159,6 @@ void GroupDashboard::drawLayerPanels() {
       double& top = curvesMax[spec->key];
       top = std::max(top, figures::layerCurves(p->xAxis, p->yAxis, v, 1.0,
                                                std::max(200, p->axisRect()->width()), window));
-      if (v.steps.size() == 1) {  // one probe step (an imported model, a run's first probe):
-        for (int g = 0; g < p->graphCount(); ++g) {  // a line of one point draws nothing
-          p->graph(g)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
-        }
-      }
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);

@@ -68,6 +68,25 @@ QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>&
   return whiskers;
 }
 
+namespace {
+
+// One step: the step itself as the only tick; several: the default ticker back.
+void stepTicks(QCPAxis* x, const store::LayerSeries& s) {
+  auto text = x->ticker().dynamicCast<QCPAxisTickerText>();
+  if (s.steps.size() == 1) {
+    if (!text) {
+      text = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+      x->setTicker(text);
+    }
+    text->clear();
+    text->addTick(static_cast<double>(s.steps.front()), QString::number(s.steps.front()));
+  } else if (text) {
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  }
+}
+
+}  // namespace
+
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
                    int columns, std::optional<std::pair<double, double>> window) {
   if (s.steps.empty() || s.nLayers <= 0) return 0;
@@ -90,7 +109,12 @@ double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double l
     } else {
       for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
     }
+    // One probe step (an imported model, a run's first probe): a line of one point draws
+    // nothing, so each layer is a dot, and the step is the axis' one tick.
+    if (s.steps.size() == 1)
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, std::max(4.0, 4 * lineWidth)));
   }
+  stepTicks(x, s);
   return top;
 }
 
@@ -140,21 +164,6 @@ namespace {
 
 QCPColorGradient gradientOf(const ColourRule& rule) {
   return rule.diverging ? divergingGradient() : viridisGradient(rule.smallIsBright);
-}
-
-// One step: the step itself as the only tick; several: the default ticker back.
-void stepTicks(QCPAxis* x, const store::LayerSeries& s) {
-  auto text = x->ticker().dynamicCast<QCPAxisTickerText>();
-  if (s.steps.size() == 1) {
-    if (!text) {
-      text = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-      x->setTicker(text);
-    }
-    text->clear();
-    text->addTick(static_cast<double>(s.steps.front()), QString::number(s.steps.front()));
-  } else if (text) {
-    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-  }
 }
 
 }  // namespace

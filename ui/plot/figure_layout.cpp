@@ -114,6 +114,24 @@ void fitTickLabels(QCustomPlot* plot) {
   }
 }
 
+namespace {
+
+// `text` on two lines that each fit `room`, broken at the space nearest its middle; "" when
+// there is no such break.
+QString onTwoLines(const QString& text, const QFontMetricsF& fm, double room) {
+  int best = -1;
+  for (int i = 0; i < text.size(); ++i) {
+    if (text[i] != QLatin1Char(' ')) continue;
+    if (best < 0 || std::abs(i - text.size() / 2) < std::abs(best - text.size() / 2)) best = i;
+  }
+  if (best < 0) return {};
+  const QString first = text.left(best), second = text.mid(best + 1);
+  if (fm.horizontalAdvance(first) > room || fm.horizontalAdvance(second) > room) return {};
+  return first + QLatin1Char('\n') + second;
+}
+
+}  // namespace
+
 void fitAxisLabels(QCustomPlot* plot) {
   layOut(plot);
   bool changed = false;
@@ -128,7 +146,12 @@ void fitAxisLabels(QCustomPlot* plot) {
     const double room = (axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height()) - 2;
     QString fitted = full;
     if (fm.horizontalAdvance(fitted) > room && fitted.contains(QStringLiteral(" ("))) fitted = fitted.section(QStringLiteral(" ("), 0, 0);
-    if (fm.horizontalAdvance(fitted) > room) fitted = fm.elidedText(fitted, Qt::ElideRight, std::max(0.0, room));
+    if (fm.horizontalAdvance(fitted) > room) {
+      // Two lines, broken at the space nearest the middle, where both fit ("output variance"
+      // on a short panel: "output" over "variance", not "output var..."); else elided.
+      const QString two = onTwoLines(fitted, fm, room);
+      fitted = two.isEmpty() ? fm.elidedText(fitted, Qt::ElideRight, std::max(0.0, room)) : two;
+    }
     if (fitted != axis->label()) {
       axis->setLabel(fitted);
       changed = true;

@@ -39,7 +39,8 @@ std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot);
 /// (lays the plot out again as it goes; at most a few rounds). Call after the plot has its final size.
 void fitTickLabels(QCustomPlot* plot);
 /// Shortens every axis title longer than its axis: first to the part before a parenthesis
-/// ("loss (train; validation dashed)" -> "loss"), then elided.
+/// ("loss (train; validation dashed)" -> "loss"), then onto two lines broken at the space
+/// nearest the middle where both fit, else elided.
 void fitAxisLabels(QCustomPlot* plot);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
 /// data in the element's "fullText" property; a title given a new text since it was last
