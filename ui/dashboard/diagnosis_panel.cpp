@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "flow_layout.h"
+#include "plot/figure_layout.h"
 
 namespace depthlab::ui {
 
@@ -43,20 +44,10 @@ namespace {
 QString cell(double v) { return std::isfinite(v) ? QString::number(v, 'g', 4) : QStringLiteral("–"); }
 QString rankCell(double r) { return std::isfinite(r) ? QString::number(r, 'g', 3) : QStringLiteral("–"); }
 
-// A long header on two lines, broken at the space nearest its middle ("adjacent angular\n
-// distance"), so a column is as wide as its numbers rather than its name.
+// A long header on two lines ("adjacent angular\ndistance"), so a column is as wide as its
+// numbers rather than its name.
 QString header(const QString& label) {
-  if (label.size() <= 14) return label;
-  int best = -1;
-  for (int i = 0; i < label.size(); ++i) {
-    if (label[i] == QLatin1Char(' ') &&
-        (best < 0 || std::abs(i - label.size() / 2) < std::abs(best - label.size() / 2)))
-      best = i;
-  }
-  if (best < 0) return label;
-  QString two = label;
-  two[best] = QLatin1Char('\n');
-  return two;
+  return label.size() <= 14 ? label : figures::onTwoLines(label);
 }
 
 // The table's size for all its columns and up to 12 rows (more scroll vertically).

@@ -114,23 +114,16 @@ void fitTickLabels(QCustomPlot* plot) {
   }
 }
 
-namespace {
-
-// `text` on two lines that each fit `room`, broken at the space nearest its middle; "" when
-// there is no such break.
-QString onTwoLines(const QString& text, const QFontMetricsF& fm, double room) {
+QString onTwoLines(const QString& text) {
   int best = -1;
   for (int i = 0; i < text.size(); ++i) {
     if (text[i] != QLatin1Char(' ')) continue;
     if (best < 0 || std::abs(i - text.size() / 2) < std::abs(best - text.size() / 2)) best = i;
   }
-  if (best < 0) return {};
-  const QString first = text.left(best), second = text.mid(best + 1);
-  if (fm.horizontalAdvance(first) > room || fm.horizontalAdvance(second) > room) return {};
-  return first + QLatin1Char('\n') + second;
+  QString two = text;
+  if (best >= 0) two[best] = QLatin1Char('\n');
+  return two;
 }
-
-}  // namespace
 
 void fitAxisLabels(QCustomPlot* plot) {
   layOut(plot);
@@ -149,8 +142,11 @@ void fitAxisLabels(QCustomPlot* plot) {
     if (fm.horizontalAdvance(fitted) > room) {
       // Two lines, broken at the space nearest the middle, where both fit ("output variance"
       // on a short panel: "output" over "variance", not "output var..."); else elided.
-      const QString two = onTwoLines(fitted, fm, room);
-      fitted = two.isEmpty() ? fm.elidedText(fitted, Qt::ElideRight, std::max(0.0, room)) : two;
+      const QString two = onTwoLines(fitted);
+      const auto lines = two.split(QLatin1Char('\n'));
+      const bool fits = lines.size() == 2 && fm.horizontalAdvance(lines[0]) <= room &&
+                        fm.horizontalAdvance(lines[1]) <= room;
+      fitted = fits ? two : fm.elidedText(fitted, Qt::ElideRight, std::max(0.0, room));
     }
     if (fitted != axis->label()) {
       axis->setLabel(fitted);

@@ -42,6 +42,8 @@ void fitTickLabels(QCustomPlot* plot);
 /// ("loss (train; validation dashed)" -> "loss"), then onto two lines broken at the space
 /// nearest the middle where both fit, else elided.
 void fitAxisLabels(QCustomPlot* plot);
+/// `text` broken onto two lines at the space nearest its middle (unchanged without a space).
+QString onTwoLines(const QString& text);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
 /// data in the element's "fullText" property; a title given a new text since it was last
 /// fitted is fitted from that text).
