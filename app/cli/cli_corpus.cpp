@@ -93,6 +93,58 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   return 0;
 }
 
+// "1,116,224": a count a reader takes in at a glance.
+std::string grouped(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// `corpus info` for a reader: one fact a line (what --json prints whole).
+std::string infoText(const std::string& path, const nlohmann::json& j) {
+  auto get = [&j](const char* key, auto fallback) { return j.value(key, fallback); };
+  std::string out;
+  auto line = [&out](const std::string& key, const std::string& value) {
+    out += key + std::string(key.size() < 13 ? 13 - key.size() : 1, ' ') + value + "\n";
+  };
+  if (j.contains("tokenFiles")) {
+    line("token files", path);
+    line("tokens", grouped(get("tokens", uint64_t{0})) + " in " + std::to_string(get("files", 0)) +
+                       " file(s)");
+    line("vocabulary", std::to_string(get("vocab", 0)));
+    return out;
+  }
+  line("token store", path + (get("verified", false) ? " (every shard verified)" : ""));
+  line("corpus", get("corpus", std::string("?")) + " (" + std::to_string(get("sourceFiles", 0)) +
+                     " file(s), " + grouped(get("inputBytes", uint64_t{0})) + " bytes of text)");
+  line("tokenizer", get("tokenizerName", get("tokenizer", std::string("?"))) + " (vocabulary " +
+                        std::to_string(get("vocab", 0)) + ")");
+  const size_t shards = j.contains("shards") ? j["shards"].size() : 0;
+  line("tokens", grouped(get("tokens", uint64_t{0})) + " in " + std::to_string(shards) +
+                     " shard(s), " + get("dtype", std::string("?")) + " each");
+  line("complete", get("complete", false)
+                       ? "yes"
+                       : "no (a preparation was interrupted; `corpus prepare` resumes it)");
+  if (j.contains("preparedAtNs"))
+    line("prepared", formatTime(j["preparedAtNs"].get<double>() / 1e9));
+  if (j.contains("skipped")) {
+    const auto& k = j["skipped"];
+    std::string skipped;
+    auto add = [&skipped](uint64_t n, const char* what) {
+      if (n > 0) skipped += (skipped.empty() ? "" : ", ") + grouped(n) + " " + what;
+    };
+    add(k.value("binaryFiles", nlohmann::json::array()).size(), "binary file(s)");
+    add(k.value("invalidJsonLines", uint64_t{0}), "invalid JSON line(s)");
+    add(k.value("invalidUtf8Lines", uint64_t{0}), "invalid UTF-8 line(s)");
+    add(k.value("linesWithoutText", uint64_t{0}), "line(s) without text");
+    line("skipped", skipped.empty() ? "nothing" : skipped);
+  }
+  return out;
+}
+
 int runInfo(const std::string& path, const GlobalOptions& g) {
   nlohmann::json j;
   if (data::isTokenStore(path)) {
@@ -110,8 +162,11 @@ int runInfo(const std::string& path, const GlobalOptions& g) {
     throw data::DataError("'" + path + "' is neither a token store nor .bin token files; "
                           "prepare a text corpus with `depthlab-cli corpus prepare`");
   }
-  if (g.json) std::printf("%s\n", j.dump().c_str());
-  else std::printf("%s\n", j.dump(2).c_str());
+  if (g.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return 0;
+  }
+  std::printf("%s", infoText(path, j).c_str());
   return 0;
 }
 

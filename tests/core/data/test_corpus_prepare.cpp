@@ -270,6 +270,14 @@ TEST(CorpusPrepare, TrainingReadsTheStoreAndTheCliPreparesAhead) {
   EXPECT_EQ(loadCorpusTokens(dc).tokens->size(), ct.tokens->size());
   ASSERT_EQ(test::runCommand(cli + " --json corpus info " + ct.storeDir, &out), 0) << out;
   EXPECT_NE(out.find("\"verified\":true"), std::string::npos) << out;
+  // Without --json: one fact a line for a reader (it had printed the JSON indented).
+  ASSERT_EQ(test::runCommand(cli + " corpus info " + ct.storeDir, &out), 0) << out;
+  EXPECT_EQ(out.find('{'), std::string::npos) << out;
+  EXPECT_NE(out.find("token store  " + ct.storeDir + " (every shard verified)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("tokenizer    byte (vocabulary 256)"), std::string::npos) << out;
+  EXPECT_NE(out.find("tokens       "), std::string::npos) << out;
+  EXPECT_NE(out.find("complete     yes"), std::string::npos) << out;
 }
 
 // In the shared data cache (where stores of corpora in read-only folders go) two corpora with
