@@ -52,6 +52,8 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
   ev->add_option("--seq-len", evalOptions.seqLen,
                  "Context per window (default: the run's training length; imported: 1024)");
   ev->add_option("--batch", evalOptions.batch, "Windows per forward pass")->capture_default_str();
+  ev->add_option("--max-tokens", evalOptions.text.maxTokens,
+                 "With no text: the validation split's first N tokens (default: all of it)");
   ev->add_option("--device", evalOptions.device, "cpu, cuda or cuda:N")->capture_default_str();
   ev->add_option("--threads", evalOptions.threads, "CPU threads (0 = every core)")->capture_default_str();
   ev->callback([&g, ev] {

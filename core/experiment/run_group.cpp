@@ -206,6 +206,14 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   run = store.run(runId);
   ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
+  if (options.dist) {  // the other ranks wait for this, also when there is nothing to train
+    nlohmann::json j;
+    j["config"] = toJson(config);
+    j["scheme"] = run->scheme;
+    j["step"] = chosen.info.step;
+    j["group"] = run->groupName;
+    options.dist->setValue("depthlab/resume", j.dump());
+  }
   if (chosen.info.step >= config.optim.steps) {
     // Nothing to train: say so, with the run's own last numbers (not a fresh trainer's zeros),
     // before any data or weights are loaded.
@@ -229,15 +237,8 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     }
     return done;
   }
-  const torch::Device device = options.dist ? options.dist->device() : train::resolveDevice(config.run.device);
-  if (options.dist) {
-    nlohmann::json j;
-    j["config"] = toJson(config);
-    j["scheme"] = run->scheme;
-    j["step"] = chosen.info.step;
-    j["group"] = run->groupName;
-    options.dist->setValue("depthlab/resume", j.dump());
-  }
+  const torch::Device device =
+      options.dist ? options.dist->device() : train::resolveDevice(config.run.device);
   const auto started = Clock::now();
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);

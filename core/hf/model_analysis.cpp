@@ -3,6 +3,7 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -91,11 +92,15 @@ std::vector<std::vector<int32_t>> tokensFor(const LoadedModel& m, const TextInpu
     }
     experiment::ExperimentConfig c = m.config;
     const data::TokenDataset split = experiment::loadDataset(c);  // the split training made
-    const uint64_t from = split.trainTokens(), n = split.valTokens();
+    const uint64_t from = split.trainTokens();
+    const uint64_t n = text.maxTokens > 0 ? std::min<uint64_t>(text.maxTokens, split.valTokens())
+                                          : split.valTokens();
     std::vector<int64_t> tokens(n);
     split.source().read(from, n, tokens.data());
-    how = "the run's validation split: tokens " + std::to_string(from) + "-" +
-          std::to_string(from + n) + " of " + split.source().describe();
+    how =
+        std::string(n < split.valTokens() ? "the first " + std::to_string(n) + " tokens of " : "") +
+        "the run's validation split: tokens " + std::to_string(from) + "-" +
+        std::to_string(from + n) + " of " + split.source().describe();
     std::vector<int32_t> ids(tokens.begin(), tokens.end());
     checkIdsInVocab(ids, vocab, "the validation split");
     return {std::move(ids)};

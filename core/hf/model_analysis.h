@@ -20,8 +20,9 @@ struct TextInput {
   std::string corpus;
   std::string tokensFile;
   /// Neither: a trained run's own validation split (the held-out tail of its corpus, as its
-  /// training split it), whole; an imported model has none.
+  /// training split it), whole or its first `maxTokens` (0 = all); an imported model has none.
   bool validationSplit = false;
+  uint64_t maxTokens = 0;
 };
 
 struct ModelAnalysisOptions {

@@ -50,6 +50,12 @@ TEST(EvalValidationSplit, ATrainedRunIsEvaluatedOnItsHeldOutTailWhole) {
   const auto val = s.latestScalars(id).at("loss_val").value;
   EXPECT_NEAR(held.loss, val, 0.25) << held.loss << " vs " << val;
 
+  // Its first 1,000 tokens only: 999 predictions.
+  e.text.maxTokens = 1000;
+  const auto first = hf::evaluateRun(s, id, e);
+  EXPECT_EQ(first.predictedTokens, 999);
+  EXPECT_NE(first.tokensHow.find("the first 1000 tokens"), std::string::npos) << first.tokensHow;
+  e.text.maxTokens = 0;
   // Both at once is refused.
   e.text.corpus = c.data.corpus;
   try {
