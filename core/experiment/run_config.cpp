@@ -25,4 +25,9 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run) {
   }
 }
 
+bool isImportedRun(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("import");
+}
+
 }  // namespace depthlab::experiment

@@ -15,5 +15,9 @@ namespace depthlab::experiment {
 ExperimentConfig configOf(const store::RunInfo& run);
 /// The same, or nullopt where configOf would throw (for views that show "unreadable").
 std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
+/// Whether the run is an imported model (its config carries the "import" record that
+/// hf::importHfModel writes): probed outside any training, its seed, learning rate and corpus
+/// are defaults, not facts. Decided by the config, not by the "imported" tag a user can remove.
+bool isImportedRun(const store::RunInfo& run);
 
 }  // namespace depthlab::experiment

@@ -398,10 +398,13 @@ TEST(DailyUse, AnImportedRunShowsNoTrainingFieldsInTheRunsTable) {
   imported.name = "back";
   imported.scheme = "pre_ln";
   imported.tags = {"imported"};
-  imported.configJson = experiment::toJson(*experiment::presetConfig("cpu-demo")).dump();
+  auto config = experiment::toJson(*experiment::presetConfig("cpu-demo"));
   store::RunInfo trained = imported;
   trained.id = 4;
   trained.tags = {};
+  trained.configJson = config.dump();
+  config["import"] = {{"architecture", "LlamaForCausalLM"}};  // what hf::importHfModel records
+  imported.configJson = config.dump();
   ui::RunsTableModel m;
   m.resetRuns({imported, trained}, {}, {});
   using M = ui::RunsTableModel;

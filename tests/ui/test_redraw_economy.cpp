@@ -343,6 +343,8 @@ TEST(RedrawEconomy, CompareDiffersAnImportedSnapshotFromATrainedRunsLatestProbe)
     nr.name = name;
     nr.groupName = name;
     nr.scheme = "pre_ln";
+    // The imported one's config carries the "import" record hf::importHfModel writes.
+    if (ids.size() == 1) nr.configJson = R"({"import": {"architecture": "LlamaForCausalLM"}})";
     const int64_t id = s.createRun(nr);
     if (ids.size() == 1) s.addTag(id, "imported");
     store::WriteBatch b;

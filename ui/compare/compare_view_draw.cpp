@@ -25,6 +25,7 @@
 
 #include "analysis/statistics.h"
 #include "compare/compare_profiles.h"
+#include "experiment/run_config.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -229,12 +230,10 @@ void CompareView::drawDifference() {
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
   const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
-  // An imported model (tagged so; probed outside any training, its "step 0" is not
-  // training's) has no course to line up with: the difference is then of the two runs' latest
-  // probes, one column (it had set a trained run's untrained step 0 against the imported model).
-  auto imported = [](const Loaded& r) {
-    return std::find(r.info.tags.begin(), r.info.tags.end(), "imported") != r.info.tags.end();
-  };
+  // An imported model (probed outside any training, its "step 0" is not training's) has no
+  // course to line up with: the difference is then of the two runs' latest probes, one column
+  // (it had set a trained run's untrained step 0 against the imported model).
+  auto imported = [](const Loaded& r) { return experiment::isImportedRun(r.info); };
   const bool snapshot = imported(*runA) || imported(*runB);
   // Columns evenly spaced over the steps both runs span, as many as the fewer rows either run
   // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,

@@ -5,8 +5,6 @@
 #include <climits>
 #include <iterator>
 
-#include <nlohmann/json.hpp>
-
 #include "experiment/run_config.h"
 #include "store/metric_catalogue.h"
 
@@ -120,7 +118,7 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     // Incremental: an existing run only fetches rows after the last step it already holds.
     RunData d = isNew ? RunData{} : std::move(*it);
     d.info = info;
-    d.imported = nlohmann::json::parse(info.configJson, nullptr, false).contains("import");
+    d.imported = experiment::isImportedRun(info);
     if (d.imported) {
       d.totalSteps = 0;
       if (const auto c = experiment::tryConfigOf(info)) d.nLayers = c->model.nLayers;

@@ -6,8 +6,6 @@
 #include <QDateTime>
 #include <QFileInfo>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 
@@ -43,7 +41,7 @@ bool RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
     } catch (const std::exception&) {
       row.corpus = QStringLiteral("(unreadable config)");
     }
-    row.imported = std::find(r.tags.begin(), r.tags.end(), "imported") != r.tags.end();
+    row.imported = experiment::isImportedRun(r);
     if (row.imported) {  // its config's training fields are defaults, not facts about it
       row.lr = 0;
       row.corpus = QStringLiteral("-");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "experiment/presets.h"
+#include "experiment/run_config.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab::experiment;
@@ -182,4 +183,18 @@ TEST(ExperimentConfig, APartialConfigFileChangesOnlyWhatItNamesOverThePreset) {
     EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("model.nLayerz"), std::string::npos) << e.what();
   }
+}
+
+TEST(ExperimentConfig, AnImportedRunIsToldByItsConfigNotByItsTag) {
+  depthlab::store::RunInfo run;
+  run.configJson = toJson(*presetConfig("tiny")).dump();
+  run.tags = {"imported"};  // a tag anyone can add or remove
+  EXPECT_FALSE(isImportedRun(run));
+  auto j = toJson(*presetConfig("tiny"));
+  j["import"] = {{"architecture", "LlamaForCausalLM"}};
+  run.configJson = j.dump();
+  run.tags = {};
+  EXPECT_TRUE(isImportedRun(run));
+  run.configJson = "not json";
+  EXPECT_FALSE(isImportedRun(run));
 }
