@@ -230,13 +230,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (!a.configFile.empty()) {
       c = experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
     } else {
-      auto p = experiment::presetConfig(a.preset);
-      if (!p) {
-        std::string known;
-        for (const auto& n : experiment::presetNames()) known += " " + n;
-        throw std::runtime_error("unknown preset '" + a.preset + "' (known:" + known + ")");
-      }
-      c = *p;
+      c = experiment::requirePreset(a.preset);
     }
     if (!a.schemes.empty()) c.schemes = splitList(a.schemes);
     if (!a.corpus.empty()) c.data.corpus = a.corpus;

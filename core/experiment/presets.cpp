@@ -98,16 +98,18 @@ std::vector<std::string> presetNames() {
   return names;
 }
 
+ExperimentConfig requirePreset(const std::string& name) {
+  if (auto p = presetConfig(name)) return *p;
+  std::string known;
+  for (const auto& n : presetNames()) known += " " + n;
+  throw ConfigError("unknown preset '" + name + "' (known:" + known + ")");
+}
+
 ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string& preset) {
   const auto j = readConfigJson(path);
   std::optional<ExperimentConfig> base;
   if (!preset.empty()) {
-    base = presetConfig(preset);
-    if (!base) {
-      std::string known;
-      for (const auto& n : presetNames()) known += " " + n;
-      throw ConfigError("unknown preset '" + preset + "' (known:" + known + ")");
-    }
+    base = requirePreset(preset);
   } else if (auto named = j.find("preset");
              j.is_object() && named != j.end() && named->is_string()) {
     base = presetConfig(named->get<std::string>());

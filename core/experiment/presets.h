@@ -21,6 +21,8 @@ struct Preset {
 const std::vector<Preset>& presets();
 std::optional<ExperimentConfig> presetConfig(const std::string& name);
 std::vector<std::string> presetNames();
+/// The preset's config; ConfigError "unknown preset 'x' (known: tiny cpu-demo ...)" otherwise.
+ExperimentConfig requirePreset(const std::string& name);
 
 /// A config file layered onto a preset: the keys the file has win, every other value comes from
 /// `preset` when not empty (unknown: ConfigError naming the known ones), else from the preset
