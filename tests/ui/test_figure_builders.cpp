@@ -15,11 +15,12 @@
 
 #include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
+#include "experiment/group_names.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
-#include "experiment/group_names.h"
 #include "store/metric_catalogue.h"
 #include "support/temp_dir.h"
 
@@ -455,4 +456,88 @@ TEST(FigureBuilders, LayerCurvesOfOneProbeStepAreDotsAtThatStep) {
   ui::figures::layerCurves(q.xAxis, q.yAxis, s, 1.0);
   EXPECT_EQ(q.graph(0)->scatterStyle().shape(), QCPScatterStyle::ssNone);
   EXPECT_TRUE(q.xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull());
+}
+
+TEST(FigureBuilders, BarsTenTimesAboveTheRestRunOffTheAxisWithTheirValuesBesideThem) {
+  // Two runs' pruning deltas: layer 1 costs ~2 nats, every other layer hundredths; on an axis
+  // up to 2.4 the deep layers (the point of the panel) were flat.
+  std::vector<float> pre(24), lns(24);
+  for (int l = 0; l < 24; ++l) {
+    pre[l] = l == 0 ? 2.11f : 0.001f * static_cast<float>(l) - 0.004f;
+    lns[l] = l == 0 ? 2.36f : 0.0012f * static_cast<float>(l);
+  }
+  std::vector<float> errors(24, 0.002f);
+  QCustomPlot p;
+  p.resize(900, 300);
+  p.setViewport(QRect(0, 0, 900, 300));
+  p.legend->setVisible(true);
+  ui::makeInteractive(&p);
+  const int L = ui::figures::layerBars(p.xAxis, p.yAxis,
+                                       {{QStringLiteral("Pre-LN"), Qt::blue, pre, errors},
+                                        {QStringLiteral("LNS"), Qt::red, lns, errors}});
+  EXPECT_EQ(ui::figures::fitLayerBarAxes(p.xAxis, p.yAxis, L), 2);
+  // The others' range with its 5% headroom: LNS layer 24 and its error bar on top, Pre-LN
+  // layer 2's negative delta and its error bar below.
+  const double top = 0.0012 * 23 + 0.002, bottom = 0.001 - 0.004 - 0.002;
+  const double pad = 0.05 * (top - bottom);
+  EXPECT_NEAR(p.yAxis->range().upper, top + pad, 1e-5);
+  EXPECT_NEAR(p.yAxis->range().lower, bottom - pad, 1e-5);
+  // Each bar run off carries its true value, in series order, right of layer 1's group.
+  std::vector<QCPItemText*> labels;
+  int breaks = 0;
+  for (int i = 0; i < p.itemCount(); ++i) {
+    if (!p.item(i)->property(ui::kFitMarkProperty).toBool()) continue;
+    if (auto* t = qobject_cast<QCPItemText*>(p.item(i))) labels.push_back(t);
+    breaks += qobject_cast<QCPItemLine*>(p.item(i)) != nullptr;
+  }
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_EQ(breaks, 2);
+  EXPECT_EQ(labels[0]->text(), QStringLiteral("2.11"));
+  EXPECT_EQ(labels[1]->text(), QStringLiteral("2.36"));
+  p.replot(QCustomPlot::rpImmediateRefresh);
+  const QPointF first = labels[0]->topLeft->pixelPosition();
+  EXPECT_GT(first.x(), p.xAxis->coordToPixel(1.4));
+  EXPECT_LT(first.x(), p.xAxis->coordToPixel(2.0));
+  EXPECT_DOUBLE_EQ(labels[0]->position->pixelPosition().y(),
+                   labels[1]->position->pixelPosition().y());
+  EXPECT_GT(labels[1]->bottomLeft->pixelPosition().y(),
+            labels[0]->bottomLeft->pixelPosition().y() + 5)
+      << "the second value sits a line below the first";
+  // The legend does not cover the values.
+  ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
+  const QRectF legend(p.legend->outerRect());
+  for (auto* t : labels) {
+    EXPECT_FALSE(
+        legend.intersects(QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())));
+  }
+  // Zoomed, the marks (which describe the fitted range) hide; a reset zoom fits the same way
+  // again (it had rescaled to all data, up to 2.36 and without headroom).
+  const QCPRange fitted = p.yAxis->range();
+  p.yAxis->setRange(0, 3);
+  ui::setUserZoomed(&p, true);
+  for (auto* t : labels) EXPECT_FALSE(t->visible());
+  ui::resetZoom(&p);
+  EXPECT_DOUBLE_EQ(p.yAxis->range().upper, fitted.upper);
+  EXPECT_DOUBLE_EQ(p.yAxis->range().lower, fitted.lower);
+  int marks = 0;
+  for (int i = 0; i < p.itemCount(); ++i) {
+    marks += p.item(i)->property(ui::kFitMarkProperty).toBool() && p.item(i)->visible();
+  }
+  EXPECT_EQ(marks, 4);  // the two values and two breaks, once each
+
+  // Threshold lines stay in view (effectiveness: layer 1 near 1 off the axis, 0.05 and 0.2 in).
+  QCustomPlot e;
+  std::vector<float> eff(24, 0.01f);
+  eff[0] = 0.99f;
+  ui::figures::layerBars(e.xAxis, e.yAxis, {{QStringLiteral("a"), Qt::blue, eff, {}}});
+  EXPECT_EQ(ui::figures::fitLayerBarAxes(e.xAxis, e.yAxis, 24, {0.05, 0.2}), 1);
+  EXPECT_NEAR(e.yAxis->range().upper, 0.21, 1e-9);
+  // No bar 10x above the rest: every bar in range, no marks.
+  QCustomPlot g;
+  std::vector<float> grads(24, 0.05f);
+  grads[0] = 0.42f;
+  ui::figures::layerBars(g.xAxis, g.yAxis, {{QStringLiteral("a"), Qt::blue, grads, {}}});
+  EXPECT_EQ(ui::figures::fitLayerBarAxes(g.xAxis, g.yAxis, 24), 0);
+  EXPECT_NEAR(g.yAxis->range().upper, 0.42 * 1.05, 1e-6);
+  EXPECT_EQ(g.itemCount(), 0);
 }

@@ -244,7 +244,11 @@ void GroupDashboard::drawCursorPanels() {
         line->setPen(QPen(QColor(192, 57, 43), 1, Qt::DashLine));
       }
     }
-    if (!userZoomed(p)) figures::fitLayerBarAxes(p->xAxis, p->yAxis, L);
+    if (!userZoomed(p)) {
+      figures::fitLayerBarAxes(
+          p->xAxis, p->yAxis, L,
+          thresholds && L > 0 ? std::vector<double>{kLazy, kLow} : std::vector<double>{});
+    }
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);
   };

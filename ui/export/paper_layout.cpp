@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
+#include "plot/plot_helpers.h"
 
 namespace depthlab::ui::paper {
 
@@ -53,6 +55,12 @@ void applyPaperStyle(QCustomPlot* plot, const FigureStyle& s) {
       t->setFont(f);
       t->setMargins(QMargins(0, 2, 0, 0));
     }
+  }
+  for (int i = 0; i < plot->itemCount(); ++i) {  // off-scale bars' values and breaks
+    auto* item = plot->item(i);
+    if (!item->property(kFitMarkProperty).toBool()) continue;
+    if (auto* t = qobject_cast<QCPItemText*>(item)) figures::setMarkFont(t, f);
+    if (auto* l = qobject_cast<QCPItemLine*>(item)) l->setPen(QPen(Qt::white, 1.5 * s.lineWidth));
   }
   if (plot->legend) {  // compact, at the figure's scale (1 px = 1 pt)
     plot->legend->setFont(f);

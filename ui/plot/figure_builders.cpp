@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
@@ -37,17 +38,120 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
   return L;
 }
 
-void fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers) {
+namespace {
+
+// One bar of a layerBars chart and its error (0 where none).
+struct DrawnBar {
+  QCPBars* bars;
+  double key, value, error;
+};
+
+std::vector<DrawnBar> barsOn(QCPAxis* y) {
+  std::vector<DrawnBar> out;
+  auto* plot = y->parentPlot();
+  std::map<QCPBars*, QCPErrorBars*> errorsOf;
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    if (auto* e = qobject_cast<QCPErrorBars*>(plot->plottable(i)); e && e->valueAxis() == y) {
+      if (auto* b = qobject_cast<QCPBars*>(e->dataPlottable())) errorsOf[b] = e;
+    }
+  }
+  for (int i = 0; i < plot->plottableCount(); ++i) {
+    auto* b = qobject_cast<QCPBars*>(plot->plottable(i));
+    if (!b || b->valueAxis() != y) continue;
+    const auto it = errorsOf.find(b);
+    for (int k = 0; k < b->dataCount(); ++k) {
+      const auto d = b->data()->at(k);  // an iterator
+      if (!std::isfinite(d->value)) continue;
+      double e = 0;
+      if (it != errorsOf.end() && k < it->second->dataCount())
+        e = it->second->data()->at(k).errorPlus;
+      out.push_back({b, d->key, d->value, std::isfinite(e) ? e : 0.0});
+    }
+  }
+  return out;
+}
+
+// A bar running off the top (or bottom) of the axis: a white break across it near the frame
+// and its value right of its layer's group, in its colour, `stacked` lines below (above) the
+// frame: the values of a group's bars that run off stack in series order.
+void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnBar& bar, int stacked) {
+  auto* plot = y->parentPlot();
+  const bool up = bar.value > 0;
+  const double half = bar.bars->width() / 2;
+  auto place = [&](QCPItemPosition* p, double key, double ratio) {
+    p->setAxes(x, y);
+    p->setAxisRect(y->axisRect());
+    p->setTypeX(QCPItemPosition::ptPlotCoords);
+    p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    p->setCoords(key, up ? ratio : 1 - ratio);
+  };
+  auto* cut = new QCPItemLine(plot);
+  place(cut->start, bar.key - half - 0.03, 0.09);
+  place(cut->end, bar.key + half + 0.03, 0.05);
+  cut->setPen(QPen(Qt::white, 3));
+  cut->setProperty(kFitMarkProperty, true);
+  auto* label = new QCPItemText(plot);  // right of the layer's group (l - 0.4 .. l + 0.4)
+  place(label->position, std::round(bar.key) + 0.42, 0);
+  label->setPositionAlignment(Qt::AlignLeft | (up ? Qt::AlignTop : Qt::AlignBottom));
+  label->setText(QString::number(bar.value, 'g', 3));
+  label->setColor(bar.bars->brush().color().darker(140));
+  label->setClipToAxisRect(true);
+  label->setProperty(kFitMarkProperty, true);
+  label->setProperty(kStackedLinesProperty, up ? stacked : -stacked);
+  setMarkFont(label, y->tickLabelFont());
+}
+
+}  // namespace
+
+int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView) {
+  auto* plot = y->parentPlot();
+  setRefit(plot, [x, y, layers, keepInView] { fitLayerBarAxes(x, y, layers, keepInView); });
+  for (int i = plot->itemCount() - 1; i >= 0; --i) {  // the last fit's marks
+    if (plot->item(i)->property(kFitMarkProperty).toBool()) plot->removeItem(i);
+  }
   x->setRange(0.4, std::max(1, layers) + 0.6);
   y->rescale();  // bars from 0 and every error bar's ends
-  const QCPRange r = y->range();
+  QCPRange r = y->range();
   if (y->scaleType() == QCPAxis::stLogarithmic) {
     if (r.lower > 0 && r.upper > r.lower)
       y->setRange(r.lower, r.upper * std::pow(r.upper / r.lower, 0.05));
-    return;
+    return 0;
+  }
+  const auto bars = barsOn(y);
+  std::vector<double> magnitudes;
+  for (const auto& b : bars) magnitudes.push_back(std::abs(b.value));
+  int clipped = 0;
+  const double limit = divergingColourLimit(magnitudes, &clipped);
+  if (clipped > 0) {  // the range of the others (and 0)
+    r = QCPRange(0, 0);
+    for (const auto& b : bars) {
+      if (std::abs(b.value) > limit) continue;
+      r.lower = std::min(r.lower, b.value - b.error);
+      r.upper = std::max(r.upper, b.value + b.error);
+    }
+  }
+  for (double v : keepInView) {
+    if (std::isfinite(v)) r.lower = std::min(r.lower, v), r.upper = std::max(r.upper, v);
   }
   const double pad = 0.05 * (r.size() > 0 ? r.size() : std::max(1.0, std::abs(r.upper)));
   y->setRange(r.lower < 0 ? r.lower - pad : r.lower, r.upper + pad);
+  if (clipped > 0) {
+    std::map<std::pair<long, bool>, int> perLayer;  // (layer, upwards) -> values so far
+    for (const auto& b : bars) {
+      if (std::abs(b.value) <= limit) continue;
+      markOffScale(x, y, b, perLayer[{std::lround(b.key), b.value > 0}]++);
+    }
+  }
+  return clipped;
+}
+
+void setMarkFont(QCPItemText* label, const QFont& font) {
+  label->setFont(font);
+  // Stacked by padding (no background: it would cover the value above): whole lines of
+  // this font on the plot's device, as the axes measure their labels.
+  const int stacked = label->property(kStackedLinesProperty).toInt();
+  const int line = static_cast<int>(std::ceil(QFontMetricsF(font, label->parentPlot()).height()));
+  label->setPadding(QMargins(1, std::max(0, stacked) * line, 1, std::max(0, -stacked) * line));
 }
 
 QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>& errors,

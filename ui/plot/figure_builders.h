@@ -23,6 +23,8 @@ class QCPAbstractPlottable;
 class QCPAxis;
 class QCPColorMap;
 class QCPErrorBars;
+class QCPItemText;
+class QFont;
 class QPen;
 class QCPColorScale;
 class QCustomPlot;
@@ -48,10 +50,20 @@ QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>&
 /// sets the ranges with fitLayerBarAxes unless the user zoomed.
 int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
 
-/// The ranges for layerBars' `layers` slots: x 0.4 .. L + 0.6; y over the bars and their error
-/// bars with 5% headroom above (and below where a delta is negative), so no whisker ends on
-/// the frame where it would read as cut off (log axes: 5% of the decades).
-void fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers);
+/// The ranges for layerBars' `layers` slots: x 0.4 .. L + 0.6; y over the bars, their error
+/// bars and `keepInView` (threshold lines) with 5% headroom above (and below where a value is
+/// negative), so no whisker ends on the frame where it would read as cut off (log axes: 5% of
+/// the decades). On a linear axis, bars standing 10x or more above all the others (at most a
+/// tenth of them, as divergingColourLimit: removing block 1 costs nats, a deep block
+/// hundredths) run off the range, each with a white break across it and its value beside it,
+/// so the others are readable. Also how resetZoom fits these axes from then on. Returns the
+/// number of bars run off.
+int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView = {});
+/// The font of a value fitLayerBarAxes wrote beside a bar (kFitMarkProperty), keeping it its
+/// line in the stack of its layer's values (kStackedLinesProperty: lines below the top frame,
+/// negative: above the bottom one). Paper figures set theirs after drawing.
+void setMarkFont(QCPItemText* label, const QFont& font);
+inline constexpr char kStackedLinesProperty[] = "depthlabStackedLines";
 
 /// One curve per layer of `s` (layer 1..L coloured light to dark, as layerColor()), named
 /// "layer l", min/max-decimated to `columns` pixel columns over `window` (default: all steps;

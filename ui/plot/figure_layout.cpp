@@ -11,6 +11,8 @@
 #include <cmath>
 #include <limits>
 
+#include "plot/plot_helpers.h"
+
 namespace depthlab::ui::figures {
 
 void layOut(QCustomPlot* plot) {
@@ -222,6 +224,19 @@ std::vector<QPointF> dataPixels(QCPAxisRect* rect) {
         }
         out.emplace_back((x0 + x1) / 2, y1);
       }
+    }
+  }
+  // The values written beside bars run off the range (fitLayerBarAxes) are data too.
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+    if (!t || !t->visible() || !t->property(kFitMarkProperty).toBool() ||
+        t->position->axisRect() != rect) {
+      continue;
+    }
+    const QRectF box =
+        QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+    for (double y = box.top(); y <= box.bottom() + 0.5; y += 4) {
+      for (double x = box.left(); x <= box.right() + 0.5; x += 3) out.emplace_back(x, y);
     }
   }
   return out;

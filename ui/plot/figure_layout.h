@@ -50,7 +50,8 @@ QString onTwoLines(const QString& text);
 void fitTitles(QCustomPlot* plot);
 
 /// Pixel points the plottables of `rect` draw (graph points and the points along their
-/// lines, bar tops and bodies), for placing a legend where it hides nothing.
+/// lines, bar tops and bodies, and the values written beside bars run off the range), for
+/// placing a legend where it hides nothing.
 std::vector<QPointF> dataPixels(QCPAxisRect* rect);
 /// Where a legend goes when no inside corner is free: below the axis rect, entries side by
 /// side (paper figures), or to its right, one column (live views: their height is fixed).

@@ -13,6 +13,8 @@
 #include <cmath>
 #include <limits>
 
+#include "plot/figure_layout.h"
+
 namespace depthlab::ui {
 
 namespace {
@@ -158,10 +160,41 @@ void setUserZoomed(QCustomPlot* plot, bool zoomed) {
   updateZoomBadge(plot);
 }
 
+namespace {
+
+// A plot's fit for resetZoom, owned by the plot.
+class Refit : public QObject {
+ public:
+  Refit(QCustomPlot* plot, std::function<void()> fit) : QObject(plot), fit(std::move(fit)) {
+    setObjectName(QStringLiteral("depthlabRefit"));
+  }
+  std::function<void()> fit;
+};
+
+}  // namespace
+
+void setRefit(QCustomPlot* plot, std::function<void()> fit) {
+  if (auto* r =
+          plot->findChild<Refit*>(QStringLiteral("depthlabRefit"), Qt::FindDirectChildrenOnly)) {
+    r->fit = std::move(fit);
+  } else {
+    new Refit(plot, std::move(fit));
+  }
+}
+
 void resetZoom(QCustomPlot* plot) {
   plot->setProperty(kZoomed, false);
   updateZoomBadge(plot);
-  plot->rescaleAxes();
+  auto* r = plot->findChild<Refit*>(QStringLiteral("depthlabRefit"), Qt::FindDirectChildrenOnly);
+  if (r && r->fit) {
+    const auto fit = r->fit;  // a copy: the fit may set a new one
+    fit();
+  } else {
+    plot->rescaleAxes();
+  }
+  // The legend again where it hides nothing at the new range (beside the plot when no corner is
+  // free), as the view placed it when it drew.
+  if (plot->legend) figures::placeLegend(plot, plot->axisRect(), figures::LegendOutside::Right);
   plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -171,6 +204,9 @@ bool updateZoomBadge(QCustomPlot* plot) {
     if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->objectName() == QLatin1String("zoomBadge")) badge = t;
   }
   const bool zoomed = userZoomed(plot);
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (plot->item(i)->property(kFitMarkProperty).toBool()) plot->item(i)->setVisible(!zoomed);
+  }
   if (!badge && !zoomed) return false;
   if (!badge) {
     badge = new QCPItemText(plot);

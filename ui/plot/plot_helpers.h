@@ -7,6 +7,7 @@
 #include <QPoint>
 #include <QString>
 
+#include <functional>
 #include <vector>
 
 #include "store/store_types.h"
@@ -29,9 +30,19 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos);
 /// True when the user changed the view since the last reset.
 bool userZoomed(const QCustomPlot* plot);
 void setUserZoomed(QCustomPlot* plot, bool zoomed);
+/// Back to following the data: the plot's own fit (setRefit) where it has one, else every
+/// axis rescaled to its data; the legend placed again (figures::placeLegend, beside the plot
+/// when no corner is free).
 void resetZoom(QCustomPlot* plot);
+/// How resetZoom fits `plot` (bar panels keep their headroom and off-scale marks); replaces
+/// the one set before.
+void setRefit(QCustomPlot* plot, std::function<void()> fit);
+/// The item property marking what a fit drew for the view it chose (off-scale marks): hidden
+/// while the user zooms, since they describe the fitted range.
+inline constexpr char kFitMarkProperty[] = "depthlabFitMark";
 /// Shows "zoomed: not following new data (double-click to follow)" in the plot's corner while
-/// it is zoomed, hides it otherwise. Returns whether it shows.
+/// it is zoomed, hides it otherwise (and the fit's marks the other way round). Returns whether
+/// it shows.
 bool updateZoomBadge(QCustomPlot* plot);
 /// True when the last mouse release on the plot was a click (no drag): the position pressed.
 bool wasClick(const QCustomPlot* plot, const QPoint& releasePos);
