@@ -5,9 +5,10 @@
 #include <QDir>
 #include <QFileDialog>
 
+#include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
-#include <QDockWidget>
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -25,6 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <limits>
 #include <set>
 
 #include "experiment/resource_estimate.h"
@@ -246,6 +249,7 @@ void MainWindow::connectRunsBrowser() {
   connect(m_runs, &RunsBrowser::figuresRequested, this,
           [this](const std::vector<int64_t>& ids) { openFigureDialog(ids, QStringLiteral("variance")); });
   connect(m_runs, &RunsBrowser::resumeRequested, this, &MainWindow::resumeRuns);
+  connect(m_runs, &RunsBrowser::trainFurtherRequested, this, &MainWindow::trainFurther);
   connect(m_runs, &RunsBrowser::deleteRequested, this, &MainWindow::deleteRuns);
 }
 
@@ -335,6 +339,50 @@ void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
   statusBar()->showMessage(
       (queued.isEmpty() ? QString() : tr("Resuming run(s) %1. ").arg(queued.join(QStringLiteral(", ")))) +
       (refused.isEmpty() ? QString() : tr("Only stopped or crashed runs resume: %1").arg(refused.join(QStringLiteral("; ")))));
+}
+
+void MainWindow::trainFurther(const std::vector<int64_t>& runIds) {
+  int planned = 0;
+  for (int64_t id : runIds) {
+    if (auto r = m_poller->store().run(id))
+      planned = std::max(planned, experiment::configOf(*r).optim.steps);
+  }
+  bool ok = false;
+  const int to = QInputDialog::getInt(
+      this, tr("Train further"),
+      tr("Train the selected run(s) to step (planned: %1).\nThe learning-rate schedule keeps its "
+         "length; past it the rate stays at its floor.")
+          .arg(planned),
+      2 * std::max(1, planned), 1, std::numeric_limits<int>::max(), std::max(1, planned / 2), &ok);
+  if (ok) trainRunsTo(runIds, to);
+}
+
+void MainWindow::trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep) {
+  QStringList queued, refused;
+  const auto summaries = m_poller->store().runSummaries();
+  for (int64_t id : runIds) {
+    auto r = m_poller->store().run(id);
+    if (!r) continue;
+    auto it = summaries.find(id);
+    const int64_t trained = it == summaries.end() ? 0 : it->second.lastStep + 1;  // updates done
+    if (r->status == store::RunStatus::Running) {
+      refused << tr("#%1 is training").arg(id);
+    } else if (experiment::isImportedRun(*r)) {
+      refused << tr("#%1 is an imported model").arg(id);
+    } else if (toStep <= trained) {
+      refused << tr("#%1 has trained %2 steps").arg(id).arg(trained);
+    } else {
+      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName), toStep);
+      queued << QString::number(id);
+    }
+  }
+  statusBar()->showMessage(
+      (queued.isEmpty() ? QString()
+                        : tr("Training run(s) %1 to step %2. ")
+                              .arg(queued.join(QStringLiteral(", ")))
+                              .arg(toStep)) +
+      (refused.isEmpty() ? QString()
+                         : tr("Not trained further: %1").arg(refused.join(QStringLiteral("; ")))));
 }
 
 void MainWindow::updateLaunchState(const std::vector<store::RunInfo>& runs) {

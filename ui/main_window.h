@@ -66,6 +66,12 @@ class MainWindow : public QMainWindow {
   class FigureDialog* openFigureDialog(const std::vector<int64_t>& runIds, const QString& figure);
   /// Queues `resume` for each stopped or crashed run of `runIds` (says why for the others).
   void resumeRuns(const std::vector<int64_t>& runIds);
+  /// Asks to which step to train the runs (default: twice the longest's steps), then
+  /// trainRunsTo.
+  void trainFurther(const std::vector<int64_t>& runIds);
+  /// Queues `resume --steps toStep` for each run of `runIds` that is not training, was trained
+  /// here (not imported) and has trained fewer steps (says why for the others).
+  void trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep);
   /// Free-text filter of the runs browser, on every column (-1) or one.
   void setRunFilter(const QString& text, int column = -1);
   int visibleRunCount() const;

@@ -80,6 +80,8 @@ nlohmann::json runToJson(const store::RunInfo& r) {
   j["created_at"] = r.createdAt;
   j["started_at"] = r.startedAt ? nlohmann::json(*r.startedAt) : nlohmann::json();
   j["finished_at"] = r.finishedAt ? nlohmann::json(*r.finishedAt) : nlohmann::json();
+  const auto trained = store::trainingSeconds(r);
+  j["training_seconds"] = trained ? nlohmann::json(*trained) : nlohmann::json();
   j["tags"] = r.tags;
   j["notes"] = r.notes;
   j["host"] = r.host;

@@ -294,6 +294,13 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
   resume->add_option("id", resumeId, "Run id")->required();
   resume->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
+  static int64_t resumeSteps = 0;
+  resume
+      ->add_option("--steps", resumeSteps,
+                   "Train to this many steps instead of the configured count (a finished run "
+                   "further); the learning-rate schedule keeps its planned length, past it the "
+                   "rate stays at its floor")
+      ->check(CLI::PositiveNumber);
   static DistArgs resumeDist;
   addDistOptions(resume, resumeDist);
   resume->callback([&g, resume] {
@@ -321,6 +328,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.stopFlag = &g_stop;
     o.dist = group ? group->context.get() : nullptr;
     o.bucketMB = resumeDist.bucketMB;
+    o.resumeToStep = resumeSteps;
     if (writer && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
     if (writer && !g.json) o.onPhase = printPhase;

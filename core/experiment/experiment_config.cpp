@@ -227,6 +227,8 @@ void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   is.ranges(c, "optim");
   if (p.warmupSteps >= 0 && p.steps > 0 && p.warmupSteps >= p.steps)
     is.bad("optim.warmupSteps", "must be smaller than optim.steps");
+  if (p.scheduleSteps > 0 && p.warmupSteps >= p.scheduleSteps)
+    is.bad("optim.scheduleSteps", "must exceed optim.warmupSteps (or be 0)");
 }
 
 void checkRunAndProbes(const ExperimentConfig& c, Issues& is) {

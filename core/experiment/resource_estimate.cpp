@@ -48,7 +48,7 @@ RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
 TimeCalibration calibrateTime(const std::vector<store::RunInfo>& runs, const std::string& deviceKind,
                               int newestGroups) {
   struct Group {
-    double start = 1e300, end = 0, estimate = 0;
+    double measured = 0, estimate = 0;
     bool complete = true;
     int64_t newestId = 0;
   };
@@ -63,14 +63,15 @@ TimeCalibration calibrateTime(const std::vector<store::RunInfo>& runs, const std
       g.complete = false;
       continue;
     }
-    g.start = std::min(g.start, *r.startedAt);
-    g.end = std::max(g.end, *r.finishedAt);
+    // A group's runs train side by side in one process: its time is its longest run's (less
+    // the pauses of a run stopped and resumed, or trained further later).
+    g.measured = std::max(g.measured, store::trainingSeconds(r).value_or(0.0));
     g.estimate += estimateRun(*c, r.scheme).seconds;
   }
   std::vector<std::pair<int64_t, double>> ratios;  // (newest run id, measured / estimate)
   for (const auto& [name, g] : groups) {
-    const double measured = g.end - g.start;
-    if (g.complete && g.estimate > 0 && measured > 0.5) ratios.emplace_back(g.newestId, measured / g.estimate);
+    if (g.complete && g.estimate > 0 && g.measured > 0.5)
+      ratios.emplace_back(g.newestId, g.measured / g.estimate);
   }
   std::sort(ratios.begin(), ratios.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   if (static_cast<int>(ratios.size()) > newestGroups) ratios.resize(static_cast<size_t>(newestGroups));

@@ -5,13 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 #include "distributed/process_group.h"
 #include "experiment/group_names.h"
@@ -193,6 +194,42 @@ GroupResult resumeFollower(const RunGroupOptions& options) {
 
 }  // namespace
 
+namespace {
+
+// A resumed run trained to options.resumeToStep: its config and an event say so, the schedule
+// keeps its planned length. Throws when that step is not past the checkpoint's.
+void retarget(store::RunStore& store, const store::RunInfo& run, ExperimentConfig& config,
+              int64_t checkpointStep, const RunGroupOptions& options) {
+  const int64_t to = options.resumeToStep;
+  if (to <= checkpointStep) {
+    throw std::runtime_error("run " + std::to_string(run.id) + " has trained " +
+                             std::to_string(checkpointStep) + " steps (its newest checkpoint); " +
+                             "--steps must be more than that");
+  }
+  if (to > std::numeric_limits<int>::max()) throw std::runtime_error("--steps is too large");
+  const int64_t planned = config.optim.steps;
+  if (config.optim.scheduleSteps <= 0) config.optim.scheduleSteps = config.optim.steps;
+  config.optim.steps = static_cast<int>(to);
+  if (auto problems = validate(config); !problems.empty()) {
+    throw std::runtime_error("cannot train run " + std::to_string(run.id) + " to step " +
+                             std::to_string(to) + ": " + problems.front().message);
+  }
+  std::ostringstream why;
+  why << "trained to " << to << " steps instead of " << planned
+      << "; the learning-rate schedule keeps its " << config.optim.scheduleSteps << " steps";
+  if (to > config.optim.scheduleSteps) {
+    why << " (from step " << config.optim.scheduleSteps << " on the rate stays at its floor, "
+        << config.optim.lr * config.optim.minLrRatio << ")";
+  }
+  store.setRunConfig(run.id, toJson(config).dump());
+  store::WriteBatch b;
+  b.event(checkpointStep, store::EventLevel::Info, why.str());
+  store.write(run.id, b);
+  if (options.onNotice) options.onNotice("run " + std::to_string(run.id) + ": " + why.str());
+}
+
+}  // namespace
+
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
   if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
   auto run = store.run(runId);
@@ -206,6 +243,9 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   run = store.run(runId);
   ExperimentConfig config = configOf(*run);
   const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
+  if (options.resumeToStep > 0 && options.resumeToStep != config.optim.steps) {
+    retarget(store, *run, config, chosen.info.step, options);
+  }
   if (options.dist) {  // the other ranks wait for this, also when there is nothing to train
     nlohmann::json j;
     j["config"] = toJson(config);
@@ -233,7 +273,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
       options.onNotice("run " + std::to_string(runId) + " has trained all its " +
                        std::to_string(config.optim.steps) +
                        " steps (its newest checkpoint is step " + std::to_string(chosen.info.step) +
-                       "); nothing to resume");
+                       "); nothing to resume (--steps N trains it further)");
     }
     return done;
   }

@@ -59,6 +59,11 @@ struct RunGroupOptions {
   /// a rank that fails ends the others' collectives, and rank 0 marks the runs crashed.
   distributed::DistContext* dist = nullptr;
   double bucketMB = 25;                            // gradient all-reduce bucket size
+  /// resumeRun: train to this step instead of the configured count (0: as configured), e.g.
+  /// a finished run further. The learning-rate schedule keeps the length it was planned
+  /// with (optim.scheduleSteps): past it the rate stays at its floor. Recorded in the run's
+  /// config and events.
+  int64_t resumeToStep = 0;
 };
 
 struct GroupResult {
@@ -76,7 +81,8 @@ struct GroupResult {
 GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
                      const RunGroupOptions& options);
 /// Continues a stored run from its newest checkpoint that verifies (newer broken ones are
-/// skipped, saying why) to its configured step count. Refuses a run whose process is alive.
+/// skipped, saying why) to its configured step count, or to options.resumeToStep. Refuses a
+/// run whose process is alive, and a resumeToStep not past the checkpoint.
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options);
 
 }  // namespace depthlab::experiment

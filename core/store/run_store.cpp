@@ -253,6 +253,10 @@ void RunStore::markRunning(int64_t runId) {
   SqliteTransaction tx(m_db);
   SqliteStatement st(m_db,
                      "UPDATE runs SET status='running', started_at=coalesce(started_at, ?2), "
+                     // a resumed run: the time since it last trained (stopped, or its last
+                     // heartbeat when it crashed) was a pause
+                     "paused_seconds=paused_seconds + CASE WHEN started_at IS NULL THEN 0 ELSE "
+                     "max(0, ?2 - coalesce(finished_at, heartbeat_at, ?2)) END, "
                      "finished_at=NULL, host=?3, boot_id=?4, pid=?5, pid_start=?6, "
                      "heartbeat_at=?2, stop_requested=0 WHERE id=?1");
   st.bind(1, runId).bind(2, nowSeconds()).bind(3, me.host).bind(4, me.bootId)
@@ -292,7 +296,7 @@ static const char* kRunColumns =
     "id, name, group_name, scheme, status, config_json, device, seed, created_at, started_at, "
     "finished_at, heartbeat_at, notes, host, pid, stop_requested, version, "
     "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t WHERE t.run_id = runs.id "
-    "ORDER BY tag))";
+    "ORDER BY tag)), paused_seconds";
 
 RunInfo RunStore::readRunRow(SqliteStatement& st) {
   RunInfo r;
@@ -313,6 +317,7 @@ RunInfo RunStore::readRunRow(SqliteStatement& st) {
   r.pid = st.columnInt(14);
   r.stopRequested = st.columnInt(15) != 0;
   r.version = st.columnInt(16);
+  r.pausedSeconds = st.columnDouble(18);
   std::string tags = st.columnText(17);
   size_t start = 0;
   while (!tags.empty() && start <= tags.size()) {
@@ -357,6 +362,17 @@ void RunStore::renameRun(int64_t runId, const std::string& name) {
   requireWritable();
   SqliteTransaction tx(m_db);
   SqliteStatement(m_db, "UPDATE runs SET name=?2 WHERE id=?1").bind(1, runId).bind(2, name).run();
+  touchRun(runId);
+  tx.commit();
+}
+
+void RunStore::setRunConfig(int64_t runId, const std::string& configJson) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "UPDATE runs SET config_json=?2 WHERE id=?1")
+      .bind(1, runId)
+      .bind(2, configJson)
+      .run();
   touchRun(runId);
   tx.commit();
 }

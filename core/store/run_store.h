@@ -64,6 +64,8 @@ class RunStore {
   /// Deletes a run and every row that belongs to it; returns false when it did not exist.
   bool deleteRun(int64_t runId);
   void renameRun(int64_t runId, const std::string& name);
+  /// Replaces a run's config (JSON): a run trained further than planned records its new length.
+  void setRunConfig(int64_t runId, const std::string& configJson);
   void addTag(int64_t runId, const std::string& tag);
   void removeTag(int64_t runId, const std::string& tag);
   void setNotes(int64_t runId, const std::string& notes);

@@ -1,6 +1,8 @@
 // String forms of the run store's enums; see store_types.h.
 #include "store/store_types.h"
 
+#include <algorithm>
+
 namespace depthlab::store {
 
 const char* toString(RunStatus s) {
@@ -30,6 +32,12 @@ const char* toString(EventLevel l) {
     case EventLevel::Error: return "error";
   }
   return "info";
+}
+
+std::optional<double> trainingSeconds(const RunInfo& r) {
+  if (!r.startedAt) return std::nullopt;
+  const double end = r.finishedAt ? *r.finishedAt : r.heartbeatAt.value_or(*r.startedAt);
+  return std::max(0.0, end - *r.startedAt - r.pausedSeconds);
 }
 
 }  // namespace depthlab::store

@@ -32,6 +32,7 @@ struct RunInfo {
   int64_t seed = 0;
   double createdAt = 0;               // unix seconds
   std::optional<double> startedAt, finishedAt, heartbeatAt;
+  double pausedSeconds = 0;  // stopped or crashed before a resume (not training)
   std::string notes;
   std::vector<std::string> tags;      // sorted
   std::string host;                   // machine of the training process
@@ -39,6 +40,10 @@ struct RunInfo {
   bool stopRequested = false;
   int64_t version = 0;                // change counter at the run's last change
 };
+
+/// The seconds a run has trained: from its start to its end (or last heartbeat) less its
+/// pauses between stops and resumes; nullopt before it started.
+std::optional<double> trainingSeconds(const RunInfo& r);
 
 struct ScalarPoint {
   int64_t step = 0;

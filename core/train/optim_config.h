@@ -16,6 +16,8 @@ struct OptimConfig {
   double minLrRatio = 0.1;        // cosine floor as a fraction of peak
   int warmupSteps = 100;
   int steps = 1000;               // optimizer updates
+  int scheduleSteps = 0;          // updates the warm-up + cosine span (0 = steps); past them
+                                  // the lr stays at its floor (a run trained further than planned)
   int batchSize = 16;             // sequences per micro-batch
   int gradAccum = 1;              // micro-batches per update
   bool autoMicroBatch = false;    // CUDA: choose the micro-batch from free GPU memory, keeping

@@ -289,7 +289,8 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
     const double coef = o.gradClip / (r.gradNorm + 1e-6);
     if (coef < 1.0) at::_foreach_mul_(grads, coef);
   }
-  const double mult = lrMultiplier(step, o.warmupSteps, o.steps, o.minLrRatio);
+  const double mult = lrMultiplier(step, o.warmupSteps,
+                                   o.scheduleSteps > 0 ? o.scheduleSteps : o.steps, o.minLrRatio);
   auto& groups = m_optimizer->param_groups();
   for (size_t i = 0; i < groups.size(); ++i) setGroupLr(groups[i], m_groupPeakLr[i] * mult);
   r.lr = m_groupPeakLr[0] * mult;

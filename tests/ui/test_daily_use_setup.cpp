@@ -18,12 +18,13 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
-#include <QSpinBox>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -31,6 +32,8 @@
 #include <fstream>
 
 #include "daily_use_fixtures.h"
+#include "dashboard/group_dashboard.h"
+#include "experiment/run_config.h"
 #include "main_window.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_table_model.h"
@@ -332,6 +335,23 @@ TEST(DailyUse, RowsStayPutWhileValuesUpdateAndFiltersTakeConditions) {
   EXPECT_EQ(w->visibleRunCount(), 2);
 }
 
+namespace {
+
+// A stand-in for depthlab-cli that writes the arguments it was last called with (recordedArgs).
+std::string argsRecordingCli(const test::TempDir& dir) {
+  const std::string cli = dir.file("fake-cli.sh");
+  test::writeFile(cli, "#!/bin/sh\necho \"$@\" > " + dir.file("args.txt") + "\n");
+  std::filesystem::permissions(cli, std::filesystem::perms::owner_all);
+  return cli;
+}
+
+std::string recordedArgs(const test::TempDir& dir) {
+  std::ifstream in(dir.file("args.txt"));
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
 TEST(DailyUse, ResumeQueuesOnlyStoppedOrCrashedRuns) {
   test::TempDir dir;
   int64_t stopped = 0, finished = 0;
@@ -343,18 +363,12 @@ TEST(DailyUse, ResumeQueuesOnlyStoppedOrCrashedRuns) {
     stopped = test::addFakeRun(s, f);
     s.finishRun(stopped, store::RunStatus::Stopped);
   }
-  const std::string cli = dir.file("fake-cli.sh");
-  test::writeFile(cli, "#!/bin/sh\necho \"$@\" > " + dir.file("args.txt") + "\n");
-  std::filesystem::permissions(cli, std::filesystem::perms::owner_all);
-  auto w = openWindow(dir, QString::fromStdString(cli));
+  auto w = openWindow(dir, QString::fromStdString(argsRecordingCli(dir)));
   w->resumeRuns({finished, stopped});
   auto* status = w->statusBar();
   EXPECT_TRUE(status->currentMessage().contains(QStringLiteral("Resuming run(s) %1").arg(stopped)));
   EXPECT_TRUE(status->currentMessage().contains(QStringLiteral("#%1 is finished").arg(finished)));
-  auto args = [&] {
-    std::ifstream in(dir.file("args.txt"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
+  auto args = [&] { return recordedArgs(dir); };
   QTRY_VERIFY_WITH_TIMEOUT(args().find("resume " + std::to_string(stopped)) != std::string::npos, 3000);
 }
 
@@ -416,4 +430,60 @@ TEST(DailyUse, AnImportedRunShowsNoTrainingFieldsInTheRunsTable) {
   }
   EXPECT_EQ(m.index(0, M::Depth).data().toInt(), 24);  // the model's own shape stays
   EXPECT_EQ(m.index(0, M::Params).data().toString(), m.index(1, M::Params).data().toString());
+}
+
+TEST(DailyUse, TrainFurtherQueuesAResumeToTheStepAskedForOnlyWhereItCanTrain) {
+  test::TempDir dir;
+  int64_t finished = 0, running = 0;
+  {
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    finished = test::addFakeRun(s, {"a", "pre_ln"});
+    test::FakeRun f{"b", "lns"};
+    f.finished = false;
+    running = test::addFakeRun(s, f);
+    s.markRunning(running);
+  }
+  auto w = openWindow(dir, QString::fromStdString(argsRecordingCli(dir)));
+  auto* button = w->findChild<QPushButton*>(QStringLiteral("train"));
+  ASSERT_NE(button, nullptr);
+  EXPECT_TRUE(button->toolTip().contains(QStringLiteral("schedule")));
+  // Not past what it trained (200 updates): refused, saying so.
+  w->trainRunsTo({finished}, 200);
+  EXPECT_TRUE(w->statusBar()->currentMessage().contains(
+      QStringLiteral("#%1 has trained 200 steps").arg(finished)))
+      << w->statusBar()->currentMessage().toStdString();
+  w->trainRunsTo({finished, running}, 5000);
+  const QString msg = w->statusBar()->currentMessage();
+  EXPECT_TRUE(msg.contains(QStringLiteral("Training run(s) %1 to step 5000").arg(finished)))
+      << msg.toStdString();
+  EXPECT_TRUE(msg.contains(QStringLiteral("#%1 is training").arg(running))) << msg.toStdString();
+  auto args = [&] { return recordedArgs(dir); };
+  QTRY_VERIFY_WITH_TIMEOUT(
+      args().find("resume " + std::to_string(finished) + " --steps 5000") != std::string::npos,
+      3000);
+}
+
+TEST(DailyUse, AGroupWithOneRunTrainedFurtherIsDoneWhenBothFinished) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  test::addFakeRun(s, {"g", "pre_ln"});  // 600 planned steps, finished
+  const int64_t further = test::addFakeRun(s, {"g", "lns"});
+  auto c = experiment::configOf(*s.run(further));
+  c.optim.scheduleSteps = c.optim.steps;
+  c.optim.steps = 900;  // trained further (resume --steps 900)
+  s.setRunConfig(further, experiment::toJson(c).dump());
+  ui::GroupDashboard d(QStringLiteral("g"));
+  d.refresh(s, {});
+  auto* bar = d.findChild<QProgressBar*>(QStringLiteral("progress"));
+  auto* eta = d.findChild<QLabel*>(QStringLiteral("eta"));
+  ASSERT_NE(bar, nullptr);
+  ASSERT_NE(eta, nullptr);
+  // It had said "600 / 900 steps", "not running".
+  EXPECT_EQ(bar->format(), QStringLiteral("900 / 900 steps"));
+  EXPECT_EQ(eta->text(), QStringLiteral("done"));
+  // While the longer run trains on, the bar follows it.
+  s.markRunning(further);
+  d.refresh(s, {});
+  EXPECT_NE(bar->format(), QStringLiteral("900 / 900 steps"));
+  EXPECT_NE(eta->text(), QStringLiteral("done"));
 }

@@ -44,8 +44,9 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   auto* progressRow = new QHBoxLayout;
   m_progress = new QProgressBar;
   m_progress->setObjectName(QStringLiteral("progress"));
-  m_progress->setToolTip(tr("Steps done by the group's slowest run; the ETA comes from the runs' "
-                            "measured tokens/s"));
+  m_progress->setToolTip(
+      tr("Steps done by the group's slowest run (a finished run counts as "
+         "complete); the ETA comes from the runs' measured tokens/s"));
   m_eta = new QLabel;
   m_eta->setObjectName(QStringLiteral("eta"));
   progressRow->addWidget(m_progress, 1);

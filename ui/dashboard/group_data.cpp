@@ -188,11 +188,12 @@ GroupProgressInfo GroupData::progress() const {
   bool measured = true;
   p.done = INT64_MAX;
   p.imported = !m_runs.empty();
+  for (const auto& r : m_runs) p.total = std::max<int64_t>(p.total, r.totalSteps);
   for (const auto& r : m_runs) {
     p.imported = p.imported && r.imported;
     int64_t done = r.stepsDone();
-    if (r.info.status == store::RunStatus::Finished) done = std::max<int64_t>(done, r.totalSteps);
-    p.total = std::max<int64_t>(p.total, r.totalSteps);
+    // A finished run is complete, also beside a run trained further than the group planned.
+    if (r.info.status == store::RunStatus::Finished) done = std::max<int64_t>(done, p.total);
     p.done = std::min(p.done, done);
     if (store::isActive(r.info.status)) {
       p.running = true;

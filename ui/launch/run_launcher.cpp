@@ -70,8 +70,10 @@ QStringList RunLauncher::enqueueGroups(const std::vector<experiment::ExperimentC
   return names;
 }
 
-void RunLauncher::enqueueResume(int64_t runId, const QString& group) {
-  m_queue.push_back({group, {QStringLiteral("resume"), QString::number(runId)}, {}});
+void RunLauncher::enqueueResume(int64_t runId, const QString& group, int64_t toStep) {
+  QStringList args = {QStringLiteral("resume"), QString::number(runId)};
+  if (toStep > 0) args << QStringLiteral("--steps") << QString::number(toStep);
+  m_queue.push_back({group, args, {}});
   startNext();
 }
 

@@ -42,8 +42,9 @@ class RunLauncher : public QObject {
   QStringList enqueue(const experiment::ExperimentConfig& config, int seeds);
   /// Queues paired groups as they are (a sweep grid). Returns their names.
   QStringList enqueueGroups(const std::vector<experiment::ExperimentConfig>& groups);
-  /// Queues `depthlab-cli resume <id>` for a stopped or crashed run.
-  void enqueueResume(int64_t runId, const QString& group);
+  /// Queues `depthlab-cli resume <id>` for a stopped or crashed run, with `--steps toStep`
+  /// when given (a run trained further than planned).
+  void enqueueResume(int64_t runId, const QString& group, int64_t toStep = 0);
   /// Launches queued or starting whose runs are not in the store yet (the window drops those
   /// whose group has appeared there: forgetPending).
   std::vector<PendingLaunch> pending() const;

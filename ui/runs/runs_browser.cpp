@@ -64,14 +64,17 @@ QWidget* RunsBrowser::makeButtons() {
   };
   add(tr("Stop"), tr("Checkpoint the selected running runs and stop them"),
       [this] { emit stopRequested(selectedRunIds()); });
-  add(tr("Resume"), tr("Continue the selected stopped or crashed runs from their newest checkpoint"),
+  add(tr("Resume"),
+      tr("Continue the selected stopped or crashed runs from their newest checkpoint"), [this] {
+        withRuns(1, tr("Select the stopped or crashed runs to resume"),
+                 [this](const auto& ids) { emit resumeRequested(ids); });
+      });
+  add(tr("Train further…"),
+      tr("Continue the selected finished (or stopped) runs past their planned steps; the "
+         "learning-rate schedule keeps its length, past it the rate stays at its floor"),
       [this] {
-        auto ids = selectedRunIds();
-        if (ids.empty()) {
-          emit message(tr("Select the stopped or crashed runs to resume"));
-          return;
-        }
-        emit resumeRequested(ids);
+        withRuns(1, tr("Select the runs to train further"),
+                 [this](const auto& ids) { emit trainFurtherRequested(ids); });
       });
   add(tr("Clone into set-up"), tr("Load the selected run's config into the set-up panel: change it, launch"), [this] {
     auto ids = selectedRunIds();
@@ -80,21 +83,14 @@ QWidget* RunsBrowser::makeButtons() {
   add(tr("Open dashboard"), tr("Open the live dashboard of the selected runs' groups (or double-click a row)"),
       [this] { emit openRequested(selectedRunIds()); });
   add(tr("Compare"), tr("Compare the selected runs side by side (two or more)"), [this] {
-    auto ids = selectedRunIds();
-    if (ids.size() < 2) {
-      emit message(tr("Select two or more runs to compare"));
-      return;
-    }
-    emit compareRequested(ids);
+    withRuns(2, tr("Select two or more runs to compare"),
+             [this](const auto& ids) { emit compareRequested(ids); });
   });
-  add(tr("Paper figures…"), tr("Choose a figure, runs, format and size, with a live preview"), [this] {
-    auto ids = selectedRunIds();
-    if (ids.empty()) {
-      emit message(tr("Select the runs to plot (e.g. a Pre-LN / LNS pair)"));
-      return;
-    }
-    emit figuresRequested(ids);
-  });
+  add(tr("Paper figures…"), tr("Choose a figure, runs, format and size, with a live preview"),
+      [this] {
+        withRuns(1, tr("Select the runs to plot (e.g. a Pre-LN / LNS pair)"),
+                 [this](const auto& ids) { emit figuresRequested(ids); });
+      });
   add(tr("Export HF…"), tr("Write the selected trained run as a Hugging Face LlamaForCausalLM folder "
                            "(Pre-LN as is, LNS with 1/sqrt(l) folded into its norms)"),
       [this] { withOneRun([this](int64_t id) { emit exportHfRequested(id); }); });
@@ -181,6 +177,16 @@ void RunsBrowser::setFilter(const QString& text, int column) {
 }
 
 int RunsBrowser::visibleRunCount() const { return m_proxy->rowCount(); }
+
+void RunsBrowser::withRuns(size_t atLeast, const QString& otherwise,
+                           const std::function<void(const std::vector<int64_t>&)>& action) {
+  const auto ids = selectedRunIds();
+  if (ids.size() < atLeast) {
+    emit message(otherwise);
+    return;
+  }
+  action(ids);
+}
 
 void RunsBrowser::withOneRun(const std::function<void(int64_t)>& action) {
   auto ids = selectedRunIds();

@@ -54,6 +54,7 @@ class RunsBrowser : public QWidget {
   void compareRequested(const std::vector<int64_t>& runIds);
   void figuresRequested(const std::vector<int64_t>& runIds);
   void resumeRequested(const std::vector<int64_t>& runIds);
+  void trainFurtherRequested(const std::vector<int64_t>& runIds);
   void deleteRequested(const std::vector<int64_t>& runIds, bool keepCheckpoints);
   /// A line for the window's status bar.
   void message(const QString& text);
@@ -61,6 +62,9 @@ class RunsBrowser : public QWidget {
  private:
   QWidget* makeButtons();
   QWidget* makeFilterRow();
+  /// Calls action(ids) when at least `atLeast` runs are selected, else says `otherwise`.
+  void withRuns(size_t atLeast, const QString& otherwise,
+                const std::function<void(const std::vector<int64_t>&)>& action);
   /// Calls action(id) when exactly one run is selected, else says so.
   void withOneRun(const std::function<void(int64_t)>& action);
   void renameSelected();

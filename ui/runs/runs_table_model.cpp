@@ -154,12 +154,14 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     }
     case Device: return QString::fromStdString(r.device);
     case Duration: {
-      if (!r.startedAt) return display ? QVariant(QStringLiteral("-")) : QVariant(0.0);
-      const double end = r.finishedAt ? *r.finishedAt : r.heartbeatAt.value_or(*r.startedAt);
-      const int s = static_cast<int>(end - *r.startedAt);
-      return display ? QVariant(QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+      const auto trained = store::trainingSeconds(r);  // not the pauses before resumes
+      if (!trained) return display ? QVariant(QStringLiteral("-")) : QVariant(0.0);
+      const int s = static_cast<int>(*trained);
+      return display ? QVariant(QStringLiteral("%1:%2:%3")
+                                    .arg(s / 3600)
+                                    .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
                                     .arg(s % 60, 2, 10, QLatin1Char('0')))
-                     : QVariant(end - *r.startedAt);
+                     : QVariant(*trained);
     }
     case Created:
       return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.createdAt)).toString(QStringLiteral("yyyy-MM-dd hh:mm"));

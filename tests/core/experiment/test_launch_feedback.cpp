@@ -151,10 +151,14 @@ TEST(TimeCalibration, EstimatesScaleByWhatFinishedGroupsReallyTook) {
       runOf(4, "b", "lns", 1, 3.0 * guess, store::RunStatus::Finished, "cpu"),
       // A stopped group and a GPU group do not count for the CPU.
       runOf(5, "c", "pre_ln", 0, 100.0 * guess, store::RunStatus::Stopped, "cpu"),
-      runOf(6, "d", "pre_ln", 0, 50.0 * guess, store::RunStatus::Finished, "cuda")};
+      runOf(6, "d", "pre_ln", 0, 50.0 * guess, store::RunStatus::Finished, "cuda"),
+      // Stopped after 1 x guess, resumed days later (its pause), trained 1.5 x guess more.
+      runOf(7, "e", "pre_ln", 0, 500.0 * guess, store::RunStatus::Finished, "cpu"),
+      runOf(8, "e", "lns", 0, 500.0 * guess, store::RunStatus::Finished, "cpu")};
+  runs[6].pausedSeconds = runs[7].pausedSeconds = 497.5 * guess;
   const auto cal = experiment::calibrateTime(runs, "cpu");
-  EXPECT_EQ(cal.groups, 2);
-  EXPECT_NEAR(cal.factor, 2.5, 1e-6);  // the median of 2 and 3
+  EXPECT_EQ(cal.groups, 3);
+  EXPECT_NEAR(cal.factor, 2.5, 1e-6);  // the median of 2, 3 and 2.5 (its span, 500, had counted)
   EXPECT_NEAR(experiment::estimateRun(c, "pre_ln", cal).seconds, 2.5 * experiment::estimateRun(c, "pre_ln").seconds, 1e-6);
   EXPECT_EQ(experiment::calibrateTime({}, "cpu").groups, 0);
   EXPECT_EQ(experiment::calibrateTime({}, "cpu").factor, 1.0);

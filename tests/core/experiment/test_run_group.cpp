@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "data/corpus.h"
+#include "experiment/run_config.h"
 #include "experiment/run_group.h"
 #include "model/decoder.h"
 #include "support/model_fixtures.h"
@@ -161,6 +162,60 @@ TEST(RunGroup, ResumingAFinishedRunSaysSoWithItsOwnLossesAndLoadsNothing) {
   ASSERT_EQ(notices.size(), 1u);
   EXPECT_NE(notices[0].find("nothing to resume"), std::string::npos) << notices[0];
   EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
+}
+
+TEST(RunGroup, AFinishedRunTrainsFurtherAsIfPlannedLongerWithTheScheduleItHad) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.schemes = {"pre_ln"};
+  c.optim.warmupSteps = 3;
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  const int64_t id = experiment::runGroup(c, store, o).members[0].runId;
+  // Not past the checkpoint: refused, nothing changed.
+  auto refused = o;
+  refused.resumeToStep = 10;
+  try {
+    experiment::resumeRun(id, store, refused);
+    ADD_FAILURE() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("has trained 12 steps"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(experiment::configOf(*store.run(id)).optim.steps, 12);
+  // Further: 6 more steps, recorded in the config and the events.
+  std::vector<std::string> notices;
+  o.onNotice = [&](const std::string& n) { notices.push_back(n); };
+  o.resumeToStep = 18;
+  const auto further = experiment::resumeRun(id, store, o);
+  EXPECT_EQ(further.members[0].step, 18);
+  EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
+  const auto stored = experiment::configOf(*store.run(id));
+  EXPECT_EQ(stored.optim.steps, 18);
+  EXPECT_EQ(stored.optim.scheduleSteps, 12);
+  ASSERT_FALSE(notices.empty());
+  EXPECT_NE(notices[0].find("trained to 18 steps instead of 12"), std::string::npos) << notices[0];
+  bool evented = false;
+  for (const auto& e : store.events(id))
+    evented = evented || e.message.find("instead of 12") != std::string::npos;
+  EXPECT_TRUE(evented);
+  EXPECT_EQ(store.checkpoints(id).back().step, 18);
+  // The same as a run planned for 18 steps with the 12-step schedule: every loss and rate.
+  auto planned = c;
+  planned.optim.steps = 18;
+  planned.optim.scheduleSteps = 12;
+  planned.name = "planned";
+  experiment::RunGroupOptions po;
+  po.checkpointDir = dir.file("ckpt2");
+  const int64_t ref = experiment::runGroup(planned, store, po).members[0].runId;
+  for (const char* key : {"loss_train", "lr"}) {
+    const auto a = store.scalarSeries(id, key), b = store.scalarSeries(ref, key);
+    ASSERT_EQ(a.size(), 18u) << key;
+    ASSERT_EQ(b.size(), 18u) << key;
+    for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].value, b[i].value) << key << " step " << i;
+  }
+  const auto lr = store.scalarSeries(id, "lr");
+  for (size_t i = 12; i < 18; ++i) EXPECT_NEAR(lr[i].value, c.optim.lr * c.optim.minLrRatio, 1e-12);
 }
 
 TEST(RunGroup, StopRequestedThroughTheStoreStopsTheRun) {

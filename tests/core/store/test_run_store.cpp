@@ -271,6 +271,28 @@ TEST(RunStore, StopRequestRoundTrip) {
   EXPECT_FALSE(s.stopRequested(id));
 }
 
+TEST(RunStore, AResumedRunsDurationLeavesOutItsPause) {
+  depthlab::test::TempDir dir;
+  auto path = dir.file("runs.db");
+  auto s = RunStore::open(path);
+  int64_t id = makeRun(s);
+  EXPECT_FALSE(trainingSeconds(*s.run(id)));  // not started
+  s.markRunning(id);
+  s.finishRun(id, RunStatus::Finished);
+  EXPECT_DOUBLE_EQ(s.run(id)->pausedSeconds, 0.0);
+  {  // it had trained 100 s and finished 1000 s ago (another process: the file)
+    SqliteDb db(path, SQLITE_OPEN_READWRITE);
+    db.exec("UPDATE runs SET started_at = finished_at - 1100, finished_at = finished_at - 1000");
+  }
+  EXPECT_NEAR(*trainingSeconds(*s.run(id)), 100, 1e-6);
+  s.markRunning(id);  // trained further now
+  EXPECT_NEAR(s.run(id)->pausedSeconds, 1000, 2);
+  s.finishRun(id, RunStatus::Finished);
+  const auto r = *s.run(id);
+  EXPECT_NEAR(*trainingSeconds(r), 100, 2) << "not the ~1100 s since it first started";
+  EXPECT_NEAR(*r.finishedAt - *r.startedAt, 1100, 2);  // the start keeps its meaning
+}
+
 TEST(RunStore, FileIsWalWithForeignKeysAndAppId) {
   depthlab::test::TempDir dir;
   auto path = dir.file("runs.db");
