@@ -541,3 +541,48 @@ TEST(FigureBuilders, BarsTenTimesAboveTheRestRunOffTheAxisWithTheirValuesBesideT
   EXPECT_NEAR(g.yAxis->range().upper, 0.42 * 1.05, 1e-6);
   EXPECT_EQ(g.itemCount(), 0);
 }
+
+TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHave) {
+  // LNS trained further (to step 150): the exported pruning and angular figures had set
+  // Pre-LN at 100 beside LNS at 150, and said nothing.
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("pair.db"));
+  const auto ids = writePair(s);
+  {
+    store::WriteBatch b;
+    b.layer(150, metrics::kPruneDelta, std::vector<float>(kLayers, 9.0f));
+    b.matrix(150, metrics::kAngular, kLayers, kLayers, std::vector<float>(kLayers * kLayers, 0.9f));
+    s.write(ids[1], b);
+  }
+  QCustomPlot paper;
+  const QStringList warnings = drawExport(&paper, s, ids, ui::FigureKind::Pruning);
+  ASSERT_EQ(warnings.size(), 1) << warnings.join(QStringLiteral("; ")).toStdString();
+  EXPECT_TRUE(warnings[0].contains(QStringLiteral("shown at step 100")))
+      << warnings[0].toStdString();
+  EXPECT_TRUE(warnings[0].contains(QStringLiteral("its last is 150"))) << warnings[0].toStdString();
+  const auto lns = pointsOf(barsOf(&paper)[1]);
+  ASSERT_EQ(lns.size(), static_cast<size_t>(kLayers));
+  for (int l = 0; l < kLayers; ++l)
+    EXPECT_NEAR(lns[l].second, 0.1 * (kLayers - l) * 0.3 + 0.1, 1e-6);
+  QCustomPlot angular;
+  const QStringList angularWarnings = drawExport(&angular, s, ids, ui::FigureKind::Angular);
+  ASSERT_EQ(angularWarnings.size(), 1);
+  EXPECT_TRUE(angularWarnings[0].contains(QStringLiteral("shown at step 100")));
+  std::vector<QCPColorMap*> maps;
+  for (int i = 0; i < angular.plottableCount(); ++i) {
+    if (auto* m = qobject_cast<QCPColorMap*>(angular.plottable(i))) maps.push_back(m);
+  }
+  ASSERT_EQ(maps.size(), 2u);
+  EXPECT_NE(maps[1]->data()->cell(0, 0), 0.9);  // not step 150's matrix
+  // The dashboard at step 150 shows each run's last bars and says which steps they are.
+  auto dashboard = openDashboard(s);
+  dashboard->setCursorStep(150);
+  const QString label = dashboard->plots().at(QStringLiteral("prune_bars"))->yAxis->label();
+  EXPECT_TRUE(label.contains(QStringLiteral("at steps 100 / 150"))) << label.toStdString();
+  // Runs of one length: no warning (the other tests), one step in the label.
+  dashboard->setCursorStep(100);
+  EXPECT_TRUE(dashboard->plots()
+                  .at(QStringLiteral("prune_bars"))
+                  ->yAxis->label()
+                  .contains(QStringLiteral("at step 100")));
+}

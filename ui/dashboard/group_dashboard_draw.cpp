@@ -206,6 +206,7 @@ void GroupDashboard::drawCursorPanels() {
     }
     std::vector<figures::BarSeries> series;
     int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
+    QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
     for (const auto& r : m_data.runs()) {
       int64_t found = -1;
       auto lit = r.layers.find(metric);
@@ -213,6 +214,7 @@ void GroupDashboard::drawCursorPanels() {
                            lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
                            {}};
       shown = std::max(shown, found);
+      if (found >= 0) runSteps << QString::number(found);
       // Pruning deltas carry their standard error (over the probe sequences) from that step.
       if (auto eit = r.layers.find(metrics::kPruneDeltaError);
           metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
@@ -229,8 +231,11 @@ void GroupDashboard::drawCursorPanels() {
     const int L = figures::layerBars(p->xAxis, p->yAxis, series);
     // The step goes on a line of its own where the title would run past the axis (the
     // panels of a three-panel row are about 170 px tall).
-    const QString when =
-        shown >= 0 ? tr("at step %1").arg(shown) : tr("(not measured by step %1)").arg(m_cursor);
+    runSteps.removeDuplicates();
+    const QString when = shown < 0 ? tr("(not measured by step %1)").arg(m_cursor)
+                         : runSteps.size() > 1
+                             ? tr("at steps %1").arg(runSteps.join(QStringLiteral(" / ")))
+                             : tr("at step %1").arg(shown);
     const QString oneLine = spec.yLabel + QLatin1Char(' ') + when;
     const bool fits =
         QFontMetricsF(p->yAxis->labelFont()).horizontalAdvance(oneLine) <= p->axisRect()->height();

@@ -23,12 +23,13 @@
 #include <string_view>
 
 #include "experiment/experiment_config.h"
+#include "experiment/run_config.h"
+#include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
-#include "export/paper_layout.h"
-#include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
+#include "plot/run_labels.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
@@ -184,6 +185,42 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   if (layers > 0) paper::placeColourBar(figures::layerColourBar(plot, layers, 0, 1), s);
 }
 
+// The steps a figure of one step per run (angular matrices, pruning bars) shows: each run's
+// last probe step at or before the last step every trained run has, so runs trained to
+// different lengths (one trained further) are compared at the same point; an imported model
+// (its probes at its own step) at its last. `steps[i]`: run i's probe steps, ascending; a
+// run without any gets -1. A run shown before its last probe gets a warning.
+std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
+                                 const std::vector<std::vector<int64_t>>& steps,
+                                 QStringList& warnings) {
+  int64_t shared = INT64_MAX;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!steps[i].empty() && !experiment::isImportedRun(runs[i].info))
+      shared = std::min(shared, steps[i].back());
+  }
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& s = steps[i];
+    if (s.empty()) {
+      out.push_back(-1);
+      continue;
+    }
+    const int64_t limit = experiment::isImportedRun(runs[i].info) ? s.back() : shared;
+    auto it = std::upper_bound(s.begin(), s.end(), limit);
+    out.push_back(it == s.begin() ? s.front() : *std::prev(it));
+    if (out.back() != s.back()) {
+      warnings << QStringLiteral(
+                      "run %1 (%2) is shown at step %3, the last step every run has "
+                      "(its last is %4)")
+                      .arg(runs[i].info.id)
+                      .arg(runs[i].label)
+                      .arg(out.back())
+                      .arg(s.back());
+    }
+  }
+  return out;
+}
+
 void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
                    const FigureStyle& s, Csv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
@@ -193,13 +230,18 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
   auto rects = paper::panelGrid(plot, titles, columns);
   std::vector<figures::Heatmap> maps;
+  std::vector<std::vector<int64_t>> steps;
+  for (const auto& r : runs) steps.push_back(store.matrixSteps(r.info.id, metrics::kAngular));
+  const auto shown = sharedSteps(runs, steps, warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
     rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("layer l") : QString());
-    auto steps = store.matrixSteps(runs[i].info.id, metrics::kAngular);
-    if (steps.empty()) { warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id); continue; }
-    auto m = store.matrix(runs[i].info.id, metrics::kAngular, steps.back());
+    if (shown[i] < 0) {
+      warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id);
+      continue;
+    }
+    auto m = store.matrix(runs[i].info.id, metrics::kAngular, shown[i]);
     // The dashboard's (l, n) panel, raw (not row-normalised), its colours (small = bright).
     maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
                                           *m, /*rowNormalise=*/false, metrics::kAngular));
@@ -229,18 +271,30 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   plot->xAxis->setLabel(QStringLiteral("layer removed"));
   plot->yAxis->setLabel(QStringLiteral("loss increase"));
   plot->legend->setVisible(true);
-  // The dashboard's pruning bars at each run's last pruning step, with their standard errors
-  // (over the probe sequences) as error bars where the run stored them.
+  // The dashboard's pruning bars at the last pruning step every run has (sharedSteps), with
+  // their standard errors (over the probe sequences) as error bars where the run stored them.
   std::vector<figures::BarSeries> bars;
   std::map<std::string, int> perScheme;
+  std::vector<store::LayerSeries> deltas;
+  std::vector<std::vector<int64_t>> steps;
   for (const auto& r : runs) {
-    figures::BarSeries b{r.label, shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++), {}, {}};
-    auto series = store.layerSeries(r.info.id, metrics::kPruneDelta);
+    deltas.push_back(store.layerSeries(r.info.id, metrics::kPruneDelta));
+    steps.push_back(deltas.back().steps);
+  }
+  const auto shown = sharedSteps(runs, steps, warnings);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const auto& series = deltas[i];
+    figures::BarSeries b{
+        r.label,
+        shadeFor(colorFor(QString::fromStdString(r.info.scheme), s), perScheme[r.info.scheme]++),
+        {},
+        {}};
     if (series.steps.empty()) {
       warnings << QStringLiteral("run %1 has no pruning probe").arg(r.info.id);
     } else {
       int64_t step = 0;
-      b.values = layerValuesAt(series, series.steps.back(), &step);
+      b.values = layerValuesAt(series, shown[i], &step);
       auto errors =
           layerValuesExactlyAt(store.layerSeries(r.info.id, metrics::kPruneDeltaError), step);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
