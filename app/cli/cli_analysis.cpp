@@ -1,4 +1,5 @@
 // `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B`.
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -6,6 +7,7 @@
 
 #include "cli_common.h"
 #include "experiment/analyze.h"
+#include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "hf/hf_import.h"
 #include "hf/model_analysis.h"
@@ -104,10 +106,33 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
 
   auto* report = app.add_subcommand("report", "Curse-of-Depth summary of runs side by side");
   report->add_option("--runs", runs, "Comma-separated run ids")->required();
-  report->callback([&g] {
+  static int64_t reportStep = -1;
+  report
+      ->add_option("--step", reportStep,
+                   "Each run after this many steps (its last rows at or before it; default: "
+                   "its last, or the fewest steps any run trained when they differ)")
+      ->check(CLI::NonNegativeNumber);
+  report->callback([&g, report] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
+    const auto ids = parseRunIds(runs, s);
+    // Runs trained to different lengths (one trained further) are compared at one step.
+    std::optional<int64_t> at;
+    if (report->count("--step"))
+      at = reportStep;
+    else
+      at = experiment::sharedReportStep(s, ids);
     std::vector<experiment::RunReport> reports;
-    for (int64_t id : parseRunIds(runs, s)) reports.push_back(experiment::makeRunReport(s, id));
+    for (int64_t id : ids) {
+      const auto run = s.run(id);
+      const bool imported = run && experiment::isImportedRun(*run);  // its probes: its own step
+      reports.push_back(experiment::makeRunReport(s, id, at && !imported ? *at : INT64_MAX));
+    }
+    if (at && !report->count("--step") && !g.json) {
+      std::printf(
+          "runs trained to different lengths: each shown after %lld steps, the fewest any "
+          "trained (--step S to choose)\n",
+          static_cast<long long>(*at));
+    }
     if (g.json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& r : reports) j.push_back(reportJson(r));
@@ -134,7 +159,10 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
           case 6: v = fmt(r.varianceMean); break;
           case 7: v = fmt(r.logVarianceSlope, "%.4f"); break;
           case 8: v = fmt(r.angularDeepMean); break;
-          case 9: v = r.lazyLayers ? std::to_string(*r.lazyLayers) + "/" + std::to_string(r.nLayers) : "-"; break;
+          case 9:
+            v = r.lazyLayers ? std::to_string(*r.lazyLayers) + "/" + std::to_string(r.nLayers)
+                             : "-";
+            break;
           case 10: v = fmt(r.pruneDeepMean); break;
           case 11: v = fmt(r.pruneShallowMean); break;
         }
@@ -143,8 +171,8 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       std::printf("\n");
     }
     for (const auto& r : reports) {
-      // Probes come from `analyze`; a validation loss only from training (`eval` prints a
-      // model's loss on a text, which is not the run's validation split).
+      // Probes come from `analyze`; a validation loss from training, or from `eval` on the
+      // run's own validation split.
       std::string probes;
       bool noValLoss = false;
       for (const auto& m : r.missing) {
@@ -161,7 +189,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       if (noValLoss) {
         std::printf(
             "run %lld has no validation loss (runs measure it while they train; "
-            "`depthlab-cli eval --run %lld --corpus TEXT` prints a model's loss on a text)\n",
+            "`depthlab-cli eval --run %lld` measures it on the run's validation split)\n",
             id, id);
       }
     }

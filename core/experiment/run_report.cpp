@@ -1,8 +1,11 @@
 // See run_report.h.
 #include "experiment/run_report.h"
 
+#include <climits>
 #include <cmath>
+#include <set>
 
+#include "experiment/run_config.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::experiment {
@@ -20,10 +23,11 @@ double slopeAgainstIndex(const std::vector<double>& y) {
 
 namespace {
 
-// The last row of a per-layer metric, or nothing.
+// The last row of a per-layer metric at or before `atStep`, or nothing.
 std::optional<std::pair<int64_t, std::vector<float>>> lastRow(store::RunStore& s, int64_t run,
-                                                              const std::string& metric) {
-  auto series = s.layerSeries(run, metric);
+                                                              const std::string& metric,
+                                                              int64_t atStep) {
+  auto series = s.layerSeries(run, metric, INT64_MIN, atStep);
   if (series.steps.empty() || series.nLayers == 0) return std::nullopt;
   const size_t L = static_cast<size_t>(series.nLayers);
   std::vector<float> v(series.values.end() - static_cast<long>(L), series.values.end());
@@ -39,9 +43,21 @@ double meanOf(const std::vector<float>& v, size_t from, size_t to) {
   return n ? sum / static_cast<double>(n) : std::nan("");
 }
 
+// The last value of a scalar at or before `atStep`.
+std::optional<store::ScalarPoint> lastScalar(store::RunStore& s, int64_t run,
+                                             const std::string& key, int64_t atStep) {
+  if (atStep == INT64_MAX) {  // the common case: one indexed look
+    const auto latest = s.latestScalars(run);
+    const auto it = latest.find(key);
+    return it == latest.end() ? std::nullopt : std::optional<store::ScalarPoint>(it->second);
+  }
+  const auto series = s.scalarSeries(run, key, INT64_MIN, atStep);
+  return series.empty() ? std::nullopt : std::optional<store::ScalarPoint>(series.back());
+}
+
 }  // namespace
 
-RunReport makeRunReport(store::RunStore& s, int64_t runId) {
+RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   RunReport r;
   auto run = s.run(runId);
   if (!run) throw store::StoreError("no run with id " + std::to_string(runId));
@@ -49,20 +65,21 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId) {
   r.name = run->name;
   r.scheme = run->scheme;
   r.status = store::toString(run->status);
-  auto latest = s.latestScalars(runId);
-  if (auto it = latest.find(metrics::kLossTrain); it != latest.end()) r.steps = it->second.step + 1;
-  if (auto it = latest.find(metrics::kLossVal); it != latest.end()) {
-    r.lossVal = it->second.value;
-    r.pplVal = std::exp(std::min(it->second.value, 700.0));
+  // Train losses are logged at the update's index (0-based), the rest after `step` updates.
+  const int64_t trainBound = atStep == INT64_MAX ? atStep : atStep - 1;
+  if (auto t = lastScalar(s, runId, metrics::kLossTrain, trainBound)) r.steps = t->step + 1;
+  if (auto v = lastScalar(s, runId, metrics::kLossVal, atStep)) {
+    r.lossVal = v->value;
+    r.pplVal = std::exp(std::min(v->value, 700.0));
   } else {
     r.missing.push_back(metrics::kLossVal);
   }
-  if (auto it = latest.find(metrics::kLazyLayers); it != latest.end()) {
-    r.lazyLayers = static_cast<int>(it->second.value);
+  if (auto lazy = lastScalar(s, runId, metrics::kLazyLayers, atStep)) {
+    r.lazyLayers = static_cast<int>(lazy->value);
   } else {
     r.missing.push_back(metrics::kLazyLayers);
   }
-  if (auto v = lastRow(s, runId, metrics::kVariance)) {
+  if (auto v = lastRow(s, runId, metrics::kVariance, atStep)) {
     r.probeStep = v->first;
     const auto& var = v->second;
     r.nLayers = static_cast<int>(var.size());
@@ -74,12 +91,12 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId) {
   } else {
     r.missing.push_back(metrics::kVariance);
   }
-  if (auto a = lastRow(s, runId, metrics::kAngularAdjacent)) {
+  if (auto a = lastRow(s, runId, metrics::kAngularAdjacent, atStep)) {
     r.angularDeepMean = meanOf(a->second, a->second.size() / 2, a->second.size());
   } else {
     r.missing.push_back(metrics::kAngularAdjacent);
   }
-  if (auto p = lastRow(s, runId, metrics::kPruneDelta)) {
+  if (auto p = lastRow(s, runId, metrics::kPruneDelta, atStep)) {
     const size_t half = p->second.size() / 2;
     r.pruneShallowMean = meanOf(p->second, 0, half);
     r.pruneDeepMean = meanOf(p->second, half, p->second.size());
@@ -87,6 +104,18 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId) {
     r.missing.push_back(metrics::kPruneDelta);
   }
   return r;
+}
+
+std::optional<int64_t> sharedReportStep(store::RunStore& s, const std::vector<int64_t>& runIds) {
+  std::set<int64_t> trained;
+  for (int64_t id : runIds) {
+    const auto run = s.run(id);
+    if (!run || isImportedRun(*run)) continue;
+    if (auto last = lastScalar(s, id, metrics::kLossTrain, INT64_MAX))
+      trained.insert(last->step + 1);
+  }
+  if (trained.size() < 2) return std::nullopt;
+  return *trained.begin();
 }
 
 }  // namespace depthlab::experiment

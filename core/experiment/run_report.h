@@ -16,7 +16,7 @@ namespace depthlab::experiment {
 struct RunReport {
   int64_t runId = 0;
   std::string name, scheme, status;
-  int64_t steps = 0;                      // last step with a train loss
+  int64_t steps = 0;  // updates trained (by the report's step)
   std::optional<double> lossVal, pplVal;
   std::optional<int64_t> probeStep;       // step of the variance / angular rows used
   std::optional<double> varianceLast, varianceMean, logVarianceSlope;
@@ -27,7 +27,13 @@ struct RunReport {
   std::vector<std::string> missing;       // metrics the run does not have
 };
 
-RunReport makeRunReport(store::RunStore& store, int64_t runId);
+/// The run's summary after `atStep` updates (its last validation and probe rows at or before
+/// that step; default: its last).
+RunReport makeRunReport(store::RunStore& store, int64_t runId, int64_t atStep = INT64_MAX);
+/// The step a side-by-side report of `runIds` shows every trained run at when they trained
+/// to different lengths (one trained further): the fewest updates any has, so they are compared
+/// at one point; nullopt when they agree (imported models do not count).
+std::optional<int64_t> sharedReportStep(store::RunStore& store, const std::vector<int64_t>& runIds);
 /// Least-squares slope of y against x = 1..n.
 double slopeAgainstIndex(const std::vector<double>& y);
 

@@ -28,10 +28,58 @@ TEST(ReportCli, AMissingValidationLossPointsToEvalNotToAnalyze) {
   ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
                                  " report --runs " + n + " 2>&1", &out), 0) << out;
   EXPECT_NE(out.find("run " + n + " has no validation loss"), std::string::npos) << out;
-  EXPECT_NE(out.find("eval --run " + n + " --corpus TEXT"), std::string::npos) << out;
+  EXPECT_NE(out.find("eval --run " + n + "` measures it on the run's validation split"),
+            std::string::npos)
+      << out;
   const auto lacks = out.find("run " + n + " lacks:");
   ASSERT_NE(lacks, std::string::npos) << out;  // the probes, sent to analyze
   const std::string line = out.substr(lacks, out.find('\n', lacks) - lacks);
   EXPECT_NE(line.find("analyze --run " + n), std::string::npos) << line;
   EXPECT_EQ(line.find("loss_val"), std::string::npos) << line;
+}
+
+TEST(ReportCli, RunsTrainedToDifferentLengthsAreReportedAtTheFewestStepsUnlessAsked) {
+  // Run b was trained further (20 steps against a's 10): its last numbers beside a's had
+  // credited LNS with ten more steps of training.
+  test::TempDir dir;
+  int64_t a = 0, b = 0;
+  {
+    auto s = store::RunStore::open(dir.file("runs.db"));
+    auto add = [&](const char* scheme, int steps) {
+      store::NewRun nr;
+      nr.name = scheme;
+      nr.groupName = "g";
+      nr.scheme = scheme;
+      nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
+      const int64_t id = s.createRun(nr);
+      store::WriteBatch w;
+      for (int t = 0; t < steps; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
+      for (int t = 10; t <= steps; t += 10) {
+        w.scalar(t, "loss_val", 4.0 - 0.01 * t);
+        w.layer(t, "variance", {1.0f * t, 2.0f * t});
+      }
+      s.write(id, w);
+      return id;
+    };
+    a = add("pre_ln", 10);
+    b = add("lns", 20);
+  }
+  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  const std::string ids = std::to_string(a) + "," + std::to_string(b);
+  std::string out;
+  ASSERT_EQ(test::runCommand(cli + "--json report --runs " + ids + " 2>&1", &out), 0) << out;
+  auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j[1]["steps"], 10);
+  EXPECT_DOUBLE_EQ(j[1]["loss_val"].get<double>(), 3.9);
+  EXPECT_EQ(j[1]["probe_step"], 10);
+  EXPECT_DOUBLE_EQ(j[1]["variance_last"].get<double>(), 20.0);
+  ASSERT_EQ(test::runCommand(cli + "report --runs " + ids + " 2>&1", &out), 0) << out;
+  EXPECT_NE(out.find("each shown after 10 steps"), std::string::npos) << out;
+  // Asked for: each run at step 20 (a has only its 10).
+  ASSERT_EQ(test::runCommand(cli + "--json report --step 20 --runs " + ids + " 2>&1", &out), 0)
+      << out;
+  j = nlohmann::json::parse(out);
+  EXPECT_EQ(j[0]["steps"], 10);
+  EXPECT_EQ(j[1]["steps"], 20);
+  EXPECT_DOUBLE_EQ(j[1]["loss_val"].get<double>(), 3.8);
 }
