@@ -120,7 +120,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
     if (report->count("--step"))
       at = reportStep;
     else
-      at = experiment::sharedReportStep(s, ids);
+      at = experiment::fewestTrainedSteps(s, ids);
     std::vector<experiment::RunReport> reports;
     for (int64_t id : ids) {
       const auto run = s.run(id);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -53,7 +54,8 @@ std::map<std::string, std::vector<std::string>> configDiff(const std::vector<sto
   return diff;
 }
 
-std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs) {
+std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs,
+                                  std::optional<int64_t> atStep) {
   std::map<std::string, SeedGroup> groups;
   for (const auto& r : runs) {
     auto j = nlohmann::json::parse(r.configJson, nullptr, false);
@@ -79,10 +81,15 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
     g.width = width;
     g.params = params;
     g.runIds.push_back(r.id);
-    auto latest = store.latestScalars(r.id);
-    if (auto it = latest.find(metrics::kLossVal); it != latest.end() && std::isfinite(it->second.value)) {
-      g.finalValLoss.push_back(it->second.value);
+    std::optional<double> val;
+    if (atStep && !experiment::isImportedRun(r)) {
+      const auto upTo = store.scalarSeries(r.id, metrics::kLossVal, INT64_MIN, *atStep);
+      if (!upTo.empty()) val = upTo.back().value;
+    } else {
+      auto latest = store.latestScalars(r.id);
+      if (auto it = latest.find(metrics::kLossVal); it != latest.end()) val = it->second.value;
     }
+    if (val && std::isfinite(*val)) g.finalValLoss.push_back(*val);
   }
   std::vector<SeedGroup> out;
   for (auto& [k, g] : groups) out.push_back(std::move(g));

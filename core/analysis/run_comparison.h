@@ -27,7 +27,11 @@ struct SeedGroup {
   std::vector<int64_t> runIds;
   std::vector<double> finalValLoss;  // runs without a validation loss are left out
 };
-std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs);
+/// `atStep`: each trained run's validation loss at or before that step (runs trained to
+/// different lengths compared at one point; experiment::fewestTrainedSteps); imported models'
+/// and, without it, every run's last.
+std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs,
+                                  std::optional<int64_t> atStep = std::nullopt);
 
 struct ResultsTable {
   std::vector<std::string> columns;               // model sizes, e.g. "1.2M (L=24)"

@@ -106,7 +106,7 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   return r;
 }
 
-std::optional<int64_t> sharedReportStep(store::RunStore& s, const std::vector<int64_t>& runIds) {
+std::optional<int64_t> fewestTrainedSteps(store::RunStore& s, const std::vector<int64_t>& runIds) {
   std::set<int64_t> trained;
   for (int64_t id : runIds) {
     const auto run = s.run(id);

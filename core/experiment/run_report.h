@@ -33,7 +33,8 @@ RunReport makeRunReport(store::RunStore& store, int64_t runId, int64_t atStep = 
 /// The step a side-by-side report of `runIds` shows every trained run at when they trained
 /// to different lengths (one trained further): the fewest updates any has, so they are compared
 /// at one point; nullopt when they agree (imported models do not count).
-std::optional<int64_t> sharedReportStep(store::RunStore& store, const std::vector<int64_t>& runIds);
+std::optional<int64_t> fewestTrainedSteps(store::RunStore& store,
+                                          const std::vector<int64_t>& runIds);
 /// Least-squares slope of y against x = 1..n.
 double slopeAgainstIndex(const std::vector<double>& y);
 

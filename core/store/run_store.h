@@ -104,7 +104,8 @@ class RunStore {
   LayerSeries layerSeriesSampled(int64_t runId, const std::string& metric, int samples);
   /// The last step with a row of `metric` (one index seek), nullopt when it has none: with
   /// layerSeries(id, metric, step, step), a run's final per-layer values without its history.
-  std::optional<int64_t> lastLayerStep(int64_t runId, const std::string& metric);
+  std::optional<int64_t> lastLayerStep(int64_t runId, const std::string& metric,
+                                       int64_t atOrBefore = INT64_MAX);
   std::vector<std::string> matrixKinds(int64_t runId);
   std::vector<int64_t> matrixSteps(int64_t runId, const std::string& kind);
   std::optional<Matrix> matrix(int64_t runId, const std::string& kind, int64_t step);

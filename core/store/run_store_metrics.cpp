@@ -239,9 +239,12 @@ LayerSeries RunStore::layerSeriesSampled(int64_t runId, const std::string& metri
   return out;
 }
 
-std::optional<int64_t> RunStore::lastLayerStep(int64_t runId, const std::string& metric) {
-  SqliteStatement st(m_db, "SELECT step FROM layer_series WHERE run_id=?1 AND metric=?2 ORDER BY step DESC LIMIT 1");
-  st.bind(1, runId).bind(2, metric);
+std::optional<int64_t> RunStore::lastLayerStep(int64_t runId, const std::string& metric,
+                                               int64_t atOrBefore) {
+  SqliteStatement st(m_db,
+                     "SELECT step FROM layer_series WHERE run_id=?1 AND metric=?2 AND step<=?3 "
+                     "ORDER BY step DESC LIMIT 1");
+  st.bind(1, runId).bind(2, metric).bind(3, atOrBefore);
   if (!st.step()) return std::nullopt;
   return st.columnInt(0);
 }

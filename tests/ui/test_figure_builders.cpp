@@ -550,6 +550,7 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
   const auto ids = writePair(s);
   {
     store::WriteBatch b;
+    for (int step = 101; step <= 150; ++step) b.scalar(step, metrics::kLossTrain, 3.0);
     b.layer(150, metrics::kPruneDelta, std::vector<float>(kLayers, 9.0f));
     b.matrix(150, metrics::kAngular, kLayers, kLayers, std::vector<float>(kLayers * kLayers, 0.9f));
     s.write(ids[1], b);
@@ -559,7 +560,8 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
   ASSERT_EQ(warnings.size(), 1) << warnings.join(QStringLiteral("; ")).toStdString();
   EXPECT_TRUE(warnings[0].contains(QStringLiteral("shown at step 100")))
       << warnings[0].toStdString();
-  EXPECT_TRUE(warnings[0].contains(QStringLiteral("its last is 150"))) << warnings[0].toStdString();
+  EXPECT_TRUE(warnings[0].contains(QStringLiteral("its last probe is at step 150")))
+      << warnings[0].toStdString();
   const auto lns = pointsOf(barsOf(&paper)[1]);
   ASSERT_EQ(lns.size(), static_cast<size_t>(kLayers));
   for (int l = 0; l < kLayers; ++l)
@@ -579,6 +581,16 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
   dashboard->setCursorStep(150);
   const QString label = dashboard->plots().at(QStringLiteral("prune_bars"))->yAxis->label();
   EXPECT_TRUE(label.contains(QStringLiteral("at steps 100 / 150"))) << label.toStdString();
+  // Compare's final profiles and statistics: also after the fewest steps, saying so.
+  ui::CompareView compare(s, ids);
+  EXPECT_TRUE(compare.statsText().contains(QStringLiteral("final values after 101 steps")))
+      << compare.statsText().toStdString();
+  auto* profile = compare.plots().at(QString::fromStdString(metrics::kPruneDelta));
+  ASSERT_GE(profile->graphCount(), 2);
+  for (int g = 0; g < profile->graphCount(); ++g) {
+    for (const auto& point : pointsOf(profile->graph(g)))
+      EXPECT_LT(point.second, 1.0) << "step 150's 9.0";
+  }
   // Runs of one length: no warning (the other tests), one step in the label.
   dashboard->setCursorStep(100);
   EXPECT_TRUE(dashboard->plots()

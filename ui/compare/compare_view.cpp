@@ -19,17 +19,20 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <climits>
 #include <cmath>
 
 #include "analysis/statistics.h"
+#include "compare/compare_profiles.h"
+#include "experiment/run_config.h"
+#include "experiment/run_report.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_layout.h"
 #include "plot/live_plot.h"
-#include "plot/run_labels.h"
 #include "plot/plot_helpers.h"
+#include "plot/run_labels.h"
 #include "plot/series_adapter.h"
-#include "compare/compare_profiles.h"
 
 namespace depthlab::ui {
 
@@ -81,9 +84,15 @@ QString CompareView::differenceTitle() const { return m_diffTitle ? m_diffTitle-
 
 void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds) {
   std::vector<store::RunInfo> infos;
+  // Runs trained to different lengths (one trained further): their final profiles and losses
+  // at the fewest steps any trained, so they are compared at one point (imported models at
+  // their own step).
+  m_sharedStep = experiment::fewestTrainedSteps(store, runIds);
   for (int64_t id : runIds) {
     auto r = store.run(id);
     if (!r) continue;
+    const int64_t until =
+        m_sharedStep && !experiment::isImportedRun(*r) ? *m_sharedStep : INT64_MAX;
     Loaded l;
     l.info = *r;
     l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
@@ -96,7 +105,7 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
     };
     for (const auto& m : profiles()) {
       l.layers[m] = m == metrics::kVariance ? store.layerSeriesSampled(id, m, kHeatmapColumns)
-                                            : finalRow(m, store.lastLayerStep(id, m));
+                                            : finalRow(m, store.lastLayerStep(id, m, until));
     }
     // The pruning profile's error bars (standard errors over the probe sequences), from the
     // step of its final row.
@@ -108,7 +117,7 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
   }
   const QStringList labels = runLabels(infos);
   for (size_t i = 0; i < infos.size(); ++i) m_labels[infos[i].id] = labels[static_cast<int>(i)];
-  m_groups = analysis::seedGroups(store, infos);
+  m_groups = analysis::seedGroups(store, infos, m_sharedStep);
   m_configDiff = analysis::configDiff(infos);
   m_table = analysis::resultsTable(m_groups);
 }

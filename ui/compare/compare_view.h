@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "analysis/run_comparison.h"
@@ -72,6 +73,8 @@ class CompareView : public QWidget {
 
   std::vector<Loaded> m_runs;
   std::vector<analysis::SeedGroup> m_groups;
+  std::optional<int64_t>
+      m_sharedStep;  // the step finals are taken at when the runs' lengths differ
   analysis::ResultsTable m_table;
   std::map<QString, QCustomPlot*> m_plots;
   QCheckBox* m_relativeDepth = nullptr;

@@ -117,6 +117,11 @@ void CompareView::drawGroups() {
   } else {
     lines << tr("A t-test needs two seed groups with at least two seeds each.");
   }
+  if (m_sharedStep) {
+    lines.prepend(tr("Runs trained to different lengths: final values after %1 steps, the fewest "
+                     "any trained.")
+                      .arg(*m_sharedStep));
+  }
   m_stats->setText(lines.join(QLatin1Char('\n')));
 
   // Depth scaling: final loss against depth per scheme, with the LNS gain.

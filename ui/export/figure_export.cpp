@@ -24,6 +24,7 @@
 
 #include "experiment/experiment_config.h"
 #include "experiment/run_config.h"
+#include "experiment/run_report.h"
 #include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -186,18 +187,21 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
 }
 
 // The steps a figure of one step per run (angular matrices, pruning bars) shows: each run's
-// last probe step at or before the last step every trained run has, so runs trained to
-// different lengths (one trained further) are compared at the same point; an imported model
-// (its probes at its own step) at its last. `steps[i]`: run i's probe steps, ascending; a
-// run without any gets -1. A run shown before its last probe gets a warning.
+// last probe step at or before `fewest` (experiment::fewestTrainedSteps: set when the runs
+// trained to different lengths), so they are compared at one point; an imported model (its
+// probes at its own step) and, without `fewest`, every run at its last. `steps[i]`: run i's
+// probe steps, ascending; a run without any gets -1. A run shown before its last probe gets a
+// warning.
+std::optional<int64_t> fewestTrainedSteps(store::RunStore& store,
+                                          const std::vector<RunMeta>& runs) {
+  std::vector<int64_t> ids;
+  for (const auto& r : runs) ids.push_back(r.info.id);
+  return experiment::fewestTrainedSteps(store, ids);
+}
+
 std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
                                  const std::vector<std::vector<int64_t>>& steps,
-                                 QStringList& warnings) {
-  int64_t shared = INT64_MAX;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    if (!steps[i].empty() && !experiment::isImportedRun(runs[i].info))
-      shared = std::min(shared, steps[i].back());
-  }
+                                 std::optional<int64_t> fewest, QStringList& warnings) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& s = steps[i];
@@ -205,16 +209,18 @@ std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
       out.push_back(-1);
       continue;
     }
-    const int64_t limit = experiment::isImportedRun(runs[i].info) ? s.back() : shared;
+    const int64_t limit = !fewest || experiment::isImportedRun(runs[i].info) ? s.back() : *fewest;
     auto it = std::upper_bound(s.begin(), s.end(), limit);
     out.push_back(it == s.begin() ? s.front() : *std::prev(it));
     if (out.back() != s.back()) {
       warnings << QStringLiteral(
-                      "run %1 (%2) is shown at step %3, the last step every run has "
-                      "(its last is %4)")
+                      "run %1 (%2) is shown at step %3: the runs trained to different "
+                      "lengths are compared after %4 steps, the fewest any trained "
+                      "(its last probe is at step %5)")
                       .arg(runs[i].info.id)
                       .arg(runs[i].label)
                       .arg(out.back())
+                      .arg(limit)
                       .arg(s.back());
     }
   }
@@ -232,7 +238,7 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   std::vector<figures::Heatmap> maps;
   std::vector<std::vector<int64_t>> steps;
   for (const auto& r : runs) steps.push_back(store.matrixSteps(r.info.id, metrics::kAngular));
-  const auto shown = sharedSteps(runs, steps, warnings);
+  const auto shown = sharedSteps(runs, steps, fewestTrainedSteps(store, runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
@@ -281,7 +287,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
     deltas.push_back(store.layerSeries(r.info.id, metrics::kPruneDelta));
     steps.push_back(deltas.back().steps);
   }
-  const auto shown = sharedSteps(runs, steps, warnings);
+  const auto shown = sharedSteps(runs, steps, fewestTrainedSteps(store, runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const auto& series = deltas[i];
