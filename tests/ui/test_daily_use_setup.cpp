@@ -487,3 +487,21 @@ TEST(DailyUse, AGroupWithOneRunTrainedFurtherIsDoneWhenBothFinished) {
   EXPECT_NE(bar->format(), QStringLiteral("900 / 900 steps"));
   EXPECT_NE(eta->text(), QStringLiteral("done"));
 }
+
+TEST(DailyUse, TheSetupShowsTheScheduleLengthOfARunTrainedFurther) {
+  // A clone of a run trained further keeps its shorter schedule; hidden, a longer Steps would
+  // have kept the floor from that point on without a word.
+  ui::SetupPanel panel;
+  auto* schedule = panel.findChild<QSpinBox*>(QStringLiteral("optim.scheduleSteps"));
+  ASSERT_NE(schedule, nullptr);
+  EXPECT_EQ(schedule->text(), QStringLiteral("all steps"));  // a fresh config: 0
+  EXPECT_FALSE(schedule->toolTip().isEmpty());
+  auto c = *experiment::presetConfig("cpu-demo");
+  c.optim.scheduleSteps = 300;
+  c.optim.steps = 400;
+  panel.setConfig(c);
+  EXPECT_EQ(schedule->value(), 300);
+  EXPECT_EQ(panel.config().optim.scheduleSteps, 300);
+  schedule->setValue(0);
+  EXPECT_EQ(panel.config().optim.scheduleSteps, 0);
+}

@@ -22,6 +22,8 @@
 
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "compare/compare_view.h"
 #include "daily_use_fixtures.h"
 #include "dashboard/diagnosis_panel.h"
@@ -424,6 +426,36 @@ TEST(DailyUseViews, ASingleSampleHeatmapShowsItsStepNotAZeroToOneAxis) {
   QStringList labels;
   for (const auto& b : ui::figures::tickLabelBoxes(p->xAxis)) labels << b.text;
   EXPECT_EQ(labels, QStringList{QStringLiteral("100")});
+  // The one column is centred on its tick (it spanned [100, 101], the tick at its left edge),
+  // and hover and CSV name its step (QCustomPlot's cell coordinate of a one-cell-wide map is
+  // NaN).
+  EXPECT_DOUBLE_EQ(p->xAxis->range().center(), 100.0);
+  const QPoint middle(static_cast<int>(p->xAxis->coordToPixel(100)),
+                      static_cast<int>(p->yAxis->coordToPixel(2)));
+  const QString hover = ui::hoverText(p, middle);
+  EXPECT_TRUE(hover.contains(QStringLiteral("step = 100"))) << hover.toStdString();
+  const QString csv = ui::plotCsv(p);
+  EXPECT_FALSE(csv.contains(QStringLiteral("nan"))) << csv.left(200).toStdString();
+  EXPECT_TRUE(csv.contains(QStringLiteral(",100,"))) << csv.left(200).toStdString();
+}
+
+TEST(DailyUseViews, AnImportedModelsDashboardHasNoEmptyLossPanels) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  test::FakeRun f{"hf", "pre_ln"};
+  f.probeSteps = {0};
+  const int64_t id = test::addFakeRun(s, f);
+  auto d = openDashboard(s, QStringLiteral("hf"));
+  QApplication::processEvents();
+  EXPECT_TRUE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));  // trained here
+  auto config = nlohmann::json::parse(s.run(id)->configJson);
+  config["import"] = {{"architecture", "LlamaForCausalLM"}};  // what hf::importHfModel records
+  s.setRunConfig(id, config.dump());
+  d = openDashboard(s, QStringLiteral("hf"));
+  EXPECT_FALSE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));
+  QApplication::processEvents();  // a layout shows the panels it was given once events run
+  EXPECT_FALSE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));
+  EXPECT_TRUE(d->plots().at(QStringLiteral("variance_map:pre_ln"))->isVisibleTo(d.get()));
 }
 
 TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {

@@ -202,6 +202,7 @@ void GroupDashboard::rebuildPanels() {
     delete item;
   }
   m_plots.clear();
+  m_lossSection = nullptr;
   const int nSchemes = std::max<int>(1, static_cast<int>(m_schemes.size()));
   for (const auto& section : dashboard::dashboardSections()) {
     auto* box = new QGroupBox(section.title);
@@ -211,6 +212,7 @@ void GroupDashboard::rebuildPanels() {
       grid->setColumnStretch(static_cast<int>(c), section.columnStretch[c]);
     }
     for (const auto& spec : section.panels) {
+      if (spec.kind == dashboard::PanelKind::LossOverlay) m_lossSection = box;
       if (!spec.perScheme) {
         auto* p = addPlot(spec.key, box, spec.minHeight > 0 ? spec.minHeight : 220);
         p->xAxis->setLabel(spec.xLabel);

@@ -95,6 +95,7 @@ class GroupDashboard : public QWidget {
   std::vector<QString> m_schemes;
   std::map<QString, QCustomPlot*> m_plots;
   QVBoxLayout* m_panels = nullptr;
+  QWidget* m_lossSection = nullptr;  // hidden for imported models (nothing trained: empty axes)
   QWidget* m_panelHost = nullptr;
   QSlider* m_scrubber = nullptr;
   QLabel* m_cursorLabel = nullptr;

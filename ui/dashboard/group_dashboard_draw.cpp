@@ -309,6 +309,7 @@ namespace depthlab::ui {
 
 void GroupDashboard::drawProgress() {
   const auto p = m_data.progress();
+  if (m_lossSection) m_lossSection->setVisible(!p.imported);
   if (p.imported) {
     m_progress->setRange(0, 1);
     m_progress->setValue(1);

@@ -72,6 +72,19 @@ QString rangesOf(const QCustomPlot* plot) {
 }
 }  // namespace
 
+namespace {
+
+// The centre of cell (kx, ky): QCPColorMapData::cellToCoord divides by (size - 1), NaN for a
+// map one cell wide or tall (an imported model's single probe); such a cell's centre is its
+// range's.
+void cellCentre(const QCPColorMapData* d, int kx, int ky, double* x, double* y) {
+  d->cellToCoord(kx, ky, x, y);
+  if (d->keySize() == 1) *x = d->keyRange().center();
+  if (d->valueSize() == 1) *y = d->valueRange().center();
+}
+
+}  // namespace
+
 QString hoverText(QCustomPlot* plot, const QPoint& pos) {
   for (int i = 0; i < plot->plottableCount(); ++i) {
     if (auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
@@ -82,7 +95,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
       double v = map->data()->cell(kx, ky);
       if (std::isnan(v)) continue;
       double cx, cy;
-      map->data()->cellToCoord(kx, ky, &cx, &cy);
+      cellCentre(map->data(), kx, ky, &cx, &cy);
       QString value = QString::number(v, 'g', 6);
       if (const double e = cellError(cellErrors(map), map->data(), kx, ky); std::isfinite(e)) {
         value += QStringLiteral(" \u00b1 %1 (standard error)").arg(e, 0, 'g', 3);
@@ -264,7 +277,7 @@ QString plotCsv(QCustomPlot* plot) {
       for (int kx = 0; kx < d->keySize(); ++kx) {
         for (int ky = 0; ky < d->valueSize(); ++ky) {
           double x, y;
-          d->cellToCoord(kx, ky, &x, &y);
+          cellCentre(d, kx, ky, &x, &y);
           const double v = d->cell(kx, ky);
           if (std::isfinite(v)) {
             out += QStringLiteral("%1,%2,%3,%4,%5\n").arg(quote(m->name().isEmpty() ? QStringLiteral("heatmap") : m->name()))
@@ -295,7 +308,10 @@ std::pair<double, double> fillLayerHeatmap(QCPColorMap* map, const store::LayerS
   }
   const int cols = std::max(1, std::min(n, maxColumns));
   const double x0 = static_cast<double>(s.steps.front()), x1 = static_cast<double>(s.steps.back());
-  QCPColorMapData cells(cols, L, QCPRange(x0, x1 > x0 ? x1 : x0 + 1), QCPRange(1, L));  // (cols, L)
+  // One column is drawn over its key range: centred on its step (it had spanned [step,
+  // step + 1] with the step's tick at its left edge).
+  QCPColorMapData cells(cols, L, cols > 1 ? QCPRange(x0, x1) : QCPRange(x0 - 0.5, x0 + 0.5),
+                        QCPRange(1, L));  // (cols, L)
   for (int c = 0; c < cols; ++c) {
     // Nearest stored step to this column's centre.
     const size_t i = nearestStepIndex(s.steps, cols > 1 ? x0 + (x1 - x0) * c / (cols - 1) : x0);

@@ -218,6 +218,7 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_lr->setValue(c.optim.lr);
   m_steps->setValue(c.optim.steps);
   m_warmup->setValue(c.optim.warmupSteps);
+  m_schedule->setValue(c.optim.scheduleSteps);
   m_batch->setValue(c.optim.batchSize);
   m_accum->setValue(c.optim.gradAccum);
   m_corpus->setText(QString::fromStdString(c.data.corpus));
@@ -270,6 +271,7 @@ experiment::ExperimentConfig SetupPanel::config() const {
   c.optim.lr = m_lr->value();
   c.optim.steps = m_steps->value();
   c.optim.warmupSteps = m_warmup->value();
+  c.optim.scheduleSteps = m_schedule->value();
   c.optim.batchSize = m_batch->value();
   c.optim.gradAccum = m_accum->value();
   c.data.corpus = m_corpus->text().trimmed().toStdString();

@@ -102,9 +102,9 @@ class SetupPanel : public QWidget {
   std::set<std::string> m_takenNames;
   experiment::TimeCalibration m_cpuCalibration, m_gpuCalibration;
   QScrollArea* m_scroll = nullptr;
-  QSpinBox *m_width, *m_depth, *m_heads, *m_ffn, *m_seq, *m_steps, *m_warmup, *m_batch,
-      *m_accum, *m_seeds, *m_seed, *m_evalEvery, *m_forwardEvery, *m_angularEvery,
-      *m_pruningEvery, *m_pruneSequences, *m_threads, *m_checkpointKeep, *m_tokenizerSample, *m_processes;
+  QSpinBox *m_width, *m_depth, *m_heads, *m_ffn, *m_seq, *m_steps, *m_schedule, *m_warmup, *m_batch,
+      *m_accum, *m_seeds, *m_seed, *m_evalEvery, *m_forwardEvery, *m_angularEvery, *m_pruningEvery,
+      *m_pruneSequences, *m_threads, *m_checkpointKeep, *m_tokenizerSample, *m_processes;
   QDoubleSpinBox *m_lr, *m_embedStd, *m_checkpointMinutes;
   QComboBox *m_optimizer, *m_device, *m_tokenizer, *m_norm, *m_lnsPlacement;
   QLineEdit* m_corpus = nullptr;

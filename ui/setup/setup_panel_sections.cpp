@@ -152,11 +152,15 @@ QGroupBox* SetupPanel::makeTrainingBox() {
   m_lr = new QDoubleSpinBox; m_lr->setDecimals(6); m_lr->setRange(0.0, 1.0); m_lr->setSingleStep(1e-4);
   m_steps = spin(0, 10000000);
   m_warmup = spin(0, 10000000);
+  // Visible, so a clone of a run trained further (its schedule shorter than its steps) says so.
+  m_schedule = spin(0, 10000000);
+  m_schedule->setSpecialValueText(tr("all steps"));
   m_batch = spin(0, 65536);
   m_accum = spin(0, 4096);
   of->addRow(describe(m_optimizer, "optim.optimizer"), m_optimizer);
   of->addRow(describe(m_lr, "optim.lr"), m_lr);
   of->addRow(describe(m_steps, "optim.steps"), m_steps);
+  of->addRow(describe(m_schedule, "optim.scheduleSteps"), m_schedule);
   of->addRow(describe(m_warmup, "optim.warmupSteps"), m_warmup);
   of->addRow(describe(m_batch, "optim.batchSize"), m_batch);
   of->addRow(describe(m_accum, "optim.gradAccum"), m_accum);
