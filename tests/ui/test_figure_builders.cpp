@@ -540,6 +540,23 @@ TEST(FigureBuilders, BarsTenTimesAboveTheRestRunOffTheAxisWithTheirValuesBesideT
   EXPECT_EQ(ui::figures::fitLayerBarAxes(g.xAxis, g.yAxis, 24), 0);
   EXPECT_NEAR(g.yAxis->range().upper, 0.42 * 1.05, 1e-6);
   EXPECT_EQ(g.itemCount(), 0);
+
+  // Compare's final profiles (graphs): the same rule, room below the lowest point too.
+  QCustomPlot profiles;
+  for (const auto* values : {&pre, &lns}) {
+    auto* graph = profiles.addGraph();
+    for (int l = 0; l < 24; ++l) graph->addData(l + 1, (*values)[l]);
+  }
+  EXPECT_EQ(ui::figures::fitLayerProfileAxes(profiles.xAxis, profiles.yAxis, 0.5), 2);
+  const double high = 0.0012 * 23, low = 0.001 - 0.004, room = 0.05 * (high - low);
+  EXPECT_NEAR(profiles.yAxis->range().upper, high + room, 1e-6);
+  EXPECT_NEAR(profiles.yAxis->range().lower, low - room, 1e-6);
+  EXPECT_NEAR(profiles.xAxis->range().lower, 0.5, 1e-9);
+  EXPECT_NEAR(profiles.xAxis->range().upper, 24.5, 1e-9);
+  int values = 0;
+  for (int i = 0; i < profiles.itemCount(); ++i)
+    values += qobject_cast<QCPItemText*>(profiles.item(i)) != nullptr;
+  EXPECT_EQ(values, 2);
 }
 
 TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHave) {

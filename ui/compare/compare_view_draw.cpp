@@ -191,13 +191,9 @@ void CompareView::drawProfiles() {
                               QPen(g->pen().color(), 1.2));
       }
     }
-    p->rescaleAxes();
     // Half a layer of margin, and 5% above and below: the outermost points and error bars
-    // stay whole.
-    const QCPRange x = p->xAxis->range(), y = p->yAxis->range();
-    const double margin = relative ? 0.03 : 0.5;
-    p->xAxis->setRange(x.lower - margin, x.upper + margin);
-    p->yAxis->setRange(y.lower - 0.05 * y.size(), y.upper + 0.05 * y.size());
+    // stay whole. Layer 1's pruning delta (~2 nats against hundredths) runs off, marked.
+    figures::fitLayerProfileAxes(p->xAxis, p->yAxis, relative ? 0.03 : 0.5);
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);
   }

@@ -40,44 +40,46 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
 
 namespace {
 
-// One bar of a layerBars chart and its error (0 where none).
-struct DrawnBar {
-  QCPBars* bars;
+// One point of a bar chart or a profile (a bar's top, a graph's point) and its error (0 where
+// none).
+struct DrawnPoint {
+  QCPAbstractPlottable* data;
   double key, value, error;
 };
 
-std::vector<DrawnBar> barsOn(QCPAxis* y) {
-  std::vector<DrawnBar> out;
+std::vector<DrawnPoint> pointsOn(QCPAxis* y) {
+  std::vector<DrawnPoint> out;
   auto* plot = y->parentPlot();
-  std::map<QCPBars*, QCPErrorBars*> errorsOf;
+  std::map<QCPAbstractPlottable*, QCPErrorBars*> errorsOf;
   for (int i = 0; i < plot->plottableCount(); ++i) {
     if (auto* e = qobject_cast<QCPErrorBars*>(plot->plottable(i)); e && e->valueAxis() == y) {
-      if (auto* b = qobject_cast<QCPBars*>(e->dataPlottable())) errorsOf[b] = e;
+      errorsOf[e->dataPlottable()] = e;
     }
   }
   for (int i = 0; i < plot->plottableCount(); ++i) {
-    auto* b = qobject_cast<QCPBars*>(plot->plottable(i));
-    if (!b || b->valueAxis() != y) continue;
-    const auto it = errorsOf.find(b);
-    for (int k = 0; k < b->dataCount(); ++k) {
-      const auto d = b->data()->at(k);  // an iterator
-      if (!std::isfinite(d->value)) continue;
+    auto* p = plot->plottable(i);
+    if (p->valueAxis() != y || !(qobject_cast<QCPBars*>(p) || qobject_cast<QCPGraph*>(p))) continue;
+    const auto it = errorsOf.find(p);
+    const auto* data = p->interface1D();
+    for (int k = 0; k < data->dataCount(); ++k) {
+      const double v = data->dataMainValue(k);
+      if (!std::isfinite(v)) continue;
       double e = 0;
       if (it != errorsOf.end() && k < it->second->dataCount())
         e = it->second->data()->at(k).errorPlus;
-      out.push_back({b, d->key, d->value, std::isfinite(e) ? e : 0.0});
+      out.push_back({p, data->dataMainKey(k), v, std::isfinite(e) ? e : 0.0});
     }
   }
   return out;
 }
 
-// A bar running off the top (or bottom) of the axis: a white break across it near the frame
-// and its value right of its layer's group, in its colour, `stacked` lines below (above) the
-// frame: the values of a group's bars that run off stack in series order.
-void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnBar& bar, int stacked) {
+// A point running off the top (or bottom) of the axis: its value beside it in its colour,
+// `stacked` lines below (above) the frame (the values of one layer stack in series order); a
+// bar also gets a white break across it near the frame, and its value goes right of its
+// layer's group (l - 0.4 .. l + 0.4).
+void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnPoint& point, int stacked) {
   auto* plot = y->parentPlot();
-  const bool up = bar.value > 0;
-  const double half = bar.bars->width() / 2;
+  const bool up = point.value > 0;
   auto place = [&](QCPItemPosition* p, double key, double ratio) {
     p->setAxes(x, y);
     p->setAxisRect(y->axisRect());
@@ -85,64 +87,96 @@ void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnBar& bar, int stacked) {
     p->setTypeY(QCPItemPosition::ptAxisRectRatio);
     p->setCoords(key, up ? ratio : 1 - ratio);
   };
-  auto* cut = new QCPItemLine(plot);
-  place(cut->start, bar.key - half - 0.03, 0.09);
-  place(cut->end, bar.key + half + 0.03, 0.05);
-  cut->setPen(QPen(Qt::white, 3));
-  cut->setProperty(kFitMarkProperty, true);
-  auto* label = new QCPItemText(plot);  // right of the layer's group (l - 0.4 .. l + 0.4)
-  place(label->position, std::round(bar.key) + 0.42, 0);
+  auto* bars = qobject_cast<QCPBars*>(point.data);
+  QColor colour = point.data->pen().color();
+  if (bars) {
+    const double half = bars->width() / 2;
+    auto* cut = new QCPItemLine(plot);
+    place(cut->start, point.key - half - 0.03, 0.09);
+    place(cut->end, point.key + half + 0.03, 0.05);
+    cut->setPen(QPen(Qt::white, 3));
+    cut->setProperty(kFitMarkProperty, true);
+    colour = bars->brush().color();
+  }
+  auto* label = new QCPItemText(plot);
+  place(label->position, bars ? std::round(point.key) + 0.42 : point.key, 0);
   label->setPositionAlignment(Qt::AlignLeft | (up ? Qt::AlignTop : Qt::AlignBottom));
-  label->setText(QString::number(bar.value, 'g', 3));
-  label->setColor(bar.bars->brush().color().darker(140));
+  label->setText(QString::number(point.value, 'g', 3));
+  label->setColor(colour.darker(140));
   label->setClipToAxisRect(true);
   label->setProperty(kFitMarkProperty, true);
   label->setProperty(kStackedLinesProperty, up ? stacked : -stacked);
   setMarkFont(label, y->tickLabelFont());
 }
 
-}  // namespace
-
-int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView) {
+// Fits the linear value axis `y` over its bars' and graphs' points, their error bars and
+// `keepInView`, with 5% headroom; points 10x or more above all others (at most a tenth) run
+// off it, marked (markOffScale). Returns their number.
+int fitValuesOverOutliers(QCPAxis* x, QCPAxis* y, const std::vector<double>& keepInView) {
   auto* plot = y->parentPlot();
-  setRefit(plot, [x, y, layers, keepInView] { fitLayerBarAxes(x, y, layers, keepInView); });
   for (int i = plot->itemCount() - 1; i >= 0; --i) {  // the last fit's marks
     if (plot->item(i)->property(kFitMarkProperty).toBool()) plot->removeItem(i);
   }
-  x->setRange(0.4, std::max(1, layers) + 0.6);
-  y->rescale();  // bars from 0 and every error bar's ends
+  y->rescale();  // bars from 0, every point and error bar's ends
   QCPRange r = y->range();
   if (y->scaleType() == QCPAxis::stLogarithmic) {
     if (r.lower > 0 && r.upper > r.lower)
       y->setRange(r.lower, r.upper * std::pow(r.upper / r.lower, 0.05));
     return 0;
   }
-  const auto bars = barsOn(y);
+  const auto points = pointsOn(y);
   std::vector<double> magnitudes;
-  for (const auto& b : bars) magnitudes.push_back(std::abs(b.value));
+  bool bars = false;  // bars stand on 0; graphs' points get room below too
+  for (const auto& p : points) {
+    magnitudes.push_back(std::abs(p.value));
+    bars = bars || qobject_cast<QCPBars*>(p.data);
+  }
   int clipped = 0;
   const double limit = divergingColourLimit(magnitudes, &clipped);
-  if (clipped > 0) {  // the range of the others (and 0)
-    r = QCPRange(0, 0);
-    for (const auto& b : bars) {
-      if (std::abs(b.value) > limit) continue;
-      r.lower = std::min(r.lower, b.value - b.error);
-      r.upper = std::max(r.upper, b.value + b.error);
+  if (clipped > 0) {  // the range of the others (and 0 under bars)
+    // (members set one by one: QCPRange's constructor swaps a lower above the upper)
+    r.lower = bars ? 0.0 : INFINITY;
+    r.upper = bars ? 0.0 : -INFINITY;
+    for (const auto& p : points) {
+      if (std::abs(p.value) > limit) continue;
+      r.lower = std::min(r.lower, p.value - p.error);
+      r.upper = std::max(r.upper, p.value + p.error);
     }
   }
   for (double v : keepInView) {
     if (std::isfinite(v)) r.lower = std::min(r.lower, v), r.upper = std::max(r.upper, v);
   }
   const double pad = 0.05 * (r.size() > 0 ? r.size() : std::max(1.0, std::abs(r.upper)));
-  y->setRange(r.lower < 0 ? r.lower - pad : r.lower, r.upper + pad);
+  y->setRange(r.lower < 0 || !bars ? r.lower - pad : r.lower, r.upper + pad);
   if (clipped > 0) {
-    std::map<std::pair<long, bool>, int> perLayer;  // (layer, upwards) -> values so far
-    for (const auto& b : bars) {
-      if (std::abs(b.value) <= limit) continue;
-      markOffScale(x, y, b, perLayer[{std::lround(b.key), b.value > 0}]++);
+    // (layer, upwards) -> values so far: a bar's layer is its group's (l - 0.4 .. l + 0.4), a
+    // graph point's its key (l, or l / L on a relative axis).
+    std::map<std::pair<long long, bool>, int> perLayer;
+    for (const auto& p : points) {
+      if (std::abs(p.value) <= limit) continue;
+      const long long layer =
+          qobject_cast<QCPBars*>(p.data) ? 1000 * std::llround(p.key) : std::llround(p.key * 1000);
+      markOffScale(x, y, p, perLayer[{layer, p.value > 0}]++);
     }
   }
   return clipped;
+}
+
+}  // namespace
+
+int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView) {
+  setRefit(y->parentPlot(),
+           [x, y, layers, keepInView] { fitLayerBarAxes(x, y, layers, keepInView); });
+  x->setRange(0.4, std::max(1, layers) + 0.6);
+  return fitValuesOverOutliers(x, y, keepInView);
+}
+
+int fitLayerProfileAxes(QCPAxis* x, QCPAxis* y, double keyMargin) {
+  setRefit(y->parentPlot(), [x, y, keyMargin] { fitLayerProfileAxes(x, y, keyMargin); });
+  x->rescale();
+  const QCPRange k = x->range();
+  x->setRange(k.lower - keyMargin, k.upper + keyMargin);
+  return fitValuesOverOutliers(x, y, {});
 }
 
 void setMarkFont(QCPItemText* label, const QFont& font) {

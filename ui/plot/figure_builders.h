@@ -59,6 +59,11 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series);
 /// so the others are readable. Also how resetZoom fits these axes from then on. Returns the
 /// number of bars run off.
 int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView = {});
+/// The same for per-layer profiles drawn as graphs (Compare's final profiles): x over the
+/// points with `keyMargin` either side, y over the points and their error bars with 5% room
+/// above and below; a point 10x or more above all others runs off with its value beside it
+/// (the lines leave the frame). Also how resetZoom fits them. Returns the points run off.
+int fitLayerProfileAxes(QCPAxis* x, QCPAxis* y, double keyMargin);
 /// The font of a value fitLayerBarAxes wrote beside a bar (kFitMarkProperty), keeping it its
 /// line in the stack of its layer's values (kStackedLinesProperty: lines below the top frame,
 /// negative: above the bottom one). Paper figures set theirs after drawing.
