@@ -110,17 +110,17 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   report
       ->add_option("--step", reportStep,
                    "Each run after this many steps (its last rows at or before it; default: "
-                   "its last, or the fewest steps any run trained when they differ)")
+                   "its last, or the fewest steps any run was planned for when they differ)")
       ->check(CLI::NonNegativeNumber);
   report->callback([&g, report] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
     const auto ids = parseRunIds(runs, s);
-    // Runs trained to different lengths (one trained further) are compared at one step.
+    // Runs planned for different lengths (one trained further) are compared at one step.
     std::optional<int64_t> at;
     if (report->count("--step"))
       at = reportStep;
     else
-      at = experiment::fewestTrainedSteps(s, ids);
+      at = experiment::fewestPlannedSteps(s, ids);
     std::vector<experiment::RunReport> reports;
     for (int64_t id : ids) {
       const auto run = s.run(id);
@@ -129,8 +129,8 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
     }
     if (at && !report->count("--step") && !g.json) {
       std::printf(
-          "runs trained to different lengths: each shown after %lld steps, the fewest any "
-          "trained (--step S to choose)\n",
+          "runs planned for different lengths: each shown after %lld steps, the fewest any "
+          "was planned for (--step S to choose)\n",
           static_cast<long long>(*at));
     }
     if (g.json) {

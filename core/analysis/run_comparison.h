@@ -28,7 +28,7 @@ struct SeedGroup {
   std::vector<double> finalValLoss;  // runs without a validation loss are left out
 };
 /// `atStep`: each trained run's validation loss at or before that step (runs trained to
-/// different lengths compared at one point; experiment::fewestTrainedSteps); imported models'
+/// different lengths compared at one point; experiment::fewestPlannedSteps); imported models'
 /// and, without it, every run's last.
 std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs,
                                   std::optional<int64_t> atStep = std::nullopt);

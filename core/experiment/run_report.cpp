@@ -106,16 +106,15 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   return r;
 }
 
-std::optional<int64_t> fewestTrainedSteps(store::RunStore& s, const std::vector<int64_t>& runIds) {
-  std::set<int64_t> trained;
+std::optional<int64_t> fewestPlannedSteps(store::RunStore& s, const std::vector<int64_t>& runIds) {
+  std::set<int64_t> planned;
   for (int64_t id : runIds) {
     const auto run = s.run(id);
     if (!run || isImportedRun(*run)) continue;
-    if (auto last = lastScalar(s, id, metrics::kLossTrain, INT64_MAX))
-      trained.insert(last->step + 1);
+    if (auto c = tryConfigOf(*run)) planned.insert(c->optim.steps);
   }
-  if (trained.size() < 2) return std::nullopt;
-  return *trained.begin();
+  if (planned.size() < 2) return std::nullopt;
+  return *planned.begin();
 }
 
 }  // namespace depthlab::experiment

@@ -30,10 +30,12 @@ struct RunReport {
 /// The run's summary after `atStep` updates (its last validation and probe rows at or before
 /// that step; default: its last).
 RunReport makeRunReport(store::RunStore& store, int64_t runId, int64_t atStep = INT64_MAX);
-/// The step a side-by-side report of `runIds` shows every trained run at when they trained
-/// to different lengths (one trained further): the fewest updates any has, so they are compared
-/// at one point; nullopt when they agree (imported models do not count).
-std::optional<int64_t> fewestTrainedSteps(store::RunStore& store,
+/// The step a side-by-side view of `runIds` shows every trained run at when they were planned
+/// for different lengths (one trained further, runs of different experiments): the fewest
+/// steps any was planned for, so they are compared at one point; nullopt when the plans agree
+/// (a diverged, stopped or running run keeps its last numbers: comparing every run at the step
+/// one diverged would hide the others' results; imported models do not count).
+std::optional<int64_t> fewestPlannedSteps(store::RunStore& store,
                                           const std::vector<int64_t>& runIds);
 /// Least-squares slope of y against x = 1..n.
 double slopeAgainstIndex(const std::vector<double>& y);

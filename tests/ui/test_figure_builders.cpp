@@ -565,6 +565,7 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));
   const auto ids = writePair(s);
+  s.setRunConfig(ids[1], R"({"model":{"nLayers":5},"optim":{"steps":151,"scheduleSteps":101}})");
   {
     store::WriteBatch b;
     for (int step = 101; step <= 150; ++step) b.scalar(step, metrics::kLossTrain, 3.0);

@@ -84,10 +84,10 @@ QString CompareView::differenceTitle() const { return m_diffTitle ? m_diffTitle-
 
 void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds) {
   std::vector<store::RunInfo> infos;
-  // Runs trained to different lengths (one trained further): their final profiles and losses
-  // at the fewest steps any trained, so they are compared at one point (imported models at
+  // Runs planned for different lengths (one trained further): their final profiles and losses
+  // at the fewest steps any was planned for, so they are compared at one point (imported models at
   // their own step).
-  m_sharedStep = experiment::fewestTrainedSteps(store, runIds);
+  m_sharedStep = experiment::fewestPlannedSteps(store, runIds);
   for (int64_t id : runIds) {
     auto r = store.run(id);
     if (!r) continue;

@@ -118,8 +118,8 @@ void CompareView::drawGroups() {
     lines << tr("A t-test needs two seed groups with at least two seeds each.");
   }
   if (m_sharedStep) {
-    lines.prepend(tr("Runs trained to different lengths: final values after %1 steps, the fewest "
-                     "any trained.")
+    lines.prepend(tr("Runs planned for different lengths: final values after %1 steps, the "
+                     "fewest any was planned for.")
                       .arg(*m_sharedStep));
   }
   m_stats->setText(lines.join(QLatin1Char('\n')));

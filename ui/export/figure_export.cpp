@@ -187,16 +187,16 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
 }
 
 // The steps a figure of one step per run (angular matrices, pruning bars) shows: each run's
-// last probe step at or before `fewest` (experiment::fewestTrainedSteps: set when the runs
-// trained to different lengths), so they are compared at one point; an imported model (its
+// last probe step at or before `fewest` (experiment::fewestPlannedSteps: set when the runs
+// were planned for different lengths), so they are compared at one point; an imported model (its
 // probes at its own step) and, without `fewest`, every run at its last. `steps[i]`: run i's
 // probe steps, ascending; a run without any gets -1. A run shown before its last probe gets a
 // warning.
-std::optional<int64_t> fewestTrainedSteps(store::RunStore& store,
+std::optional<int64_t> fewestPlannedSteps(store::RunStore& store,
                                           const std::vector<RunMeta>& runs) {
   std::vector<int64_t> ids;
   for (const auto& r : runs) ids.push_back(r.info.id);
-  return experiment::fewestTrainedSteps(store, ids);
+  return experiment::fewestPlannedSteps(store, ids);
 }
 
 std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
@@ -214,8 +214,8 @@ std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
     out.push_back(it == s.begin() ? s.front() : *std::prev(it));
     if (out.back() != s.back()) {
       warnings << QStringLiteral(
-                      "run %1 (%2) is shown at step %3: the runs trained to different "
-                      "lengths are compared after %4 steps, the fewest any trained "
+                      "run %1 (%2) is shown at step %3: runs planned for different "
+                      "lengths are compared after %4 steps, the fewest any was planned for "
                       "(its last probe is at step %5)")
                       .arg(runs[i].info.id)
                       .arg(runs[i].label)
@@ -238,7 +238,7 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   std::vector<figures::Heatmap> maps;
   std::vector<std::vector<int64_t>> steps;
   for (const auto& r : runs) steps.push_back(store.matrixSteps(r.info.id, metrics::kAngular));
-  const auto shown = sharedSteps(runs, steps, fewestTrainedSteps(store, runs), warnings);
+  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(store, runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
@@ -287,7 +287,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
     deltas.push_back(store.layerSeries(r.info.id, metrics::kPruneDelta));
     steps.push_back(deltas.back().steps);
   }
-  const auto shown = sharedSteps(runs, steps, fewestTrainedSteps(store, runs), warnings);
+  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(store, runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const auto& series = deltas[i];

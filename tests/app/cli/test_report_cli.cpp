@@ -50,7 +50,9 @@ TEST(ReportCli, RunsTrainedToDifferentLengthsAreReportedAtTheFewestStepsUnlessAs
       nr.name = scheme;
       nr.groupName = "g";
       nr.scheme = scheme;
-      nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
+      auto c = *experiment::presetConfig("tiny");
+      c.optim.steps = steps;  // as planned, or as trained further (resume --steps)
+      nr.configJson = experiment::toJson(c).dump();
       const int64_t id = s.createRun(nr);
       store::WriteBatch w;
       for (int t = 0; t < steps; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
@@ -82,4 +84,39 @@ TEST(ReportCli, RunsTrainedToDifferentLengthsAreReportedAtTheFewestStepsUnlessAs
   EXPECT_EQ(j[0]["steps"], 10);
   EXPECT_EQ(j[1]["steps"], 20);
   EXPECT_DOUBLE_EQ(j[1]["loss_val"].get<double>(), 3.8);
+}
+
+TEST(ReportCli, ADivergedRunDoesNotPullTheOthersBackToItsStep) {
+  // Planned alike, one run diverged at step 4: the others keep their final numbers.
+  test::TempDir dir;
+  int64_t ok = 0, diverged = 0;
+  {
+    auto s = store::RunStore::open(dir.file("runs.db"));
+    auto add = [&](const char* scheme, int steps) {
+      store::NewRun nr;
+      nr.name = scheme;
+      nr.groupName = "g";
+      nr.scheme = scheme;
+      auto c = *experiment::presetConfig("tiny");
+      c.optim.steps = 20;
+      nr.configJson = experiment::toJson(c).dump();
+      const int64_t id = s.createRun(nr);
+      store::WriteBatch w;
+      for (int t = 0; t < steps; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
+      s.write(id, w);
+      return id;
+    };
+    ok = add("pre_ln", 20);
+    diverged = add("post_ln", 4);
+  }
+  std::string out;
+  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
+                                 " --json report --runs " + std::to_string(ok) + "," +
+                                 std::to_string(diverged) + " 2>&1",
+                             &out),
+            0)
+      << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j[0]["steps"], 20);
+  EXPECT_EQ(j[1]["steps"], 4);
 }
