@@ -11,6 +11,31 @@
 
 using namespace depthlab;
 
+namespace {
+
+// A run of the tiny preset planned for `planned` steps that trained `trained`: train losses at
+// every step, validation loss and variance every 10.
+int64_t addTrainedRun(store::RunStore& s, const char* scheme, int planned, int trained) {
+  store::NewRun nr;
+  nr.name = scheme;
+  nr.groupName = "g";
+  nr.scheme = scheme;
+  auto c = *experiment::presetConfig("tiny");
+  c.optim.steps = planned;
+  nr.configJson = experiment::toJson(c).dump();
+  const int64_t id = s.createRun(nr);
+  store::WriteBatch w;
+  for (int t = 0; t < trained; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
+  for (int t = 10; t <= trained; t += 10) {
+    w.scalar(t, "loss_val", 4.0 - 0.01 * t);
+    w.layer(t, "variance", {1.0f * t, 2.0f * t});
+  }
+  s.write(id, w);
+  return id;
+}
+
+}  // namespace
+
 TEST(ReportCli, AMissingValidationLossPointsToEvalNotToAnalyze) {
   test::TempDir dir;
   int64_t id = 0;
@@ -45,26 +70,8 @@ TEST(ReportCli, RunsTrainedToDifferentLengthsAreReportedAtTheFewestStepsUnlessAs
   int64_t a = 0, b = 0;
   {
     auto s = store::RunStore::open(dir.file("runs.db"));
-    auto add = [&](const char* scheme, int steps) {
-      store::NewRun nr;
-      nr.name = scheme;
-      nr.groupName = "g";
-      nr.scheme = scheme;
-      auto c = *experiment::presetConfig("tiny");
-      c.optim.steps = steps;  // as planned, or as trained further (resume --steps)
-      nr.configJson = experiment::toJson(c).dump();
-      const int64_t id = s.createRun(nr);
-      store::WriteBatch w;
-      for (int t = 0; t < steps; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
-      for (int t = 10; t <= steps; t += 10) {
-        w.scalar(t, "loss_val", 4.0 - 0.01 * t);
-        w.layer(t, "variance", {1.0f * t, 2.0f * t});
-      }
-      s.write(id, w);
-      return id;
-    };
-    a = add("pre_ln", 10);
-    b = add("lns", 20);
+    a = addTrainedRun(s, "pre_ln", 10, 10);
+    b = addTrainedRun(s, "lns", 20, 20);  // planned for 10, trained further (resume --steps 20)
   }
   const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
   const std::string ids = std::to_string(a) + "," + std::to_string(b);
@@ -92,22 +99,8 @@ TEST(ReportCli, ADivergedRunDoesNotPullTheOthersBackToItsStep) {
   int64_t ok = 0, diverged = 0;
   {
     auto s = store::RunStore::open(dir.file("runs.db"));
-    auto add = [&](const char* scheme, int steps) {
-      store::NewRun nr;
-      nr.name = scheme;
-      nr.groupName = "g";
-      nr.scheme = scheme;
-      auto c = *experiment::presetConfig("tiny");
-      c.optim.steps = 20;
-      nr.configJson = experiment::toJson(c).dump();
-      const int64_t id = s.createRun(nr);
-      store::WriteBatch w;
-      for (int t = 0; t < steps; ++t) w.scalar(t, "loss_train", 5.0 - 0.1 * t);
-      s.write(id, w);
-      return id;
-    };
-    ok = add("pre_ln", 20);
-    diverged = add("post_ln", 4);
+    ok = addTrainedRun(s, "pre_ln", 20, 20);
+    diverged = addTrainedRun(s, "post_ln", 20, 4);
   }
   std::string out;
   ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
