@@ -557,6 +557,11 @@ TEST(FigureBuilders, BarsTenTimesAboveTheRestRunOffTheAxisWithTheirValuesBesideT
   for (int i = 0; i < profiles.itemCount(); ++i)
     values += qobject_cast<QCPItemText*>(profiles.item(i)) != nullptr;
   EXPECT_EQ(values, 2);
+  // A plot that rebuilt its axis rects since the fit (a figure of another kind): reset zoom
+  // rescales instead of fitting axes that are gone.
+  profiles.plotLayout()->clear();
+  profiles.plotLayout()->addElement(0, 0, new QCPAxisRect(&profiles));
+  ui::resetZoom(&profiles);
 }
 
 TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHave) {

@@ -3,6 +3,8 @@
 
 #include <qcustomplot.h>
 
+#include <QPointer>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -164,15 +166,32 @@ int fitValuesOverOutliers(QCPAxis* x, QCPAxis* y, const std::vector<double>& kee
 
 }  // namespace
 
+namespace {
+
+// resetZoom's fit for these axes: `fit` while both still exist (a plot that rebuilt its axis
+// rects since), else every axis rescaled.
+void setAxesRefit(QCPAxis* x, QCPAxis* y, std::function<void(QCPAxis*, QCPAxis*)> fit) {
+  auto* plot = y->parentPlot();
+  setRefit(plot, [plot, px = QPointer<QCPAxis>(x), py = QPointer<QCPAxis>(y), fit] {
+    if (px && py)
+      fit(px, py);
+    else
+      plot->rescaleAxes();
+  });
+}
+
+}  // namespace
+
 int fitLayerBarAxes(QCPAxis* x, QCPAxis* y, int layers, const std::vector<double>& keepInView) {
-  setRefit(y->parentPlot(),
-           [x, y, layers, keepInView] { fitLayerBarAxes(x, y, layers, keepInView); });
+  setAxesRefit(x, y, [layers, keepInView](QCPAxis* a, QCPAxis* b) {
+    fitLayerBarAxes(a, b, layers, keepInView);
+  });
   x->setRange(0.4, std::max(1, layers) + 0.6);
   return fitValuesOverOutliers(x, y, keepInView);
 }
 
 int fitLayerProfileAxes(QCPAxis* x, QCPAxis* y, double keyMargin) {
-  setRefit(y->parentPlot(), [x, y, keyMargin] { fitLayerProfileAxes(x, y, keyMargin); });
+  setAxesRefit(x, y, [keyMargin](QCPAxis* a, QCPAxis* b) { fitLayerProfileAxes(a, b, keyMargin); });
   x->rescale();
   const QCPRange k = x->range();
   x->setRange(k.lower - keyMargin, k.upper + keyMargin);
