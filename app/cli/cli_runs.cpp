@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "experiment/resource_estimate.h"
 #include "text_table.h"
 
 namespace depthlab::cli {
@@ -88,6 +89,14 @@ void showRun(const GlobalOptions& g, int64_t id) {
             << "\n  device   " << r.device << "   host " << r.host << " pid " << r.pid << "\n"
             << "  created  " << formatTime(r.createdAt) << "   finished "
             << formatTime(r.finishedAt.value_or(0)) << "\n";
+  if (const auto trained = store::trainingSeconds(r)) {  // not the pauses before resumes
+    std::cout << "  trained  " << experiment::formatDuration(*trained);
+    if (r.pausedSeconds > 0) {
+      std::cout << "   (stopped " << experiment::formatDuration(r.pausedSeconds)
+                << " in all before resumes)";
+    }
+    std::cout << "\n";
+  }
   if (!r.tags.empty()) {
     std::cout << "  tags    ";
     for (const auto& t : r.tags) std::cout << " " << t;
