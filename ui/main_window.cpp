@@ -8,7 +8,6 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
@@ -27,7 +26,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <limits>
 #include <set>
 
 #include "experiment/resource_estimate.h"
@@ -324,67 +322,6 @@ FigureDialog* MainWindow::openFigureDialog(const std::vector<int64_t>& runIds, c
   return dialog;
 }
 
-void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
-  QStringList queued, refused;
-  for (int64_t id : runIds) {
-    auto r = m_poller->store().run(id);
-    if (!r) continue;
-    if (r->status == store::RunStatus::Stopped || r->status == store::RunStatus::Crashed) {
-      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName));
-      queued << QString::number(id);
-    } else {
-      refused << tr("#%1 is %2").arg(id).arg(QString::fromLatin1(store::toString(r->status)));
-    }
-  }
-  statusBar()->showMessage(
-      (queued.isEmpty() ? QString() : tr("Resuming run(s) %1. ").arg(queued.join(QStringLiteral(", ")))) +
-      (refused.isEmpty() ? QString() : tr("Only stopped or crashed runs resume: %1").arg(refused.join(QStringLiteral("; ")))));
-}
-
-void MainWindow::trainFurther(const std::vector<int64_t>& runIds) {
-  int planned = 0;
-  for (int64_t id : runIds) {
-    if (auto r = m_poller->store().run(id))
-      planned = std::max(planned, experiment::configOf(*r).optim.steps);
-  }
-  bool ok = false;
-  const int to = QInputDialog::getInt(
-      this, tr("Train further"),
-      tr("Train the selected run(s) to step (planned: %1).\nThe learning-rate schedule keeps its "
-         "length; past it the rate stays at its floor.")
-          .arg(planned),
-      2 * std::max(1, planned), 1, std::numeric_limits<int>::max(), std::max(1, planned / 2), &ok);
-  if (ok) trainRunsTo(runIds, to);
-}
-
-void MainWindow::trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep) {
-  QStringList queued, refused;
-  const auto summaries = m_poller->store().runSummaries();
-  for (int64_t id : runIds) {
-    auto r = m_poller->store().run(id);
-    if (!r) continue;
-    auto it = summaries.find(id);
-    const int64_t trained = it == summaries.end() ? 0 : it->second.lastStep + 1;  // updates done
-    if (r->status == store::RunStatus::Running) {
-      refused << tr("#%1 is training").arg(id);
-    } else if (experiment::isImportedRun(*r)) {
-      refused << tr("#%1 is an imported model").arg(id);
-    } else if (toStep <= trained) {
-      refused << tr("#%1 has trained %2 steps").arg(id).arg(trained);
-    } else {
-      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName), toStep);
-      queued << QString::number(id);
-    }
-  }
-  statusBar()->showMessage(
-      (queued.isEmpty() ? QString()
-                        : tr("Training run(s) %1 to step %2. ")
-                              .arg(queued.join(QStringLiteral(", ")))
-                              .arg(toStep)) +
-      (refused.isEmpty() ? QString()
-                         : tr("Not trained further: %1").arg(refused.join(QStringLiteral("; ")))));
-}
-
 void MainWindow::updateLaunchState(const std::vector<store::RunInfo>& runs) {
   std::set<std::string> taken;
   std::set<QString> inStore;
@@ -426,57 +363,6 @@ CompareView* MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   for (int64_t id : runIds) ids << QString::number(id);
   m_tabs->addTab(v, tr("Compare %1").arg(ids.join(QLatin1Char(','))));
   return v;
-}
-
-void MainWindow::deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpoints) {
-  int deleted = 0;
-  QStringList refused;
-  for (int64_t id : runIds) {
-    try {
-      auto ck = m_poller->store().checkpoints(id);
-      m_poller->store().deleteRun(id);  // refuses a run that is still training
-      ++deleted;
-      if (!keepCheckpoints) {
-        for (const auto& c : ck) QFile::remove(QString::fromStdString(c.path));
-        if (!ck.empty()) QDir().rmdir(QFileInfo(QString::fromStdString(ck.back().path)).absolutePath());
-      }
-    } catch (const std::exception& e) {
-      refused << QString::fromStdString(e.what());
-    }
-  }
-  if (!refused.isEmpty()) {
-    QMessageBox::warning(this, tr("Some runs were not deleted"), refused.join(QLatin1Char('\n')));
-  }
-  statusBar()->showMessage(tr("Deleted %n run(s)", nullptr, deleted));
-  m_poller->poll();
-}
-
-void MainWindow::stopRun(int64_t runId) {
-  try {
-    m_poller->store().requestStop(runId);
-    statusBar()->showMessage(tr("Asked run %1 to checkpoint and stop").arg(runId));
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(QString::fromStdString(e.what()));
-  }
-}
-
-void MainWindow::cloneRun(int64_t runId) {
-  auto run = m_poller->store().run(runId);
-  if (!run) return;
-  try {
-    auto c = experiment::configOf(*run);
-    c.name.clear();
-    // A paired group cloned from one member: keep the schemes of its whole group.
-    std::vector<std::string> schemes;
-    for (const auto& r : m_poller->store().listRuns()) {
-      if (r.groupName == run->groupName && !r.scheme.empty()) schemes.push_back(r.scheme);
-    }
-    if (!schemes.empty()) c.schemes = schemes;
-    m_setup->setConfig(c);
-    statusBar()->showMessage(tr("Set-up loaded from run %1: change it and launch").arg(runId));
-  } catch (const std::exception& e) {
-    statusBar()->showMessage(tr("Cannot clone run %1: %2").arg(runId).arg(QString::fromStdString(e.what())));
-  }
 }
 
 void MainWindow::onRunsChanged(const std::vector<int64_t>& changed) {
