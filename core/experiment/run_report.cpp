@@ -27,7 +27,10 @@ namespace {
 std::optional<std::pair<int64_t, std::vector<float>>> lastRow(store::RunStore& s, int64_t run,
                                                               const std::string& metric,
                                                               int64_t atStep) {
-  auto series = s.layerSeries(run, metric, INT64_MIN, atStep);
+  // One row read (a long run holds thousands), found by an indexed seek.
+  const auto step = s.lastLayerStep(run, metric, atStep);
+  if (!step) return std::nullopt;
+  auto series = s.layerSeries(run, metric, *step, *step);
   if (series.steps.empty() || series.nLayers == 0) return std::nullopt;
   const size_t L = static_cast<size_t>(series.nLayers);
   std::vector<float> v(series.values.end() - static_cast<long>(L), series.values.end());
