@@ -192,9 +192,45 @@ def build(args):
     return cfg, model
 
 
+def blas_name():
+    """The BLAS this torch's matrix products run on: MKL, or the OpenBLAS core libblas.so.3 picked."""
+    if torch.backends.mkl.is_available():
+        return "MKL"
+    try:
+        import ctypes
+        f = ctypes.CDLL("libblas.so.3").openblas_get_corename
+        f.restype = ctypes.c_char_p
+        return "OpenBLAS " + f().decode()
+    except (OSError, AttributeError):
+        info = [w for w in torch.__config__.show().replace(",", " ").split() if w.startswith("BLAS_INFO=")]
+        return info[0] if info else "unknown BLAS"
+
+
+def time_gemms(shapes, reps):
+    """The `gemm` mode, as DepthLab's core/bench/update_gemms.cpp times the same products under
+    its own BLAS: each shape's forward, input-gradient and weight-gradient products back to back
+    `reps` times after two warm-ups, the median times its count, summed (ms)."""
+    torch.manual_seed(1)
+    total = 0.0
+    with torch.no_grad():
+        for m, k, n, count in shapes:
+            x, w, dy = torch.randn(m, k), torch.randn(n, k), torch.randn(m, n)
+            each = []
+            for r in range(max(1, reps) + 2):
+                t0 = time.perf_counter()
+                torch.mm(x, w.t())
+                torch.mm(dy, w)
+                torch.mm(dy.t(), x)
+                if r >= 2:
+                    each.append(1e3 * (time.perf_counter() - t0))
+            each.sort()
+            total += each[len(each) // 2] * count
+    return {"gemm_ms": total, "blas": blas_name()}
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["logits", "golden", "bench"])
+    ap.add_argument("mode", choices=["logits", "golden", "bench", "gemm"])
     ap.add_argument("--config", required=True)
     ap.add_argument("--scheme", required=True)
     ap.add_argument("--weights")
@@ -202,8 +238,12 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--shapes", help="gemm: [[M, K, N, count], ...], y (M, N) = x (M, K) @ w (N, K)^T")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.mode == "gemm":
+        print(json.dumps(time_gemms(json.loads(args.shapes), args.steps)))
+        return
     cfg, model = build(args)
     if args.mode == "logits":
         t = load_safetensors(args.tokens)

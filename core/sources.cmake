@@ -10,6 +10,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   io/safetensors.cpp
   io/safetensors_archive.cpp
   bench/train_bench.cpp
+  bench/update_gemms.cpp
 )
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
   experiment/experiment_config.cpp

@@ -25,13 +25,36 @@ struct ReferenceRun {
   std::optional<double> tokensPerSecond;
   std::vector<double> stepMs;  // every timed update; empty from a script that does not say
   std::string version, message;
+  std::optional<double> gemmMs;  // the script's `gemm` mode on the shapes asked for
+  std::string blas;
 };
+
+// The reference script's `gemm` mode: the products of `shapesJson` under `python`'s BLAS.
+void timeReferenceGemms(ReferenceRun& out, const std::string& python, const std::string& script,
+                        const std::string& config, const std::string& shapesJson, int threads,
+                        const std::string& coreType) {
+  std::vector<std::string> argv = {python, script, "gemm", "--config", config, "--shapes",
+                                   shapesJson};
+  argv.insert(argv.end(), {"--scheme", "pre_ln", "--steps", "9", "--threads",
+                           std::to_string(threads)});
+  if (!coreType.empty()) {
+    argv.insert(argv.begin(), {"/usr/bin/env", "OPENBLAS_CORETYPE=" + coreType});
+  }
+  const auto run = util::runProgram(argv, {"", util::Stderr::Merge});
+  const auto brace = run.output.rfind('{');
+  if (run.status != 0 || brace == std::string::npos) return;
+  const auto j = nlohmann::json::parse(run.output.substr(brace), nullptr, false);
+  if (j.is_discarded() || !j.contains("gemm_ms")) return;
+  out.gemmMs = j["gemm_ms"].get<double>();
+  out.blas = j.value("blas", std::string());
+}
 
 // bench/reference_model.py's `bench` under `python`, on the config written to a temporary file.
 // `coreType` non-empty: the reference runs with OPENBLAS_CORETYPE set to it.
 ReferenceRun timeReference(const std::string& python, const experiment::ExperimentConfig& c,
                            const std::string& scheme, int steps, int threads,
-                           const std::string& script, const std::string& coreType = "") {
+                           const std::string& script, const std::string& shapesJson,
+                           const std::string& coreType = "") {
   ReferenceRun out;
   const std::string cfg = (std::filesystem::temp_directory_path() /
                            ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
@@ -51,6 +74,9 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
     argv.insert(argv.begin(), {"/usr/bin/env", "OPENBLAS_CORETYPE=" + coreType});
   }
   auto run = util::runProgram(argv, {"", util::Stderr::Merge});
+  if (!shapesJson.empty()) {
+    timeReferenceGemms(out, python, script, cfg, shapesJson, threads, coreType);
+  }
   std::error_code ec;
   std::filesystem::remove(cfg, ec);
   const std::string& text = run.output;
@@ -102,16 +128,18 @@ const std::string& debianReferenceCoreType() {
 }  // namespace
 
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& c,
-                       const std::string& scheme, int steps, int threads,
-                       const std::string& script) {
+                       const std::string& scheme, int steps, int threads, const std::string& script,
+                       const std::string& gemmShapesJson) {
   if (!std::filesystem::exists(script)) {
     r.torchMessage = r.newestTorchMessage = "reference script not found at " + script;
     return;
   }
   r.torchOpenBlasCore = debianReferenceCoreType();
-  auto debian =
-      timeReference("/usr/bin/python3", c, scheme, steps, threads, script, r.torchOpenBlasCore);
+  auto debian = timeReference("/usr/bin/python3", c, scheme, steps, threads, script, gemmShapesJson,
+                              r.torchOpenBlasCore);
   r.torchTokensPerSecond = debian.tokensPerSecond;
+  r.torchGemmMs = debian.gemmMs;
+  r.torchBlas = debian.blas;
   r.torchStepMs = debian.stepMs;
   r.torchVersion = debian.version;
   if (!debian.tokensPerSecond) {
@@ -123,8 +151,10 @@ void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentC
     r.newestTorchMessage = "no torch2 environment (make build-torch2 installs the newest torch)";
     return;
   }
-  auto newest = timeReference(python, c, scheme, steps, threads, script);
+  auto newest = timeReference(python, c, scheme, steps, threads, script, gemmShapesJson);
   r.newestTorchTokensPerSecond = newest.tokensPerSecond;
+  r.newestTorchGemmMs = newest.gemmMs;
+  r.newestTorchBlas = newest.blas;
   r.newestTorchStepMs = newest.stepMs;
   r.newestTorchVersion = newest.version;
   if (!newest.tokensPerSecond) r.newestTorchMessage = python + " failed: " + newest.message;

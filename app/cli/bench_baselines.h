@@ -14,10 +14,11 @@ namespace depthlab::cli {
 
 /// The PyTorch reference on `config` (bench::trainBenchConfig's), same scheme, steps, threads:
 /// under Debian's PyTorch (/usr/bin/python3, 1.13) and, when the torch2 configuration's private
-/// environment exists, under that newest PyTorch too.
+/// environment exists, under that newest PyTorch too. `gemmShapesJson` non-empty: each also
+/// times those products alone under its BLAS (bench/update_gemms.h), into the *GemmMs fields.
 void runTorchReference(bench::TrainBenchResult& r, const experiment::ExperimentConfig& config,
-                       const std::string& scheme, int steps, int threads,
-                       const std::string& script);
+                       const std::string& scheme, int steps, int threads, const std::string& script,
+                       const std::string& gemmShapesJson = "");
 /// The Hugging Face baseline on `config` (bench::gpuTrainBenchConfig's); `script` empty skips it.
 /// `python` "" means $DEPTHLAB_PYTHON, else python3.
 void runHfBaseline(bench::GpuTrainBenchResult& r, const experiment::ExperimentConfig& config,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/train_bench.h"
+#include "bench/update_gemms.h"
 #include "bench_baselines.h"
 #include "util/openblas_kernels.h"
 
@@ -28,6 +29,8 @@ struct ReferenceSummary {
   std::string version, message;  // message: why it is missing (from the first round lacking it)
   std::vector<double> tokensPerSecond, ratios;
   std::vector<double> stepMs;    // every round's timed updates (empty: the script gave none)
+  std::vector<double> gemmMs;    // every round's GEMMs of one update alone (bench/update_gemms.h)
+  std::string blas;
   bool complete = true;          // every round has it
   double medianTokens() const { return median(tokensPerSecond); }
   double medianRatio() const { return median(ratios); }
@@ -59,6 +62,10 @@ ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, b
     s.ratios.push_back(r.cppTokensPerSecond / *tps);
     const auto& each = newest ? r.newestTorchStepMs : r.torchStepMs;
     s.stepMs.insert(s.stepMs.end(), each.begin(), each.end());
+    if (const auto& g = newest ? r.newestTorchGemmMs : r.torchGemmMs; g) {
+      s.gemmMs.push_back(*g);
+      s.blas = newest ? r.newestTorchBlas : r.torchBlas;
+    }
   }
   return s;
 }
@@ -68,21 +75,25 @@ ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, b
 void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentConfig& config,
                       const std::string& referenceScript, bool json) {
   std::vector<bench::TrainBenchResult> rounds;
+  const auto gemms = bench::updateGemmShapes(bench::trainBenchConfig(config));
   for (int i = 0; i < std::max(1, a.rounds); ++i) {
     auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels,
                                   a.rowSplit);
+    r.cppGemmMs = bench::timeUpdateGemmsMs(gemms, a.threads);
+    r.cppBlas = bench::thisBuildBlas();
     if (!a.cppOnly) {
       runTorchReference(r, bench::trainBenchConfig(config), a.scheme, a.steps, a.threads,
-                        referenceScript);
+                        referenceScript, bench::gemmShapesJson(gemms));
     } else {
       r.torchMessage = r.newestTorchMessage = "not run (--cpp-only)";
     }
     rounds.push_back(std::move(r));
   }
-  std::vector<double> cppTokens, stepMs;
+  std::vector<double> cppTokens, stepMs, cppGemmMs;
   double faults = 0;
   for (const auto& r : rounds) {
     cppTokens.push_back(r.cppTokensPerSecond);
+    cppGemmMs.push_back(r.cppGemmMs);
     stepMs.insert(stepMs.end(), r.stepMs.begin(), r.stepMs.end());
     faults += r.cppPageFaultsPerStep / static_cast<double>(rounds.size());
   }
@@ -144,6 +155,16 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
       j["newest_ratio"] = newest.medianRatio();
     }
     if (!newest.complete) j["newest_torch_error"] = newest.message;
+    j["cpp_blas"] = first.cppBlas;
+    j["cpp_gemm_ms"] = median(cppGemmMs);
+    if (!debian.gemmMs.empty()) {
+      j["torch_blas"] = debian.blas;
+      j["torch_gemm_ms"] = median(debian.gemmMs);
+    }
+    if (!newest.gemmMs.empty()) {
+      j["newest_torch_blas"] = newest.blas;
+      j["newest_torch_gemm_ms"] = median(newest.gemmMs);
+    }
     std::cout << j.dump(2) << "\n";
     return;
   }
@@ -213,6 +234,30 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   };
   report(debian, "Debian's", "PyTorch      ");
   report(newest, "the newest, from the torch2 environment", "newest PyTorch");
+  // Where a ratio comes from: the same dense products timed alone under each side's BLAS, and
+  // the rest of an update (its median less them: norms, attention, SwiGLU, optimizer, ...).
+  const double cppGemm = median(cppGemmMs);
+  int64_t products = 0;
+  for (const auto& g : gemms) products += g.count;
+  std::printf(
+      "  GEMMs of one update timed alone (%lld linear layers, forward and both backward, "
+      "operands warm; %d thread(s) each%s):\n",
+      static_cast<long long>(products), first.threads, several ? "; median of the rounds" : "");
+  auto gemmLine = [&](const std::string& who, const std::string& blas, double gemm, double update) {
+    std::printf("    %-22s %6.1f ms on %-20s the rest of a median update %6.1f ms", who.c_str(),
+                gemm, (blas + ",").c_str(), update - gemm);
+    if (who != "C++") {
+      std::printf("  (C++ %.2fx on the GEMMs, %.2fx on the rest)", gemm / cppGemm,
+                  (update - gemm) / (cppUpdates.median - cppGemm));
+    }
+    std::printf("\n");
+  };
+  gemmLine("C++", first.cppBlas, cppGemm, cppUpdates.median);
+  for (const auto* s : {&debian, &newest}) {
+    if (!s->gemmMs.empty() && !s->stepMs.empty()) {
+      gemmLine("PyTorch " + s->version, s->blas, median(s->gemmMs), UpdateSpread(s->stepMs).median);
+    }
+  }
 }
 
 }  // namespace depthlab::cli

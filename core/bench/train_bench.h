@@ -24,6 +24,12 @@ struct TrainBenchResult {
   std::optional<double> newestTorchTokensPerSecond;
   std::string newestTorchVersion, newestTorchMessage;
   std::vector<double> newestTorchStepMs;
+  // The dense products of one update timed alone (bench/update_gemms.h), each side under its
+  // own BLAS: how much of a ratio is the BLAS library. 0 / absent: not measured.
+  double cppGemmMs = 0;
+  std::string cppBlas;
+  std::optional<double> torchGemmMs, newestTorchGemmMs;
+  std::string torchBlas, newestTorchBlas;
   int steps = 0, threads = 1;
   bool fusedKernels = true;                    // C++ side ran with the fused CPU kernels
   bool rowSplit = true;                        // ... and with train/row_split on 2+ threads

@@ -16,14 +16,17 @@ using namespace depthlab;
 
 namespace {
 
-// A stand-in torch2 environment in `dir`: its python answers the version query with 9.9.9 and
-// runs `reference` (shell lines that print the reference's JSON) otherwise. Returns its path.
+// A stand-in torch2 environment in `dir`: its python answers the version query with 9.9.9, the
+// reference's `gemm` mode with 50 ms on a "stand-in BLAS", and runs `reference` (shell lines
+// that print the reference's JSON) otherwise. Returns its path.
 std::string standInVenv(test::TempDir& dir, const std::string& reference) {
   const std::string venv = dir.file("torch2-9.9.9");
   std::filesystem::create_directories(venv + "/bin");
   test::writeFile(venv + "/bin/python",
                   "#!/bin/sh\n"
-                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n" +
+                  "case \"$2\" in *torch.__version__*) echo 9.9.9; exit 0;; esac\n"
+                  "case \"$2\" in gemm) echo '{\"gemm_ms\": 50.0, \"blas\": \"stand-in BLAS\"}'; "
+                  "exit 0;; esac\n" +
                       reference);
   std::filesystem::permissions(venv + "/bin/python", std::filesystem::perms::owner_all);
   return venv;
@@ -56,6 +59,16 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   EXPECT_NEAR(j.value("newest_ratio", 0.0), j["cpp_tokens_per_s"].get<double>() / 1000.0, 1e-9);
   EXPECT_TRUE(j.contains("torch_tokens_per_s") || j.contains("torch_error"));  // Debian's, as before
   EXPECT_FALSE(j.contains("newest_torch_step_ms"));  // this stand-in gives no update times
+  // The GEMMs of an update timed alone on each side's BLAS: the C++ side's own, the stand-in's
+  // from its `gemm` mode, Debian's from the real reference script (when its torch is there).
+  EXPECT_GT(j.value("cpp_gemm_ms", 0.0), 0.0);
+  EXPECT_FALSE(j.value("cpp_blas", std::string()).empty());
+  EXPECT_DOUBLE_EQ(j.value("newest_torch_gemm_ms", 0.0), 50.0);
+  EXPECT_EQ(j.value("newest_torch_blas", std::string()), "stand-in BLAS");
+  if (j.contains("torch_tokens_per_s")) {
+    EXPECT_GT(j.value("torch_gemm_ms", 0.0), 0.0) << j.dump();
+    EXPECT_FALSE(j.value("torch_blas", std::string()).empty());
+  }
   // Only a build without OpenBLAS of its own (torch2) chooses kernels for Debian's reference (the
   // Debian build chose for itself and its children when it started), and only a better core.
   const auto referenceCore = j.value("reference_openblas_coretype", std::string("?"));
@@ -130,4 +143,5 @@ TEST(BenchTrain, ComparesTheFastestUpdatesOfBothSides) {
             0)
       << out;
   EXPECT_NE(out.find("fastest updates: C++"), std::string::npos) << out;
+  EXPECT_NE(out.find("50.0 ms on stand-in BLAS"), std::string::npos) << out;
 }
