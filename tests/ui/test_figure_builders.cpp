@@ -621,3 +621,72 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
                   ->yAxis->label()
                   .contains(QStringLiteral("at step 100")));
 }
+
+TEST(FigureBuilders, ADivergingMatrixSpreadOverDecadesGetsASymmetricLogScale) {
+  // A block-pruning (l, n) matrix: removing blocks from layer 1 costs 1-2.5 nats for every n
+  // (more than a tenth of the cells: none is left out), removing deep blocks hundredths. On a
+  // linear scale every deep cell is white.
+  store::Matrix m;
+  m.rows = 8;
+  m.cols = 6;
+  for (int l = 0; l < m.rows; ++l) {
+    for (int n = 0; n < m.cols; ++n) {
+      m.data.push_back(l == 0 ? 1.0f + 0.25f * static_cast<float>(n)
+                              : 0.005f * static_cast<float>(l + n) * (n % 3 == 2 ? -1.0f : 1.0f));
+    }
+  }
+  QCustomPlot p;
+  auto h = ui::figures::matrixHeatmap(p.xAxis, p.yAxis, m, false, metrics::kBlockPrune);
+  const double linear = h.map->property(ui::figures::kSymlogProperty).toDouble();
+  ASSERT_GT(linear, 0.0);
+  EXPECT_NEAR(h.map->dataRange().upper, 2.25, 1e-6);  // the whole range, nothing left out
+  EXPECT_EQ(h.map->property(ui::figures::kClippedCellsProperty).toInt(), 0);
+  // A deep block's 0.04 nats is clearly red (a linear scale gives it 98% white); 0 stays white;
+  // the values themselves are untouched (hover, CSV).
+  const QCPRange range = h.map->dataRange();
+  const QColor deep = QColor::fromRgb(h.map->gradient().color(0.04, range));
+  const QColor linearDeep = QColor::fromRgb(ui::divergingGradient().color(0.04, range));
+  EXPECT_GT(linearDeep.green(), 240);
+  EXPECT_LT(deep.green(), 200);
+  EXPECT_GT(deep.red(), deep.blue());
+  const QColor negative = QColor::fromRgb(h.map->gradient().color(-0.04, range));
+  EXPECT_GT(negative.blue(), negative.red());
+  const QColor zero = QColor::fromRgb(h.map->gradient().color(0.0, range));
+  EXPECT_GT(zero.red() + zero.green() + zero.blue(), 3 * 245);
+  EXPECT_FLOAT_EQ(static_cast<float>(h.map->data()->cell(0, 0)), 1.0f);
+
+  // The colour bar is drawn on the symmetric-log positions, its ticks labelled with values,
+  // and its colours are the map's.
+  auto* bar = ui::figures::heatmapColourBar(h.map, QStringLiteral("Δ loss (nats)"), 0, 1);
+  EXPECT_TRUE(bar->label().contains(QStringLiteral("sym. log"))) << bar->label().toStdString();
+  EXPECT_EQ(h.map->colorScale(), nullptr);
+  auto ticker = bar->axis()->ticker().dynamicCast<QCPAxisTickerText>();
+  ASSERT_TRUE(ticker);
+  QStringList labels;
+  for (auto it = ticker->ticks().constBegin(); it != ticker->ticks().constEnd(); ++it)
+    labels << it.value();
+  const std::string all = labels.join(QLatin1Char(' ')).toStdString();
+  EXPECT_TRUE(labels.contains(QStringLiteral("0"))) << all;
+  EXPECT_TRUE(labels.contains(QStringLiteral("0.1"))) << all;
+  EXPECT_TRUE(labels.contains(QStringLiteral("\u22120.1"))) << all;
+  EXPECT_TRUE(ticker->ticks().contains(1.0) && ticker->ticks().contains(-1.0)) << all;  // the ends
+  // Marks that would crowd their neighbours are left out: no two within a fifth of the half-bar.
+  const auto positions = ticker->ticks().keys();
+  for (int i = 1; i < positions.size(); ++i) EXPECT_GE(positions[i] - positions[i - 1], 0.2) << all;
+  for (const double v : {0.04, -0.2, 1.5}) {
+    const double t = ui::figures::symlogPosition(v, range.upper, linear);
+    const QColor onBar = QColor::fromRgb(bar->gradient().color(t, bar->dataRange()));
+    const QColor onMap = QColor::fromRgb(h.map->gradient().color(v, range));
+    EXPECT_NEAR(onBar.red(), onMap.red(), 8) << v;
+    EXPECT_NEAR(onBar.green(), onMap.green(), 8) << v;
+    EXPECT_NEAR(onBar.blue(), onMap.blue(), 8) << v;
+  }
+  // Drawn again with values that do not spread: a linear scale, the bar linked to the map again.
+  for (auto& v : m.data) v = v > 0.5f ? 0.06f : v;
+  h = ui::figures::matrixHeatmap(p.xAxis, p.yAxis, m, false, metrics::kBlockPrune);
+  EXPECT_EQ(h.map->property(ui::figures::kSymlogProperty).toDouble(), 0.0);
+  bar = ui::figures::heatmapColourBar(h.map, QStringLiteral("Δ loss (nats)"), 0, 1);
+  EXPECT_EQ(h.map->colorScale(), bar);
+  EXPECT_FALSE(bar->axis()->ticker().dynamicCast<QCPAxisTickerText>());
+  EXPECT_EQ(bar->label(), QStringLiteral("Δ loss (nats)"));
+}

@@ -266,22 +266,28 @@ void GroupDashboard::drawCursorPanels() {
   auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, auto errorsOf, bool rowNormalise,
                       const QString& labelSuffix) {
     for (const auto* spec : dashboard::panelsOfKind(kind)) {
+      std::vector<figures::Heatmap> row;  // one colour scale across the runs' panels
       for (const auto& r : m_data.runs()) {
         auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
         if (it == m_plots.end()) continue;
         auto* p = it->second;
         if (const store::Matrix* m = matrixOf(r)) {
-          auto heat = figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
-                                             spec->metrics.front().toStdString());
-          figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
+          row.push_back(figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
+                                               spec->metrics.front().toStdString()));
           const store::Matrix* errors = errorsOf(r);
-          setCellErrors(heat.map, errors && errors->rows == m->rows && errors->cols == m->cols
-                                      ? errors : nullptr);
+          setCellErrors(row.back().map, errors && errors->rows == m->rows && errors->cols == m->cols
+                                            ? errors
+                                            : nullptr);
           if (!userZoomed(p)) p->rescaleAxes();
         } else {
           figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
+          replotWhenShown(p);
         }
-        replotWhenShown(p);
+      }
+      figures::shareColourRange(row);
+      for (const auto& heat : row) {
+        figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
+        replotWhenShown(heat.map->parentPlot());
       }
     }
   };

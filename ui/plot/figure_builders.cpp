@@ -177,6 +177,30 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
   return h;
 }
 
+namespace {
+
+// `base` (a diverging gradient over [-1, 1]) with its colours moved to where a symmetric-log
+// scale of half-range `limit` and linear half-width `linear` puts them, over a linear data
+// range [-limit, limit]: fine levels, so the narrow band about 0 keeps its colours.
+QCPColorGradient symlogGradient(QCPColorGradient base, double limit, double linear) {
+  QCPColorGradient g = base;
+  QMap<double, QColor> stops;
+  constexpr int kStops = 48;  // per side, even in log(1 + |v| / linear)
+  const double span = std::log1p(limit / linear);
+  for (int i = 0; i <= kStops; ++i) {
+    const double t = static_cast<double>(i) / kStops;        // scale position, 0..1
+    const double v = linear * std::expm1(t * span) / limit;  // value / limit, 0..1
+    for (const double sign : {-1.0, 1.0}) {
+      stops[0.5 + 0.5 * sign * v] = QColor::fromRgb(base.color(sign * t, QCPRange(-1, 1)));
+    }
+  }
+  g.setColorStops(stops);
+  g.setLevelCount(4096);
+  return g;
+}
+
+}  // namespace
+
 void shareColourRange(const std::vector<Heatmap>& maps) {
   if (maps.empty()) return;
   double lo = maps.front().range.first, hi = maps.front().range.second;
@@ -187,6 +211,7 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   const ColourRule rule = colourRuleFor(maps.front().metric);
   auto type = QCPAxis::stLinear;
   int clipped = 0;
+  double linear = 0;  // a symmetric-log scale's linear half-width (0: linear)
   if (rule.diverging) {
     std::vector<double> magnitudes;
     for (const auto& h : maps) {
@@ -200,17 +225,41 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
     }
     const double m =
         std::max(1e-12, magnitudes.empty() ? std::max(std::abs(lo), std::abs(hi))
-                                           : divergingColourLimit(std::move(magnitudes), &clipped));
+                                           : divergingColourLimit(magnitudes, &clipped));
+    if (clipped == 0) linear = symlogLinearWidth(std::move(magnitudes), m);
     lo = -m;
     hi = m;
   } else if (rule.logWhenSpread && lo > 0 && hi / lo >= 100) {
     type = QCPAxis::stLogarithmic;
   }
   for (const auto& h : maps) {
+    if (linear > 0) {
+      // The map keeps its values (hover, CSV) and a linear data range; its gradient's stops
+      // sit where the symmetric-log scale puts the diverging colours. heatmapColourBar draws
+      // the bar on the log scale itself.
+      if (h.map->colorScale()) h.map->setColorScale(nullptr);
+      h.map->setGradient(symlogGradient(gradientOf(rule), hi, linear));
+    }
     h.map->setDataScaleType(type);
     h.map->setDataRange(QCPRange(lo, hi));
     h.map->setProperty(kClippedCellsProperty, clipped);
+    h.map->setProperty(kSymlogProperty, linear);
   }
+}
+
+double symlogPosition(double v, double limit, double linear) {
+  const double t = std::log1p(std::abs(v) / linear) / std::log1p(limit / linear);
+  return std::copysign(std::min(1.0, t), v);
+}
+
+double symlogLinearWidth(std::vector<double> magnitudes, double limit) {
+  magnitudes.erase(
+      std::remove_if(magnitudes.begin(), magnitudes.end(), [](double m) { return !(m > 0); }),
+      magnitudes.end());
+  if (magnitudes.size() < 4 || !(limit > 0)) return 0;
+  const auto mid = magnitudes.begin() + static_cast<std::ptrdiff_t>(magnitudes.size() / 2);
+  std::nth_element(magnitudes.begin(), mid, magnitudes.end());
+  return limit >= 30 * *mid ? *mid / 4 : 0;
 }
 
 double divergingColourLimit(std::vector<double> magnitudes, int* clipped) {
@@ -283,6 +332,38 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
   return notes;
 }
 
+namespace {
+
+// A colour bar on symmetric-log positions in [-1, 1]: the diverging gradient evenly, ticks at
+// 0, the linear width, each decade up to `limit` and `limit`, each labelled with its value.
+void symlogColourBar(QCPColorScale* bar, double limit, double linear) {
+  bar->setGradient(divergingGradient());
+  bar->setDataScaleType(QCPAxis::stLinear);
+  bar->setDataRange(QCPRange(-1, 1));
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  // The ends first, then the decades from the top, then the linear width; a mark closer than
+  // a fifth of the half-bar to one already placed is left out (labels would overlap).
+  std::vector<double> marks = {limit};
+  for (double d = std::pow(10.0, std::floor(std::log10(limit))); d > linear; d /= 10) {
+    marks.push_back(d);
+  }
+  marks.push_back(linear);
+  std::vector<double> placed = {0.0};
+  ticker->addTick(0, QStringLiteral("0"));
+  for (const double v : marks) {
+    const double t = symlogPosition(v, limit, linear);
+    if (std::any_of(placed.begin(), placed.end(), [t](double p) { return std::abs(t - p) < 0.2; }))
+      continue;
+    placed.push_back(t);
+    const QString text = QString::number(v, 'g', 2);
+    ticker->addTick(t, text);
+    ticker->addTick(-t, QStringLiteral("\u2212") + text);
+  }
+  bar->axis()->setTicker(ticker);
+}
+
+}  // namespace
+
 QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row, int column) {
   auto* plot = map->parentPlot();
   bool made = false;
@@ -299,6 +380,14 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
                                                             : QStringLiteral("cells"))
                                           .arg(map->dataRange().upper, 0, 'g', 2)
                             : label);
+  const double linear = map->property(kSymlogProperty).toDouble();
+  if (linear > 0) {  // symmetric-log: the bar stands alone, on the log scale's positions
+    if (map->colorScale()) map->setColorScale(nullptr);
+    symlogColourBar(bar, map->dataRange().upper, linear);
+    bar->setLabel(bar->label() +
+                  QStringLiteral("\nsym. log, linear \u00b1%1").arg(linear, 0, 'g', 2));
+    return bar;
+  }
   if (map->colorScale() != bar) {
     const auto range = map->dataRange();
     const auto gradient = map->gradient();
@@ -307,6 +396,9 @@ QCPColorScale* heatmapColourBar(QCPColorMap* map, const QString& label, int row,
     bar->setGradient(gradient);
     bar->setDataScaleType(type);
     bar->setDataRange(range);
+  }
+  if (bar->axis()->ticker().dynamicCast<QCPAxisTickerText>()) {  // was symmetric-log
+    bar->axis()->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
   // Decades on a log scale, plain numbers otherwise.
   const bool log = bar->dataScaleType() == QCPAxis::stLogarithmic;

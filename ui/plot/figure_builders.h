@@ -115,7 +115,10 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
 /// One colour scale across panels: every map gets the union of the ranges, symmetric about 0
 /// for a diverging metric, logarithmic where the rule asks and the values allow. Also for a
 /// single map (sets its range and scale type). A diverging scale leaves out a few extreme
-/// cells (see divergingColourLimit) and marks the maps so heatmapColourBar says so.
+/// cells (see divergingColourLimit) and marks the maps so heatmapColourBar says so; where none
+/// is left out and the values spread over decades it is symmetric-log (symlogLinearWidth): the
+/// maps keep their values and a linear range, their gradients place the colours, and
+/// heatmapColourBar draws the bar on the log positions with the values as tick labels.
 void shareColourRange(const std::vector<Heatmap>& maps);
 
 /// The half-range of a diverging colour scale over `magnitudes` (|value| of every cell):
@@ -126,6 +129,19 @@ void shareColourRange(const std::vector<Heatmap>& maps);
 double divergingColourLimit(std::vector<double> magnitudes, int* clipped = nullptr);
 /// The colour map property holding divergingColourLimit's count (read by heatmapColourBar).
 inline constexpr char kClippedCellsProperty[] = "depthlabClippedCells";
+
+/// A diverging scale's linear half-width for a symmetric-log colour scale over `magnitudes`
+/// (|value| of every cell) up to `limit`, or 0 for a linear one. Symmetric-log where the
+/// values spread widely with no few cells to leave out (the (l, n) block-pruning matrix: removing
+/// blocks from layer 1 costs nats, from deep layers hundredths, many cells of each): the
+/// largest magnitude 30x or more above the median. The linear half-width is a quarter of that
+/// median, so the typical cell shows a clear colour.
+double symlogLinearWidth(std::vector<double> magnitudes, double limit);
+/// Where value `v` sits on a symmetric-log scale of half-range `limit` and linear half-width
+/// `linear`: sign(v) log(1 + |v| / linear) / log(1 + limit / linear), in [-1, 1].
+double symlogPosition(double v, double limit, double linear);
+/// The colour map property holding symlogLinearWidth's width (0 or absent: linear scale).
+inline constexpr char kSymlogProperty[] = "depthlabSymlogLinear";
 
 /// One run's losses for lossOverlay().
 struct LossRun {
