@@ -75,15 +75,16 @@ ReferenceSummary summarise(const std::vector<bench::TrainBenchResult>& rounds, b
 void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentConfig& config,
                       const std::string& referenceScript, bool json) {
   std::vector<bench::TrainBenchResult> rounds;
-  const auto gemms = bench::updateGemmShapes(bench::trainBenchConfig(config));
+  const auto benchConfig = bench::trainBenchConfig(config);
+  const auto gemms = bench::updateGemmShapes(benchConfig);
+  const std::string gemmsJson = bench::gemmShapesJson(gemms), cppBlas = bench::thisBuildBlas();
   for (int i = 0; i < std::max(1, a.rounds); ++i) {
     auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels,
                                   a.rowSplit);
     r.cppGemmMs = bench::timeUpdateGemmsMs(gemms, a.threads);
-    r.cppBlas = bench::thisBuildBlas();
+    r.cppBlas = cppBlas;
     if (!a.cppOnly) {
-      runTorchReference(r, bench::trainBenchConfig(config), a.scheme, a.steps, a.threads,
-                        referenceScript, bench::gemmShapesJson(gemms));
+      runTorchReference(r, benchConfig, a.scheme, a.steps, a.threads, referenceScript, gemmsJson);
     } else {
       r.torchMessage = r.newestTorchMessage = "not run (--cpp-only)";
     }

@@ -637,6 +637,7 @@ TEST(FigureBuilders, ADivergingMatrixSpreadOverDecadesGetsASymmetricLogScale) {
   }
   QCustomPlot p;
   auto h = ui::figures::matrixHeatmap(p.xAxis, p.yAxis, m, false, metrics::kBlockPrune);
+  ui::figures::shareColourRange({h});
   const double linear = h.map->property(ui::figures::kSymlogProperty).toDouble();
   ASSERT_GT(linear, 0.0);
   EXPECT_NEAR(h.map->dataRange().upper, 2.25, 1e-6);  // the whole range, nothing left out
@@ -684,6 +685,7 @@ TEST(FigureBuilders, ADivergingMatrixSpreadOverDecadesGetsASymmetricLogScale) {
   // Drawn again with values that do not spread: a linear scale, the bar linked to the map again.
   for (auto& v : m.data) v = v > 0.5f ? 0.06f : v;
   h = ui::figures::matrixHeatmap(p.xAxis, p.yAxis, m, false, metrics::kBlockPrune);
+  ui::figures::shareColourRange({h});
   EXPECT_EQ(h.map->property(ui::figures::kSymlogProperty).toDouble(), 0.0);
   bar = ui::figures::heatmapColourBar(h.map, QStringLiteral("Δ loss (nats)"), 0, 1);
   EXPECT_EQ(h.map->colorScale(), bar);

@@ -161,7 +161,6 @@ Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int ma
   h.metric = metric;
   h.map = colourMapOn(x, y);
   h.range = fillLayerHeatmap(h.map, s, maxColumns);
-  h.map->setGradient(gradientOf(colourRuleFor(metric)));
   stepTicks(x, s);
   return h;
 }
@@ -172,8 +171,6 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
   h.metric = metric;
   h.map = colourMapOn(x, y);
   h.range = fillMatrixHeatmap(h.map, m, rowNormalise);
-  h.map->setGradient(gradientOf(colourRuleFor(metric)));
-  shareColourRange({h});
   return h;
 }
 
@@ -232,14 +229,15 @@ void shareColourRange(const std::vector<Heatmap>& maps) {
   } else if (rule.logWhenSpread && lo > 0 && hi / lo >= 100) {
     type = QCPAxis::stLogarithmic;
   }
+  // The only place a heatmap's gradient is set: set twice per draw (plain, then symmetric-log),
+  // a map would redraw its cached image every time. Symmetric-log: the map keeps its values
+  // (hover, CSV) and a linear data range; its gradient's stops sit where the symmetric-log scale
+  // puts the diverging colours; heatmapColourBar draws the bar on the log scale itself.
+  const QCPColorGradient gradient =
+      linear > 0 ? symlogGradient(gradientOf(rule), hi, linear) : gradientOf(rule);
   for (const auto& h : maps) {
-    if (linear > 0) {
-      // The map keeps its values (hover, CSV) and a linear data range; its gradient's stops
-      // sit where the symmetric-log scale puts the diverging colours. heatmapColourBar draws
-      // the bar on the log scale itself.
-      if (h.map->colorScale()) h.map->setColorScale(nullptr);
-      h.map->setGradient(symlogGradient(gradientOf(rule), hi, linear));
-    }
+    if (linear > 0 && h.map->colorScale()) h.map->setColorScale(nullptr);
+    h.map->setGradient(gradient);
     h.map->setDataScaleType(type);
     h.map->setDataRange(QCPRange(lo, hi));
     h.map->setProperty(kClippedCellsProperty, clipped);

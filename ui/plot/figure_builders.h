@@ -100,19 +100,20 @@ struct Heatmap {
 };
 
 /// Layer x step heatmap of `s` on the axes (x: step, y: layer 1..L), at most `maxColumns` step
-/// columns, coloured by `metric`'s rule, cells not interpolated. A colour map already on these
+/// columns, cells not interpolated; shareColourRange then colours it by `metric`'s rule. A colour map already on these
 /// axes is reused (a live panel), else one is made. A single sample shows its step as the
 /// only x tick (not a 0-1 axis).
 Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int maxColumns,
                      const std::string& metric = "");
 
-/// The (l, n) matrix `m` on the axes (x: offset n, y: layer l), coloured by `metric`'s rule
-/// (angular distance: small = bright; block pruning: diverging). `rowNormalise` scales each
-/// row to [0, 1].
+/// The (l, n) matrix `m` on the axes (x: offset n, y: layer l); shareColourRange then colours
+/// it by `metric`'s rule (angular distance: small = bright; block pruning: diverging), alone or
+/// with the other runs' maps. `rowNormalise` scales each row to [0, 1].
 Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNormalise,
                       const std::string& metric);
 
-/// One colour scale across panels: every map gets the union of the ranges, symmetric about 0
+/// One colour scale across panels: every map gets its metric's gradient and the union of the
+/// ranges, symmetric about 0
 /// for a diverging metric, logarithmic where the rule asks and the values allow. Also for a
 /// single map (sets its range and scale type). A diverging scale leaves out a few extreme
 /// cells (see divergingColourLimit) and marks the maps so heatmapColourBar says so; where none
