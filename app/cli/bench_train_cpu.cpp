@@ -81,7 +81,9 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   for (int i = 0; i < std::max(1, a.rounds); ++i) {
     auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels,
                                   a.rowSplit);
-    r.cppGemmMs = bench::timeUpdateGemmsMs(gemms, a.threads);
+    r.cppGemmMs = bench::timeUpdateGemmsMs(
+        gemms, a.threads, 9,
+        a.rowSplit ? bench::GemmThreading::RowSplit : bench::GemmThreading::PerOp);
     r.cppBlas = cppBlas;
     if (!a.cppOnly) {
       runTorchReference(r, benchConfig, a.scheme, a.steps, a.threads, referenceScript, gemmsJson);
@@ -242,14 +244,25 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   for (const auto& g : gemms) products += g.count;
   std::printf(
       "  GEMMs of one update timed alone (%lld linear layers, forward and both backward, "
-      "operands warm; %d thread(s) each%s):\n",
-      static_cast<long long>(products), first.threads, several ? "; median of the rounds" : "");
+      "operands warm; %d thread(s) each%s%s):\n",
+      static_cast<long long>(products), first.threads,
+      first.threads > 1 && a.rowSplit ? ", C++ as its trainer splits the rows" : "",
+      several ? "; median of the rounds" : "");
+  // The products timed alone can outlast an update on a noisy machine (or per-op threads the
+  // update does not use): then there is no "rest" to compare, and the line says so.
+  const double cppRest = cppUpdates.median - cppGemm;
   auto gemmLine = [&](const std::string& who, const std::string& blas, double gemm, double update) {
-    std::printf("    %-22s %6.1f ms on %-20s the rest of a median update %6.1f ms", who.c_str(),
-                gemm, (blas + ",").c_str(), update - gemm);
+    std::printf("    %-22s %6.1f ms on %-20s", who.c_str(), gemm, (blas + ",").c_str());
+    const double rest = update - gemm;
+    if (rest > 0) {
+      std::printf(" the rest of a median update %6.1f ms", rest);
+    } else {
+      std::printf(" longer than a median update (%.1f ms): no rest to split off", update);
+    }
     if (who != "C++") {
-      std::printf("  (C++ %.2fx on the GEMMs, %.2fx on the rest)", gemm / cppGemm,
-                  (update - gemm) / (cppUpdates.median - cppGemm));
+      std::printf("  (C++ %.2fx on the GEMMs", gemm / cppGemm);
+      if (rest > 0 && cppRest > 0) std::printf(", %.2fx on the rest", rest / cppRest);
+      std::printf(")");
     }
     std::printf("\n");
   };

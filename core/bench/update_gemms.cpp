@@ -6,8 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <sstream>
 
+#include "train/row_split.h"
+#include "train/thread_share.h"
+#include "train/worker_team.h"
 #include "util/openblas_kernels.h"
 
 namespace depthlab::bench {
@@ -47,26 +51,69 @@ std::string gemmShapesJson(const std::vector<GemmShape>& shapes) {
   return s.str();
 }
 
-double timeUpdateGemmsMs(const std::vector<GemmShape>& shapes, int threads, int reps) {
+namespace {
+
+// One product's operands: x (M, K), w (N, K), dy (M, N).
+struct GemmOperands {
+  torch::Tensor x, w, dy;
+};
+
+GemmOperands makeOperands(int64_t m, const GemmShape& s) {
+  return {torch::randn({m, s.k}), torch::randn({s.n, s.k}), torch::randn({m, s.n})};
+}
+
+void runProducts(const GemmOperands& o) {
+  torch::mm(o.x, o.w.t());   // forward: y (M, N)
+  torch::mm(o.dy, o.w);      // input gradient (M, K)
+  torch::mm(o.dy.t(), o.x);  // weight gradient (N, K)
+}
+
+// Median milliseconds of `reps` calls of `once` after two that warm up.
+double medianMs(int reps, const std::function<void()>& once) {
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, reps) + 2; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    once();
+    const double dt =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (r >= 2) ms.push_back(dt);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+}  // namespace
+
+double timeUpdateGemmsMs(const std::vector<GemmShape>& shapes, int threads, int reps,
+                         GemmThreading threading) {
   torch::NoGradGuard noGrad;
-  torch::set_num_threads(std::max(1, threads));
   torch::manual_seed(1);
+  threads = std::max(1, threads);
   double total = 0;
-  for (const auto& s : shapes) {
-    const auto x = torch::randn({s.m, s.k}), w = torch::randn({s.n, s.k});
-    const auto dy = torch::randn({s.m, s.n});
-    std::vector<double> ms;
-    for (int r = 0; r < std::max(1, reps) + 2; ++r) {  // the first two warm up
-      const auto t0 = std::chrono::steady_clock::now();
-      torch::mm(x, w.t());   // forward: y (M, N)
-      torch::mm(dy, w);      // input gradient (M, K)
-      torch::mm(dy.t(), x);  // weight gradient (N, K)
-      const double dt =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (r >= 2) ms.push_back(dt);
+  if (threading == GemmThreading::PerOp || threads == 1) {
+    train::IntraOpThreads scope(threads);
+    for (const auto& s : shapes) {
+      const auto o = makeOperands(s.m, s);
+      total += medianMs(reps, [&] { runProducts(o); }) * static_cast<double>(s.count);
     }
-    std::sort(ms.begin(), ms.end());
-    total += ms[ms.size() / 2] * static_cast<double>(s.count);
+    return total;
+  }
+  // As the trainer's row split runs them: a kept team, every worker on its rows, one thread.
+  train::WorkerTeam team(threads, train::WorkerTeam::Caller::Waits);
+  for (const auto& s : shapes) {
+    const auto shares = train::rowShares(s.m, team.size());
+    std::vector<GemmOperands> mine(shares.size());
+    team.run([&](int w) {  // each worker makes (first touches) its own operands
+      if (w < static_cast<int>(shares.size())) {
+        mine[static_cast<size_t>(w)] = makeOperands(shares[w].second - shares[w].first, s);
+      }
+    });
+    const double ms = medianMs(reps, [&] {
+      team.run([&](int w) {
+        if (w < static_cast<int>(mine.size())) runProducts(mine[static_cast<size_t>(w)]);
+      });
+    });
+    total += ms * static_cast<double>(s.count);
   }
   return total;
 }

@@ -26,10 +26,19 @@ std::vector<GemmShape> updateGemmShapes(const experiment::ExperimentConfig& conf
 /// The shapes as JSON ([[M, K, N, count], ...]), as the reference script's `gemm --shapes`
 /// takes them.
 std::string gemmShapesJson(const std::vector<GemmShape>& shapes);
+/// How the products use more than one thread: as the C++ trainer's row split does (each of
+/// `threads` workers multiplies its share of the M rows on one intra-op thread, side by side:
+/// train/row_split.h), or each product split over the threads by the BLAS (the references, and
+/// the trainer with --per-op).
+enum class GemmThreading { RowSplit, PerOp };
 /// Milliseconds for every product of an update: each shape's forward, input and weight
 /// gradient products run back to back `reps` times (operands warm in cache, as the kernels see
-/// them at their best), the median times its count, summed; on `threads` intra-op threads.
-double timeUpdateGemmsMs(const std::vector<GemmShape>& shapes, int threads, int reps = 9);
+/// them at their best), the median times its count, summed; on `threads` threads used as
+/// `threading` says (one thread: the same either way). Row split: the wall time of the
+/// workers' shares, all started together (the weight gradients' sum over the workers is not a
+/// product and is left out).
+double timeUpdateGemmsMs(const std::vector<GemmShape>& shapes, int threads, int reps = 9,
+                         GemmThreading threading = GemmThreading::PerOp);
 /// The BLAS this build's matrix products run on: "MKL", "OpenBLAS skylakex", or "ATen's BLAS".
 std::string thisBuildBlas();
 

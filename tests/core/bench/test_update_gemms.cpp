@@ -3,6 +3,8 @@
 // gives a time.
 #include <gtest/gtest.h>
 
+#include <ATen/Parallel.h>
+
 #include "bench/update_gemms.h"
 #include "experiment/presets.h"
 
@@ -53,4 +55,18 @@ TEST(UpdateGemms, TimesTheListOnThisBuildsBlas) {
   EXPECT_GT(ms, 0.0);
   EXPECT_LT(ms, 10000.0);
   EXPECT_FALSE(bench::thisBuildBlas().empty());
+}
+
+// Timed as the trainer's row split runs them: every worker multiplies its rows, side by side;
+// a shape with fewer rows than workers leaves the extra workers idle, and the caller's intra-op
+// thread count is as it was.
+TEST(UpdateGemms, TimesTheRowSplitWithFewerRowsThanWorkers) {
+  const int before = at::get_num_threads();
+  const double ms = bench::timeUpdateGemmsMs({{64, 32, 48, 2}, {1, 48, 32, 1}}, 3, 3,
+                                             bench::GemmThreading::RowSplit);
+  EXPECT_GT(ms, 0.0);
+  EXPECT_LT(ms, 10000.0);
+  EXPECT_EQ(at::get_num_threads(), before);
+  EXPECT_GT(bench::timeUpdateGemmsMs({{64, 32, 48, 1}}, 2, 3, bench::GemmThreading::PerOp), 0.0);
+  EXPECT_EQ(at::get_num_threads(), before);
 }
