@@ -15,11 +15,13 @@
 #include <QFontMetricsF>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QTableWidget>
 #include <QTest>
 #include <QWheelEvent>
 
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -32,8 +34,10 @@
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
+#include "plot/eliding_title.h"
 #include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
+#include "store/sqlite_db.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -501,6 +505,113 @@ TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {
     if (c->graph(i)->visible() && !c->graph(i)->name().isEmpty()) colours.insert(c->graph(i)->pen().color().rgb());
   }
   EXPECT_GE(colours.size(), 2u);
+}
+
+// A paired group's process trains its runs one step each in turn, so each run's ETA is the
+// time its whole process needs (its line had said a quarter of that for four schemes, under a
+// progress bar saying the sum); runs trained by separate processes go on side by side.
+TEST(DailyUseViews, RunsTrainedInLockstepShareTheirProcessesETA) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  test::FakeRun f{"live", "pre_ln"};
+  f.steps = 150;  // 450 of 600 steps to go at 20,000 tokens/s
+  f.finished = false;
+  test::addFakeRun(s, f);
+  f.scheme = "lns";
+  f.steps = 300;  // 300 to go
+  test::addFakeRun(s, f);
+  const auto preset = *experiment::presetConfig("cpu-demo");
+  const double stepSeconds = static_cast<double>(preset.optim.batchSize) * preset.model.seqLen *
+                             preset.optim.gradAccum / 20000.0;
+  auto etaText = [](double seconds) {
+    const int secs = static_cast<int>(std::lround(seconds));
+    return QStringLiteral("ETA %1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
+  };
+  auto eta = [&](ui::GroupData& g, size_t i) {
+    g.reload(s, {});
+    return g.etaSeconds(g.runs().at(i)).value_or(-1);
+  };
+  ui::GroupData g(QStringLiteral("live"));
+  // One process (this one marked both running): 450 + 300 steps, and 300 + 300.
+  EXPECT_NEAR(eta(g, 0), 750 * stepSeconds, 1e-6);
+  EXPECT_NEAR(eta(g, 1), 600 * stepSeconds, 1e-6);
+  EXPECT_NEAR(*g.progress().etaSeconds, 750 * stepSeconds, 1e-6);
+  EXPECT_TRUE(g.runs()[0].statusLine(QString(), g.etaSeconds(g.runs()[0])).contains(etaText(750 * stepSeconds)));
+  EXPECT_TRUE(g.runs()[0].statusLine().contains(QStringLiteral("ETA -")));
+  auto d = openDashboard(s, QStringLiteral("live"));
+  EXPECT_TRUE(d->progressText().contains(QString::fromStdString("ETA " + experiment::formatDuration(750 * stepSeconds))))
+      << d->progressText().toStdString();
+  // The LNS run resumed by a process of its own: each goes at its own pace.
+  {
+    store::SqliteDb db(dir.file("v.db"), SQLITE_OPEN_READWRITE);
+    db.exec("UPDATE runs SET pid = pid + 1 WHERE id = 2");
+  }
+  EXPECT_NEAR(eta(g, 0), 450 * stepSeconds, 1e-6);
+  EXPECT_NEAR(eta(g, 1), 300 * stepSeconds, 1e-6);
+  EXPECT_NEAR(*g.progress().etaSeconds, 450 * stepSeconds, 1e-6);
+  // A finished run has no ETA and leaves the group's to the other.
+  s.finishRun(2, store::RunStatus::Finished);
+  EXPECT_LT(eta(g, 1), 0);
+  EXPECT_NEAR(*g.progress().etaSeconds, 450 * stepSeconds, 1e-6);
+}
+
+// Four schemes in a 1,040-px dashboard (a 1500 x 950 window beside the set-up panel), runs
+// 20,000 steps long: every panel row fits the width (the panels' titles had held each of them
+// at its title's width: 1,396 px for the row, a horizontal scroll bar for the whole dashboard),
+// the step labels never run together ("100150200250300"), and the loss panel's legend of eight
+// entries stands beside the plot at its own height, inside the panel (it had been stretched
+// over the panel's height, its frame on the widget's edge).
+TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  for (const char* scheme : {"pre_ln", "lns", "post_ln", "mix_ln"}) {
+    test::FakeRun f{"four", scheme};
+    f.layers = 24;
+    f.steps = 20000;
+    f.probeSteps = {0, 2500, 5000, 7500, 10000, 12500, 15000, 17500, 19999};
+    test::addFakeRun(s, f);
+  }
+  auto d = std::make_unique<ui::GroupDashboard>(QStringLiteral("four"));
+  d->resize(1040, 3000);
+  d->show();
+  d->refresh(s, {});
+  d->redraw();
+  QApplication::processEvents();
+  d->resize(1040, 3000);  // a top-level widget grew to its panels' first layout
+  QApplication::processEvents();
+  d->redraw();  // at the laid-out sizes
+  auto* scroll = d->findChild<QScrollArea*>();
+  ASSERT_NE(scroll, nullptr);
+  EXPECT_LE(d->width(), 1040);  // the dashboard itself asks for no more (a long note had)
+  EXPECT_LE(scroll->widget()->minimumSizeHint().width(), scroll->viewport()->width());
+  EXPECT_FALSE(scroll->horizontalScrollBar()->isVisible());
+  int titles = 0, elided = 0;
+  for (const auto& [name, p] : d->plots()) {
+    p->replot();
+    const double gap = 0.5 * QFontMetricsF(p->xAxis->tickLabelFont(), p).height();
+    EXPECT_FALSE(ui::figures::labelsCollide(ui::figures::tickLabelBoxes(p->xAxis), gap)) << name.toStdString();
+    for (auto* e : p->plotLayout()->elements(true)) {
+      if (auto* t = dynamic_cast<ui::figures::ElidingTitle*>(e)) {
+        ++titles;
+        elided += t->shownText() != t->text();
+        EXPECT_TRUE(t->shownText().startsWith(t->text().left(3))) << t->shownText().toStdString();
+      }
+    }
+  }
+  EXPECT_GT(titles, 20);
+  EXPECT_GT(elided, 0);  // the long ones, at ~250 px a panel
+  auto* loss = d->plots().at(QStringLiteral("loss"));
+  ASSERT_EQ(loss->legend->itemCount(), 8);
+  const QRect legend = loss->legend->outerRect();
+  EXPECT_LE(legend.height(), loss->legend->minimumOuterSizeHint().height() + 2);
+  EXPECT_GE(legend.top(), loss->axisRect()->rect().top() - 1);
+  EXPECT_LE(legend.right(), loss->viewport().right() - 1);
+  EXPECT_GE(legend.left(), loss->axisRect()->outerRect().right());
+  // Decimation notes: the curves with one count named together, once.
+  EXPECT_EQ(d->decimationNote().count(QStringLiteral(" of 20000 points")), 1) << d->decimationNote().toStdString();
+  EXPECT_EQ(ui::GroupDashboard::joinDecimationNotes({QStringLiteral("a: 5 of 9 points"), QStringLiteral("b: 4 of 9 points"),
+                                                      QStringLiteral("c: 5 of 9 points")}),
+            QStringLiteral("a, c: 5 of 9 points; b: 4 of 9 points"));
 }
 
 TEST(DailyUseViews, ALegendWithNoFreeCornerGoesBelowTheDataWhole) {

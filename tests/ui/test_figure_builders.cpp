@@ -73,7 +73,9 @@ QCPColorMap* colourMapOf(QCustomPlot* p) {
 std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s) {
   auto d = std::make_unique<ui::GroupDashboard>(QStringLiteral("pair"));
   d->resize(1400, 2400);
+  d->show();  // laid out: the panels have their real sizes (hover positions depend on them)
   d->refresh(s, {});
+  QApplication::processEvents();
   return d;
 }
 

@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include <QComboBox>
@@ -28,7 +29,9 @@
 #include "dashboard/panel_specs.h"
 #include "plot/colormaps.h"
 #include "plot/live_plot.h"
+#include "plot/eliding_title.h"
 #include "plot/figure_builders.h"
+#include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -103,6 +106,7 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   outer->addLayout(controls);
   m_decimation = new QLabel;
   m_decimation->setStyleSheet(QStringLiteral("color: #666;"));
+  m_decimation->setWordWrap(true);  // one line held the dashboard at 1,858 px for four schemes
   outer->addWidget(m_decimation);
 
   auto* scroll = new QScrollArea;
@@ -164,6 +168,9 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   p->setNotAntialiasedElements(QCP::aePlottables | QCP::aeGrid | QCP::aeSubGrid);
   p->setPlottingHint(QCP::phFastPolylines, false);
   p->setPlottingHint(QCP::phCacheLabels, true);
+  // The step labels widen as a run goes on (0..100, then 0..20,000): fewer ticks where they
+  // would run together on a narrow panel, at every redraw.
+  figures::useLengthAwareTicks(p->xAxis);
   makeInteractive(p);
   // Zooming or panning re-decimates for the new view (full data is kept; only the drawn
   // points change), shortly after the gesture so a wheel spin costs one rebuild; a linked
@@ -226,7 +233,7 @@ void GroupDashboard::rebuildPanels() {
                           spec.minHeight > 0 ? spec.minHeight : 220);
         p->plotLayout()->insertRow(0);
         p->plotLayout()->addElement(
-            0, 0, new QCPTextElement(p, labelOf(m_schemes[i]) + QStringLiteral(" — ") + spec.title));
+            0, 0, new figures::ElidingTitle(p, labelOf(m_schemes[i]) + QStringLiteral(" — ") + spec.title));
         p->xAxis->setLabel(spec.xLabel);
         p->yAxis->setLabel(spec.yLabel);
         grid->addWidget(p, spec.row, static_cast<int>(i));
@@ -272,7 +279,7 @@ void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>&
 
 void GroupDashboard::redraw() {
   QStringList status;
-  for (const auto& r : m_data.runs()) status << r.statusLine(labelOf(schemeOf(r)));
+  for (const auto& r : m_data.runs()) status << r.statusLine(labelOf(schemeOf(r)), m_data.etaSeconds(r));
   m_status->setText(status.join(QLatin1Char('\n')));
   m_decimationNotes.clear();
   drawProgress();
@@ -281,7 +288,27 @@ void GroupDashboard::redraw() {
   drawCursorPanels();
   drawDiagnosis();
   for (auto& [name, p] : m_plots) updateZoomBadge(p);
-  m_decimation->setText(m_decimationNotes.isEmpty() ? QString() : m_decimationNotes.join(QStringLiteral("; ")));
+  m_decimation->setText(joinDecimationNotes(m_decimationNotes));
+}
+
+QString GroupDashboard::joinDecimationNotes(const QStringList& notes) {
+  // "Pre-LN train: 1500 of 20000 points", ...: one entry per count, its curves named in order
+  // ("Pre-LN train, LNS train: 1500 of 20000 points").
+  std::vector<std::pair<QString, QStringList>> byCount;
+  for (const auto& note : notes) {
+    const int colon = note.lastIndexOf(QStringLiteral(": "));
+    const QString count = colon < 0 ? QString() : note.mid(colon + 2);
+    const QString name = colon < 0 ? note : note.left(colon);
+    auto it = std::find_if(byCount.begin(), byCount.end(), [&](const auto& e) { return e.first == count; });
+    if (it == byCount.end()) byCount.emplace_back(count, QStringList{name});
+    else it->second << name;
+  }
+  QStringList out;
+  for (const auto& [count, names] : byCount) {
+    out << (count.isEmpty() ? names.join(QStringLiteral("; "))
+                            : names.join(QStringLiteral(", ")) + QStringLiteral(": ") + count);
+  }
+  return out.join(QStringLiteral("; "));
 }
 
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <iterator>
 
 #include "experiment/run_config.h"
@@ -19,7 +20,7 @@ const std::vector<std::string> GroupData::kLayerMetrics = [] {
   return keys;
 }();
 
-QString RunData::statusLine(const QString& label) const {
+QString RunData::statusLine(const QString& label, std::optional<double> etaSeconds) const {
   const QString name = label.isEmpty() ? QString::fromStdString(info.scheme) : label;
   if (imported) {
     auto it = layers.find(metrics::kVariance);
@@ -36,9 +37,8 @@ QString RunData::statusLine(const QString& label) const {
   const int64_t step = stepsDone();
   const double tps = recentTokensPerSecond();
   QString eta = QStringLiteral("-");
-  if (info.status == store::RunStatus::Running && tps > 0 && tokensPerStep > 0 && totalSteps > step) {
-    // This run's own rate; the group's ETA (the dashboard's progress bar) adds its runs up.
-    const int secs = static_cast<int>(static_cast<double>(totalSteps - step) * tokensPerStep / tps);
+  if (etaSeconds) {
+    const int secs = static_cast<int>(std::lround(*etaSeconds));
     eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
   }
   return QStringLiteral("%1 — step %2/%3 · %4 tok/s · ETA %5 · %6 · %7")
@@ -62,6 +62,15 @@ double RunData::recentTokensPerSecond() const {
   double sum = 0;  // the mean of the last few steps: one step's rate is noisy
   for (size_t i = v.size() - n; i < v.size(); ++i) sum += v[i].value;
   return sum / static_cast<double>(n);
+}
+
+double RunData::secondsPerStep() const {
+  const double tps = recentTokensPerSecond();
+  return tps > 0 && tokensPerStep > 0 ? tokensPerStep / tps : 0;
+}
+
+int64_t RunData::stepsLeft() const {
+  return std::max<int64_t>(0, static_cast<int64_t>(totalSteps) - stepsDone());
 }
 
 std::function<double(double)> RunData::axisMap(const QString& mode) const {
@@ -197,14 +206,32 @@ GroupProgressInfo GroupData::progress() const {
     p.done = std::min(p.done, done);
     if (store::isActive(r.info.status)) {
       p.running = true;
-      const double tps = r.recentTokensPerSecond();
-      if (tps > 0 && r.tokensPerStep > 0) eta += static_cast<double>(std::max<int64_t>(0, r.totalSteps - done)) * r.tokensPerStep / tps;
-      else measured = false;
+      const auto runEta = etaSeconds(r);
+      if (runEta) eta = std::max(eta, *runEta);
+      else measured = measured && r.stepsLeft() == 0;
     }
   }
   if (m_runs.empty()) p.done = 0;
   if (p.running && measured) p.etaSeconds = eta;
   return p;
+}
+
+std::optional<double> GroupData::etaSeconds(const RunData& run) const {
+  if (run.info.status != store::RunStatus::Running) return std::nullopt;
+  const int64_t left = run.stepsLeft();
+  if (left == 0) return 0.0;
+  double seconds = 0;
+  for (const auto& r : m_runs) {
+    const bool sameProcess = &r == &run || (r.info.status == store::RunStatus::Running &&
+                                            r.info.pid == run.info.pid && r.info.pid != 0 &&
+                                            r.info.host == run.info.host);
+    if (!sameProcess) continue;
+    const int64_t steps = std::min(left, r.stepsLeft());
+    if (steps == 0) continue;
+    if (!(r.secondsPerStep() > 0)) return std::nullopt;
+    seconds += static_cast<double>(steps) * r.secondsPerStep();
+  }
+  return seconds;
 }
 
 int64_t GroupData::lastStep() const {

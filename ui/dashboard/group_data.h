@@ -27,8 +27,10 @@ struct RunData {
   std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
   std::optional<store::Matrix> blockPruneError;                    // its standard errors, if stored
   std::optional<int64_t> divergedAt;
-  /// "<label> — step 150/600 · 6404 tok/s · ETA 1:20 · cpu · running" (label: the scheme).
-  QString statusLine(const QString& label = QString()) const;
+  /// "<label> — step 150/600 · 6404 tok/s · ETA 1:20 · cpu · running" (label: the scheme;
+  /// etaSeconds: GroupData::etaSeconds of this run, "-" when not given).
+  QString statusLine(const QString& label = QString(),
+                     std::optional<double> etaSeconds = std::nullopt) const;
   /// The angular (l, n) matrix at the last step <= `step`, or nullptr.
   const store::Matrix* angularAt(int64_t step) const;
   /// Step -> x of the loss panels: "step" (itself), "tokens" (step x tokens per step) or
@@ -38,11 +40,14 @@ struct RunData {
   int64_t stepsDone() const;
   /// Mean tokens/s of the last few steps (0 when unmeasured).
   double recentTokensPerSecond() const;
+  /// Seconds one of its steps takes at that rate (0 when unmeasured).
+  double secondsPerStep() const;
+  /// Steps still to train of the configured ones (0 when done).
+  int64_t stepsLeft() const;
 };
 
 /// The group's progress: steps done by its slowest active run, of the configured steps, and an
-/// ETA from the runs' measured rates (a paired group trains its runs in turn, so their step
-/// times add up).
+/// ETA from the runs' measured rates (GroupData::etaSeconds: the last active run to finish).
 struct GroupProgressInfo {
   int64_t done = 0, total = 0;
   std::optional<double> etaSeconds;  // while running with a measured rate
@@ -62,6 +67,13 @@ class GroupData {
   std::vector<int64_t> probeSteps() const;
   int64_t lastStep() const;
   GroupProgressInfo progress() const;
+  /// Seconds until `run` has trained its configured steps, from the runs' measured rates;
+  /// nullopt when it is not running or a rate it depends on is unmeasured. A paired group's
+  /// process trains its runs in lockstep, one step of each in turn: while this run takes its
+  /// remaining steps, every active run of the same process (host and pid) takes as many of its
+  /// own, or all it has left, so their step times add up. Runs trained by other processes
+  /// (resumed or trained further one by one) go on beside it and do not count.
+  std::optional<double> etaSeconds(const RunData& run) const;
 
   static const std::vector<std::string> kScalarKeys;
   static const std::vector<std::string> kLayerMetrics;

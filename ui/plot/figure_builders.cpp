@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "plot/colormaps.h"
+#include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -69,6 +70,7 @@ void stepTicks(QCPAxis* x, const store::LayerSeries& s) {
     text->addTick(static_cast<double>(s.steps.front()), QString::number(s.steps.front()));
   } else if (text) {
     x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    useLengthAwareTicks(x);  // as the dashboard's step axes have it
   }
 }
 

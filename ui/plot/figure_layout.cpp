@@ -5,11 +5,13 @@
 
 #include <QEvent>
 #include <QFontMetricsF>
+#include <QPointer>
 #include <QTimer>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <typeinfo>
 
 #include "plot/plot_helpers.h"
 
@@ -80,6 +82,59 @@ std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot) {
     }
   }
   return axes;
+}
+
+namespace {
+
+// See useLengthAwareTicks.
+class LengthAwareTicker : public QCPAxisTicker {
+ public:
+  explicit LengthAwareTicker(QCPAxis* axis) : m_axis(axis) {}
+
+ protected:
+  double getTickStep(const QCPRange& range) override {
+    const double wanted = QCPAxisTicker::getTickStep(range);
+    if (!m_axis || m_axis->orientation() != Qt::Horizontal || m_axis->tickLabelRotation() != 0 ||
+        !m_axis->axisRect() || !(range.size() > 0)) {
+      return wanted;
+    }
+    const double length = m_axis->axisRect()->width();
+    if (length <= 0) return wanted;  // not laid out yet
+    const QFontMetricsF fm(m_axis->tickLabelFont(), m_axis->parentPlot());
+    const double gap = 0.5 * fm.height();  // as fitTickLabels asks
+    const QLocale locale = m_axis->parentPlot()->locale();
+    const QString format = m_axis->numberFormat();
+    const QChar formatChar = format.isEmpty() ? QLatin1Char('g') : format.at(0);
+    const int precision = m_axis->numberPrecision();
+    double step = wanted;
+    for (int count = tickCount(); count >= 1; --count) {
+      if (count < tickCount()) step = cleanMantissa(range.size() / (count + 1e-10));
+      // The widest label is at one of the ends (the most digits, a minus sign).
+      const double first = std::ceil(range.lower / step) * step;
+      const double last = std::floor(range.upper / step) * step;
+      double widest = 0;
+      for (double v : {first, last, first + step, last - step}) {
+        widest = std::max(widest, fm.horizontalAdvance(getTickLabel(v, locale, formatChar, precision)));
+      }
+      if (step / range.size() * length >= widest + gap) return step;
+    }
+    return step;
+  }
+
+ private:
+  QPointer<QCPAxis> m_axis;
+};
+
+}  // namespace
+
+void useLengthAwareTicks(QCPAxis* axis) {
+  const auto current = axis->ticker();
+  if (!current || typeid(*current) != typeid(QCPAxisTicker)) return;
+  QSharedPointer<LengthAwareTicker> ticker(new LengthAwareTicker(axis));
+  ticker->setTickCount(current->tickCount());
+  ticker->setTickOrigin(current->tickOrigin());
+  ticker->setTickStepStrategy(current->tickStepStrategy());
+  axis->setTicker(ticker);
 }
 
 void fitTickLabels(QCustomPlot* plot) {
@@ -250,6 +305,9 @@ int countIn(const QRectF& box, const std::vector<QPointF>& pts) {
   return n;
 }
 
+// The object name of the column that holds a legend placed beside its axis rect.
+constexpr const char* kLegendHolder = "depthlabLegendHolder";
+
 // The legend's index in the inset layout of `rect` (-1 when it is elsewhere).
 int insetIndexOf(QCPAxisRect* rect, QCPLegend* legend) {
   auto* inset = rect->insetLayout();
@@ -286,7 +344,11 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   }
   auto* inset = rect->insetLayout();
   if (insetIndexOf(rect, legend) < 0) {  // bring it back inside (an earlier call moved it out)
-    if (legend->layout()) legend->layout()->take(legend);
+    auto* holder = qobject_cast<QCPLayoutGrid*>(legend->layout());
+    if (holder) holder->take(legend);
+    if (holder && holder->objectName() == QLatin1String(kLegendHolder)) {
+      holder->layout()->remove(holder);  // deletes the holder and its spacer
+    }
     plot->plotLayout()->simplify();
     inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
     legend->setWrap(0);
@@ -352,11 +414,23 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   }
   legend->setMargins(QMargins(0, 0, 0, 0));
   const bool beside = outside == LegendOutside::Right &&
-                      legend->minimumOuterSizeHint().height() <= rect->outerRect().height();
+                      legend->minimumOuterSizeHint().height() <=
+                          rect->outerRect().height() - std::max(1, rect->margins().top());
   if (beside) {
+    // In a holder column: the legend at its own height level with the data's top, a spacer
+    // under it (a grid cell alone would stretch the legend over the plot's whole height, its
+    // entries spread apart and its frame drawn on the widget's edge).
+    auto* holder = new QCPLayoutGrid;
+    holder->setObjectName(QLatin1String(kLegendHolder));
     grid->insertColumn(column + 1);
-    grid->addElement(row, column + 1, legend);
+    grid->addElement(row, column + 1, holder);
     grid->setColumnStretchFactor(column + 1, 0.001);
+    holder->addElement(0, 0, legend);
+    holder->addElement(1, 0, new QCPLayoutElement(plot));
+    holder->setRowStretchFactor(0, 0.001);
+    holder->setRowStretchFactor(1, 1);
+    holder->setRowSpacing(0);
+    holder->setMargins(QMargins(4, std::max(1, rect->margins().top()), 2, 0));
     legend->setWrap(0);
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
   } else {
