@@ -42,7 +42,8 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_be
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp experiment/micro_batch.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp
-  analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp)
+  analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp
+  experiment/run_selection.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/attention_kernels.cpp
   kernels/probe_kernels.cpp kernels/blas_gemm.cpp)

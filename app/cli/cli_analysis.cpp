@@ -9,6 +9,7 @@
 #include "experiment/analyze.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
+#include "experiment/run_selection.h"
 #include "hf/hf_import.h"
 #include "hf/model_analysis.h"
 #include "store/metric_catalogue.h"
@@ -105,7 +106,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
   });
 
   auto* report = app.add_subcommand("report", "Curse-of-Depth summary of runs side by side");
-  report->add_option("--runs", runs, "Comma-separated run ids")->required();
+  report->add_option("--runs", runs, "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)")->required();
   static int64_t reportStep = -1;
   report
       ->add_option("--step", reportStep,
@@ -114,7 +115,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       ->check(CLI::NonNegativeNumber);
   report->callback([&g, report] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
-    const auto ids = parseRunIds(runs, s);
+    const auto ids = experiment::resolveRunSelection(runs, s);
     // Runs planned for different lengths (one trained further) are compared at one step.
     std::optional<int64_t> at;
     if (report->count("--step"))

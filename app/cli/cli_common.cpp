@@ -34,32 +34,6 @@ store::RunStore openStoreToRead(const GlobalOptions& g) {
   }
 }
 
-std::vector<int64_t> parseRunIds(const std::string& list, store::RunStore& store) {
-  std::vector<int64_t> ids;
-  if (list == "all") {
-    for (const auto& r : store.listRuns()) ids.push_back(r.id);
-    if (ids.empty()) throw std::runtime_error("--runs all: the database '" + store.path() + "' has no runs");
-    return ids;
-  }
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty()) continue;
-    size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v <= 0) {
-      throw std::runtime_error("--runs: '" + item + "' is not a run id (expected ids like 3,4,7 or all)");
-    }
-    ids.push_back(v);
-  }
-  if (ids.empty()) throw std::runtime_error("--runs: no run ids given (expected ids like 3,4,7 or all)");
-  return ids;
-}
-
 std::string formatTime(double unixSeconds) {
   if (unixSeconds <= 0) return "-";
   std::time_t t = static_cast<std::time_t>(unixSeconds);

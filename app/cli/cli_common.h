@@ -26,8 +26,6 @@ store::RunStore openStore(const GlobalOptions& g,
 /// crashed first), else read-only (a read-only file or folder, a full disk).
 store::RunStore openStoreToRead(const GlobalOptions& g);
 nlohmann::json runToJson(const store::RunInfo& r);
-/// "3,4,7" or "all" (every run in `store`) -> ids; throws naming --runs and the bad item.
-std::vector<int64_t> parseRunIds(const std::string& list, store::RunStore& store);
 std::string formatTime(double unixSeconds);
 
 void addRunsCommand(CLI::App& app, GlobalOptions& g);

@@ -4,6 +4,7 @@
 
 #include "cli_common.h"
 #include "experiment/resource_estimate.h"
+#include "experiment/run_selection.h"
 #include "text_table.h"
 
 namespace depthlab::cli {
@@ -120,10 +121,23 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
   auto* runs = app.add_subcommand("runs", "List and edit stored runs");
   runs->require_subcommand(1);
 
-  auto* list = runs->add_subcommand("list", "List every run");
+  auto* list = runs->add_subcommand("list", "List every run (or those --runs names)");
+  static std::string selection;
+  list->add_option("--runs", selection,
+                   "Only these runs: ids 3,4,7, a range 5-8, or group:NAME (mixed, comma-separated)");
   list->callback([&g] {
     auto s = openStoreToRead(g);
     auto all = s.listRuns();
+    if (!selection.empty()) {
+      const auto ids = experiment::resolveRunSelection(selection, s);
+      std::vector<store::RunInfo> chosen;
+      for (int64_t want : ids) {  // in the order given
+        for (const auto& r : all) {
+          if (r.id == want) chosen.push_back(r);
+        }
+      }
+      all = std::move(chosen);
+    }
     if (g.json) {
       nlohmann::json j = nlohmann::json::array();
       for (const auto& r : all) j.push_back(runToJson(r));

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "experiment/run_selection.h"
 #include "export/figure_export.h"
 #include "util/paths.h"
 
@@ -36,7 +37,7 @@ QCommandLineOption option(const char* name, const char* help, const char* value,
 }
 
 Options addOptions(QCommandLineParser& p) {
-  Options o{option("runs", "Comma-separated run ids", "ids"),
+  Options o{option("runs", "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)", "runs"),
             option("figure", "loss | variance | angular | pruning | set", "kind", "variance"),
             option("format", "pdf | svg | png", "format", "pdf"),
             option("width", "Figure width (cm, in, pt)", "size", "8.5cm"),
@@ -100,17 +101,6 @@ ui::FigureStyle styleFrom(const QCommandLineParser& p, const Options& o) {
   return style;
 }
 
-std::vector<int64_t> runIdsFrom(const QString& text) {
-  std::vector<int64_t> ids;
-  for (const auto& s : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-    bool ok = false;
-    ids.push_back(s.trimmed().toLongLong(&ok));
-    if (!ok || ids.back() <= 0) throw std::invalid_argument("--runs: '" + s.toStdString() + "' is not a run id");
-  }
-  if (ids.empty()) throw std::invalid_argument("--runs: no run ids given (e.g. --runs 3,4)");
-  return ids;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,9 +125,9 @@ int main(int argc, char** argv) {
       QFile f(p.value(o.saveStyle));
       if (f.open(QIODevice::WriteOnly)) f.write(ui::styleToJson(style).toUtf8());
     }
-    const auto ids = runIdsFrom(p.value(o.runs));
     auto store = store::RunStore::open(util::defaultDatabasePath(p.value(o.db).toStdString()),
                                        store::RunStore::Mode::ReadOnly);
+    const auto ids = experiment::resolveRunSelection(p.value(o.runs).toStdString(), store);
     ui::ExportResult r;
     if (p.value(o.figure) == QLatin1String("set")) {
       r = ui::exportFigureSet(store, ids, p.value(o.format), p.value(o.out), style);

@@ -113,3 +113,37 @@ TEST(ReportCli, ADivergedRunDoesNotPullTheOthersBackToItsStep) {
   EXPECT_EQ(j[0]["steps"], 20);
   EXPECT_EQ(j[1]["steps"], 4);
 }
+
+// A paired group is named as train names it: report and runs list take --runs group:NAME
+// (quoted, with its space), alone or beside ids; an unknown group names the groups there are.
+TEST(ReportCli, ReportAndRunsListTakeAGroupByName) {
+  test::TempDir dir;
+  int64_t a = 0, b = 0, other = 0;
+  {
+    auto s = store::RunStore::open(dir.file("runs.db"));
+    a = addTrainedRun(s, "pre_ln", 10, 10);
+    b = addTrainedRun(s, "lns", 10, 10);
+    store::NewRun nr;
+    nr.name = "elsewhere";
+    nr.groupName = "cpu-demo 2";
+    nr.scheme = "post_ln";
+    nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
+    other = s.createRun(nr);
+  }
+  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  std::string out;
+  ASSERT_EQ(test::runCommand(cli + "--json report --runs group:g 2>&1", &out), 0) << out;
+  auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j.size(), 2u) << out;
+  EXPECT_EQ(j[0]["run_id"], a);
+  EXPECT_EQ(j[1]["run_id"], b);
+  ASSERT_EQ(test::runCommand(cli + "--json runs list --runs '" + std::to_string(other) +
+                                 ",group:cpu-demo 2,group:g' 2>&1", &out), 0) << out;
+  j = nlohmann::json::parse(out);
+  ASSERT_EQ(j.size(), 3u) << out;  // each run once, in the order named
+  EXPECT_EQ(j[0]["id"], other);
+  EXPECT_EQ(j[1]["id"], a);
+  EXPECT_EQ(j[2]["id"], b);
+  EXPECT_NE(test::runCommand(cli + "report --runs group:nope 2>&1", &out), 0);
+  EXPECT_NE(out.find("no runs in group 'nope' (groups: 'cpu-demo 2', 'g')"), std::string::npos) << out;
+}
