@@ -382,6 +382,19 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
     }
     EXPECT_TRUE(p->yAxis->label().contains(QStringLiteral("at step 100"))) << key;
   }
+  // Resized after it drew (a window's new layout arrives after the redraw it posts): the
+  // title is chosen again at the next replot, for the new length (it had kept the old one).
+  bars->setMinimumHeight(0);
+  for (const int height : {160, 600, 160}) {
+    bars->resize(bars->width(), height);
+    bars->replot();
+    const QFontMetricsF metrics(bars->yAxis->labelFont(), bars);
+    const QString one = bars->yAxis->label();
+    EXPECT_EQ(one.contains(QLatin1Char('\n')), height == 160) << height << ": " << one.toStdString();
+    for (const auto& line : one.split(QLatin1Char('\n'))) {
+      EXPECT_LE(metrics.horizontalAdvance(line), bars->axisRect()->height() + 0.5) << height << ": " << line.toStdString();
+    }
+  }
   auto* bi = d->plots().at(QStringLiteral("block_influence"));
   int biBars = 0;
   for (int i = 0; i < bi->plottableCount(); ++i) biBars += qobject_cast<QCPBars*>(bi->plottable(i)) != nullptr;

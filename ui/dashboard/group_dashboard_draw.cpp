@@ -236,10 +236,9 @@ void GroupDashboard::drawCursorPanels() {
                          : runSteps.size() > 1
                              ? tr("at steps %1").arg(runSteps.join(QStringLiteral(" / ")))
                              : tr("at step %1").arg(shown);
-    const QString oneLine = spec.yLabel + QLatin1Char(' ') + when;
-    const bool fits =
-        QFontMetricsF(p->yAxis->labelFont()).horizontalAdvance(oneLine) <= p->axisRect()->height();
-    p->yAxis->setLabel(fits ? oneLine : spec.yLabel + QLatin1Char('\n') + when);
+    // Chosen again before each replot: a resize lays the panel out after this draw.
+    figures::setAxisTitleToFit(p->yAxis, spec.yLabel + QLatin1Char(' ') + when,
+                               spec.yLabel + QLatin1Char('\n') + when);
     setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
     if (thresholds && L > 0) {
       for (double t : {kLazy, kLow}) {

@@ -171,6 +171,38 @@ void fitTickLabels(QCustomPlot* plot) {
   }
 }
 
+namespace {
+
+constexpr const char* kOneLineTitle = "depthlabOneLineTitle";
+constexpr const char* kTwoLineTitle = "depthlabTwoLineTitle";
+
+// The title of setAxisTitleToFit that fits `axis` at its current length (lays the plot out).
+void pickAxisTitle(QCPAxis* axis) {
+  const QString one = axis->property(kOneLineTitle).toString();
+  const QString two = axis->property(kTwoLineTitle).toString();
+  if (one.isEmpty()) return;
+  layOut(axis->parentPlot());
+  const double length =
+      axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
+  const bool fits = QFontMetricsF(axis->labelFont(), axis->parentPlot()).horizontalAdvance(one) <= length;
+  axis->setLabel(fits ? one : two);
+}
+
+}  // namespace
+
+void setAxisTitleToFit(QCPAxis* axis, const QString& oneLine, const QString& twoLines) {
+  const bool connected = axis->property(kOneLineTitle).isValid();
+  axis->setProperty(kOneLineTitle, oneLine);
+  axis->setProperty(kTwoLineTitle, twoLines);
+  pickAxisTitle(axis);
+  if (!connected) {
+    QPointer<QCPAxis> weak(axis);
+    QObject::connect(axis->parentPlot(), &QCustomPlot::beforeReplot, axis, [weak] {
+      if (weak) pickAxisTitle(weak);
+    });
+  }
+}
+
 QString onTwoLines(const QString& text) {
   int best = -1;
   for (int i = 0; i < text.size(); ++i) {

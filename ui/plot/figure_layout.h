@@ -49,6 +49,10 @@ void useLengthAwareTicks(QCPAxis* axis);
 /// ("loss (train; validation dashed)" -> "loss"), then onto two lines broken at the space
 /// nearest the middle where both fit, else elided.
 void fitAxisLabels(QCustomPlot* plot);
+/// Gives `axis` the title `oneLine` where it fits along the axis, else `twoLines`, and picks
+/// again before every replot at the axis length of that moment: a live panel resized after it
+/// drew (the dashboard's cursor bars) had kept a title chosen for its old length.
+void setAxisTitleToFit(QCPAxis* axis, const QString& oneLine, const QString& twoLines);
 /// `text` broken onto two lines at the space nearest its middle (unchanged without a space).
 QString onTwoLines(const QString& text);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
