@@ -627,6 +627,47 @@ TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
             QStringLiteral("a, c: 5 of 9 points; b: 4 of 9 points"));
 }
 
+// A depth sweep (Pre-LN and LNS at 6 and 12 layers) compared: layer axes tick whole layers
+// (they read 2.5, 5, 7.5, 10, 12.5), the controls flow onto two lines in a narrow view instead
+// of holding Compare ~1,000 px wide (the set-up panel beside it was squeezed), and each run's
+// id is named once ("LNS #4", not "LNS #4 (#4)").
+TEST(DailyUseViews, ADepthSweepComparesOnWholeLayersInANarrowWindow) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("v.db"));
+  std::vector<int64_t> ids;
+  for (int layers : {6, 12}) {
+    for (const char* scheme : {"pre_ln", "lns"}) {
+      test::FakeRun f{"sweep-L" + std::to_string(layers), scheme};
+      f.layers = layers;
+      ids.push_back(test::addFakeRun(s, f));
+    }
+  }
+  ui::CompareView v(s, ids);
+  EXPECT_LE(v.minimumSizeHint().width(), 900);
+  v.resize(900, 2400);
+  v.show();
+  QApplication::processEvents();
+  for (auto* combo : {v.findChild<QComboBox*>(QStringLiteral("diffA")), v.findChild<QComboBox*>(QStringLiteral("diffB"))}) {
+    ASSERT_NE(combo, nullptr);
+    for (int i = 0; i < combo->count(); ++i) {
+      EXPECT_EQ(combo->itemText(i).count(QLatin1Char('#')), 1) << combo->itemText(i).toStdString();
+    }
+  }
+  for (const char* profile : {"variance", "angular_adjacent", "prune_delta"}) {
+    auto it = v.plots().find(QString::fromLatin1(profile));
+    ASSERT_NE(it, v.plots().end()) << profile;
+    it->second->replot();
+    const auto labels = it->second->xAxis->tickVectorLabels();
+    ASSERT_GE(labels.size(), 2) << profile;
+    for (const auto& label : labels) EXPECT_FALSE(label.contains(QLatin1Char('.'))) << profile << ": " << label.toStdString();
+  }
+  // The dashboard's layer bars of a 12-layer group too.
+  auto d = openDashboard(s, QStringLiteral("sweep-L12"));
+  auto* bars = d->plots().at(QStringLiteral("prune_bars"));
+  bars->replot();
+  for (const auto& label : bars->xAxis->tickVectorLabels()) EXPECT_FALSE(label.contains(QLatin1Char('.'))) << label.toStdString();
+}
+
 TEST(DailyUseViews, ALegendWithNoFreeCornerGoesBelowTheDataWhole) {
   QCustomPlot p;
   p.setMinimumHeight(240);

@@ -27,6 +27,7 @@
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "export/figure_style.h"
+#include "flow_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_layout.h"
 #include "plot/live_plot.h"
@@ -69,6 +70,12 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
 QString CompareView::labelOf(int64_t runId) const {
   auto it = m_labels.find(runId);
   return it == m_labels.end() ? QStringLiteral("#%1").arg(runId) : it->second;
+}
+
+QString CompareView::labelWithId(int64_t runId) const {
+  const QString id = QStringLiteral("#%1").arg(runId);
+  const QString label = labelOf(runId);
+  return label.endsWith(id) ? label : label + QStringLiteral(" (") + id + QLatin1Char(')');
 }
 
 void CompareView::setDifferencePair(int64_t a, int64_t b) {
@@ -123,9 +130,26 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
 }
 
 QWidget* CompareView::makeControls() {
+  // The controls flow onto a second line where the view is narrow (one row of them asked
+  // ~1,000 px and squeezed the set-up panel beside Compare); a label stays with its box.
   auto* row = new QWidget;
-  auto* controls = new QHBoxLayout(row);
-  controls->setContentsMargins(0, 0, 0, 0);
+  auto* flow = new FlowLayout(row);
+  flow->setContentsMargins(0, 0, 0, 0);
+  struct Pairs {
+    FlowLayout* flow;
+    QHBoxLayout* open = nullptr;
+    void addWidget(QWidget* w) {
+      if (qobject_cast<QLabel*>(w) || !open) {  // a label starts a unit, its box ends it
+        auto* unit = new QWidget;
+        open = new QHBoxLayout(unit);
+        open->setContentsMargins(0, 0, 0, 0);
+        flow->addWidget(unit);
+      }
+      open->addWidget(w);
+      if (!qobject_cast<QLabel*>(w)) open = nullptr;
+    }
+  } pairs{flow};
+  auto* controls = &pairs;
   m_relativeDepth = new QCheckBox(tr("align runs of different depth by relative depth"));
   m_band = new QComboBox;
   m_band->addItems({tr("std"), tr("standard error"), tr("min-max")});
@@ -148,7 +172,7 @@ QWidget* CompareView::makeControls() {
   m_diffB = new QComboBox;
   m_diffB->setObjectName(QStringLiteral("diffB"));
   for (auto* c : {m_diffA, m_diffB}) {
-    for (const auto& r : m_runs) c->addItem(labelOf(r.info.id) + QStringLiteral(" (#%1)").arg(r.info.id), QVariant::fromValue<qlonglong>(r.info.id));
+    for (const auto& r : m_runs) c->addItem(labelWithId(r.info.id), QVariant::fromValue<qlonglong>(r.info.id));
   }
   m_diffA->setToolTip(tr("Difference heatmap: this run is subtracted"));
   m_diffB->setToolTip(tr("Difference heatmap: variance of this run minus that of the first"));
@@ -174,7 +198,6 @@ QWidget* CompareView::makeControls() {
   controls->addWidget(m_diffB);
   controls->addWidget(new QLabel(tr("minus A")));
   controls->addWidget(m_diffA);
-  controls->addStretch(1);
   return row;
 }
 
@@ -221,8 +244,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     p->setMinimumHeight(200);
     p->setMinimumWidth(240);
     p->plotLayout()->insertRow(0);
-    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, QStringLiteral("%1 (#%2)").arg(
-        labelOf(m_runs[i].info.id)).arg(m_runs[i].info.id)));
+    p->plotLayout()->addElement(0, 0, new QCPTextElement(p, labelWithId(m_runs[i].info.id)));
     p->xAxis->setLabel(tr("step"));
     p->yAxis->setLabel(tr("layer"));
     makeInteractive(p);

@@ -49,6 +49,8 @@ class CompareView : public QWidget {
   QString differenceTitle() const;
   /// Each run's label (renamed runs by their name), by run id.
   QString labelOf(int64_t runId) const;
+  /// The label with the run's id once: "Pre-LN (#3)", or "LNS #12" where the label has it.
+  QString labelWithId(int64_t runId) const;
 
  private:
   struct Loaded {

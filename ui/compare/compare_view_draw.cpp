@@ -100,7 +100,7 @@ void CompareView::drawConfigDiff() {
   m_diff->setRowCount(static_cast<int>(diff.size()));
   m_diff->setColumnCount(static_cast<int>(m_runs.size()) + 1);
   QStringList headers{tr("key")};
-  for (const auto& r : m_runs) headers << QStringLiteral("%1 (#%2)").arg(labelOf(r.info.id)).arg(r.info.id);
+  for (const auto& r : m_runs) headers << labelWithId(r.info.id);
   m_diff->setHorizontalHeaderLabels(headers);
   int row = 0;
   for (const auto& [key, values] : diff) {
@@ -193,6 +193,7 @@ void CompareView::drawProfiles() {
     }
     // Half a layer of margin, and 5% above and below: the outermost points and error bars
     // stay whole. Layer 1's pruning delta (~2 nats against hundredths) runs off, marked.
+    figures::useLengthAwareTicks(p->xAxis, /*wholeNumbers=*/!relative);  // layers: 2, 4, not 2.5
     figures::fitLayerProfileAxes(p->xAxis, p->yAxis, relative ? 0.03 : 0.5);
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);

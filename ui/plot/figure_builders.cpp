@@ -35,6 +35,7 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
     bars->setData(keys, values, /*alreadySorted=*/true);
     addErrorBars(bars, s.errors, QPen(QColor(30, 30, 30), 1));
   }
+  useLengthAwareTicks(x, /*wholeNumbers=*/true);  // layers: never 2.5, 7.5
   return L;
 }
 
@@ -164,6 +165,7 @@ Heatmap layerHeatmap(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, int ma
   h.map = colourMapOn(x, y);
   h.range = fillLayerHeatmap(h.map, s, maxColumns);
   stepTicks(x, s);
+  useLengthAwareTicks(y, /*wholeNumbers=*/true);  // layers
   return h;
 }
 
@@ -173,6 +175,8 @@ Heatmap matrixHeatmap(QCPAxis* x, QCPAxis* y, const store::Matrix& m, bool rowNo
   h.metric = metric;
   h.map = colourMapOn(x, y);
   h.range = fillMatrixHeatmap(h.map, m, rowNormalise);
+  useLengthAwareTicks(x, /*wholeNumbers=*/true);  // rows and columns: layers, offsets
+  useLengthAwareTicks(y, /*wholeNumbers=*/true);
   return h;
 }
 

@@ -90,10 +90,11 @@ namespace {
 class LengthAwareTicker : public QCPAxisTicker {
  public:
   explicit LengthAwareTicker(QCPAxis* axis) : m_axis(axis) {}
+  void setWholeNumbers(bool on) { m_wholeNumbers = on; }
 
  protected:
   double getTickStep(const QCPRange& range) override {
-    const double wanted = QCPAxisTicker::getTickStep(range);
+    const double wanted = whole(QCPAxisTicker::getTickStep(range));
     if (!m_axis || m_axis->orientation() != Qt::Horizontal || m_axis->tickLabelRotation() != 0 ||
         !m_axis->axisRect() || !(range.size() > 0)) {
       return wanted;
@@ -108,7 +109,7 @@ class LengthAwareTicker : public QCPAxisTicker {
     const int precision = m_axis->numberPrecision();
     double step = wanted;
     for (int count = tickCount(); count >= 1; --count) {
-      if (count < tickCount()) step = cleanMantissa(range.size() / (count + 1e-10));
+      if (count < tickCount()) step = std::max(step, whole(cleanMantissa(range.size() / (count + 1e-10))));
       // The widest label is at one of the ends (the most digits, a minus sign).
       const double first = std::ceil(range.lower / step) * step;
       const double last = std::floor(range.upper / step) * step;
@@ -122,18 +123,31 @@ class LengthAwareTicker : public QCPAxisTicker {
   }
 
  private:
+  // A step between whole numbers made one (layers: 2.5 -> 2, 0.5 -> 1).
+  double whole(double step) const {
+    if (!m_wholeNumbers) return step;
+    if (step < 1) return 1;
+    return std::abs(step - std::round(step)) > 1e-9 ? std::floor(step) : step;
+  }
+
   QPointer<QCPAxis> m_axis;
+  bool m_wholeNumbers = false;
 };
 
 }  // namespace
 
-void useLengthAwareTicks(QCPAxis* axis) {
+void useLengthAwareTicks(QCPAxis* axis, bool wholeNumbers) {
   const auto current = axis->ticker();
+  if (auto ticker = current.dynamicCast<LengthAwareTicker>()) {
+    ticker->setWholeNumbers(wholeNumbers);
+    return;
+  }
   if (!current || typeid(*current) != typeid(QCPAxisTicker)) return;
   QSharedPointer<LengthAwareTicker> ticker(new LengthAwareTicker(axis));
   ticker->setTickCount(current->tickCount());
   ticker->setTickOrigin(current->tickOrigin());
   ticker->setTickStepStrategy(current->tickStepStrategy());
+  ticker->setWholeNumbers(wholeNumbers);
   axis->setTicker(ticker);
 }
 

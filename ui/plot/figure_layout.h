@@ -43,8 +43,9 @@ void fitTickLabels(QCustomPlot* plot);
 /// axis had at its last layout. A live panel whose steps grow from 100 to 20,000 keeps
 /// readable labels between resizes (fitTickLabels, which runs on a resize, still lowers the
 /// count it starts from). Only a plain QCPAxisTicker is replaced (log, text and fixed tickers
-/// are left); the tick count carries over.
-void useLengthAwareTicks(QCPAxis* axis);
+/// are left); the tick count carries over. `wholeNumbers`: ticks only on whole numbers (a layer
+/// axis: 2, 4, 6, never 2.5, 5, 7.5); called again, it switches that alone.
+void useLengthAwareTicks(QCPAxis* axis, bool wholeNumbers = false);
 /// Shortens every axis title longer than its axis: first to the part before a parenthesis
 /// ("loss (train; validation dashed)" -> "loss"), then onto two lines broken at the space
 /// nearest the middle where both fit, else elided.
