@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dashboard/group_dashboard.h"
+#include "experiment/resource_estimate.h"
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
 #include "launch/run_launcher.h"
@@ -261,6 +262,14 @@ TEST(MainWindow, ASweepLaunchesOnePairedGroupPerGridPoint) {
   auto groups = w->setupPanel()->groups();
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[1].model.nLayers, 3);
+  // Each group's own size, not the 6-layer form's, which neither group has.
+  const QString estimate = w->setupPanel()->estimateText();
+  for (const auto& g : groups) {
+    const auto e = experiment::estimateRun(g, g.schemes.front());
+    EXPECT_TRUE(estimate.contains(QStringLiteral("%1: %2M params").arg(QString::fromStdString(g.name)).arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)))
+        << estimate.toStdString();
+  }
+  for (const auto& s : c.schemes) EXPECT_FALSE(estimate.contains(QString::fromStdString(s + ": "))) << estimate.toStdString();
   w->setupPanel()->setSweep(QStringLiteral("2, x"), QString(), QString());
   EXPECT_FALSE(w->setupPanel()->launchEnabled());
   EXPECT_EQ(w->setupPanel()->issues().size(), 0u);  // the config itself is fine...

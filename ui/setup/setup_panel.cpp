@@ -373,12 +373,31 @@ void SetupPanel::revalidate() {
     for (const auto& g : grid) {
       for (const auto& s : g.schemes) total += estimateRun(g, s, cal).seconds;
     }
-    for (const auto& s : c.schemes) {
-      auto e = estimateRun(c, s, cal);
-      est << tr("%1: %2M params, ~%3 MB")
-                 .arg(QString::fromStdString(s))
-                 .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
-                 .arg(e.memoryMB, 0, 'f', 0);
+    if (grid.size() <= 1) {
+      for (const auto& s : c.schemes) {
+        auto e = estimateRun(c, s, cal);
+        est << tr("%1: %2M params, ~%3 MB")
+                   .arg(QString::fromStdString(s))
+                   .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
+                   .arg(e.memoryMB, 0, 'f', 0);
+      }
+    } else {
+      // A sweep: each group's size (its schemes' largest), not the form's own shape, which
+      // no group may have ("pre_ln: 1.22M params" above a sweep over depths 6 and 12).
+      const size_t shown = std::min<size_t>(grid.size(), 6);
+      for (size_t i = 0; i < shown; ++i) {
+        experiment::RunEstimate largest;
+        for (const auto& s : grid[i].schemes) {
+          const auto e = estimateRun(grid[i], s, cal);
+          largest.params = std::max(largest.params, e.params);
+          largest.memoryMB = std::max(largest.memoryMB, e.memoryMB);
+        }
+        est << tr("%1: %2M params, ~%3 MB a run")
+                   .arg(QString::fromStdString(grid[i].name))
+                   .arg(static_cast<double>(largest.params) / 1e6, 0, 'f', 2)
+                   .arg(largest.memoryMB, 0, 'f', 0);
+      }
+      if (grid.size() > shown) est << tr("… and %n more group(s)", nullptr, static_cast<int>(grid.size() - shown));
     }
     QStringList names;
     for (const auto& g : grid) names << QString::fromStdString(g.name);
