@@ -237,6 +237,22 @@ TEST(DailyUseViews, TheFigureDialogPreviewsTheExportedFigureAndKeepsTheNames) {
   dialog.updatePreview();
   EXPECT_NE(ui::figureSizePt(dialog.request()), narrow);
   EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())), 0.02);
+  // A tall figure (four runs' panels two by two at 8.5 cm) is shown whole: it had been scaled
+  // to the preview's width and cut at top and bottom.
+  dialog.setWidthCm(8.5);
+  dialog.resize(860, 530);
+  dialog.show();
+  QApplication::processEvents();
+  dialog.updatePreview();
+  auto* preview = dialog.findChild<QLabel*>(QStringLiteral("preview"));
+  ASSERT_NE(preview, nullptr);
+  const QSize tall = ui::figureSizePt(dialog.request());
+  EXPECT_LE(dialog.previewImage().height(), preview->height()) << tall.width() << " x " << tall.height();
+  EXPECT_LE(dialog.previewImage().width(), preview->width());
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({200, 400}, {1010, 410}), 1.0);   // by the height
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({400, 100}, {810, 1000}), 2.0);   // by the width
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({400, 100}, {10000, 10000}), 2.5);
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({4000, 1000}, {110, 110}), 0.5);
   dialog.setDisplayName(QStringLiteral("lns"), QStringLiteral("LNS (ours)"));
   dialog.setDisplayName(QString::number(ids[0]), QStringLiteral("baseline"));
   dialog.setFigure(QStringLiteral("loss"));

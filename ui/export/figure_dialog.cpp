@@ -19,6 +19,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -242,6 +243,17 @@ void FigureDialog::setDisplayName(const QString& key, const QString& name) {
 
 QString FigureDialog::warnings() const { return m_warnings->text(); }
 
+double FigureDialog::previewScale(QSize figurePt, QSize room) {
+  const double byWidth = (room.width() - 10) / static_cast<double>(std::max(1, figurePt.width()));
+  const double byHeight = (room.height() - 10) / static_cast<double>(std::max(1, figurePt.height()));
+  return std::clamp(std::min(byWidth, byHeight), 0.5, 2.5);
+}
+
+void FigureDialog::resizeEvent(QResizeEvent* e) {
+  QDialog::resizeEvent(e);
+  m_debounce->start();  // the preview fits the new size
+}
+
 void FigureDialog::updatePreview() {
   const ExportRequest req = request();
   if (req.runs.empty()) {
@@ -253,8 +265,9 @@ void FigureDialog::updatePreview() {
     QCustomPlot plot;
     const QStringList warnings = drawFigure(&plot, m_store, req);
     const QSize pt = figureSizePt(req);
-    // The exported figure at its size, scaled to the preview's width.
-    const double scale = std::min(2.5, std::max(1.0, (m_previewLabel->width() - 10) / static_cast<double>(pt.width())));
+    // The exported figure at its size, scaled to fit the preview whole (a tall figure, four
+    // runs' panels two by two at 8.5 cm, had been scaled to the width and cut at top and bottom).
+    const double scale = previewScale(pt, m_previewLabel->size());
     m_preview = plot.toPixmap(pt.width(), pt.height(), scale).toImage();
     m_previewLabel->setPixmap(QPixmap::fromImage(m_preview));
     m_warnings->setText(tr("%1 × %2 cm").arg(pt.width() / kPtPerCm, 0, 'f', 1).arg(pt.height() / kPtPerCm, 0, 'f', 1) +

@@ -41,8 +41,10 @@ class FigureDialog : public QDialog {
   void setFormat(const QString& format);
   /// Names a scheme ("pre_ln") or a run ("#7") in the figure's labels.
   void setDisplayName(const QString& key, const QString& name);
-  /// Redraws the preview now (it also redraws itself shortly after each change).
+  /// Redraws the preview now (it also redraws itself shortly after each change and resize).
   void updatePreview();
+  /// Pixels per point that show a figure of `figurePt` whole in `room` (0.5 to 2.5).
+  static double previewScale(QSize figurePt, QSize room);
   QImage previewImage() const { return m_preview; }
   QString warnings() const;
   /// Exports to `path` (a file; a folder for "set"). Returns the files written; throws
@@ -52,6 +54,9 @@ class FigureDialog : public QDialog {
  Q_SIGNALS:
   /// The style (size, font, names) after a save: the window keeps it for the next export.
   void styleSaved(const depthlab::ui::FigureStyle& style);
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
 
  private:
   void fillNames();
