@@ -104,7 +104,7 @@ std::string cacheDirFor(const std::string& corpusPath) {
   fs::path p(corpusPath);
   fs::path dir = fs::is_directory(p) ? p : p.parent_path();
   if (dir.empty()) dir = ".";
-  if (access(dir.c_str(), W_OK) == 0) return dir.string();
+  if (util::folderMeantWritable(dir.string())) return dir.string();
   std::string fallback = (fs::path(util::dataDir()) / "cache").string();
   util::ensureDir(fallback);
   return fallback;

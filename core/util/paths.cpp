@@ -1,6 +1,9 @@
 // DepthLab's file locations; see paths.h.
 #include "util/paths.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -21,6 +24,14 @@ std::string defaultDatabasePath(const std::string& cliOverride) {
   if (!cliOverride.empty()) return cliOverride;
   if (const char* env = std::getenv("DEPTHLAB_DB"); env && *env) return env;
   return (fs::path(dataDir()) / "depthlab.db").string();
+}
+
+bool folderMeantWritable(const std::string& dir) {
+  // POSIX calls, not std::filesystem: PyTorch's libtorch.so exports some of libstdc++'s
+  // filesystem symbols (util/remove_tree.h).
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;
+  return (st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) != 0 && ::access(dir.c_str(), W_OK) == 0;
 }
 
 void ensureDir(const std::string& dir) {

@@ -12,6 +12,11 @@ std::string dataDir();
 std::string defaultDatabasePath(const std::string& cliOverride = "");
 /// Creates `dir` and its parents; throws std::runtime_error naming the folder on failure.
 void ensureDir(const std::string& dir);
+/// Whether DepthLab may put files of its own into `dir` (token stores, tokenizer models beside
+/// a corpus): this process can write there and the folder's mode lets someone write. A folder
+/// marked read-only for everyone (r-x: shared data, a read-only copy) counts as read-only for
+/// root too, whom access() lets write anywhere.
+bool folderMeantWritable(const std::string& dir);
 /// Parent folder of a path ("" for a bare name).
 std::string parentDir(const std::string& path);
 

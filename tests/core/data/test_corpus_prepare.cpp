@@ -15,6 +15,7 @@
 #include "data/token_store.h"
 #include "data/tokenizer.h"
 #include "support/temp_dir.h"
+#include "util/paths.h"
 #include "util/run_command.h"
 
 using namespace depthlab;
@@ -298,4 +299,25 @@ TEST(CorpusPrepare, StoresInTheSharedCacheAreNamedAfterTheCorpusPathToo) {
   EXPECT_EQ(beside, dir.file("a/train.txt.byte.dlstore"));
   EXPECT_NE(shared, cache + "/train.txt.byte.dlstore");
   EXPECT_EQ(shared.rfind(cache + "/train.txt.byte-", 0), 0u) << shared;
+}
+
+// A corpus in a folder marked read-only (r-x for everyone, as shared data is) gets its store in
+// the data folder's cache, also for root, whom the system lets write there anyway (stores and
+// tokenizer models had been written into the shared data folder).
+TEST(CorpusPrepare, AFolderMarkedReadOnlyKeepsItsFilesAlsoForRoot) {
+  test::TempDir dir;
+  const char* old = std::getenv("XDG_DATA_HOME");
+  const std::string saved = old ? old : "";
+  setenv("XDG_DATA_HOME", dir.file("data").c_str(), 1);
+  std::filesystem::create_directories(dir.file("shared"));
+  test::writeFile(dir.file("shared/train.txt"), "x\n");
+  ASSERT_EQ(::chmod(dir.file("shared").c_str(), 0555), 0);
+  const std::string readOnly = storeDirFor(dir.file("shared/train.txt"), "byte");
+  ASSERT_EQ(::chmod(dir.file("shared").c_str(), 0755), 0);
+  const std::string writable = storeDirFor(dir.file("shared/train.txt"), "byte");
+  if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1);
+  else unsetenv("XDG_DATA_HOME");
+  EXPECT_EQ(readOnly.rfind(dir.file("data/depthlab/cache") + "/", 0), 0u) << readOnly;
+  EXPECT_EQ(writable, dir.file("shared/train.txt.byte.dlstore"));
+  EXPECT_FALSE(util::folderMeantWritable(dir.file("missing")));
 }
