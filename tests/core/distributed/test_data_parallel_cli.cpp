@@ -1,7 +1,8 @@
 // Data-parallel training end to end through depthlab-cli, on Gloo over loopback: 2 ranks train
 // what 1 rank trains (same losses, same weights, one run per scheme in the store); a killed rank
 // ends the group with the run marked crashed and no rank left waiting; a run continues on a
-// different number of ranks from its checkpoint along the same loss curve.
+// different number of ranks from its checkpoint along the same loss curve; a finished run is
+// trained further on two ranks exactly as one planned longer.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -251,4 +252,40 @@ TEST(DataParallelCli, ARunContinuesOnADifferentNumberOfRanksAlongTheSameCurve) {
     }
     EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
   }
+}
+
+// A finished run trained further on two ranks (resume --steps N: rank 0 retargets the config,
+// then names the checkpoint to the other rank, which takes its config) follows a two-rank run
+// planned for N steps on the first run's schedule: the same losses and learning rates.
+TEST(DataParallelCli, AFinishedRunIsTrainedFurtherOnTwoRanksAsIfPlannedLonger) {
+  test::TempDir dir;
+  auto c = dpConfig(dir);
+  c.schemes = {"pre_ln"};
+  experiment::saveConfigFile(c, dir.file("short.json"));
+  c.optim.steps = 30;
+  c.optim.scheduleSteps = 20;  // the schedule of the 20-step run, then its floor
+  experiment::saveConfigFile(c, dir.file("long.json"));
+  const std::string db = dir.file("runs.db"), log = dir.file("log.txt"), ck = dir.file("ck");
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("short.json"), "--name", "short", "--nproc", "2",
+                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("long.json"), "--name", "long", "--nproc", "2",
+                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  int64_t extended = 0, planned = 0;
+  {
+    auto s = store::RunStore::open(db);
+    extended = runOf(s, "short", "pre_ln");
+    planned = runOf(s, "long", "pre_ln");
+  }
+  ASSERT_EQ(run({"--db", db, "resume", std::to_string(extended), "--steps", "30", "--nproc", "2",
+                 "--checkpoint-dir", ck}, log), 0) << slurp(log);
+  auto s = store::RunStore::open(db);
+  const auto a = losses(s, extended), b = losses(s, planned);
+  ASSERT_EQ(a.size(), 30u);
+  ASSERT_EQ(b.size(), 30u);
+  for (int64_t step = 0; step < 30; ++step) EXPECT_NEAR(a.at(step), b.at(step), 1e-6) << "step " << step;
+  const auto lrA = s.scalarSeries(extended, "lr"), lrB = s.scalarSeries(planned, "lr");
+  ASSERT_EQ(lrA.size(), lrB.size());
+  for (size_t i = 0; i < lrA.size(); ++i) EXPECT_DOUBLE_EQ(lrA[i].value, lrB[i].value) << "step " << lrA[i].step;
+  EXPECT_EQ(s.run(extended)->status, store::RunStatus::Finished);
+  EXPECT_EQ(experiment::configOf(*s.run(extended)).optim.steps, 30);
 }
