@@ -34,19 +34,24 @@ int64_t addTrainedRun(store::RunStore& s, const char* scheme, int planned, int t
   return id;
 }
 
+// A tiny-preset run with nothing measured yet (as one stopped before its first evaluation).
+int64_t addBareRun(store::RunStore& s, const char* name, const char* group, const char* scheme) {
+  store::NewRun nr;
+  nr.name = name;
+  nr.groupName = group;
+  nr.scheme = scheme;
+  nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
+  return s.createRun(nr);
+}
+
 }  // namespace
 
 TEST(ReportCli, AMissingValidationLossPointsToEvalNotToAnalyze) {
   test::TempDir dir;
   int64_t id = 0;
-  {  // a run with nothing measured yet (as one stopped before its first evaluation)
+  {
     auto s = store::RunStore::open(dir.file("runs.db"));
-    store::NewRun nr;
-    nr.name = "bare";
-    nr.groupName = "g";
-    nr.scheme = "pre_ln";
-    nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
-    id = s.createRun(nr);
+    id = addBareRun(s, "bare", "g", "pre_ln");
   }
   const std::string n = std::to_string(id);
   std::string out;
@@ -123,12 +128,7 @@ TEST(ReportCli, ReportAndRunsListTakeAGroupByName) {
     auto s = store::RunStore::open(dir.file("runs.db"));
     a = addTrainedRun(s, "pre_ln", 10, 10);
     b = addTrainedRun(s, "lns", 10, 10);
-    store::NewRun nr;
-    nr.name = "elsewhere";
-    nr.groupName = "cpu-demo 2";
-    nr.scheme = "post_ln";
-    nr.configJson = experiment::toJson(*experiment::presetConfig("tiny")).dump();
-    other = s.createRun(nr);
+    other = addBareRun(s, "elsewhere", "cpu-demo 2", "post_ln");
   }
   const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
   std::string out;
