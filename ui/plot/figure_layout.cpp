@@ -390,10 +390,10 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   }
   auto* inset = rect->insetLayout();
   if (insetIndexOf(rect, legend) < 0) {  // bring it back inside (an earlier call moved it out)
-    auto* holder = qobject_cast<QCPLayoutGrid*>(legend->layout());
-    if (holder) holder->take(legend);
-    if (holder && holder->objectName() == QLatin1String(kLegendHolder)) {
-      holder->layout()->remove(holder);  // deletes the holder and its spacer
+    auto* from = legend->layout();
+    if (from) from->take(legend);
+    if (from && from->objectName() == QLatin1String(kLegendHolder) && from->layout()) {
+      from->layout()->remove(from);  // deletes the holder and its spacer
     }
     plot->plotLayout()->simplify();
     inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
