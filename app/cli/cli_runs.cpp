@@ -1,6 +1,7 @@
 // `depthlab-cli runs list | show ID | rm ID | tag ID TAG | note ID TEXT`.
 #include <iomanip>
 #include <iostream>
+#include <map>
 
 #include "cli_common.h"
 #include "experiment/resource_estimate.h"
@@ -129,12 +130,11 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
     auto s = openStoreToRead(g);
     auto all = s.listRuns();
     if (!selection.empty()) {
-      const auto ids = experiment::resolveRunSelection(selection, s);
+      std::map<int64_t, const store::RunInfo*> byId;
+      for (const auto& r : all) byId[r.id] = &r;
       std::vector<store::RunInfo> chosen;
-      for (int64_t want : ids) {  // in the order given
-        for (const auto& r : all) {
-          if (r.id == want) chosen.push_back(r);
-        }
+      for (int64_t want : experiment::resolveRunSelection(selection, s)) {  // in the order given
+        if (auto it = byId.find(want); it != byId.end()) chosen.push_back(*it->second);
       }
       all = std::move(chosen);
     }

@@ -34,6 +34,7 @@
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
+#include "plot/figure_builders.h"
 #include "plot/eliding_title.h"
 #include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
@@ -638,9 +639,26 @@ TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
   EXPECT_GE(legend.left(), loss->axisRect()->outerRect().right());
   // Decimation notes: the curves with one count named together, once.
   EXPECT_EQ(d->decimationNote().count(QStringLiteral(" of 20000 points")), 1) << d->decimationNote().toStdString();
-  EXPECT_EQ(ui::GroupDashboard::joinDecimationNotes({QStringLiteral("a: 5 of 9 points"), QStringLiteral("b: 4 of 9 points"),
-                                                      QStringLiteral("c: 5 of 9 points")}),
-            QStringLiteral("a, c: 5 of 9 points; b: 4 of 9 points"));
+  // The same from the loss builder: runs of 1,000, 900 and 1,000 steps on 40 columns.
+  auto points = [](int n) {
+    std::vector<store::ScalarPoint> p;
+    for (int i = 0; i < n; ++i) p.push_back({i, 4.0 - 0.001 * i});
+    return p;
+  };
+  QCustomPlot plot;
+  ui::figures::LossStyle style;
+  style.columns = 40;
+  const auto notes = ui::figures::lossOverlay(
+      plot.xAxis, plot.yAxis,
+      {{QStringLiteral("a"), Qt::blue, Qt::SolidLine, points(1000), {}, {}},
+       {QStringLiteral("b"), Qt::red, Qt::SolidLine, points(900), {}, {}},
+       {QStringLiteral("c"), Qt::green, Qt::SolidLine, points(1000), {}, {}}},
+      style);
+  ASSERT_EQ(notes.size(), 2) << notes.join(QStringLiteral("; ")).toStdString();
+  EXPECT_TRUE(notes[0].startsWith(QStringLiteral("a train, c train: ")) && notes[0].endsWith(QStringLiteral(" of 1000 points")))
+      << notes[0].toStdString();
+  EXPECT_TRUE(notes[1].startsWith(QStringLiteral("b train: ")) && notes[1].endsWith(QStringLiteral(" of 900 points")))
+      << notes[1].toStdString();
 }
 
 // A depth sweep (Pre-LN and LNS at 6 and 12 layers) compared: layer axes tick whole layers

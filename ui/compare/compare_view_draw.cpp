@@ -29,6 +29,7 @@
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
+#include "plot/axis_fit.h"
 #include "plot/figure_layout.h"
 #include "plot/live_plot.h"
 #include "plot/plot_helpers.h"

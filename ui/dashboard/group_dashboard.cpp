@@ -14,7 +14,6 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <cmath>
 
 #include <QComboBox>
@@ -31,7 +30,7 @@
 #include "plot/live_plot.h"
 #include "plot/eliding_title.h"
 #include "plot/figure_builders.h"
-#include "plot/figure_layout.h"
+#include "plot/axis_fit.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -288,27 +287,7 @@ void GroupDashboard::redraw() {
   drawCursorPanels();
   drawDiagnosis();
   for (auto& [name, p] : m_plots) updateZoomBadge(p);
-  m_decimation->setText(joinDecimationNotes(m_decimationNotes));
-}
-
-QString GroupDashboard::joinDecimationNotes(const QStringList& notes) {
-  // "Pre-LN train: 1500 of 20000 points", ...: one entry per count, its curves named in order
-  // ("Pre-LN train, LNS train: 1500 of 20000 points").
-  std::vector<std::pair<QString, QStringList>> byCount;
-  for (const auto& note : notes) {
-    const int colon = note.lastIndexOf(QStringLiteral(": "));
-    const QString count = colon < 0 ? QString() : note.mid(colon + 2);
-    const QString name = colon < 0 ? note : note.left(colon);
-    auto it = std::find_if(byCount.begin(), byCount.end(), [&](const auto& e) { return e.first == count; });
-    if (it == byCount.end()) byCount.emplace_back(count, QStringList{name});
-    else it->second << name;
-  }
-  QStringList out;
-  for (const auto& [count, names] : byCount) {
-    out << (count.isEmpty() ? names.join(QStringLiteral("; "))
-                            : names.join(QStringLiteral(", ")) + QStringLiteral(": ") + count);
-  }
-  return out.join(QStringLiteral("; "));
+  m_decimation->setText(m_decimationNotes.join(QStringLiteral("; ")));
 }
 
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }

@@ -53,9 +53,6 @@ class GroupDashboard : public QWidget {
   /// Every plot, by panel name ("loss", "lr", "variance:<scheme>", ...), for tests and export.
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString decimationNote() const;
-  /// The decimation notes ("<curve>: <k> of <n> points") as one line, curves with the same
-  /// counts named together.
-  static QString joinDecimationNotes(const QStringList& notes);
   /// The paper figure a panel corresponds to ("loss", "variance", "angular", "pruning"), or "".
   static QString figureForPanel(const QString& panel);
   /// Panels whose x axis is the training step (zoom links and the crosshair go across them).

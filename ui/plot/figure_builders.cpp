@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "plot/colormaps.h"
-#include "plot/figure_layout.h"
+#include "plot/axis_fit.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -285,7 +285,8 @@ double divergingColourLimit(std::vector<double> magnitudes, int* clipped) {
 QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
                         const LossStyle& st) {
   auto* plot = x->parentPlot();
-  QStringList notes;
+  // The decimated curves by their counts ("2009 of 20010 points"), in order, each count once.
+  std::vector<std::pair<QString, QStringList>> byCount;
   const std::function<double(double)>* keyOf = nullptr;  // the current run's
   auto add = [&](const std::vector<store::ScalarPoint>& pts, const QString& name, const QPen& pen,
                  bool legend) -> QCPGraph* {
@@ -298,7 +299,10 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
       const double to = st.window ? st.window->second : static_cast<double>(pts.back().step);
       auto d = decimateMinMax(pts, from, to, st.columns);
       if (d.decimated()) {
-        notes << QStringLiteral("%1: %2 of %3 points").arg(name).arg(d.keys.size()).arg(d.sourcePoints);
+        const QString count = QStringLiteral("%1 of %2 points").arg(d.keys.size()).arg(d.sourcePoints);
+        auto it = std::find_if(byCount.begin(), byCount.end(), [&](const auto& e) { return e.first == count; });
+        if (it == byCount.end()) byCount.emplace_back(count, QStringList{name});
+        else it->second << name;
       }
       if (keyOf && *keyOf) {
         for (auto& k : d.keys) k = (*keyOf)(k);
@@ -333,6 +337,8 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
       }
     }
   }
+  QStringList notes;
+  for (const auto& [count, names] : byCount) notes << names.join(QStringLiteral(", ")) + QStringLiteral(": ") + count;
   return notes;
 }
 

@@ -168,7 +168,8 @@ struct LossStyle {
 };
 
 /// Train (solid, or the run's style) and validation (dashed) losses of every run on the axes,
-/// per run: [raw], train, val. Returns "name: N of M points" for every decimated curve.
+/// per run: [raw], train, val. Returns a note for every count of decimated curves, naming the
+/// curves with that count together ("Pre-LN train, LNS train: 1500 of 20000 points").
 QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
                         const LossStyle& style);
 

@@ -38,22 +38,10 @@ std::vector<QCPAxis*> labelledAxes(QCustomPlot* plot);
 /// Lowers each axis's tick count until its labels keep a gap of half the font's height
 /// (lays the plot out again as it goes; at most a few rounds). Call after the plot has its final size.
 void fitTickLabels(QCustomPlot* plot);
-/// Gives a horizontal axis QCustomPlot's ticker with one change: at each replot its tick count
-/// comes down (never up) until the labels keep half a line's height apart at the length the
-/// axis had at its last layout. A live panel whose steps grow from 100 to 20,000 keeps
-/// readable labels between resizes (fitTickLabels, which runs on a resize, still lowers the
-/// count it starts from). Only a plain QCPAxisTicker is replaced (log, text and fixed tickers
-/// are left); the tick count carries over. `wholeNumbers`: ticks only on whole numbers (a layer
-/// axis: 2, 4, 6, never 2.5, 5, 7.5); called again, it switches that alone.
-void useLengthAwareTicks(QCPAxis* axis, bool wholeNumbers = false);
 /// Shortens every axis title longer than its axis: first to the part before a parenthesis
 /// ("loss (train; validation dashed)" -> "loss"), then onto two lines broken at the space
 /// nearest the middle where both fit, else elided.
 void fitAxisLabels(QCustomPlot* plot);
-/// Gives `axis` the title `oneLine` where it fits along the axis, else `twoLines`, and picks
-/// again before every replot at the axis length of that moment: a live panel resized after it
-/// drew (the dashboard's cursor bars) had kept a title chosen for its old length.
-void setAxisTitleToFit(QCPAxis* axis, const QString& oneLine, const QString& twoLines);
 /// `text` broken onto two lines at the space nearest its middle (unchanged without a space).
 QString onTwoLines(const QString& text);
 /// Elides every title text element wider than its panel (the full text stays as tooltip-free
