@@ -10,8 +10,7 @@ namespace depthlab::experiment {
 
 namespace {
 
-constexpr const char* kExpected =
-    "expected ids like 3,4,7, a range 5-8, all, or group:NAME";
+constexpr const char* kExpected = "expected ids like 3,4,7, a range 5-8, all, or group:NAME";
 
 std::string trimmed(const std::string& s) {
   const auto first = s.find_first_not_of(" \t");
@@ -21,7 +20,8 @@ std::string trimmed(const std::string& s) {
 
 // A positive id, or 0 when `s` is not one.
 int64_t idOf(const std::string& s) {
-  if (s.empty() || s.size() > 18 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (s.empty() || s.size() > 18 ||
+      !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return 0;
   }
   return std::stoll(s);
@@ -47,7 +47,8 @@ std::vector<int64_t> resolveRunSelection(const std::string& text, store::RunStor
     const std::string item = trimmed(raw);
     if (item.empty()) continue;
     if (item == "all") {
-      if (allRuns().empty()) throw std::invalid_argument("--runs all: the database '" + store.path() + "' has no runs");
+      if (allRuns().empty())
+        throw std::invalid_argument("--runs all: the database '" + store.path() + "' has no runs");
       for (const auto& r : allRuns()) add(r.id);
       continue;
     }
@@ -65,28 +66,32 @@ std::vector<int64_t> resolveRunSelection(const std::string& text, store::RunStor
       if (found == 0) {
         std::string known;
         for (const auto& g : groups) known += (known.empty() ? "" : ", ") + ("'" + g + "'");
-        throw std::invalid_argument("--runs: no runs in group '" + group + "' (" +
-                                    (known.empty() ? std::string("the database has no groups")
-                                                   : "groups: " + known) +
-                                    ")");
+        throw std::invalid_argument(
+            "--runs: no runs in group '" + group + "' (" +
+            (known.empty() ? std::string("the database has no groups") : "groups: " + known) + ")");
       }
       continue;
     }
     const auto dash = item.find('-');
     if (dash != std::string::npos && dash > 0) {
-      const int64_t from = idOf(trimmed(item.substr(0, dash))), to = idOf(trimmed(item.substr(dash + 1)));
+      const int64_t from = idOf(trimmed(item.substr(0, dash))),
+                    to = idOf(trimmed(item.substr(dash + 1)));
       if (from > 0 && to >= from) {
-        if (to - from >= 100000) throw std::invalid_argument("--runs: the range '" + item + "' is too long");
+        if (to - from >= 100000)
+          throw std::invalid_argument("--runs: the range '" + item + "' is too long");
         for (int64_t id = from; id <= to; ++id) add(id);
         continue;
       }
-      throw std::invalid_argument("--runs: '" + item + "' is not a range of run ids (" + kExpected + ")");
+      throw std::invalid_argument("--runs: '" + item + "' is not a range of run ids (" + kExpected +
+                                  ")");
     }
     const int64_t id = idOf(item);
-    if (id <= 0) throw std::invalid_argument("--runs: '" + item + "' is not a run id (" + kExpected + ")");
+    if (id <= 0)
+      throw std::invalid_argument("--runs: '" + item + "' is not a run id (" + kExpected + ")");
     add(id);
   }
-  if (ids.empty()) throw std::invalid_argument(std::string("--runs: no runs given (") + kExpected + ")");
+  if (ids.empty())
+    throw std::invalid_argument(std::string("--runs: no runs given (") + kExpected + ")");
   return ids;
 }
 

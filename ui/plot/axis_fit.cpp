@@ -39,13 +39,15 @@ class LengthAwareTicker : public QCPAxisTicker {
     const int precision = m_axis->numberPrecision();
     double step = wanted;
     for (int count = tickCount(); count >= 1; --count) {
-      if (count < tickCount()) step = std::max(step, whole(cleanMantissa(range.size() / (count + 1e-10))));
+      if (count < tickCount())
+        step = std::max(step, whole(cleanMantissa(range.size() / (count + 1e-10))));
       // The widest label is at one of the ends (the most digits, a minus sign).
       const double first = std::ceil(range.lower / step) * step;
       const double last = std::floor(range.upper / step) * step;
       double widest = 0;
       for (double v : {first, last, first + step, last - step}) {
-        widest = std::max(widest, fm.horizontalAdvance(getTickLabel(v, locale, formatChar, precision)));
+        widest =
+            std::max(widest, fm.horizontalAdvance(getTickLabel(v, locale, formatChar, precision)));
       }
       if (step / range.size() * length >= widest + gap) return step;
     }
@@ -92,9 +94,10 @@ void pickAxisTitle(QCPAxis* axis) {
   const QString two = axis->property(kTwoLineTitle).toString();
   if (one.isEmpty()) return;
   layOut(axis->parentPlot());
-  const double length =
-      axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
-  const bool fits = QFontMetricsF(axis->labelFont(), axis->parentPlot()).horizontalAdvance(one) <= length;
+  const double length = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width()
+                                                              : axis->axisRect()->height();
+  const bool fits =
+      QFontMetricsF(axis->labelFont(), axis->parentPlot()).horizontalAdvance(one) <= length;
   axis->setLabel(fits ? one : two);
 }
 
