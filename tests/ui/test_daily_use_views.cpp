@@ -702,6 +702,32 @@ TEST(DailyUseViews, ADepthSweepComparesOnWholeLayersInANarrowWindow) {
   for (const auto& label : bars->xAxis->tickVectorLabels()) EXPECT_FALSE(label.contains(QLatin1Char('.'))) << label.toStdString();
 }
 
+// Eight entries over a short panel whose data keep to the bottom: the top-right corner is free,
+// but the legend is taller than the data area. It goes beside the plot whole; it had stayed
+// inside, running over the panel's top edge with its frame cut there.
+TEST(DailyUseViews, ALegendTallerThanTheDataAreaIsNotPutInside) {
+  QCustomPlot p;
+  p.resize(800, 220);
+  p.show();
+  QApplication::processEvents();  // the viewport takes the size
+  for (int i = 0; i < 8; ++i) {
+    auto* g = p.addGraph();
+    g->setName(QStringLiteral("scheme %1 train").arg(i));
+    for (int x = 0; x <= 250; ++x) g->addData(x, x < 30 ? 5.5 - 0.1 * x : 2.0 + 0.001 * i);
+  }
+  p.legend->setVisible(true);
+  p.rescaleAxes();
+  p.replot();
+  ui::figures::placeLegend(&p, p.axisRect(), ui::figures::LegendOutside::Right);
+  p.replot();
+  const QRect legend = p.legend->outerRect();
+  const QRect data = p.axisRect()->rect();
+  EXPECT_TRUE(data.contains(legend) || !data.intersects(legend))
+      << "legend " << legend.top() << ".." << legend.bottom() << ", data " << data.top() << ".." << data.bottom();
+  EXPECT_GE(legend.top(), p.viewport().top());
+  EXPECT_LE(legend.bottom(), p.viewport().bottom());
+}
+
 TEST(DailyUseViews, ALegendWithNoFreeCornerGoesBelowTheDataWhole) {
   QCustomPlot p;
   p.setMinimumHeight(240);

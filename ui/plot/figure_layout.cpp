@@ -302,7 +302,13 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   layOut(plot);  // sizes the axis rect with the legend inside
   const auto pts = dataPixels(rect);
   // Already inside and clear of the data (a live view redrawn): it stays where it is.
-  if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), pts) == 0) return true;
+  // A legend inside must also fit inside: one taller than the data area ran over the panel's
+  // top edge, its frame cut there, while no data point lay under it.
+  auto fitsClear = [&](const std::vector<QPointF>& points) {
+    return rect->rect().contains(legend->outerRect()) &&
+           countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), points) == 0;
+  };
+  if (fitsClear(pts)) return true;
   const QSizeF size = legend->minimumOuterSizeHint() + QSizeF(4, 4);  // a little air around it
   // The inset layout places the legend inside its own margins (QCustomPlot: 12 px).
   const QRectF r(rect->rect().marginsRemoved(inset->margins()));
@@ -321,8 +327,7 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
     if (estimate > 0) break;
     inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
     layOut(plot);
-    const QRectF placed = QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2);
-    if (countIn(placed, dataPixels(rect)) == 0) return true;
+    if (fitsClear(dataPixels(rect))) return true;
   }
   // Every corner hides data. Make room above the data (the value axis reaches higher, so the
   // curves keep the lower part of the plot) when the legend takes less than half the height.
@@ -334,7 +339,7 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
     for (int i : {0, 1}) {
       inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
       layOut(plot);
-      if (countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), dataPixels(rect)) == 0) return true;
+      if (fitsClear(dataPixels(rect))) return true;
     }
     y->setRange(range);
   }
