@@ -335,6 +335,105 @@ TEST(FigureBuilders, TheExportedLossFigureHasTheDashboardsLosses) {
   EXPECT_EQ(graph(&paper, QStringLiteral("lns val")), nullptr);  // none stored
 }
 
+namespace {
+
+// A loss curve from 5.5 at step 0 down to 2.0 at step 300; where `spike` > 0 at `spike` from step
+// 150 to 200 (a Post-LN run that diverged and came back).
+std::vector<store::ScalarPoint> lossCurve(double spike) {
+  std::vector<store::ScalarPoint> pts;
+  for (int step = 0; step <= 300; step += 10) {
+    const bool high = spike > 0 && step >= 150 && step <= 200;
+    pts.push_back({step, high ? spike : 5.5 - 3.5 * step / 300.0});
+  }
+  return pts;
+}
+
+std::vector<QCPItemText*> textsOf(QCustomPlot* p) {
+  std::vector<QCPItemText*> out;
+  for (int i = 0; i < p->itemCount(); ++i) {
+    if (auto* t = qobject_cast<QCPItemText*>(p->item(i))) out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(FigureBuilders, ALossSpikeFarAboveEveryRunsStartRunsOffTheTopWithItsPeakNamed) {
+  // A Post-LN run that diverged to 9.8 nats had the loss axes span 2..9.8: the runs that train
+  // were squeezed into the bottom third. Now the axis stops at the highest starting loss.
+  std::vector<ui::figures::LossRun> runs{
+      {QStringLiteral("Pre-LN"), Qt::blue, Qt::SolidLine, lossCurve(0), {}, {}},
+      {QStringLiteral("Post-LN"), Qt::red, Qt::SolidLine, lossCurve(9.8), {}, {}}};
+  QCustomPlot plot;
+  ui::figures::lossOverlay(plot.xAxis, plot.yAxis, runs, {});
+  EXPECT_EQ(ui::figures::fitLossAxes(plot.xAxis, plot.yAxis, runs), 1);
+  const double pad = 0.05 * (5.5 - 2.0);
+  EXPECT_NEAR(plot.yAxis->range().upper, 5.5 + pad, 1e-9);
+  EXPECT_NEAR(plot.yAxis->range().lower, 2.0 - pad, 1e-9);
+  EXPECT_NEAR(plot.xAxis->range().upper, 300, 1e-9);
+  auto marks = textsOf(&plot);
+  ASSERT_EQ(marks.size(), 1u);
+  EXPECT_EQ(marks[0]->text(), QStringLiteral("\u2191 Post-LN: 9.8 at step 150"));
+  EXPECT_EQ(marks[0]->color(), QColor(Qt::red).darker(140));
+  EXPECT_TRUE(marks[0]->property(ui::kFitMarkProperty).toBool());
+
+  // Reset zoom after a zoom fits the same range again, with one mark (not one per fit).
+  plot.yAxis->setRange(0, 20);
+  ui::resetZoom(&plot);
+  EXPECT_NEAR(plot.yAxis->range().upper, 5.5 + pad, 1e-9);
+  EXPECT_EQ(textsOf(&plot).size(), 1u);
+
+  // On a log axis the same rule in decades.
+  QCustomPlot log;
+  log.yAxis->setScaleType(QCPAxis::stLogarithmic);
+  ui::figures::lossOverlay(log.xAxis, log.yAxis, runs, {});
+  EXPECT_EQ(ui::figures::fitLossAxes(log.xAxis, log.yAxis, runs), 1);
+  const double decades = std::log10(5.5) - std::log10(2.0);
+  EXPECT_NEAR(std::log10(log.yAxis->range().upper), std::log10(5.5) + 0.05 * decades, 1e-9);
+
+  // A rise of less than a quarter of the span above the start stays in view, unmarked.
+  std::vector<ui::figures::LossRun> mild{
+      {QStringLiteral("Pre-LN"), Qt::blue, Qt::SolidLine, lossCurve(0), {}, {}},
+      {QStringLiteral("Post-LN"), Qt::red, Qt::SolidLine, lossCurve(6.0), {}, {}}};
+  QCustomPlot calm;
+  ui::figures::lossOverlay(calm.xAxis, calm.yAxis, mild, {});
+  EXPECT_EQ(ui::figures::fitLossAxes(calm.xAxis, calm.yAxis, mild), 0);
+  EXPECT_NEAR(calm.yAxis->range().upper, 6.0 + 0.05 * (6.0 - 2.0), 1e-9);
+  EXPECT_TRUE(textsOf(&calm).empty());
+}
+
+TEST(FigureBuilders, TheExportedLossFigureAndCompareKeepADivergedRunsSpikeOffTheirAxes) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("spike.db"));
+  std::vector<int64_t> ids;
+  for (const char* scheme : {"pre_ln", "post_ln"}) {
+    store::NewRun nr;
+    nr.name = experiment::defaultRunName("pair", scheme, 0);
+    nr.groupName = "pair";
+    nr.scheme = scheme;
+    nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":301}})";
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (const auto& p : lossCurve(std::string(scheme) == "post_ln" ? 9.8 : 0)) {
+      b.scalar(p.step, metrics::kLossTrain, p.value);
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  QCustomPlot paper;
+  drawExport(&paper, s, ids, ui::FigureKind::Loss);
+  EXPECT_LT(paper.yAxis->range().upper, 6.0);
+  EXPECT_GT(paper.yAxis->range().upper, 5.5);
+  ASSERT_EQ(textsOf(&paper).size(), 1u);
+  EXPECT_TRUE(textsOf(&paper)[0]->text().contains(QStringLiteral("9.8 at step 150")));
+
+  ui::CompareView compare(s, ids);
+  compare.resize(1400, 900);
+  auto* loss = compare.plots().at(QStringLiteral("loss"));  // smoothed curves, raw peak named
+  EXPECT_LT(loss->yAxis->range().upper, 6.0);
+  EXPECT_EQ(textsOf(loss).size(), 1u);
+}
+
 TEST(FigureBuilders, EveryDashboardHeatmapHasALabelledColourBar) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));

@@ -88,7 +88,7 @@ void CompareView::drawLoss() {
   style.trainSuffix = QString();
   figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   drawSeedBands(loss);
-  loss->rescaleAxes();
+  figures::fitLossAxes(loss->xAxis, loss->yAxis, runs);
   figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);
   replotWhenShown(loss);
 }

@@ -131,8 +131,11 @@ void GroupDashboard::drawLoss() {
     setGraphData(g, d);
     g->removeFromLegend();
   }
-  if (!keepX) loss->rescaleAxes();
-  else loss->yAxis->rescale();
+  if (keepX) {
+    loss->yAxis->rescale();
+  } else {
+    figures::fitLossAxes(loss->xAxis, loss->yAxis, runs);  // a divergence runs off the top
+  }
   if (!userZoomed(lr)) lr->rescaleAxes();
   figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);  // a free corner, else beside
   if (byStep) placeCursor(loss, static_cast<double>(m_cursor));

@@ -151,7 +151,7 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
   style.trainSuffix = QString();
   figures::lossOverlay(plot->xAxis, plot->yAxis, losses, style);
   plot->yAxis->setLabel(QStringLiteral("loss (train; validation dashed)"));
-  plot->rescaleAxes();
+  figures::fitLossAxes(plot->xAxis, plot->yAxis, losses);
 }
 
 void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,

@@ -172,6 +172,14 @@ struct LossStyle {
 /// curves with that count together ("Pre-LN train, LNS train: 1500 of 20000 points").
 QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs,
                         const LossStyle& style);
+/// Fits the axes of lossOverlay's curves: x over the data (kept where `fitKeys` is false), y
+/// over every curve on `y` with 5% room, except that a spike well above the highest starting
+/// loss (each run's first logged loss, ~ln V at initialisation: a divergence, more than a
+/// quarter of the curves' span above it) runs off the top, so the runs that train stay
+/// readable: y stops at the starting losses and each run whose peak lies beyond is named at
+/// the top with that peak and its step ("↑ post_ln: 9.87 at step 320"), in its colour.
+/// Also how resetZoom fits the axes. Returns the runs run off.
+int fitLossAxes(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs, bool fitKeys = true);
 
 /// A labelled colour bar for `map` at (row, column) of its plot's layout (reused when the plot
 /// has one): the heatmaps' scale, readable without a tooltip. Where shareColourRange clipped

@@ -1,6 +1,7 @@
-// The value-axis fits of the per-layer bar charts and profiles (declared in figure_builders.h):
-// ranges with headroom over the points and their error bars, and the few points ten times
-// above all others run off the axis with their values written beside them. Draws no data.
+// The value-axis fits of the per-layer bar charts and profiles and of the loss panels (declared
+// in figure_builders.h): ranges with headroom over the points and their error bars; the few
+// points ten times above all others, and loss spikes above where every run started, run off the
+// axis with their values written beside them. Draws no data.
 #include <qcustomplot.h>
 
 #include <QFontMetricsF>
@@ -172,6 +173,104 @@ int fitLayerProfileAxes(QCPAxis* x, QCPAxis* y, double keyMargin) {
   const QCPRange k = x->range();
   x->setRange(k.lower - keyMargin, k.upper + keyMargin);
   return fitValuesOverOutliers(x, y, {});
+}
+
+namespace {
+
+// A loss run's highest finite point (train or validation): its step, x key and value.
+struct LossPeak {
+  QString name;
+  QColor colour;
+  int64_t step = 0;
+  double key = 0, value = -INFINITY;
+};
+
+// The fit of fitLossAxes once its runs are reduced to `start` (the highest starting loss) and
+// their peaks.
+int fitLossRange(QCPAxis* x, QCPAxis* y, double start, const std::vector<LossPeak>& peaks,
+                 bool fitKeys) {
+  auto* plot = y->parentPlot();
+  for (int i = plot->itemCount() - 1; i >= 0; --i) {  // the last fit's marks on these axes
+    auto* item = plot->item(i);
+    if (!item->property(kFitMarkProperty).toBool()) continue;
+    auto* t = qobject_cast<QCPItemText*>(item);
+    if (t && t->position->valueAxis() == y) plot->removeItem(i);
+  }
+  if (fitKeys) x->rescale();
+  y->rescale();
+  const bool log = y->scaleType() == QCPAxis::stLogarithmic;
+  // On a log axis the same rule in decades.
+  auto to = [log](double v) { return log ? std::log10(v) : v; };
+  auto from = [log](double t) { return log ? std::pow(10.0, t) : t; };
+  const QCPRange r = y->range();
+  if ((log && (r.lower <= 0 || start <= 0)) || !std::isfinite(start) || r.upper <= r.lower) {
+    return 0;
+  }
+  const double lo = to(r.lower), hi = to(r.upper), top = to(std::max(start, r.lower));
+  // A spike less than a quarter of the curves' span above the start stays in view.
+  if (hi <= top + 0.25 * (top - lo)) {
+    const double room = 0.05 * (hi - lo);
+    y->setRange(from(lo - room), from(hi + room));
+    return 0;
+  }
+  const double pad = 0.05 * std::max(top - lo, 1e-9);
+  y->setRange(from(lo - pad), from(top + pad));
+  int stacked = 0;
+  const QCPRange keys = x->range();
+  for (const auto& p : peaks) {
+    if (!(to(p.value) > top + pad)) continue;
+    auto* label = new QCPItemText(plot);
+    label->position->setAxes(x, y);
+    label->position->setAxisRect(y->axisRect());
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(p.key, 0);
+    // Left of its peak when the peak sits in the right third (the text would leave the frame).
+    const bool right = keys.size() > 0 && p.key > keys.lower + 0.66 * keys.size();
+    label->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignRight : Qt::AlignLeft));
+    label->setText(QStringLiteral("\u2191 %1: %2 at step %3")
+                       .arg(p.name, QString::number(p.value, 'g', 3))
+                       .arg(p.step));
+    label->setColor(p.colour.darker(140));
+    label->setClipToAxisRect(true);
+    label->setProperty(kFitMarkProperty, true);
+    label->setProperty(kStackedLinesProperty, stacked++);
+    label->setVisible(!userZoomed(plot));
+    setMarkFont(label, y->tickLabelFont());
+  }
+  return stacked;
+}
+
+}  // namespace
+
+int fitLossAxes(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs, bool fitKeys) {
+  double start = -INFINITY;
+  std::vector<LossPeak> peaks;
+  for (const auto& r : runs) {
+    const auto& first = r.train.empty() ? r.val : r.train;
+    for (const auto& p : first) {
+      if (std::isfinite(p.value)) {
+        start = std::max(start, p.value);
+        break;
+      }
+    }
+    LossPeak peak{r.name, r.colour};
+    for (const auto* series : {&r.train, &r.val}) {
+      for (const auto& p : *series) {
+        if (std::isfinite(p.value) && p.value > peak.value) {
+          peak.value = p.value;
+          peak.step = p.step;
+        }
+      }
+    }
+    if (!std::isfinite(peak.value)) continue;
+    peak.key = r.keyOf ? r.keyOf(static_cast<double>(peak.step)) : static_cast<double>(peak.step);
+    peaks.push_back(peak);
+  }
+  setAxesRefit(x, y, [start, peaks](QCPAxis* a, QCPAxis* b) {
+    fitLossRange(a, b, start, peaks, /*fitKeys=*/true);
+  });
+  return fitLossRange(x, y, start, peaks, fitKeys);
 }
 
 void setMarkFont(QCPItemText* label, const QFont& font) {
