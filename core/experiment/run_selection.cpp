@@ -42,9 +42,11 @@ std::vector<int64_t> resolveRunSelection(const std::string& text, store::RunStor
     listed = true;
     return runs;
   };
+  std::vector<std::string> pieces;  // the text split at commas
   std::stringstream ss(text);
-  for (std::string raw; std::getline(ss, raw, ',');) {
-    const std::string item = trimmed(raw);
+  for (std::string raw; std::getline(ss, raw, ',');) pieces.push_back(raw);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::string item = trimmed(pieces[i]);
     if (item.empty()) continue;
     if (item == "all") {
       if (allRuns().empty())
@@ -53,11 +55,22 @@ std::vector<int64_t> resolveRunSelection(const std::string& text, store::RunStor
       continue;
     }
     if (item.rfind("group:", 0) == 0) {
-      const std::string group = trimmed(item.substr(6));
-      size_t found = 0;
       std::set<std::string> groups;
       for (const auto& r : allRuns()) {
         if (!r.groupName.empty()) groups.insert(r.groupName);
+      }
+      // A group whose name holds commas: the longest run of pieces from here that names one.
+      std::string group = trimmed(item.substr(6));
+      std::string joined = pieces[i].substr(pieces[i].find("group:") + 6);
+      for (size_t j = i + 1; j < pieces.size(); ++j) {
+        joined += "," + pieces[j];
+        if (groups.count(trimmed(joined))) {
+          group = trimmed(joined);
+          i = j;
+        }
+      }
+      size_t found = 0;
+      for (const auto& r : allRuns()) {
         if (r.groupName == group) {
           ++found;
           add(r.id);

@@ -3,7 +3,8 @@
 // paired group, as train names it: "group:cpu-demo 2"), mixed freely ("1,group:sweep 3,9-10").
 // Shared by depthlab-cli (report, ...) and depthlab-export. Does not check that the ids exist
 // (the commands say so for the ids they read); a group with no runs is an error naming the
-// groups there are. Items are split at commas, so a group whose name holds one cannot be named.
+// groups there are. Items are split at commas; a group whose name holds commas is still named
+// whole ("group:lr 1e-3, wd 0.1,7": the longest text after "group:" that names a group).
 #pragma once
 
 #include <cstdint>

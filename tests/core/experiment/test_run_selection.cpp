@@ -58,3 +58,18 @@ TEST(RunSelection, MistakesSayWhatWasWrongAndWhatIsExpected) {
             std::string::npos);
   EXPECT_NE(test::errorOf([&] { resolveRunSelection("all", empty); }).find("has no runs"), std::string::npos);
 }
+
+TEST(RunSelection, AGroupWhoseNameHoldsCommasIsNamedWhole) {
+  auto s = storeWithGroups();  // runs 1-7
+  for (const char* group : {"lr 1e-3, wd 0.1", "lr 1e-3"}) {  // runs 8 and 9
+    store::NewRun r;
+    r.name = group;
+    r.groupName = group;
+    r.scheme = "lns";
+    s.createRun(r);
+  }
+  EXPECT_EQ(resolveRunSelection("group:lr 1e-3, wd 0.1", s), (Ids{8}));
+  EXPECT_EQ(resolveRunSelection("group:lr 1e-3, wd 0.1,7", s), (Ids{8, 7}));
+  EXPECT_EQ(resolveRunSelection("group:lr 1e-3,7", s), (Ids{9, 7}));  // the longest that names one
+  EXPECT_EQ(resolveRunSelection("1,group:lr 1e-3, wd 0.1 , group:cpu-demo 1", s), (Ids{1, 8, 2}));
+}
