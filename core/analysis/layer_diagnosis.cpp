@@ -69,8 +69,9 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
 }
 
 const std::vector<std::string>& diagnosisMetrics() {
-  static const std::vector<std::string> keys = {metrics::kPruneDelta, metrics::kAngularAdjacent,
-                                                metrics::kBlockInfluence, metrics::kEffectiveness};
+  static const std::vector<std::string> keys = {metrics::kPruneDelta, metrics::kPruneDeltaError,
+                                                metrics::kAngularAdjacent, metrics::kBlockInfluence,
+                                                metrics::kEffectiveness};
   return keys;
 }
 
@@ -100,6 +101,11 @@ LayerDiagnosis diagnoseLayers(const std::map<std::string, store::LayerSeries>& l
   d.layers = prune.nLayers;
   d.pruning = valuesAt(prune, step, d.layers);
   d.pruningRanks = ranks(d.pruning);
+  d.pruningError = valuesAt(seriesOf(metrics::kPruneDeltaError), step, d.layers);
+  for (int l = 0; l < d.layers; ++l) {
+    const double delta = d.pruning[static_cast<size_t>(l)], se = d.pruningError[static_cast<size_t>(l)];
+    d.withinNoise += std::isfinite(delta) && std::isfinite(se) && std::abs(delta) < 2 * se;
+  }
   for (const char* key : {metrics::kAngularAdjacent, metrics::kBlockInfluence, metrics::kEffectiveness}) {
     ProxyColumn c;
     c.key = key;

@@ -35,6 +35,10 @@ struct LayerDiagnosis {
   int64_t step = -1;         // the pruning measurement used (-1: none)
   int layers = 0;
   std::vector<double> pruning, pruningRanks;  // (L) measured loss increase and its ranks
+  std::vector<double> pruningError;  // (L) its standard error over the probe sequences (NaN: none)
+  /// Layers whose delta lies within two standard errors of 0: removing them changes the loss
+  /// by less than the probe set can resolve, so their order among themselves is noise.
+  int withinNoise = 0;
   std::vector<ProxyColumn> proxies;           // angular, Block Influence, effectiveness
   /// Layers ordered by measured pruning delta, most droppable first (0-based).
   std::vector<int> dropOrder;
@@ -44,8 +48,8 @@ struct LayerDiagnosis {
 /// proxies are taken at the last step <= that one. `step` stays -1 when the run has no pruning.
 LayerDiagnosis diagnoseLayers(store::RunStore& store, int64_t runId,
                               std::optional<int64_t> atStep = std::nullopt);
-/// The same from series already loaded (keys: the catalogue's prune_delta, angular_adjacent,
-/// block_influence, effectiveness; missing ones count as not measured).
+/// The same from series already loaded (keys: the catalogue's prune_delta, prune_delta_se,
+/// angular_adjacent, block_influence, effectiveness; missing ones count as not measured).
 LayerDiagnosis diagnoseLayers(const std::map<std::string, store::LayerSeries>& layers,
                               std::optional<int64_t> atStep = std::nullopt);
 /// The metric keys diagnoseLayers reads.

@@ -812,3 +812,24 @@ TEST(DailyUseViews, AnAxisTitleTooLongForItsAxisGoesOnTwoLinesBeforeItIsElided) 
   EXPECT_FALSE(p.yAxis->label().contains(QLatin1Char('\n'))) << p.yAxis->label().toStdString();
   EXPECT_TRUE(p.yAxis->label().endsWith(QChar(0x2026))) << p.yAxis->label().toStdString();
 }
+
+TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNoise) {
+  analysis::LayerDiagnosis d;
+  d.step = 300;
+  d.layers = 3;
+  d.pruning = {0.9, 0.004, -0.001};
+  d.pruningRanks = analysis::ranks(d.pruning);
+  d.pruningError = {0.02, 0.001, 0.003};
+  d.withinNoise = 1;
+  d.dropOrder = {2, 1, 0};
+  ui::DiagnosisPanel panel;
+  panel.setDiagnoses({{QStringLiteral("LNS"), d}});
+  auto* t = panel.table(0);
+  ASSERT_EQ(t->rowCount(), 3);
+  EXPECT_EQ(t->item(0, 2)->text(), QStringLiteral("-0.001 ± 0.003"));  // layer 3, within noise
+  EXPECT_EQ(t->item(1, 2)->text(), QStringLiteral("0.004 ± 0.001"));
+  EXPECT_EQ(t->item(0, 2)->foreground().color(), QColor(128, 128, 128));
+  EXPECT_NE(t->item(1, 2)->foreground().color(), QColor(128, 128, 128));
+  EXPECT_TRUE(panel.summary(0).contains(QStringLiteral("1 of 3 deltas lie within two standard errors")))
+      << panel.summary(0).toStdString();
+}

@@ -1,6 +1,7 @@
 // See diagnosis_panel.h.
 #include "dashboard/diagnosis_panel.h"
 
+#include <QColor>
 #include <QGroupBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -108,8 +109,16 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
                                         .arg(*p.spearmanVsPruning, 0, 'f', 2)
                                   : QStringLiteral("%1 ρ = – (not measured)").arg(QString::fromStdString(p.label)));
     }
-    m_summaries[i]->setText(rho.join(QStringLiteral(" · ")));
-    QStringList headers{tr("drop rank"), tr("layer"), tr("pruning Δ loss")};
+    QString summary = rho.join(QStringLiteral(" · "));
+    if (d.withinNoise > 0) {
+      summary += tr("\n%1 of %2 deltas lie within two standard errors of 0 (grey): removing one of "
+                    "those changes the loss by less than the probe sequences resolve, so their "
+                    "order among themselves is noise")
+                     .arg(d.withinNoise)
+                     .arg(d.layers);
+    }
+    m_summaries[i]->setText(summary);
+    QStringList headers{tr("drop rank"), tr("layer"), tr("pruning Δ loss ± s.e.")};
     for (const auto& p : d.proxies)
       headers << header(QString::fromStdString(p.label)) << tr("rank");
     t->clear();
@@ -122,7 +131,16 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
       int c = 0;
       t->setItem(r, c++, new QTableWidgetItem(rankCell(d.pruningRanks[L])));
       t->setItem(r, c++, new QTableWidgetItem(QString::number(l + 1)));
-      t->setItem(r, c++, new QTableWidgetItem(cell(d.pruning[L])));
+      const double se = L < d.pruningError.size() ? d.pruningError[L] : NAN;
+      auto* delta = new QTableWidgetItem(
+          std::isfinite(se) && std::isfinite(d.pruning[L])
+              ? QStringLiteral("%1 ± %2").arg(cell(d.pruning[L]), QString::number(se, 'g', 2))
+              : cell(d.pruning[L]));
+      if (std::isfinite(se) && std::abs(d.pruning[L]) < 2 * se) {
+        delta->setForeground(QColor(128, 128, 128));
+        delta->setToolTip(tr("within two standard errors of 0"));
+      }
+      t->setItem(r, c++, delta);
       for (const auto& p : d.proxies) {
         t->setItem(r, c++, new QTableWidgetItem(cell(p.values[L])));
         t->setItem(r, c++, new QTableWidgetItem(rankCell(p.ranks[L])));

@@ -61,3 +61,30 @@ TEST(LayerDiagnosis, RanksLayersByMeasuredPruningBesideTheProxies) {
   EXPECT_TRUE(std::isnan(early.proxies[0].values[0]));
   EXPECT_EQ(analysis::diagnoseLayers(s, id, 5).step, -1);  // no pruning by step 5
 }
+
+TEST(LayerDiagnosis, DeltasWithinTwoStandardErrorsOfZeroAreCountedAsNoise) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("se.db"));
+  store::NewRun nr;
+  nr.name = "r";
+  nr.scheme = "lns";
+  const int64_t id = s.createRun(nr);
+  store::WriteBatch b;
+  b.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, -0.3f});
+  b.layer(20, metrics::kPruneDeltaError, {0.01f, 0.3f, 0.01f, 0.2f});  // layers 2 and 4: noise
+  s.write(id, b);
+  const auto d = analysis::diagnoseLayers(s, id);
+  ASSERT_EQ(d.pruningError.size(), 4u);
+  EXPECT_FLOAT_EQ(static_cast<float>(d.pruningError[1]), 0.3f);
+  EXPECT_EQ(d.withinNoise, 2);
+  // Without standard errors (one probe sequence, or runs from before they were stored): none.
+  store::NewRun other = nr;
+  other.name = "old";
+  const int64_t old = s.createRun(other);
+  store::WriteBatch ob;
+  ob.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, -0.3f});
+  s.write(old, ob);
+  const auto o = analysis::diagnoseLayers(s, old);
+  EXPECT_TRUE(std::isnan(o.pruningError[0]));
+  EXPECT_EQ(o.withinNoise, 0);
+}
