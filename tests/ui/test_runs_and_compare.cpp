@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include <QDir>
 #include <QFile>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -17,7 +18,9 @@
 #include "compare/compare_view.h"
 #include "experiment/presets.h"
 #include "main_window.h"
+#include "runs/checkpoints_dialog.h"
 #include "runs/runs_table_model.h"
+#include "store/metric_catalogue.h"
 #include "store_poller.h"
 #include "support/temp_dir.h"
 
@@ -115,6 +118,38 @@ TEST(RunsBrowser, DeleteRemovesTheRunAndOptionallyItsCheckpoints) {
   EXPECT_FALSE(QFile::exists(QString::fromStdString(dir.file("b.ckpt"))));
   EXPECT_TRUE(QFile::exists(QString::fromStdString(dir.file("a.ckpt"))));
   QTRY_COMPARE_WITH_TIMEOUT(w->runsModel()->rowCount(), 0, 2000);
+}
+
+TEST(RunsBrowser, CheckpointsListsStepsLossesFilesAndSaysWhenNoFileManagerOpensTheFolder) {
+  // "Checkpoints" had opened the folder with the desktop's file manager and, without one, only
+  // named the folder in the status bar. It now lists them, with the folder to copy.
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  const int64_t id = addRun(s, "lns", 4, 1, 1.9, true);
+  store::WriteBatch val;
+  val.scalar(100, metrics::kLossVal, 2.25);
+  s.write(id, val);
+  QDir().mkpath(QString::fromStdString(dir.file("run")));
+  test::writeFile(dir.file("run/step-100.ckpt"), std::string(3000, 'x'));
+  s.addCheckpoint(id, {150, dir.file("run/step-150.ckpt"), "", 1796517417.0});  // file gone
+  s.addCheckpoint(id, {100, dir.file("run/step-100.ckpt"), "", 1796517400.0});
+  ui::CheckpointsDialog dialog(s, id);
+  auto* t = dialog.table();
+  ASSERT_EQ(t->rowCount(), 2);
+  EXPECT_EQ(t->item(0, 0)->text(), QStringLiteral("100"));  // by step
+  EXPECT_EQ(t->item(0, 1)->text(), QStringLiteral("2.2500"));
+  EXPECT_EQ(t->item(0, 2)->text(), QStringLiteral("step-100.ckpt"));
+  EXPECT_EQ(t->item(0, 3)->text(), QStringLiteral("3 kB"));
+  EXPECT_EQ(t->item(1, 1)->text(), QStringLiteral("–"));  // no validation at step 150
+  EXPECT_EQ(t->item(1, 3)->text(), QStringLiteral("missing"));
+  EXPECT_EQ(dialog.folder(), QString::fromStdString(dir.file("run")));
+  EXPECT_EQ(dialog.pathToCopy(), dialog.folder());
+  t->selectRow(0);
+  EXPECT_EQ(dialog.pathToCopy(), QString::fromStdString(dir.file("run/step-100.ckpt")));
+  // Offscreen no file manager opens anything: the dialog says so (it had failed silently).
+  if (!dialog.openFolder()) {
+    EXPECT_TRUE(dialog.openNote().contains(QStringLiteral("No file manager"))) << dialog.openNote().toStdString();
+  }
 }
 
 TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {

@@ -5,8 +5,6 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDesktopServices>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -15,12 +13,12 @@
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
-#include <QUrl>
 #include <QVBoxLayout>
 
 #include <QLabel>
 
 #include "flow_layout.h"
+#include "runs/checkpoints_dialog.h"
 #include "runs/runs_filter_model.h"
 #include "runs/runs_table_model.h"
 #include "store_poller.h"
@@ -99,7 +97,7 @@ QWidget* RunsBrowser::makeButtons() {
   add(tr("Tag…"), tr("Add a tag to the selected runs (prefix with - to remove it)"), [this] { tagSelected(); });
   add(tr("Notes…"), tr("Edit the notes of the selected run (shown as the row's tooltip)"),
       [this] { editNotesOfSelected(); });
-  add(tr("Checkpoints"), tr("Open the folder of the selected run's checkpoints"),
+  add(tr("Checkpoints…"), tr("The selected run's checkpoints: steps, validation loss, files, folder"),
       [this] { revealCheckpointsOfSelected(); });
   add(tr("Delete…"), tr("Delete the selected runs and their metrics (asks first, lists them)"),
       [this] { confirmDeleteOfSelected(); });
@@ -245,9 +243,9 @@ void RunsBrowser::revealCheckpointsOfSelected() {
       emit message(tr("Run %1 has no checkpoint").arg(id));
       return;
     }
-    const QString dir = QFileInfo(QString::fromStdString(ck.back().path)).absolutePath();
-    emit message(dir);
-    QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
+    auto* dialog = new CheckpointsDialog(m_poller->store(), id, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
   });
 }
 
