@@ -270,6 +270,51 @@ TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
   }
 }
 
+TEST(FigureBuilders, TheExportedVarianceFigureGoesLogWhenOneRunDwarfsAnotherTenfold) {
+  // Sandwich-LN's variance at 1,700 beside DeepNorm's 3 on one linear scale had flattened
+  // DeepNorm's curves into the axis: the shared scale turns logarithmic at a tenfold gap.
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("var.db"));
+  std::vector<int64_t> ids;
+  for (const auto& [scheme, k] : {std::pair{"deepnorm", 1.0f}, std::pair{"sandwich", 200.0f}}) {
+    store::NewRun nr;
+    nr.name = scheme;
+    nr.groupName = "g";
+    nr.scheme = scheme;
+    const int64_t id = s.createRun(nr);
+    store::WriteBatch b;
+    for (int step = 0; step <= 100; step += 50) {
+      std::vector<float> v(kLayers);
+      for (int l = 0; l < kLayers; ++l) v[l] = k * 0.01f * (l + 1) * (1 + step);
+      b.layer(step, metrics::kVariance, v);
+    }
+    s.write(id, b);
+    ids.push_back(id);
+  }
+  auto leftAxes = [](QCustomPlot& p) {
+    std::vector<QCPAxis*> out;
+    for (auto* rect : p.axisRects()) out.push_back(rect->axis(QCPAxis::atLeft));
+    return out;
+  };
+  QCustomPlot paper;
+  drawExport(&paper, s, ids, ui::FigureKind::Variance);
+  ASSERT_EQ(leftAxes(paper).size(), 2u);
+  for (auto* y : leftAxes(paper)) {
+    EXPECT_EQ(y->scaleType(), QCPAxis::stLogarithmic);
+    EXPECT_NEAR(y->range().lower, 0.01 / 1.5, 1e-6);  // the smallest value of either run
+    EXPECT_NEAR(y->range().upper, 200 * 0.01 * kLayers * 101 * 1.5, 1e-3);
+  }
+  // Within tenfold (writePair: LNS at 0.3x Pre-LN) the scale stays linear from 0.
+  test::TempDir other;
+  auto pair = store::RunStore::open(other.file("pair.db"));
+  QCustomPlot linear;
+  drawExport(&linear, pair, writePair(pair), ui::FigureKind::Variance);
+  for (auto* y : leftAxes(linear)) {
+    EXPECT_EQ(y->scaleType(), QCPAxis::stLinear);
+    EXPECT_EQ(y->range().lower, 0);
+  }
+}
+
 TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("pair.db"));

@@ -162,6 +162,8 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
   auto rects = paper::panelGrid(plot, titles, columns);
   double ymax = 0;
+  double lowest = INFINITY;     // the smallest positive value of any panel
+  std::vector<double> tops;     // each drawn panel's largest value
   int layers = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
@@ -171,8 +173,12 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
     layers = std::max(layers, series.nLayers);
     // The dashboard's variance panel, every point kept (no pixel columns on paper).
-    ymax = std::max(ymax, figures::layerCurves(rect->axis(QCPAxis::atBottom),
-                                               rect->axis(QCPAxis::atLeft), series, s.lineWidth * 0.8));
+    tops.push_back(figures::layerCurves(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
+                                        series, s.lineWidth * 0.8));
+    ymax = std::max(ymax, tops.back());
+    for (float v : series.values) {
+      if (v > 0 && std::isfinite(v)) lowest = std::min(lowest, static_cast<double>(v));
+    }
     for (int l = 0; l < series.nLayers; ++l) {
       for (size_t k = 0; k < series.steps.size(); ++k) {
         const double v = series.values[k * static_cast<size_t>(series.nLayers) + static_cast<size_t>(l)];
@@ -181,7 +187,23 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     }
     rect->axis(QCPAxis::atBottom)->rescale();
   }
-  for (auto* rect : rects) rect->axis(QCPAxis::atLeft)->setRange(0, ymax > 0 ? ymax * 1.05 : 1);  // shared scale
+  // One shared scale. Where one run's variance dwarfs another's tenfold (Sandwich-LN at 1,700
+  // beside DeepNorm at 3) a linear axis flattened the smaller runs into their x axis: the
+  // shared scale is then logarithmic, in decades.
+  const bool log = ymax > 0 && std::isfinite(lowest) &&
+                   std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= ymax; });
+  for (auto* rect : rects) {
+    auto* y = rect->axis(QCPAxis::atLeft);
+    if (log) {
+      y->setScaleType(QCPAxis::stLogarithmic);
+      y->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog));
+      y->setNumberFormat(QStringLiteral("eb"));
+      y->setNumberPrecision(0);
+      y->setRange(lowest / 1.5, ymax * 1.5);
+    } else {
+      y->setRange(0, ymax > 0 ? ymax * 1.05 : 1);
+    }
+  }
   // The curves' colours: layer 1 (dark) to L (bright), as on the dashboard.
   if (layers > 0) paper::placeColourBar(figures::layerColourBar(plot, layers, 0, 1), s);
 }
