@@ -10,6 +10,20 @@
 
 using namespace depthlab;
 
+namespace {
+
+// A run named `name` in `s` holding `batch`.
+int64_t runWith(store::RunStore& s, const std::string& name, const store::WriteBatch& batch) {
+  store::NewRun nr;
+  nr.name = name;
+  nr.scheme = "pre_ln";
+  const int64_t id = s.createRun(nr);
+  s.write(id, batch);
+  return id;
+}
+
+}  // namespace
+
 TEST(LayerDiagnosis, RanksShareTiesAndSkipNaN) {
   const auto r = analysis::ranks({3.0, 1.0, 2.0, 1.0, NAN});
   EXPECT_DOUBLE_EQ(r[0], 4.0);
@@ -32,17 +46,13 @@ TEST(LayerDiagnosis, SpearmanIsOneForAnyMonotoneRelation) {
 TEST(LayerDiagnosis, RanksLayersByMeasuredPruningBesideTheProxies) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("d.db"));
-  store::NewRun nr;
-  nr.name = "r";
-  nr.scheme = "pre_ln";
-  const int64_t id = s.createRun(nr);
   store::WriteBatch b;
   // Pruning at steps 10 and 20; the proxies at 20 only. Layer 3 is the cheapest to drop.
   b.layer(10, metrics::kPruneDelta, {0.9f, 0.1f, 0.5f, 0.3f});
   b.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, 0.3f});
   b.layer(20, metrics::kAngularAdjacent, {0.8f, 0.6f, 0.1f, 0.3f});   // the same order: rho 1
   b.layer(20, metrics::kBlockInfluence, {0.1f, 0.3f, 0.8f, 0.6f});    // reversed: rho -1
-  s.write(id, b);
+  const int64_t id = runWith(s, "r", b);
   const auto d = analysis::diagnoseLayers(s, id);
   EXPECT_EQ(d.runId, id);
   EXPECT_EQ(d.step, 20);
@@ -65,26 +75,17 @@ TEST(LayerDiagnosis, RanksLayersByMeasuredPruningBesideTheProxies) {
 TEST(LayerDiagnosis, DeltasWithinTwoStandardErrorsOfZeroAreCountedAsNoise) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("se.db"));
-  store::NewRun nr;
-  nr.name = "r";
-  nr.scheme = "lns";
-  const int64_t id = s.createRun(nr);
   store::WriteBatch b;
   b.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, -0.3f});
   b.layer(20, metrics::kPruneDeltaError, {0.01f, 0.3f, 0.01f, 0.2f});  // layers 2 and 4: noise
-  s.write(id, b);
-  const auto d = analysis::diagnoseLayers(s, id);
+  const auto d = analysis::diagnoseLayers(s, runWith(s, "r", b));
   ASSERT_EQ(d.pruningError.size(), 4u);
   EXPECT_FLOAT_EQ(static_cast<float>(d.pruningError[1]), 0.3f);
   EXPECT_EQ(d.withinNoise, 2);
   // Without standard errors (one probe sequence, or runs from before they were stored): none.
-  store::NewRun other = nr;
-  other.name = "old";
-  const int64_t old = s.createRun(other);
   store::WriteBatch ob;
   ob.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, -0.3f});
-  s.write(old, ob);
-  const auto o = analysis::diagnoseLayers(s, old);
+  const auto o = analysis::diagnoseLayers(s, runWith(s, "old", ob));
   EXPECT_TRUE(std::isnan(o.pruningError[0]));
   EXPECT_EQ(o.withinNoise, 0);
 }
