@@ -68,6 +68,19 @@ std::optional<double> spearman(const std::vector<double>& a, const std::vector<d
   return sxy / std::sqrt(sxx * syy);
 }
 
+bool LayerDiagnosis::withinNoise(int l) const {
+  const auto i = static_cast<size_t>(l);
+  if (l < 0 || i >= pruning.size() || i >= pruningError.size()) return false;
+  return std::isfinite(pruning[i]) && std::isfinite(pruningError[i]) &&
+         std::abs(pruning[i]) < 2 * pruningError[i];
+}
+
+int LayerDiagnosis::withinNoiseCount() const {
+  int n = 0;
+  for (int l = 0; l < layers; ++l) n += withinNoise(l);
+  return n;
+}
+
 const std::vector<std::string>& diagnosisMetrics() {
   static const std::vector<std::string> keys = {metrics::kPruneDelta, metrics::kPruneDeltaError,
                                                 metrics::kAngularAdjacent, metrics::kBlockInfluence,
@@ -102,10 +115,6 @@ LayerDiagnosis diagnoseLayers(const std::map<std::string, store::LayerSeries>& l
   d.pruning = valuesAt(prune, step, d.layers);
   d.pruningRanks = ranks(d.pruning);
   d.pruningError = valuesAt(seriesOf(metrics::kPruneDeltaError), step, d.layers);
-  for (int l = 0; l < d.layers; ++l) {
-    const double delta = d.pruning[static_cast<size_t>(l)], se = d.pruningError[static_cast<size_t>(l)];
-    d.withinNoise += std::isfinite(delta) && std::isfinite(se) && std::abs(delta) < 2 * se;
-  }
   for (const char* key : {metrics::kAngularAdjacent, metrics::kBlockInfluence, metrics::kEffectiveness}) {
     ProxyColumn c;
     c.key = key;

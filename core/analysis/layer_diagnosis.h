@@ -36,9 +36,11 @@ struct LayerDiagnosis {
   int layers = 0;
   std::vector<double> pruning, pruningRanks;  // (L) measured loss increase and its ranks
   std::vector<double> pruningError;  // (L) its standard error over the probe sequences (NaN: none)
-  /// Layers whose delta lies within two standard errors of 0: removing them changes the loss
-  /// by less than the probe set can resolve, so their order among themselves is noise.
-  int withinNoise = 0;
+  /// Whether layer l's (0-based) delta lies within two standard errors of 0: removing it changes
+  /// the loss by less than the probe set can resolve, so such layers' order is noise.
+  bool withinNoise(int l) const;
+  /// How many layers are withinNoise.
+  int withinNoiseCount() const;
   std::vector<ProxyColumn> proxies;           // angular, Block Influence, effectiveness
   /// Layers ordered by measured pruning delta, most droppable first (0-based).
   std::vector<int> dropOrder;

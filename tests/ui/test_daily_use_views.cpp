@@ -820,7 +820,6 @@ TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNo
   d.pruning = {0.9, 0.004, -0.001};
   d.pruningRanks = analysis::ranks(d.pruning);
   d.pruningError = {0.02, 0.001, 0.003};
-  d.withinNoise = 1;
   d.dropOrder = {2, 1, 0};
   ui::DiagnosisPanel panel;
   panel.setDiagnoses({{QStringLiteral("LNS"), d}});

@@ -30,16 +30,21 @@ namespace {
 
 constexpr int kLayers = 5;
 
+// A `scheme` run of group "pair" (its default name), 5 layers, planned for `steps` updates.
+int64_t createPairRun(store::RunStore& s, const std::string& scheme, int steps) {
+  store::NewRun nr;
+  nr.name = experiment::defaultRunName("pair", scheme, 0);
+  nr.groupName = "pair";
+  nr.scheme = scheme;
+  nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":)" + std::to_string(steps) + "}}";
+  return s.createRun(nr);
+}
+
 // pre_ln and lns runs of group "pair" (default names): variance and pruning at steps 0, 50, 100.
 std::vector<int64_t> writePair(store::RunStore& s) {
   std::vector<int64_t> ids;
   for (const char* scheme : {"pre_ln", "lns"}) {
-    store::NewRun nr;
-    nr.name = experiment::defaultRunName("pair", scheme, 0);
-    nr.groupName = "pair";
-    nr.scheme = scheme;
-    nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":101}})";
-    const int64_t id = s.createRun(nr);
+    const int64_t id = createPairRun(s, scheme, 101);
     const float k = std::string(scheme) == "lns" ? 0.3f : 1.0f;
     store::WriteBatch b;
     for (int step = 0; step <= 100; step += 50) {
@@ -277,11 +282,7 @@ TEST(FigureBuilders, TheExportedVarianceFigureGoesLogWhenOneRunDwarfsAnotherTenf
   auto s = store::RunStore::open(dir.file("var.db"));
   std::vector<int64_t> ids;
   for (const auto& [scheme, k] : {std::pair{"deepnorm", 1.0f}, std::pair{"sandwich", 200.0f}}) {
-    store::NewRun nr;
-    nr.name = scheme;
-    nr.groupName = "g";
-    nr.scheme = scheme;
-    const int64_t id = s.createRun(nr);
+    const int64_t id = createPairRun(s, scheme, 101);
     store::WriteBatch b;
     for (int step = 0; step <= 100; step += 50) {
       std::vector<float> v(kLayers);
@@ -452,12 +453,7 @@ TEST(FigureBuilders, TheExportedLossFigureAndCompareKeepADivergedRunsSpikeOffThe
   auto s = store::RunStore::open(dir.file("spike.db"));
   std::vector<int64_t> ids;
   for (const char* scheme : {"pre_ln", "post_ln"}) {
-    store::NewRun nr;
-    nr.name = experiment::defaultRunName("pair", scheme, 0);
-    nr.groupName = "pair";
-    nr.scheme = scheme;
-    nr.configJson = R"({"model":{"nLayers":5},"optim":{"steps":301}})";
-    const int64_t id = s.createRun(nr);
+    const int64_t id = createPairRun(s, scheme, 301);
     store::WriteBatch b;
     for (const auto& p : lossCurve(std::string(scheme) == "post_ln" ? 9.8 : 0)) {
       b.scalar(p.step, metrics::kLossTrain, p.value);

@@ -110,11 +110,11 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
                                   : QStringLiteral("%1 ρ = – (not measured)").arg(QString::fromStdString(p.label)));
     }
     QString summary = rho.join(QStringLiteral(" · "));
-    if (d.withinNoise > 0) {
+    if (const int noise = d.withinNoiseCount(); noise > 0) {
       summary += tr("\n%1 of %2 deltas lie within two standard errors of 0 (grey): removing one of "
                     "those changes the loss by less than the probe sequences resolve, so their "
                     "order among themselves is noise")
-                     .arg(d.withinNoise)
+                     .arg(noise)
                      .arg(d.layers);
     }
     m_summaries[i]->setText(summary);
@@ -136,7 +136,7 @@ void DiagnosisPanel::setDiagnoses(const std::vector<std::pair<QString, analysis:
           std::isfinite(se) && std::isfinite(d.pruning[L])
               ? QStringLiteral("%1 ± %2").arg(cell(d.pruning[L]), QString::number(se, 'g', 2))
               : cell(d.pruning[L]));
-      if (std::isfinite(se) && std::abs(d.pruning[L]) < 2 * se) {
+      if (d.withinNoise(l)) {
         delta->setForeground(QColor(128, 128, 128));
         delta->setToolTip(tr("within two standard errors of 0"));
       }

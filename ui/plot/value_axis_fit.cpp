@@ -52,6 +52,32 @@ std::vector<DrawnPoint> pointsOn(QCPAxis* y) {
   return out;
 }
 
+// Positions `p` at plot key `key` on `x` and at `ratio` of the axis rect from its top (from its
+// bottom where `up` is false).
+void placeAtFrame(QCPItemPosition* p, QCPAxis* x, QCPAxis* y, double key, double ratio, bool up) {
+  p->setAxes(x, y);
+  p->setAxisRect(y->axisRect());
+  p->setTypeX(QCPItemPosition::ptPlotCoords);
+  p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+  p->setCoords(key, up ? ratio : 1 - ratio);
+}
+
+// A fit's text at `key` against the top frame (the bottom one where `up` is false), in a darker
+// `colour`, `stacked` lines from the frame; `horizontal` says which side of `key` it starts.
+QCPItemText* addFitLabel(QCPAxis* x, QCPAxis* y, double key, bool up, Qt::Alignment horizontal,
+                         const QString& text, const QColor& colour, int stacked) {
+  auto* label = new QCPItemText(y->parentPlot());
+  placeAtFrame(label->position, x, y, key, 0, up);
+  label->setPositionAlignment(horizontal | (up ? Qt::AlignTop : Qt::AlignBottom));
+  label->setText(text);
+  label->setColor(colour.darker(140));
+  label->setClipToAxisRect(true);
+  label->setProperty(kFitMarkProperty, true);
+  label->setProperty(kStackedLinesProperty, up ? stacked : -stacked);
+  setMarkFont(label, y->tickLabelFont());
+  return label;
+}
+
 // A point running off the top (or bottom) of the axis: its value beside it in its colour,
 // `stacked` lines below (above) the frame (the values of one layer stack in series order); a
 // bar also gets a white break across it near the frame, and its value goes right of its
@@ -60,11 +86,7 @@ void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnPoint& point, int stacked) 
   auto* plot = y->parentPlot();
   const bool up = point.value > 0;
   auto place = [&](QCPItemPosition* p, double key, double ratio) {
-    p->setAxes(x, y);
-    p->setAxisRect(y->axisRect());
-    p->setTypeX(QCPItemPosition::ptPlotCoords);
-    p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    p->setCoords(key, up ? ratio : 1 - ratio);
+    placeAtFrame(p, x, y, key, ratio, up);
   };
   auto* bars = qobject_cast<QCPBars*>(point.data);
   QColor colour = point.data->pen().color();
@@ -77,15 +99,8 @@ void markOffScale(QCPAxis* x, QCPAxis* y, const DrawnPoint& point, int stacked) 
     cut->setProperty(kFitMarkProperty, true);
     colour = bars->brush().color();
   }
-  auto* label = new QCPItemText(plot);
-  place(label->position, bars ? std::round(point.key) + 0.42 : point.key, 0);
-  label->setPositionAlignment(Qt::AlignLeft | (up ? Qt::AlignTop : Qt::AlignBottom));
-  label->setText(QString::number(point.value, 'g', 3));
-  label->setColor(colour.darker(140));
-  label->setClipToAxisRect(true);
-  label->setProperty(kFitMarkProperty, true);
-  label->setProperty(kStackedLinesProperty, up ? stacked : -stacked);
-  setMarkFont(label, y->tickLabelFont());
+  addFitLabel(x, y, bars ? std::round(point.key) + 0.42 : point.key, up, Qt::AlignLeft,
+              QString::number(point.value, 'g', 3), colour, stacked);
 }
 
 // Fits the linear value axis `y` over its bars' and graphs' points, their error bars and
@@ -219,24 +234,14 @@ int fitLossRange(QCPAxis* x, QCPAxis* y, double start, const std::vector<LossPea
   const QCPRange keys = x->range();
   for (const auto& p : peaks) {
     if (!(to(p.value) > top + pad)) continue;
-    auto* label = new QCPItemText(plot);
-    label->position->setAxes(x, y);
-    label->position->setAxisRect(y->axisRect());
-    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(p.key, 0);
     // Left of its peak when the peak sits in the right third (the text would leave the frame).
     const bool right = keys.size() > 0 && p.key > keys.lower + 0.66 * keys.size();
-    label->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignRight : Qt::AlignLeft));
-    label->setText(QStringLiteral("\u2191 %1: %2 at step %3")
-                       .arg(p.name, QString::number(p.value, 'g', 3))
-                       .arg(p.step));
-    label->setColor(p.colour.darker(140));
-    label->setClipToAxisRect(true);
-    label->setProperty(kFitMarkProperty, true);
-    label->setProperty(kStackedLinesProperty, stacked++);
+    auto* label = addFitLabel(x, y, p.key, /*up=*/true, right ? Qt::AlignRight : Qt::AlignLeft,
+                              QStringLiteral("\u2191 %1: %2 at step %3")
+                                  .arg(p.name, QString::number(p.value, 'g', 3))
+                                  .arg(p.step),
+                              p.colour, stacked++);
     label->setVisible(!userZoomed(plot));
-    setMarkFont(label, y->tickLabelFont());
   }
   return stacked;
 }

@@ -81,11 +81,11 @@ TEST(LayerDiagnosis, DeltasWithinTwoStandardErrorsOfZeroAreCountedAsNoise) {
   const auto d = analysis::diagnoseLayers(s, runWith(s, "r", b));
   ASSERT_EQ(d.pruningError.size(), 4u);
   EXPECT_FLOAT_EQ(static_cast<float>(d.pruningError[1]), 0.3f);
-  EXPECT_EQ(d.withinNoise, 2);
+  EXPECT_EQ(d.withinNoiseCount(), 2);
   // Without standard errors (one probe sequence, or runs from before they were stored): none.
   store::WriteBatch ob;
   ob.layer(20, metrics::kPruneDelta, {0.9f, 0.5f, 0.05f, -0.3f});
   const auto o = analysis::diagnoseLayers(s, runWith(s, "old", ob));
   EXPECT_TRUE(std::isnan(o.pruningError[0]));
-  EXPECT_EQ(o.withinNoise, 0);
+  EXPECT_EQ(o.withinNoiseCount(), 0);
 }
