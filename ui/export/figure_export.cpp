@@ -162,8 +162,8 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
   auto rects = paper::panelGrid(plot, titles, columns);
   double ymax = 0;
-  double lowest = INFINITY;     // the smallest positive value of any panel
-  std::vector<double> tops;     // each drawn panel's largest value
+  double lowest = INFINITY;  // the smallest positive value of any panel
+  std::vector<double> tops;  // each drawn panel's largest value
   int layers = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
@@ -190,8 +190,9 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   // One shared scale. Where one run's variance dwarfs another's tenfold (Sandwich-LN at 1,700
   // beside DeepNorm at 3) a linear axis flattened the smaller runs into their x axis: the
   // shared scale is then logarithmic, in decades.
-  const bool log = ymax > 0 && std::isfinite(lowest) &&
-                   std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= ymax; });
+  const bool log =
+      ymax > 0 && std::isfinite(lowest) &&
+      std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= ymax; });
   for (auto* rect : rects) {
     auto* y = rect->axis(QCPAxis::atLeft);
     if (log) {
