@@ -4,6 +4,10 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   model/block.cpp
   model/decoder.cpp
   train/checkpoint.cpp
+  train/checkpoint_stream.cpp
+  train/checkpoint_tensors.cpp
+  train/checkpoint_v1.cpp
+  bench/checkpoint_bench.cpp
   train/trainer.cpp
   train/cuda_graph_step.cpp
   experiment/run_group.cpp

@@ -381,6 +381,7 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g) {
   addBenchGui(bench);
   addBenchProbes(bench, g);
   addBenchData(bench, g);
+  addBenchCheckpoint(bench, g);
 }
 
 }  // namespace depthlab::cli

@@ -37,6 +37,8 @@ void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 /// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.
 void addBenchData(CLI::App* bench, GlobalOptions& g);
+/// `bench checkpoint` (cli_bench_checkpoint.cpp), registered under `bench` likewise.
+void addBenchCheckpoint(CLI::App* bench, GlobalOptions& g);
 /// Path of an executable installed next to depthlab-cli (depthlab-export, depthlab-bench-gui).
 std::string siblingExecutable(const std::string& name);
 /// Runs depthlab-export when argv asks for `export` (does not return then); -1 otherwise.

@@ -43,8 +43,8 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   if (step && *step < 0) throw ConfigError("--step must be >= 0 (got " + std::to_string(*step) + ")");
   // The newest checkpoint at or before `step` that verifies as this run's (throws, listing
   // why each candidate was refused, when none does).
-  const auto verified = newestVerifiedCheckpoint(store, *run, step);
-  const store::CheckpointInfo* chosen = &verified.info;
+  newestVerifiedCheckpoint(store, *run, step);  // refuse before reading the corpus
+
   ExperimentConfig config = configOf(*run);
   const auto t0 = std::chrono::steady_clock::now();
   auto corpus = data::loadCorpusTokens(config.data);
@@ -54,7 +54,11 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   torch::Device device = train::resolveDevice(config.run.device);
   model::Decoder model(config.model, config.options, run->scheme);
   model->to(device);
-  auto meta = train::loadCheckpoint(chosen->path, model, nullptr, device);
+  const auto verified = newestVerifiedCheckpoint(store, *run, step, [&](const std::string& path) {
+    return train::loadCheckpoint(path, model, nullptr, device);
+  });
+  const store::CheckpointInfo* chosen = &verified.info;
+  const auto& meta = verified.meta;
   ProbeSchedule probes(config.probes, data, device);
   store::WriteBatch batch;
   probes.run(model, meta.step, which, batch);

@@ -30,13 +30,15 @@ train::CheckpointOwner ownerOf(store::RunStore& store, const store::RunInfo& run
 }
 
 VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store::RunInfo& run,
-                                            std::optional<int64_t> atOrBefore) {
+                                            std::optional<int64_t> atOrBefore,
+                                            const CheckpointLoader& load) {
   auto all = store.checkpoints(run.id);
   VerifiedCheckpoint v;
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
     if (atOrBefore && it->step > *atOrBefore) continue;
     try {
-      v.meta = train::verifyCheckpoint(it->path, ownerOf(store, run, *it));
+      v.meta = train::checkCheckpointOwner(it->path, ownerOf(store, run, *it));
+      if (load) v.meta = load(it->path);
       v.info = *it;
       return v;
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -30,10 +31,16 @@ struct VerifiedCheckpoint {
   std::vector<std::string> skipped;  // "step-500.ckpt: <why>", newest first
 };
 
-/// The newest checkpoint of `run` at or before `atOrBefore` that verifies; throws
+/// Reads a checkpoint into the caller's model (and optimizer): train::loadCheckpoint bound to them.
+using CheckpointLoader = std::function<train::CheckpointMeta(const std::string& path)>;
+
+/// The newest checkpoint of `run` at or before `atOrBefore` that is the run's by its header and
+/// stored checksum (no pass over its bytes) and, when `load` is given, that loads through it (a
+/// file that fails, corrupt bytes included, is skipped and the next older one tried). Throws
 /// std::runtime_error listing every candidate's reason when none does.
 VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store::RunInfo& run,
-                                            std::optional<int64_t> atOrBefore = std::nullopt);
+                                            std::optional<int64_t> atOrBefore = std::nullopt,
+                                            const CheckpointLoader& load = nullptr);
 
 /// Steps whose checkpoints to delete: all but the last `keepLast`, `best` and `final`.
 std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int keepLast,

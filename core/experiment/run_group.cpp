@@ -22,6 +22,7 @@
 #include "experiment/train_loop.h"
 #include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
+#include "train/checkpoint_tensors.h"
 #include "train/devices.h"
 
 namespace depthlab::experiment {
@@ -37,6 +38,30 @@ std::string defaultGroupName(const ExperimentConfig& c) {
 
 // A data-parallel rank other than 0 keeps its runs in a scratch store in memory.
 store::RunStore scratchStore() { return store::RunStore::open(":memory:"); }
+
+// A data-parallel resume: rank 0 loads the checkpoint, then sends the optimizer's options and
+// step counters through the rendezvous store and its state tensors through the group, in place
+// (joinTrainers sends the weights). No rank reads or copies the file but rank 0.
+void sendResumedState(distributed::DistContext& dist, train::Trainer& t, int64_t step) {
+  train::OptimizerSnapshot snap = train::optimizerSnapshot(t.optimizer());
+  dist.setValue("depthlab/resume-state",
+                nlohmann::json{{"step", step}, {"optimizer", snap.json}}.dump());
+  std::vector<torch::Tensor> tensors;
+  for (const auto& nt : snap.tensors) tensors.push_back(nt.tensor.detach());
+  dist.broadcast(tensors, 0);
+}
+
+/// The follower's side of sendResumedState; returns the step rank 0 loaded.
+int64_t receiveResumedState(distributed::DistContext& dist, train::Trainer& t) {
+  const auto j = nlohmann::json::parse(
+      dist.waitValue("depthlab/resume-state", "rank 0 to load the checkpoint"));
+  std::vector<torch::Tensor> tensors;
+  for (const auto& nt : train::prepareOptimizerState(t.optimizer(), j.at("optimizer"))) {
+    tensors.push_back(nt.tensor.detach());
+  }
+  dist.broadcast(tensors, 0);
+  return j.at("step").get<int64_t>();
+}
 
 }  // namespace
 
@@ -137,7 +162,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
 namespace {
 
 // resumeRun on a data-parallel rank other than 0: rank 0 names the run's config and
-// checkpoint step and sends the checkpoint's bytes (no shared folder needed).
+// checkpoint step, then sends the loaded state through the group (no shared folder needed).
 GroupResult resumeFollower(const RunGroupOptions& options) {
   distributed::DistContext& dist = *options.dist;
   const auto started = Clock::now();
@@ -160,35 +185,19 @@ GroupResult resumeFollower(const RunGroupOptions& options) {
   m.writer = false;
   m.config = config;
   m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), scheme, device);
-  {
-    const std::string bytes = dist.broadcastBytes("", 0);
-    const auto tmp = std::filesystem::temp_directory_path() /
-                     ("depthlab-resume-" + std::to_string(::getpid()) + ".ckpt");
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-      if (!out) throw std::runtime_error("could not write the received checkpoint to " + tmp.string());
-    }
-    std::error_code ec;
-    try {
-      train::loadCheckpoint(tmp.string(), m.trainer->model(), &m.trainer->optimizer(), device);
-    } catch (...) {
-      std::filesystem::remove(tmp, ec);
-      throw;
-    }
-    std::filesystem::remove(tmp, ec);
-  }
+  const int64_t loadedStep = receiveResumedState(dist, *m.trainer);
   store::NewRun nr;
   nr.scheme = scheme;
   nr.name = scheme;
   nr.configJson = toJson(config).dump();
   m.runId = scratch.createGroup({nr}, [](const std::set<std::string>&) { return std::string("scratch"); },
                                 [](const std::string&, store::NewRun&) {}).second.front();
-  m.progress = {m.runId, scheme, store::RunStatus::Running, step, 0, std::nullopt, 0, std::nullopt};
+  m.progress = {m.runId, scheme, store::RunStatus::Running, loadedStep, 0, std::nullopt, 0,
+                std::nullopt};
   std::vector<Member> members;
   members.push_back(std::move(m));
   joinTrainers(members, options);
-  trainLoop(members, config, dataset, scratch, options, step, result);
+  trainLoop(members, config, dataset, scratch, options, loadedStep, result);
   return result;
 }
 
@@ -296,8 +305,12 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   m.storeId = store.storeId();
   m.config = config;
   m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), run->scheme, device);
-  auto meta = train::loadCheckpoint(chosen.info.path, m.trainer->model(),
-                                    &m.trainer->optimizer(), device);
+  // The newest checkpoint that loads (its checksum verified on the way): a corrupt one is
+  // skipped for the next older one, which then replaces whatever it had half loaded.
+  const auto loaded = newestVerifiedCheckpoint(store, *run, chosen.info.step, [&](const std::string& path) {
+    return train::loadCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), device);
+  });
+  const auto& meta = loaded.meta;
   m.lastCheckpoint = meta.step;
   // The best validation so far, so pruning keeps its checkpoint when there is one.
   for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
@@ -307,26 +320,21 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
                 std::nullopt};
   GroupResult result;
   result.groupName = run->groupName;
-  if (options.dist) {  // the other ranks load the same checkpoint, sent through the group
-    std::ifstream in(chosen.info.path, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) throw std::runtime_error("could not read " + chosen.info.path);
-    options.dist->broadcastBytes(bytes, 0);
-  }
+  if (options.dist) sendResumedState(*options.dist, *m.trainer, meta.step);
   store.markRunning(runId);
   if (options.onRunsStarted) options.onRunsStarted({runId});
   store::WriteBatch b;
-  for (const auto& why : chosen.skipped) {
+  for (const auto& why : loaded.skipped) {
     b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);
   }
   b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
-                                                  " (" + chosen.info.path + ")");
+                                                  " (" + loaded.info.path + ")");
   if (options.dist) b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
   store.write(runId, b);
   if (options.onNotice) {
-    for (const auto& why : chosen.skipped) options.onNotice("skipped the checkpoint at " + why);
+    for (const auto& why : loaded.skipped) options.onNotice("skipped the checkpoint at " + why);
     options.onNotice("resuming run " + std::to_string(runId) + " from step " +
-                     std::to_string(meta.step) + " (" + chosen.info.path + ")");
+                     std::to_string(meta.step) + " (" + loaded.info.path + ")");
   }
   std::vector<Member> members;
   members.push_back(std::move(m));

@@ -113,7 +113,9 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
   if (fs::exists(outDir, ec) && !fs::is_empty(outDir, ec)) {
     throw HfModelError("'" + outDir + "' exists and is not empty; choose a new folder");
   }
-  train::loadCheckpoint(verified.info.path, decoder, nullptr, torch::kCPU);
+  const auto loaded = experiment::newestVerifiedCheckpoint(
+      store, *run, verified.info.step,
+      [&](const std::string& path) { return train::loadCheckpoint(path, decoder, nullptr, torch::kCPU); });
   std::map<std::string, torch::Tensor> tensors;
   for (const auto& [name, t] : io::namedTensors(*decoder)) {
     tensors[name.rfind("lm_head.", 0) == 0 ? name : "model." + name] = t.to(torch::kFloat32).clone();
@@ -137,7 +139,7 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
   if (ec) throw HfModelError("cannot create '" + outDir + "': " + ec.message());
   HfExportResult r;
   r.dir = outDir;
-  r.step = verified.meta.step;
+  r.step = loaded.meta.step;
   r.scheme = run->scheme;
   const fs::path dir(outDir);
   io::saveSafetensors((dir / "model.safetensors").string(), tensors,

@@ -70,9 +70,11 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
   }
   m.decoder = model::Decoder(m.config.model, m.config.options, run.scheme);
   m.decoder->to(device);
-  train::loadCheckpoint(verified.info.path, m.decoder, nullptr, device);
+  const auto loaded = experiment::newestVerifiedCheckpoint(
+      store, run, verified.info.step,
+      [&](const std::string& path) { return train::loadCheckpoint(path, m.decoder, nullptr, device); });
   m.decoder->eval();
-  m.from = "checkpoint at step " + std::to_string(verified.meta.step);
+  m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
   return m;
 }
 

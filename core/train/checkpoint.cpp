@@ -1,13 +1,19 @@
-// Checkpoint file format (little-endian):
-//   "DLCKPT\0\1" | u32 version | u64 n | meta JSON (n bytes) | u64 n | model archive |
-//   u64 n | optimizer archive (n may be 0) | u64 FNV-1a of everything before it
+// See checkpoint.h. The version-2 format lives in checkpoint_stream.cpp, version 1 in
+// checkpoint_v1.cpp; this file opens a file, dispatches on its version and checks ownership.
 #include "train/checkpoint.h"
 
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+
+#include "train/checkpoint_stream.h"
+#include "train/checkpoint_tensors.h"
+#include "train/checkpoint_v1.h"
 #include "util/content_hash.h"
 
 namespace depthlab::train {
@@ -15,119 +21,122 @@ namespace depthlab::train {
 namespace {
 
 constexpr char kMagic[8] = {'D', 'L', 'C', 'K', 'P', 'T', '\0', '\1'};
-constexpr uint32_t kVersion = 1;
 
-void putU64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
-
-using util::fnv1a;
-constexpr auto hex = util::hex64;
-
-struct Parsed {
-  CheckpointMeta meta;
-  std::string model, optim;
+// An open checkpoint: its version, and for version 2 the reader past its header.
+struct OpenFile {
+  int fd = -1;
+  uint32_t version = 0;
+  std::optional<CheckpointFileReader> reader;
+  ~OpenFile() {
+    if (fd >= 0) ::close(fd);
+  }
 };
 
-Parsed parse(const std::string& path, bool payloads) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CheckpointError("cannot read checkpoint '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string bytes = ss.str();
-  if (bytes.size() < 8 + 4 + 8 || std::memcmp(bytes.data(), kMagic, 8) != 0) {
+void open(OpenFile& f, const std::string& path) {
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) {
+    throw CheckpointError("cannot read checkpoint '" + path + "': " + std::strerror(errno));
+  }
+  struct stat st {};
+  char lead[12];
+  if (::fstat(f.fd, &st) != 0 || ::pread(f.fd, lead, 12, 0) != 12 ||
+      std::memcmp(lead, kMagic, 8) != 0) {
     throw CheckpointError("'" + path + "' is not a DepthLab checkpoint.");
   }
-  uint32_t version;
-  std::memcpy(&version, bytes.data() + 8, 4);
-  if (version != kVersion) {
+  std::memcpy(&f.version, lead + 8, 4);
+  if (f.version == 1) return;
+  if (f.version != kCheckpointVersion) {
     throw CheckpointError("checkpoint '" + path + "' has format version " +
-                          std::to_string(version) + "; this build reads version " +
-                          std::to_string(kVersion) + ".");
+                          std::to_string(f.version) + "; this build reads versions 1 and " +
+                          std::to_string(kCheckpointVersion) + ".");
   }
-  if (bytes.size() < 8 + 8) throw CheckpointError("checkpoint '" + path + "' is truncated.");
-  uint64_t stored;
-  std::memcpy(&stored, bytes.data() + bytes.size() - 8, 8);
-  const std::string body = bytes.substr(0, bytes.size() - 8);
-  if (fnv1a(body) != stored) {
-    throw CheckpointError("checkpoint '" + path + "' is corrupt or truncated (checksum mismatch).");
-  }
-  size_t pos = 12;
-  auto take = [&](std::string* out) {
-    if (pos + 8 > body.size()) throw CheckpointError("checkpoint '" + path + "' is truncated.");
-    uint64_t n;
-    std::memcpy(&n, body.data() + pos, 8);
-    pos += 8;
-    if (n > body.size() - pos) throw CheckpointError("checkpoint '" + path + "' is truncated.");
-    if (out) *out = body.substr(pos, n);
-    pos += n;
+  f.reader.emplace(path, f.fd, static_cast<uint64_t>(st.st_size));
+}
+
+CheckpointMeta metaOf(OpenFile& f, const std::string& path) {
+  if (f.version == 1) return v1::readMeta(path);
+  CheckpointMeta m = checkpointMetaFromJson(f.reader->header(), path);
+  m.checksum = util::hex64(f.reader->storedChecksum());
+  return m;
+}
+
+// Every destination tensor by its record name; refuses a file that does not fit before anything
+// is read into the model or the optimizer.
+std::map<std::string, torch::Tensor> destinations(const CheckpointFileReader& r,
+                                                  model::Decoder& model,
+                                                  torch::optim::Optimizer* optimizer,
+                                                  const std::string& path) {
+  auto refuse = [&](const std::string& why) {
+    throw CheckpointError("checkpoint '" + path + "' does not fit this model (" + why + ")");
   };
-  Parsed p;
-  std::string metaText;
-  take(&metaText);
-  take(payloads ? &p.model : nullptr);
-  take(payloads ? &p.optim : nullptr);
-  auto j = nlohmann::json::parse(metaText, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    throw CheckpointError("checkpoint '" + path + "' has an unreadable header.");
+  std::map<std::string, torch::Tensor> out;
+  for (auto& nt : modelTensors(model)) out[nt.name] = nt.tensor;
+  std::map<std::string, const TensorRecord*> inFile;
+  for (const auto& rec : r.records()) inFile[rec.name] = &rec;
+  for (const auto& [name, t] : out) {
+    auto it = inFile.find(name);
+    if (it == inFile.end()) refuse("the file has no " + name.substr(6));
+    if (t.sizes().vec() != it->second->shape) {
+      refuse(name.substr(6) + " is " + c10::str(c10::IntArrayRef(it->second->shape)) +
+             " in the file, " + c10::str(t.sizes()) + " in the model");
+    }
   }
-  try {  // fields of the wrong type are as unreadable as broken JSON
-    p.meta.step = j.value("step", int64_t{0});
-    p.meta.scheme = j.value("scheme", std::string());
-    p.meta.runId = j.value("run_id", int64_t{0});
-    p.meta.config = j.value("config", nlohmann::json::object());
-    p.meta.storeId = j.value("store_id", std::string());
-    p.meta.configHash = j.value("config_hash", std::string());
-  } catch (const nlohmann::json::exception& e) {
-    throw CheckpointError("checkpoint '" + path + "' has an unreadable header (" + e.what() + ")");
+  for (const auto& rec : r.records()) {
+    if (rec.name.rfind("model/", 0) == 0 && !out.count(rec.name)) {
+      refuse("the model has no " + rec.name.substr(6));
+    }
   }
-  if (p.meta.configHash.empty()) p.meta.configHash = modelConfigHash(p.meta.config);  // older files
-  p.meta.checksum = hex(stored);
-  return p;
+  const auto& header = r.header();
+  if (optimizer && header.contains("optimizer") && header["optimizer"].is_object()) {
+    for (auto& nt : prepareOptimizerState(*optimizer, header["optimizer"])) {
+      auto it = inFile.find(nt.name);
+      if (it == inFile.end() || it->second->shape != nt.tensor.sizes().vec()) {
+        refuse("optimizer state " + nt.name + " is missing or of another shape");
+      }
+      out[nt.name] = nt.tensor;
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string saveCheckpoint(const std::string& path, model::Decoder& model,
-                           torch::optim::Optimizer* optimizer, const CheckpointMeta& meta) {
-  nlohmann::json j = {{"step", meta.step}, {"scheme", meta.scheme}, {"run_id", meta.runId},
-                      {"config", meta.config}, {"store_id", meta.storeId},
-                      {"config_hash", meta.configHash.empty() ? modelConfigHash(meta.config)
-                                                              : meta.configHash}};
-  std::string metaText = j.dump();
-  std::ostringstream modelBytes, optimBytes;
-  {
-    torch::serialize::OutputArchive a;
-    model->save(a);
-    a.save_to(modelBytes);
+CheckpointMeta checkpointMetaFromJson(const nlohmann::json& j, const std::string& path) {
+  CheckpointMeta m;
+  try {  // fields of the wrong type are as unreadable as broken JSON
+    m.step = j.value("step", int64_t{0});
+    m.scheme = j.value("scheme", std::string());
+    m.runId = j.value("run_id", int64_t{0});
+    m.config = j.value("config", nlohmann::json::object());
+    m.storeId = j.value("store_id", std::string());
+    m.configHash = j.value("config_hash", std::string());
+  } catch (const nlohmann::json::exception& e) {
+    throw CheckpointError("checkpoint '" + path + "' has an unreadable header (" + e.what() + ")");
   }
-  if (optimizer) {
-    torch::serialize::OutputArchive a;
-    optimizer->save(a);
-    a.save_to(optimBytes);
-  }
-  std::string body(kMagic, 8);
-  body.append(reinterpret_cast<const char*>(&kVersion), 4);
-  for (const std::string& part : {metaText, modelBytes.str(), optimBytes.str()}) {
-    putU64(body, part.size());
-    body += part;
-  }
-  const uint64_t sum = fnv1a(body);
-  putU64(body, sum);
-
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    out.flush();
-    if (!out) throw CheckpointError("cannot write checkpoint '" + tmp + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw CheckpointError("cannot move checkpoint into place: " + ec.message());
-  return hex(sum);
+  if (m.configHash.empty()) m.configHash = modelConfigHash(m.config);  // older files
+  return m;
 }
 
-CheckpointMeta readCheckpointMeta(const std::string& path) { return parse(path, false).meta; }
+std::string saveCheckpoint(const std::string& path, model::Decoder& model,
+                           torch::optim::Optimizer* optimizer, const CheckpointMeta& meta) {
+  nlohmann::json header = {
+      {"step", meta.step},         {"scheme", meta.scheme},  {"run_id", meta.runId},
+      {"config", meta.config},     {"store_id", meta.storeId},
+      {"config_hash", meta.configHash.empty() ? modelConfigHash(meta.config) : meta.configHash}};
+  std::vector<NamedTensor> tensors = modelTensors(model);
+  if (optimizer) {
+    OptimizerSnapshot s = optimizerSnapshot(*optimizer);
+    header["optimizer"] = std::move(s.json);
+    for (auto& nt : s.tensors) tensors.push_back(std::move(nt));
+  }
+  return util::hex64(writeCheckpointFile(path, std::move(header), tensors));
+}
+
+CheckpointMeta readCheckpointMeta(const std::string& path) {
+  OpenFile f;
+  open(f, path);
+  return metaOf(f, path);
+}
 
 std::string modelConfigHash(const nlohmann::json& config) {
   const auto empty = nlohmann::json::object();
@@ -144,11 +153,13 @@ std::string modelConfigHash(const nlohmann::json& config) {
       if (m.contains(key) && m[key] == false) m.erase(key);
     }
   }
-  return hex(fnv1a(shape.dump()));
+  return util::hex64(util::fnv1a(shape.dump()));
 }
 
-CheckpointMeta verifyCheckpoint(const std::string& path, const CheckpointOwner& owner) {
-  const CheckpointMeta m = parse(path, false).meta;
+namespace {
+
+CheckpointMeta checkOwner(const CheckpointMeta& m, const std::string& path,
+                          const CheckpointOwner& owner) {
   auto refuse = [&](const std::string& what, const std::string& expected, const std::string& found) {
     throw CheckpointError("checkpoint '" + path + "' does not belong to run " +
                           std::to_string(owner.runId) + ": " + what + " is " + found +
@@ -170,29 +181,37 @@ CheckpointMeta verifyCheckpoint(const std::string& path, const CheckpointOwner& 
   return m;
 }
 
+}  // namespace
+
+CheckpointMeta checkCheckpointOwner(const std::string& path, const CheckpointOwner& owner) {
+  return checkOwner(readCheckpointMeta(path), path, owner);
+}
+
+CheckpointMeta verifyCheckpoint(const std::string& path, const CheckpointOwner& owner) {
+  OpenFile f;
+  open(f, path);
+  CheckpointMeta m = checkOwner(metaOf(f, path), path, owner);
+  if (f.reader) f.reader->readAll([](const TensorRecord&) { return torch::Tensor(); });
+  return m;
+}
+
 CheckpointMeta loadCheckpoint(const std::string& path, model::Decoder& model,
                               torch::optim::Optimizer* optimizer, torch::Device device) {
-  Parsed p = parse(path, true);
+  OpenFile f;
+  open(f, path);
+  if (f.version == 1) return v1::load(path, model, optimizer, device);
+  CheckpointMeta m = metaOf(f, path);
+  auto dest = destinations(*f.reader, model, optimizer, path);
   try {
-    torch::serialize::InputArchive a;
-    std::istringstream ms(p.model);
-    a.load_from(ms, device);
-    model->load(a);
-    if (optimizer && !p.optim.empty()) {
-      torch::serialize::InputArchive o;
-      std::istringstream os(p.optim);
-      o.load_from(os, device);
-      optimizer->load(o);
-    }
+    f.reader->readAll([&](const TensorRecord& r) {
+      auto it = dest.find(r.name);
+      return it == dest.end() ? torch::Tensor() : it->second;
+    });
   } catch (const c10::Error& e) {
-    throw CheckpointError("checkpoint '" + path + "' does not fit this model (" +
+    throw CheckpointError("checkpoint '" + path + "' could not be loaded (" +
                           std::string(e.what_without_backtrace()) + ")");
-  } catch (const std::exception& e) {  // the archive reader's own errors (TorchScript, zip)
-    std::string what = e.what();
-    if (auto at = what.find('\n'); at != std::string::npos) what.resize(at);
-    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor archive (" + what + ")");
   }
-  return p.meta;
+  return m;
 }
 
 }  // namespace depthlab::train

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "kernels/cpu_kernels.h"
+#include "train/optimizer_state_key.h"
 
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
 #define DEPTHLAB_ATEN_FUSED_ADAM 1  // _fused_adam_ and _fused_adamw_ on CUDA and CPU
@@ -24,19 +25,6 @@ namespace depthlab::train {
 
 namespace {
 
-// torch::optim keys its state by the parameter's TensorImpl: in 1.x the address printed to a
-// string (c10::guts::to_string, i.e. an ostream <<), in 2.x the pointer itself.
-template <class Key>
-Key stateKey(const torch::Tensor& p) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream s;
-    s << p.unsafeGetTensorImpl();
-    return s.str();
-  } else {
-    return static_cast<Key>(p.unsafeGetTensorImpl());
-  }
-}
-
 bool fusable(const torch::Tensor& t) {
   return t.defined() && t.device().is_cpu() && t.layout() == torch::kStrided &&
          t.scalar_type() == torch::kFloat32 && t.is_contiguous();
@@ -47,14 +35,13 @@ bool fusable(const torch::Tensor& t) {
 template <class Base, class Options, class State>
 bool FusedAdamT<Base, Options, State>::canFuse() const {
   if (!kernels::fusedKernelsEnabled()) return false;
-  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
   for (const auto& group : this->param_groups_) {
     const auto& o = static_cast<const Options&>(group.options());
     if (o.amsgrad()) return false;
     for (const auto& p : group.params()) {
       if (!p.grad().defined()) continue;
       if (!fusable(p) || !fusable(p.grad())) return false;
-      auto it = this->state_.find(stateKey<Key>(p));
+      auto it = this->state_.find(optimizerStateKey(p));
       if (it != this->state_.end()) {
         const auto& s = static_cast<const State&>(*it->second);
         if (!fusable(s.exp_avg()) || !fusable(s.exp_avg_sq())) return false;
@@ -67,8 +54,7 @@ bool FusedAdamT<Base, Options, State>::canFuse() const {
 // The parameter's state, created with zero moments on its first step (as torch::optim does).
 template <class Base, class Options, class State>
 State& FusedAdamT<Base, Options, State>::stateOf(const torch::Tensor& p) {
-  using Key = typename std::decay_t<decltype(this->state_)>::key_type;
-  const auto key = stateKey<Key>(p);
+  const auto key = optimizerStateKey(p);
   auto it = this->state_.find(key);
   if (it == this->state_.end()) {
     auto fresh = std::make_unique<State>();

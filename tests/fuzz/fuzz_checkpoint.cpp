@@ -13,6 +13,7 @@
 #include "model/decoder.h"
 #include "tiny_model.h"
 #include "train/checkpoint.h"
+#include "util/xxh3_stream.h"
 
 namespace {
 uint64_t fnv1a(const uint8_t* p, size_t n) {
@@ -31,7 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool fixChecksum = data[0] & 1;
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   if (fixChecksum && bytes.size() >= 8) {
-    const uint64_t sum = fnv1a(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size() - 8);
+    // version 1 files end in FNV-1a, version 2 in XXH3-64
+    const bool v2 = bytes.size() >= 12 && bytes[8] == 2 && bytes[9] == 0 && bytes[10] == 0 && bytes[11] == 0;
+    const uint64_t sum = v2 ? depthlab::util::xxh3(bytes.data(), bytes.size() - 8)
+                            : fnv1a(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size() - 8);
     std::memcpy(bytes.data() + bytes.size() - 8, &sum, 8);
   }
   static const std::string path = "/tmp/depthlab-fuzz-ck-" + std::to_string(getpid());

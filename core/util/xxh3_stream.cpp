@@ -1,0 +1,27 @@
+// See xxh3_stream.h.
+#include "util/xxh3_stream.h"
+
+#include <xxhash.h>
+
+#include <new>
+
+namespace depthlab::util {
+
+Xxh3Stream::Xxh3Stream() : m_state(XXH3_createState()) {
+  if (!m_state) throw std::bad_alloc();
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(m_state));
+}
+
+Xxh3Stream::~Xxh3Stream() { XXH3_freeState(static_cast<XXH3_state_t*>(m_state)); }
+
+void Xxh3Stream::update(const void* data, size_t n) {
+  if (n) XXH3_64bits_update(static_cast<XXH3_state_t*>(m_state), data, n);
+}
+
+uint64_t Xxh3Stream::digest() const {
+  return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(m_state));
+}
+
+uint64_t xxh3(const void* data, size_t n) { return XXH3_64bits(data, n); }
+
+}  // namespace depthlab::util
