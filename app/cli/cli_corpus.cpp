@@ -32,7 +32,7 @@ struct PrepareArgs {
 
 nlohmann::json reportJson(const data::PrepareReport& r) {
   return {{"store", r.storeDir}, {"tokenizer", r.tokenizerName}, {"vocab", r.vocab},
-          {"tokens", r.tokens}, {"shards", r.shards}, {"inputBytes", r.inputBytes},
+          {"eod", r.eod}, {"tokens", r.tokens}, {"shards", r.shards}, {"inputBytes", r.inputBytes},
           {"textBytes", r.textBytes}, {"seconds", r.seconds}, {"reused", r.reused},
           {"interrupted", r.interrupted}, {"resumedShards", r.resumedShards},
           {"rebuildReason", r.rebuildReason},
@@ -76,6 +76,7 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   std::printf("store:      %s%s\n", r.storeDir.c_str(), r.reused ? "  (up to date: nothing to do)" : "");
   if (!r.rebuildReason.empty()) std::printf("rebuilt:    %s\n", r.rebuildReason.c_str());
   std::printf("tokenizer:  %s (vocabulary %d)\n", r.tokenizerName.c_str(), r.vocab);
+  std::printf("documents:  each ends with the end-of-document id %d\n", r.eod);
   std::printf("tokens:     %llu in %zu shard%s%s\n", static_cast<unsigned long long>(r.tokens),
               r.shards, r.shards == 1 ? "" : "s",
               r.resumedShards ? (" (resumed after " + std::to_string(r.resumedShards) + ")").c_str() : "");
@@ -122,6 +123,7 @@ std::string infoText(const std::string& path, const nlohmann::json& j) {
                      " file(s), " + grouped(get("inputBytes", uint64_t{0})) + " bytes of text)");
   line("tokenizer", get("tokenizerName", get("tokenizer", std::string("?"))) + " (vocabulary " +
                         std::to_string(get("vocab", 0)) + ")");
+  line("documents", "each ends with the end-of-document id " + std::to_string(get("eod", -1)));
   const size_t shards = j.contains("shards") ? j["shards"].size() : 0;
   line("tokens", grouped(get("tokens", uint64_t{0})) + " in " + std::to_string(shards) +
                      " shard(s), " + get("dtype", std::string("?")) + " each");

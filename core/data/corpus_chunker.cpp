@@ -36,6 +36,7 @@ bool CorpusChunker::openNext() {
   if (m_index >= m_sources.size()) return false;
   m_reader = openSource(m_sources[m_index]);
   m_firstBlock = true;
+  m_fileBytes = 0;
   return true;
 }
 
@@ -49,6 +50,7 @@ bool CorpusChunker::next(RawChunk& chunk) {
       m_pending.resize(old + kBlock);
       const size_t got = m_reader->read(&m_pending[old], kBlock);
       m_pending.resize(old + got);
+      m_fileBytes += got;
       if (got == 0) {
         atEnd = true;
         break;
@@ -77,31 +79,37 @@ bool CorpusChunker::next(RawChunk& chunk) {
       chunk.bytes.assign(m_pending, 0, cut);
       m_pending.erase(0, cut);
       chunk.rawDone = rawDone();
+      chunk.endsFile = false;
       return true;
     }
-    // The file is read whole: its hash is final; what is left is its last chunk.
+    // The file is read whole: its hash is final; what is left is its last chunk (a text
+    // file's, even empty: its document ends there).
     m_hashes[m_index] = util::hex64(m_reader->rawHash());
-    if (m_folder && src.format == SourceFormat::Text && !m_pending.empty() && m_pending.back() != '\n') {
-      m_pending += '\n';
-    }
     std::string rest;
     rest.swap(m_pending);
     const SourceFormat format = src.format;
+    const bool hadText = format == SourceFormat::Text && m_fileBytes > 0;
     openNext();
-    if (!rest.empty()) {
+    if (!rest.empty() || hadText) {
       chunk.seq = m_seq++;
       chunk.format = format;
       chunk.bytes = std::move(rest);
       chunk.rawDone = rawDone();
+      chunk.endsFile = true;
       return true;
     }
   }
   return false;
 }
 
-std::string chunkText(RawChunk&& chunk, SkippedInput& skipped) {
-  if (chunk.format == SourceFormat::Text) return std::move(chunk.bytes);
-  std::string text;
+DocText chunkText(RawChunk&& chunk, SkippedInput& skipped) {
+  DocText d;
+  if (chunk.format == SourceFormat::Text) {
+    d.text = std::move(chunk.bytes);
+    if (chunk.endsFile) d.docEnds.push_back(d.text.size());
+    return d;
+  }
+  std::string& text = d.text;
   text.reserve(chunk.bytes.size());
   const std::string& b = chunk.bytes;
   size_t start = 0;
@@ -114,14 +122,38 @@ std::string chunkText(RawChunk&& chunk, SkippedInput& skipped) {
     const size_t before = text.size();
     switch (extractJsonlText(line, text)) {
       case JsonlText::Ok:
-        if (text.size() > before && text.back() != '\n') text += '\n';
+        if (text.size() > before) d.docEnds.push_back(text.size());
         break;
       case JsonlText::NoText: ++skipped.linesWithoutText; break;
       case JsonlText::InvalidJson: ++skipped.invalidJsonLines; break;
       case JsonlText::InvalidUtf8: ++skipped.invalidUtf8Lines; break;
     }
   }
-  return text;
+  return d;
+}
+
+std::string documentLines(const DocText& d, std::vector<size_t>* docLines) {
+  std::string out;
+  out.reserve(d.text.size() + d.docEnds.size());
+  size_t from = 0, lines = 0;
+  auto add = [&](size_t to) {  // text [from, to) as whole lines
+    if (to > from) {
+      out.append(d.text, from, to - from);
+      lines += static_cast<size_t>(std::count(d.text.begin() + static_cast<long>(from),
+                                              d.text.begin() + static_cast<long>(to), '\n'));
+      if (d.text[to - 1] != '\n') {
+        out += '\n';
+        ++lines;
+      }
+    }
+    from = to;
+  };
+  for (size_t end : d.docEnds) {
+    add(end);
+    if (docLines) docLines->push_back(lines);
+  }
+  add(d.text.size());  // a text file's chunk before its last: no document ends in it
+  return out;
 }
 
 }  // namespace depthlab::data

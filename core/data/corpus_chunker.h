@@ -3,7 +3,9 @@
 // The cut points are a pure function of the content and chunkBytes, so a preparation that is
 // interrupted can resume at a chunk number. Text files in a folder that turn out to be binary
 // are skipped and named; a single binary file is an error. chunkText() turns a chunk into the
-// text to tokenize (JSON Lines: each record's "text", one per line). One thread reads.
+// text to tokenize and says where its documents end: a document is a JSON Lines record's
+// "text" (records with an empty text are none) or a whole text file; nothing joins documents
+// (the store puts its end-of-document token there). One thread reads.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,14 @@ struct RawChunk {
   SourceFormat format = SourceFormat::Text;
   std::string bytes;
   uint64_t rawDone = 0;  // bytes on disk consumed up to the end of this chunk, all files
+  bool endsFile = false; // the last chunk of its file (then possibly empty: the file's
+                         // length fell on a cut; a text file's document still ends here)
+};
+
+/// The text of a chunk and where its documents end.
+struct DocText {
+  std::string text;
+  std::vector<size_t> docEnds;  // offsets into text, ascending: a document ends before each
 };
 
 class CorpusChunker {
@@ -42,13 +52,19 @@ class CorpusChunker {
   std::unique_ptr<SourceReader> m_reader;
   std::string m_pending;
   bool m_firstBlock = true;
+  uint64_t m_fileBytes = 0;  // text read from the current file
   uint64_t m_seq = 0, m_rawBefore = 0;
   std::vector<std::string> m_hashes;
   std::vector<std::string> m_binary;
 };
 
 /// The text of a chunk to tokenize (takes the chunk's bytes); jsonl records that are skipped
-/// are counted in `skipped`.
-std::string chunkText(RawChunk&& chunk, SkippedInput& skipped);
+/// are counted in `skipped`. A text file's document ends at its last chunk's end (when the
+/// file holds any byte), a record's at its text's end.
+DocText chunkText(RawChunk&& chunk, SkippedInput& skipped);
+/// The documents of `d` one after another, each ending in a newline (one added where its text
+/// does not end in one): the lines SentencePiece encodes, and the tokenizer's sample.
+/// `docLines`, when given, gets the line count up to the end of each document.
+std::string documentLines(const DocText& d, std::vector<size_t>* docLines = nullptr);
 
 }  // namespace depthlab::data

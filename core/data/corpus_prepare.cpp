@@ -54,13 +54,19 @@ bool isSpmVocabSpec(const std::string& spec) {
          spec.find_first_not_of("0123456789", 4) == std::string::npos;
 }
 
-ResolvedTokenizer byteTokenizer() { return {"byte", byteTokenizerHash(), 256, nullptr}; }
+ResolvedTokenizer byteTokenizer() {
+  return {"byte", byteTokenizerHash(), kByteVocab, kByteEodId, nullptr};
+}
 
+// The model's own end-of-sentence id ends documents; a model without one gets an id after
+// its pieces.
 ResolvedTokenizer spmFromModel(const std::string& model) {
   ResolvedTokenizer t;
   t.spm = std::make_unique<SpmTokenizer>(model);
   t.name = t.spm->name();
   t.vocab = t.spm->vocabSize();
+  t.eod = t.spm->eosId();
+  if (t.eod < 0) t.eod = t.vocab++;
   t.hash = util::hashFile(model);
   return t;
 }
@@ -194,59 +200,6 @@ std::string storeDirFor(const std::string& corpusPath, const std::string& tokeni
   return (fs::path(dir) / (name + ".dlstore")).string();
 }
 
-uint64_t writeCorpusSample(const std::string& corpusPath, uint64_t bytes, const std::string& outPath) {
-  const auto sources = listCorpusSources(corpusPath);
-  const uint64_t perFile = std::max<uint64_t>(bytes / sources.size(), 64 * 1024);
-  std::ofstream out(outPath, std::ios::binary);
-  if (!out) throw DataError("cannot write the tokenizer sample '" + outPath + "'");
-  uint64_t written = 0;
-  SkippedInput ignored;
-  for (const auto& src : sources) {
-    std::string raw;
-    if (src.compression == Compression::None && src.size > perFile) {
-      // Eight pieces at evenly spaced offsets, each cut to whole lines.
-      std::ifstream in(src.path, std::ios::binary);
-      const uint64_t piece = perFile / 8;
-      for (int k = 0; k < 8 && in; ++k) {
-        const uint64_t at = src.size * static_cast<uint64_t>(k) / 8;
-        std::string buf(piece, '\0');
-        in.seekg(static_cast<std::streamoff>(at));
-        in.read(&buf[0], static_cast<std::streamsize>(piece));
-        buf.resize(static_cast<size_t>(in.gcount()));
-        in.clear();
-        size_t from = 0;
-        if (at > 0) {
-          from = buf.find('\n');
-          from = from == std::string::npos ? buf.size() : from + 1;
-        }
-        const size_t to = buf.rfind('\n');
-        if (to != std::string::npos && to + 1 > from) raw.append(buf, from, to + 1 - from);
-      }
-    } else {
-      auto reader = openSource(src);
-      raw.resize(perFile);
-      size_t have = 0, got;
-      while (have < perFile && (got = reader->read(&raw[have], perFile - have)) > 0) have += got;
-      raw.resize(have);
-      if (have == perFile) {
-        const size_t to = raw.rfind('\n');
-        if (to != std::string::npos) raw.resize(to + 1);
-      }
-    }
-    RawChunk c;
-    c.format = src.format;
-    c.bytes = std::move(raw);
-    std::string text = chunkText(std::move(c), ignored);
-    if (src.format == SourceFormat::Text && !binaryReason(text).empty()) continue;
-    out << text;
-    if (!text.empty() && text.back() != '\n') out << '\n';
-    written += text.size();
-  }
-  if (!out) throw DataError("cannot write the tokenizer sample '" + outPath + "' (disk full?)");
-  if (written == 0) throw DataError("corpus '" + corpusPath + "' holds no text to train a tokenizer on");
-  return written;
-}
-
 PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions& o) {
   const auto t0 = Clock::now();
   auto say = [&](const std::string& s) {
@@ -270,6 +223,8 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   std::unique_ptr<StoreIndex> old;
   try {
     old = readStoreIndex(r.storeDir);
+  } catch (const StaleStoreError& e) {
+    r.rebuildReason = e.what();
   } catch (const DataError& e) {
     r.rebuildReason = std::string("its index was unreadable (") + e.what() + ")";
   }
@@ -296,6 +251,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
       r.reused = true;
       r.tokenizerName = old->tokenizerName;
       r.vocab = old->vocab;
+      r.eod = old->eod;
       r.tokens = old->tokens();
       r.shards = old->shards.size();
       r.skipped = old->skipped;
@@ -332,6 +288,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
     index.tokenizerName = tok.name;
     index.tokenizerHash = util::hex64(tok.hash);
     index.vocab = tok.vocab;
+    index.eod = tok.eod;
     index.bytesPerToken = bytesPerTokenFor(tok.vocab);
     index.buildId = util::hex64(buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens));
     index.corpusPath = fs::absolute(corpusPath, ec).string();
@@ -344,10 +301,12 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   index.complete = false;
   writeStoreIndex(r.storeDir, index);
   r.tokenizerName = tok.name;
-  r.vocab = tok.vocab;
+  r.vocab = index.vocab;
+  r.eod = index.eod;
 
   // 3. Tokenize in a stream: chunks in order into shards.
   TokenizePipeline pipe(sources, folder, tok, o.threads, chunkBytes, resumeChunk, r.storeDir);
+  if (!r.rebuildReason.empty()) say("rebuilding the token store " + r.storeDir + ": " + r.rebuildReason);
   say(std::string(r.resumedShards ? "resuming" : "tokenizing") + " " + corpusPath + " with " +
       tok.name + " on " + std::to_string(pipe.threads()) + " thread(s)");
   pipe.start();

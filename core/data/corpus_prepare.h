@@ -3,7 +3,8 @@
 // when that folder is read-only), named after the corpus and the tokenizer, and is keyed on
 // content: it is reused while every source has the size, time and hash it had; a changed
 // source rebuilds it; an interrupted preparation resumes after its last finished shard.
-// SentencePiece runs out of process (spm_encode, one per worker) and, for spm:N, is trained
+// Every document (a .jsonl record, a text file) is followed by the tokenizer's end-of-document
+// id. SentencePiece runs out of process (spm_encode, one per worker) and, for spm:N, is trained
 // on a sample of the corpus spread over its files. Nothing here knows about batches.
 #pragma once
 
@@ -42,7 +43,8 @@ struct PrepareOptions {
 
 struct PrepareReport {
   std::string storeDir, tokenizerName;
-  int vocab = 0;
+  int vocab = 0;  // the end-of-document id included
+  int eod = -1;   // the end-of-document id after every document
   uint64_t tokens = 0, inputBytes = 0, textBytes = 0;
   size_t shards = 0, resumedShards = 0;
   double seconds = 0;

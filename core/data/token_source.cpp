@@ -25,6 +25,21 @@ std::vector<int32_t> TokenSource::readAll() const {
   return std::vector<int32_t>(wide.begin(), wide.end());
 }
 
+std::vector<uint64_t> TokenSource::positionsOf(int64_t id) const {
+  constexpr uint64_t kBlock = 1 << 20;
+  std::vector<uint64_t> out;
+  std::vector<int64_t> block;
+  for (uint64_t at = 0; at < size(); at += kBlock) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(kBlock, size() - at));
+    block.resize(n);
+    read(at, n, block.data());
+    for (size_t i = 0; i < n; ++i) {
+      if (block[i] == id) out.push_back(at + i);
+    }
+  }
+  return out;
+}
+
 InMemoryTokens::InMemoryTokens(std::vector<int32_t> tokens) : m_tokens(std::move(tokens)) {
   int32_t hi = -1;
   for (int32_t t : m_tokens) {

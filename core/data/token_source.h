@@ -28,6 +28,9 @@ class TokenSource {
   virtual std::string describe() const = 0;
   /// All tokens (tests and small corpora only: the whole stream in memory).
   std::vector<int32_t> readAll() const;
+  /// The positions of every `id` in the stream, ascending: read in blocks, so memory holds the
+  /// positions and one block (a mapped stream hands its pages back as it goes).
+  std::vector<uint64_t> positionsOf(int64_t id) const;
 };
 
 class InMemoryTokens : public TokenSource {

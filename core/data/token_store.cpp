@@ -113,6 +113,7 @@ json StoreIndex::toJson() const {
   j["tokenizerName"] = tokenizerName;
   j["tokenizerHash"] = tokenizerHash;
   j["vocab"] = vocab;
+  j["eod"] = eod;
   j["dtype"] = dtypeName(bytesPerToken);
   j["buildId"] = buildId;
   j["corpus"] = corpusPath;
@@ -137,8 +138,14 @@ json StoreIndex::toJson() const {
 StoreIndex StoreIndex::fromJson(const json& j) {
   try {
     if (j.value("format", "") != "depthlab-token-store") throw DataError("not a token store index");
-    if (j.at("version").get<int>() != kStoreIndexVersion) {
-      throw DataError("token store index version " + std::to_string(j.at("version").get<int>()) +
+    const int version = j.at("version").get<int>();
+    if (version < kStoreIndexVersion) {
+      throw StaleStoreError("it was made by an earlier DepthLab (store version " +
+                            std::to_string(version) + ") whose stores ran documents into each "
+                            "other; stores now put an end-of-document token between documents");
+    }
+    if (version != kStoreIndexVersion) {
+      throw DataError("token store index version " + std::to_string(version) +
                       " (this DepthLab reads " + std::to_string(kStoreIndexVersion) + ")");
     }
     StoreIndex x;
@@ -147,6 +154,7 @@ StoreIndex StoreIndex::fromJson(const json& j) {
     x.tokenizerName = j.at("tokenizerName").get<std::string>();
     x.tokenizerHash = j.at("tokenizerHash").get<std::string>();
     x.vocab = j.at("vocab").get<int>();
+    x.eod = j.at("eod").get<int>();
     const std::string dtype = j.at("dtype").get<std::string>();
     x.bytesPerToken = dtype == "uint8" ? 1 : dtype == "uint32" ? 4 : 2;
     x.buildId = j.at("buildId").get<std::string>();
@@ -183,6 +191,8 @@ std::unique_ptr<StoreIndex> readStoreIndex(const std::string& dir) {
   if (j.is_discarded()) throw DataError("token store index '" + p.string() + "' is not valid JSON");
   try {
     return std::make_unique<StoreIndex>(StoreIndex::fromJson(j));
+  } catch (const StaleStoreError& e) {
+    throw StaleStoreError("the token store '" + dir + "' is out of date: " + e.what());
   } catch (const DataError& e) {
     throw DataError("'" + p.string() + "': " + e.what());
   }

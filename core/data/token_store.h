@@ -1,9 +1,12 @@
 // The token store on disk: a folder of shards (shard-000000.dltok ...) and an index.json.
 // A shard is a 64-byte header (magic "DLTSHARD", version, bytes per token, vocabulary, token
 // count, tokenizer hash, build id, shard number) then little-endian tokens of the smallest
-// width the vocabulary needs: uint16 (uint32 past 65,536 pieces; uint8 for a vocabulary of at
-// most 256, the byte tokenizer's, which halves the bytes written). The index lists the tokenizer, the sources with their sizes,
-// times and content hashes, and the shards; `complete` is false while a preparation is under
+// width the vocabulary needs: uint16 (uint32 past 65,536 pieces; uint8 for at most 256, which
+// no DepthLab tokenizer has since the byte tokenizer got its end-of-document id 256). Every
+// document ends with the tokenizer's end-of-document id, which the index records (index
+// version 2; stores of version 1 ran documents together and are rebuilt). The index lists the
+// tokenizer, the sources with their sizes, times and content hashes, and the shards;
+// `complete` is false while a preparation is under
 // way or was interrupted (then it can resume after its last shard). Opening maps the shards:
 // nothing is read until a window is. Also opens single token files: a shard, nanoGPT's .bin
 // (uint16, no header) and llm.c's .bin (1 KiB header). Writing the index and shards is here;
@@ -18,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/corpus.h"
 #include "data/token_source.h"
 
 namespace depthlab::data {
@@ -26,7 +30,7 @@ inline constexpr char kShardMagic[8] = {'D', 'L', 'T', 'S', 'H', 'A', 'R', 'D'};
 inline constexpr uint32_t kShardVersion = 1;
 inline constexpr size_t kShardHeaderBytes = 64;
 inline constexpr const char* kStoreIndexName = "index.json";
-inline constexpr int kStoreIndexVersion = 1;
+inline constexpr int kStoreIndexVersion = 2;  // 2: an end-of-document id between documents
 
 struct ShardHeader {
   uint32_t bytesPerToken = 2;
@@ -61,12 +65,20 @@ struct SkippedInput {
   std::string summary() const;  // "" when nothing was skipped
 };
 
+/// A store index written by an earlier DepthLab (version 1: documents ran into each other, no
+/// end-of-document token between them); its what() says so. Preparation rebuilds such a store.
+class StaleStoreError : public DataError {
+ public:
+  using DataError::DataError;
+};
+
 struct StoreIndex {
   bool complete = false;
   std::string tokenizerSpec;   // as configured: byte, spm:N, spm:/path.model
   std::string tokenizerName;   // byte, spm:<model path>
   std::string tokenizerHash;   // hex hash of the tokenizer model ("byte" has a fixed one)
-  int vocab = 0;
+  int vocab = 0;                // every id, the end-of-document id included
+  int eod = -1;                 // the end-of-document id that ends every document
   int bytesPerToken = 2;
   std::string buildId;         // hex; every shard carries it
   std::string corpusPath;
@@ -78,7 +90,8 @@ struct StoreIndex {
   uint64_t tokens() const;
 
   nlohmann::json toJson() const;
-  static StoreIndex fromJson(const nlohmann::json& j);  // throws DataError when malformed
+  /// Throws DataError when malformed, StaleStoreError for an index of version 1.
+  static StoreIndex fromJson(const nlohmann::json& j);
 };
 
 /// Reads `dir`/index.json; nullopt-like empty pointer when absent; throws DataError if corrupt.

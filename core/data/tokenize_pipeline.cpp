@@ -122,34 +122,52 @@ void TokenizePipeline::workLoop() {
 DoneChunk TokenizePipeline::tokenize(RawChunk& c) {
   DoneChunk d;
   d.rawDone = c.rawDone;
-  std::string text = chunkText(std::move(c), d.skipped);
+  const uint64_t seq = c.seq;
+  DocText doc = chunkText(std::move(c), d.skipped);
+  const std::string& text = doc.text;
   d.textBytes = text.size();
   d.hasText = text.find_first_not_of(" \t\r\n") != std::string::npos;
   const uint32_t width = static_cast<uint32_t>(bytesPerTokenFor(m_tok.vocab));
-  if (!m_tok.spm) {  // bytes are their own ids
-    d.count = text.size();
-    if (width == 1) {
-      d.encoded = std::move(text);
-    } else {
-      d.encoded.resize(text.size() * width);
-      for (size_t i = 0; i < text.size(); ++i) {
-        const uint16_t v = static_cast<unsigned char>(text[i]);
-        std::memcpy(&d.encoded[2 * i], &v, 2);
-      }
+  if (!m_tok.spm && width == 2) {  // bytes are their own ids, written as uint16 straight away
+    d.count = text.size() + doc.docEnds.size();
+    d.encoded.resize(d.count * 2);
+    char* out = &d.encoded[0];
+    auto put = [&out](uint16_t v) {
+      std::memcpy(out, &v, 2);
+      out += 2;
+    };
+    size_t from = 0;
+    for (size_t end : doc.docEnds) {  // the end-of-document id after each document
+      for (size_t i = from; i < end; ++i) put(static_cast<unsigned char>(text[i]));
+      put(static_cast<uint16_t>(m_tok.eod));
+      from = end;
     }
+    for (size_t i = from; i < text.size(); ++i) put(static_cast<unsigned char>(text[i]));
     return d;
   }
-  if (text.empty()) return d;
-  const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(c.seq) + "-" +
+  if (!m_tok.spm) throw DataError("the byte tokenizer's ids need 2-byte tokens");
+  std::vector<int32_t> ids;
+  if (!text.empty() || !doc.docEnds.empty()) ids = encodeDocuments(doc, seq);
+  d.count = ids.size();
+  encodeTokens(ids.data(), ids.size(), width, static_cast<uint32_t>(m_tok.vocab), d.encoded);
+  return d;
+}
+
+std::vector<int32_t> TokenizePipeline::encodeDocuments(const DocText& doc, uint64_t seq) const {
+  // spm_encode writes a line of ids for each line: each document is written as whole lines,
+  // and the end-of-document id follows the ids of its last line.
+  std::vector<size_t> docLines, lineEnds;
+  const std::string lines = documentLines(doc, &docLines);
+  const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(seq) + "-" +
                                               std::to_string(getpid()) + ".tmp")).string();
   {
     std::ofstream out(tmp, std::ios::binary);
-    out << text;
+    out << lines;
     if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
   }
-  std::vector<int32_t> ids;
+  std::vector<int32_t> encoded;
   try {
-    ids = m_tok.spm->encodeFile(tmp);
+    encoded = m_tok.spm->encodeFile(tmp, &lineEnds);
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -157,9 +175,17 @@ DoneChunk TokenizePipeline::tokenize(RawChunk& c) {
   }
   std::error_code ec;
   fs::remove(tmp, ec);
-  d.count = ids.size();
-  encodeTokens(ids.data(), ids.size(), width, static_cast<uint32_t>(m_tok.vocab), d.encoded);
-  return d;
+  std::vector<int32_t> ids;
+  ids.reserve(encoded.size() + docLines.size());
+  size_t from = 0;
+  for (size_t n : docLines) {
+    const size_t to = n == 0 ? 0 : n <= lineEnds.size() ? lineEnds[n - 1] : encoded.size();
+    ids.insert(ids.end(), encoded.begin() + static_cast<long>(from), encoded.begin() + static_cast<long>(to));
+    ids.push_back(m_tok.eod);
+    from = std::max(from, to);
+  }
+  ids.insert(ids.end(), encoded.begin() + static_cast<long>(from), encoded.end());
+  return ids;
 }
 
 }  // namespace depthlab::data

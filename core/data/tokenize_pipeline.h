@@ -1,6 +1,7 @@
 // TokenizePipeline: the threads of one corpus preparation. A reader cuts the corpus into chunks
 // (CorpusChunker), `threads` workers turn each chunk into tokens at the store's width (bytes are
-// their own ids; SentencePiece runs spm_encode on the chunk, out of process), and the caller
+// their own ids; SentencePiece runs spm_encode on the chunk, out of process), with the
+// tokenizer's end-of-document id after every document that ends in the chunk, and the caller
 // takes the results in chunk order with next(). At most 2 x threads + 2 chunks are in flight.
 // Chunks before `resumeChunk` are read (their files hashed) but not tokenized. Deciding what to
 // tokenize and writing shards is corpus_prepare's.
@@ -27,7 +28,8 @@ namespace depthlab::data {
 struct ResolvedTokenizer {
   std::string name;
   uint64_t hash = 0;
-  int vocab = 0;
+  int vocab = 0;                      // every id, end-of-document included
+  int eod = -1;                       // the end-of-document id
   std::unique_ptr<SpmTokenizer> spm;  // null for byte
 };
 
@@ -66,6 +68,8 @@ class TokenizePipeline {
   void readLoop();
   void workLoop();
   DoneChunk tokenize(RawChunk& c);
+  /// SentencePiece's ids of the chunk's text, the end-of-document id after each document.
+  std::vector<int32_t> encodeDocuments(const DocText& doc, uint64_t seq) const;
 
   CorpusChunker m_chunker;
   const ResolvedTokenizer& m_tok;

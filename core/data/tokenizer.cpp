@@ -36,7 +36,8 @@ std::string runTool(const std::vector<std::string>& argv, const std::string& std
   return r.output;
 }
 
-std::vector<int32_t> parseIds(const std::string& text) {
+// The ids of spm_encode's output; `lineEnds` (optional) gets the id count at each line's end.
+std::vector<int32_t> parseIds(const std::string& text, std::vector<size_t>* lineEnds) {
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3);
   int32_t v = 0;
@@ -45,13 +46,17 @@ std::vector<int32_t> parseIds(const std::string& text) {
     if (c >= '0' && c <= '9') {
       v = v * 10 + (c - '0');
       in = true;
-    } else if (in) {
+      continue;
+    }
+    if (in) {
       ids.push_back(v);
       v = 0;
       in = false;
     }
+    if (c == '\n' && lineEnds) lineEnds->push_back(ids.size());
   }
   if (in) ids.push_back(v);
+  if (lineEnds && !text.empty() && text.back() != '\n') lineEnds->push_back(ids.size());
   return ids;
 }
 
@@ -66,13 +71,18 @@ SpmTokenizer::SpmTokenizer(std::string modelPath) : m_model(std::move(modelPath)
   if (!toolsAvailable()) {
     throw DataError("SentencePiece tools not found: sudo apt-get install sentencepiece");
   }
-  std::string vocab = runTool({"spm_export_vocab", "--model=" + m_model});
-  for (char c : vocab) m_vocab += c == '\n';
+  // One "piece<TAB>score" line per id, in id order.
+  std::istringstream vocab(runTool({"spm_export_vocab", "--model=" + m_model}));
+  for (std::string line; std::getline(vocab, line); ++m_vocab) {
+    if (m_eos < 0 && line.rfind("</s>\t", 0) == 0) m_eos = m_vocab;
+  }
   if (m_vocab <= 0) throw DataError("SentencePiece model '" + m_model + "' has no vocabulary");
 }
 
-std::vector<int32_t> SpmTokenizer::encodeFile(const std::string& path) const {
-  return parseIds(runTool({"spm_encode", "--model=" + m_model, "--output_format=id"}, path));
+std::vector<int32_t> SpmTokenizer::encodeFile(const std::string& path,
+                                              std::vector<size_t>* lineEnds) const {
+  return parseIds(runTool({"spm_encode", "--model=" + m_model, "--output_format=id"}, path),
+                  lineEnds);
 }
 
 std::vector<int32_t> SpmTokenizer::encode(const std::string& text) const {

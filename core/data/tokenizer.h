@@ -1,6 +1,7 @@
 // SentencePiece tokenizers, always run out of process (Debian's spm_train / spm_encode):
 // libsentencepiece bundles protobuf symbols that crash any process also linking LibTorch.
 // Models are cached next to the corpus (or in the data folder's cache when it is read-only).
+// Also the byte tokenizer's ids: bytes 0..255 and an end-of-document id of its own.
 #pragma once
 
 #include <cstdint>
@@ -10,16 +11,27 @@
 
 namespace depthlab::data {
 
-/// A SentencePiece model driven through its command-line tools. (Byte-level tokens need no
-/// class: a byte is its own id, see tokenize_pipeline.)
+/// The byte tokenizer needs no class: a byte is its own id (see tokenize_pipeline), and the
+/// end of every document is the id after them.
+inline constexpr int kByteEodId = 256;
+inline constexpr int kByteVocab = 257;  // 256 bytes + end-of-document
+
+/// A SentencePiece model driven through its command-line tools.
 class SpmTokenizer {
  public:
-  explicit SpmTokenizer(std::string modelPath);  // reads the vocab size (spm_export_vocab)
+  /// Reads the vocabulary (spm_export_vocab): its size and the end-of-sentence piece's id.
+  explicit SpmTokenizer(std::string modelPath);
   std::string name() const { return "spm:" + m_model; }
   int vocabSize() const { return m_vocab; }
+  /// The id of the model's end-of-sentence piece "</s>" (spm:N models: 1); -1 when it has none.
+  /// spm_encode never writes it: the store puts it between documents.
+  int eosId() const { return m_eos; }
   std::vector<int32_t> encode(const std::string& text) const;
-  /// Encodes a file without loading it first (spm_encode reading the file).
-  std::vector<int32_t> encodeFile(const std::string& path) const;
+  /// Encodes a file without loading it first (spm_encode reading the file). spm_encode writes
+  /// one line of ids for every line of the file; `lineEnds`, when given, gets the number of
+  /// ids up to the end of each of them.
+  std::vector<int32_t> encodeFile(const std::string& path,
+                                  std::vector<size_t>* lineEnds = nullptr) const;
   const std::string& modelPath() const { return m_model; }
 
   /// Trains a BPE model of `vocab` pieces on `corpusFile` into `<prefix>.model`.
@@ -31,6 +43,7 @@ class SpmTokenizer {
  private:
   std::string m_model;
   int m_vocab = 0;
+  int m_eos = -1;
 };
 
 /// A folder where caches for `corpusPath` can be written: beside it, else the data cache.

@@ -1,6 +1,7 @@
 // Preparing corpora into token stores: text, folders and every .jsonl format round-trip;
 // skipped records are counted, not fatal; a store is reused until one byte of its corpus
 // changes; an interrupted preparation resumes; SentencePiece encodes in a stream on workers.
+// Every document (a text file, a .jsonl record) ends with the end-of-document id (byte: 256).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -26,6 +27,16 @@ namespace {
 std::vector<int32_t> bytesOf(const std::string& s) {
   std::vector<int32_t> t;
   for (unsigned char c : s) t.push_back(c);
+  return t;
+}
+
+// The byte tokens of documents, each followed by the end-of-document id.
+std::vector<int32_t> docs(const std::vector<std::string>& texts) {
+  std::vector<int32_t> t;
+  for (const auto& s : texts) {
+    for (unsigned char c : s) t.push_back(c);
+    t.push_back(kByteEodId);
+  }
   return t;
 }
 
@@ -68,14 +79,16 @@ TEST(CorpusPrepare, ATextFileRoundTripsThroughShards) {
   test::writeFile(dir.file("c.txt"), text);
   auto r = prepareCorpus(dir.file("c.txt"), small());
   EXPECT_FALSE(r.reused);
-  EXPECT_EQ(r.tokens, text.size());
+  EXPECT_EQ(r.tokens, text.size() + 1);  // the file is one document
   EXPECT_GT(r.shards, 3u);
-  EXPECT_EQ(r.vocab, 256);
-  EXPECT_EQ(storeTokens(r), bytesOf(text));
+  EXPECT_EQ(r.vocab, 257);
+  EXPECT_EQ(r.eod, 256);
+  EXPECT_EQ(storeTokens(r), docs({text}));
   EXPECT_EQ(r.storeDir, dir.file("c.txt.byte.dlstore"));
   auto again = prepareCorpus(dir.file("c.txt"), small());
   EXPECT_TRUE(again.reused);
-  EXPECT_EQ(storeTokens(again), bytesOf(text));
+  EXPECT_EQ(again.eod, 256);
+  EXPECT_EQ(storeTokens(again), docs({text}));
 }
 
 TEST(CorpusPrepare, AFolderOfTextAndJsonlInEveryCompressionRoundTrips) {
@@ -96,13 +109,13 @@ TEST(CorpusPrepare, AFolderOfTextAndJsonlInEveryCompressionRoundTrips) {
     ASSERT_EQ(test::runCommand("zstd -q --rm " + root + "/sub/d.jsonl"), 0);
   }
   auto r = prepareCorpus(root, small());
-  std::string expected = a;  // folder files end with a newline
-  for (const auto& d : docsB) expected += d + "\n";
-  for (const auto& d : docsC) expected += d + "\n";
+  std::vector<std::string> expected = {a.substr(0, a.size() - 1)};  // a file is a document
+  for (const auto& d : docsB) expected.push_back(d);                 // so is a record
+  for (const auto& d : docsC) expected.push_back(d);
   if (zstd) {
-    for (const auto& d : docsD) expected += d + "\n";
+    for (const auto& d : docsD) expected.push_back(d);
   }
-  EXPECT_EQ(storeTokens(r), bytesOf(expected));
+  EXPECT_EQ(storeTokens(r), docs(expected));
   EXPECT_EQ(r.skipped.total(), 0u);
   // The store of a folder sits beside it, never inside (it would become part of the corpus).
   EXPECT_EQ(std::filesystem::path(r.storeDir).parent_path(), std::filesystem::path(dir.path()));
@@ -119,7 +132,7 @@ TEST(CorpusPrepare, JsonlRecordsWithoutTextOrWithBadUtf8AreCountedNotFatal) {
   s += jsonl({"good two"});
   test::writeFile(dir.file("c.jsonl"), s);
   auto r = prepareCorpus(dir.file("c.jsonl"), small());
-  EXPECT_EQ(storeTokens(r), bytesOf("good one\ngood two\n"));
+  EXPECT_EQ(storeTokens(r), docs({"good one", "good two"}));
   EXPECT_EQ(r.skipped.linesWithoutText, 1u);
   EXPECT_EQ(r.skipped.invalidUtf8Lines, 1u);
   EXPECT_EQ(r.skipped.invalidJsonLines, 1u);
@@ -152,7 +165,7 @@ TEST(CorpusPrepare, OneChangedByteRetokenizesAndATouchAloneDoesNot) {
   auto edited = prepareCorpus(dir.file("c.txt"), small());
   EXPECT_FALSE(edited.reused);
   EXPECT_NE(edited.rebuildReason.find("changed"), std::string::npos) << edited.rebuildReason;
-  EXPECT_EQ(storeTokens(edited), bytesOf(text));
+  EXPECT_EQ(storeTokens(edited), docs({text}));
   // A longer file is noticed by its size.
   test::writeFile(dir.file("c.txt"), text + "more\n");
   auto longer = prepareCorpus(dir.file("c.txt"), small());
@@ -175,7 +188,7 @@ TEST(CorpusPrepare, AnInterruptedPreparationResumesAfterItsLastShard) {
   EXPECT_FALSE(resumed.interrupted);
   EXPECT_EQ(resumed.resumedShards, 2u);
   EXPECT_GT(resumed.shards, 2u);
-  EXPECT_EQ(storeTokens(resumed), bytesOf(text));
+  EXPECT_EQ(storeTokens(resumed), docs({text}));
   // A different shard size is a different build: starts over rather than mixing.
   auto o2 = small();
   o2.shardTokens = 3000;
@@ -183,7 +196,7 @@ TEST(CorpusPrepare, AnInterruptedPreparationResumesAfterItsLastShard) {
   prepareCorpus(dir.file("c.txt"), o2);
   auto restarted = prepareCorpus(dir.file("c.txt"), small());
   EXPECT_EQ(restarted.resumedShards, 0u);
-  EXPECT_EQ(storeTokens(restarted), bytesOf(text));
+  EXPECT_EQ(storeTokens(restarted), docs({text}));
   // A training launch stopped (Ctrl-C, the window) while tokenizing says what it kept.
   test::writeFile(dir.file("d.txt"), text);
   std::atomic<bool> stop{true};
@@ -222,7 +235,7 @@ TEST(CorpusPrepare, EmptyBinaryAndMissingCorporaAreRefusedClearly) {
   test::writeFile(dir.file("mixed/a.txt"), "some text\n");
   test::writeFile(dir.file("mixed/blob.dat"), std::string(100, '\0'));
   auto r = prepareCorpus(dir.file("mixed"), small());
-  EXPECT_EQ(storeTokens(r), bytesOf("some text\n"));
+  EXPECT_EQ(storeTokens(r), docs({"some text\n"}));
   ASSERT_EQ(r.skipped.binaryFiles.size(), 1u);
   EXPECT_EQ(r.skipped.binaryFiles[0], "blob.dat");
 }
@@ -238,8 +251,11 @@ TEST(CorpusPrepare, SentencePieceEncodesInAStreamOnWorkers) {
   auto r = prepareCorpus(dir.file("c.txt"), o);
   EXPECT_EQ(r.vocab, 80);
   EXPECT_GT(r.shards, 1u);
+  EXPECT_EQ(r.eod, 1);  // the model's own end-of-sentence id ends the document
   SpmTokenizer tok(r.tokenizerName.substr(4));
-  EXPECT_EQ(storeTokens(r), tok.encodeFile(dir.file("c.txt")));  // chunking changes nothing
+  auto whole = tok.encodeFile(dir.file("c.txt"));
+  whole.push_back(1);
+  EXPECT_EQ(storeTokens(r), whole);  // chunking changes nothing
   EXPECT_TRUE(prepareCorpus(dir.file("c.txt"), o).reused);
   // A given model file is used as it is, and keyed on its content.
   auto given = small("spm:" + r.tokenizerName.substr(4));
@@ -263,7 +279,8 @@ TEST(CorpusPrepare, TrainingReadsTheStoreAndTheCliPreparesAhead) {
   std::vector<std::string> phases;
   auto ct = loadCorpusTokens(dc, [&](const std::string& p) { phases.push_back(p); });
   EXPECT_EQ(ct.storeDir, dir.file("c.jsonl.byte.dlstore"));
-  EXPECT_EQ(ct.vocabSize, 256);
+  EXPECT_EQ(ct.vocabSize, 257);
+  EXPECT_EQ(ct.eod, 256);
   ASSERT_FALSE(phases.empty());
   EXPECT_NE(phases.back().find("up to date"), std::string::npos) << phases.back();
   // The store can be named as the corpus directly.
@@ -276,7 +293,7 @@ TEST(CorpusPrepare, TrainingReadsTheStoreAndTheCliPreparesAhead) {
   EXPECT_EQ(out.find('{'), std::string::npos) << out;
   EXPECT_NE(out.find("token store  " + ct.storeDir + " (every shard verified)"), std::string::npos)
       << out;
-  EXPECT_NE(out.find("tokenizer    byte (vocabulary 256)"), std::string::npos) << out;
+  EXPECT_NE(out.find("tokenizer    byte (vocabulary 257)"), std::string::npos) << out;
   EXPECT_NE(out.find("tokens       "), std::string::npos) << out;
   EXPECT_NE(out.find("complete     yes"), std::string::npos) << out;
 }

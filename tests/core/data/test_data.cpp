@@ -65,13 +65,17 @@ TEST(Corpus, ReadsFilesAndFolders) {
   test::writeFile(dir.file("books/a.txt"), "alpha\n");
   test::writeFile(dir.file("books/b/c.txt"), "gamma");
   test::writeFile(dir.file("books/b/junk.bin"), std::string("\0\1\2\3", 4));
-  // Read through the token store (byte-level: a byte is its own id); the binary file is skipped.
+  // Read through the token store (byte-level: a byte is its own id, '|' stands for the
+  // end-of-document id after each file); the binary file is skipped.
   auto text = [](const std::string& path) {
-    const auto tokens = openTokenStore(prepareCorpus(path, PrepareOptions{}).storeDir)->readAll();
-    return std::string(tokens.begin(), tokens.end());
+    std::string s;
+    for (auto t : openTokenStore(prepareCorpus(path, PrepareOptions{}).storeDir)->readAll()) {
+      s += t == kByteEodId ? '|' : static_cast<char>(t);
+    }
+    return s;
   };
-  EXPECT_EQ(text(dir.file("books")), "alpha\ngamma\n");
-  EXPECT_EQ(text(dir.file("books/a.txt")), "alpha\n");
+  EXPECT_EQ(text(dir.file("books")), "alpha\n|gamma|");
+  EXPECT_EQ(text(dir.file("books/a.txt")), "alpha\n|");
   EXPECT_NE(binaryReason(std::string("a\0b", 3)), "");
   EXPECT_EQ(binaryReason("héllo wörld — ok"), "");
 }
@@ -108,8 +112,8 @@ TEST(ByteTokenizer, EncodesBytes) {
   test::TempDir dir;
   test::writeFile(dir.file("t.txt"), "Aé");
   const auto r = prepareCorpus(dir.file("t.txt"), PrepareOptions{});
-  EXPECT_EQ(r.vocab, 256);
-  EXPECT_EQ(openTokenStore(r.storeDir)->readAll(), (std::vector<int32_t>{65, 0xC3, 0xA9}));
+  EXPECT_EQ(r.vocab, 257);  // 256 bytes and the end-of-document id
+  EXPECT_EQ(openTokenStore(r.storeDir)->readAll(), (std::vector<int32_t>{65, 0xC3, 0xA9, 256}));
 }
 
 namespace {
@@ -177,6 +181,7 @@ TEST(SpmTokenizer, AnEditOfTheSameSizeIsNotServedStaleTokens) {
   EXPECT_NE(edited.tokens->readAll(), first.tokens->readAll());
   SpmTokenizer tok(edited.tokenizerName.substr(4));
   auto direct = tok.encode(text);
+  direct.push_back(tok.eosId());  // the file is one document
   EXPECT_EQ(direct, edited.tokens->readAll());
 }
 

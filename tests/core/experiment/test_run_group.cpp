@@ -70,7 +70,7 @@ TEST(RunGroup, PairedRunsAreRecorded) {
     EXPECT_LE(ck.size(), static_cast<size_t>(c.run.checkpointKeep) + 2);
     auto cfg = nlohmann::json::parse(run->configJson);
     EXPECT_EQ(cfg["schemes"], nlohmann::json::array({m.scheme}));
-    EXPECT_EQ(cfg["model"]["vocabSize"], 256);  // from the byte tokenizer
+    EXPECT_EQ(cfg["model"]["vocabSize"], 257);  // from the byte tokenizer: 256 bytes + end of document
   }
   // Same batches: the two schemes' first losses are equal (identical weights, LNS factor 1
   // in block 1 only, so they differ but stay close); their lr series are identical.
