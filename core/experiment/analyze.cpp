@@ -48,9 +48,14 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   ExperimentConfig config = configOf(*run);
   const auto t0 = std::chrono::steady_clock::now();
   auto corpus = data::loadCorpusTokens(config.data);
-  config.model.vocabSize = corpus.vocabSize;
-  data::TokenDataset data(std::move(corpus.tokens), config.model.vocabSize, config.data.valFraction,
-                          config.model.seqLen, config.optim.batchSize);
+  if (config.model.vocabSize != corpus.vocabSize) {  // e.g. byte runs from before the EOD id
+    throw ConfigError("run " + std::to_string(runId) + " was trained on a vocabulary of " +
+                      std::to_string(config.model.vocabSize) + " ids; its corpus's tokens now have " +
+                      std::to_string(corpus.vocabSize) + " (" + corpus.tokenizerName +
+                      ", an end-of-document id included), which its checkpoints do not fit");
+  }
+  data::TokenDataset data = data::makeDataset(std::move(corpus), config.data, config.model.seqLen,
+                                              config.optim.batchSize);
   torch::Device device = train::resolveDevice(config.run.device);
   model::Decoder model(config.model, config.options, run->scheme);
   model->to(device);

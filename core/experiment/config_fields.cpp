@@ -93,6 +93,11 @@ std::vector<ConfigField> dataFields() {
     FIELD(data, tokenizerSampleMB, "Tokenizer sample (MB)",
           "spm:N trains on this much text, taken from evenly spaced places in the corpus",
           atLeast(1, "must be at least 1 MB")),
+    FIELD(data, packing, "Packing",
+          "packed: windows run across documents, an end-of-document token between them; "
+          "document: one document a row, cut to the sequence and padded, pads ignored (the "
+          "paper's code)",
+          std::nullopt),
   };
 }
 

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "data/data_config.h"
 #include "data/tokenizer.h"
 #include "experiment/config_fields.h"
 
@@ -221,6 +222,9 @@ void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   if (d.tokenizer != "byte" && d.tokenizer.rfind("spm:", 0) != 0)
     is.bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
                                  "' (known: byte, spm:N, spm:/path/to.model)");
+  if (d.packing != data::kPackingPacked && d.packing != data::kPackingDocument)
+    is.bad("data.packing", "unknown packing '" + d.packing + "' (known: " + data::kPackingPacked +
+                               ", " + data::kPackingDocument + ")");
   const auto& p = c.optim;
   if (p.optimizer != "adam" && p.optimizer != "adamw")
     is.bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");

@@ -123,7 +123,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   if (which.count("jacobian")) {
     out.layer(step, metrics::kJacobianIdentity,
               probes::jacobianToIdentity(model, m_inputs, m_config.jacobianSamples,
-                                         static_cast<uint64_t>(step) + 1));
+                                         static_cast<uint64_t>(step) + 1, m_targets));
     if (m_progress) m_progress("jacobian", 1, 1);
   }
   const double seconds =

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "data/tokenizer.h"
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
 #include "train/row_split_policy.h"
@@ -19,7 +20,7 @@ RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
                         const TimeCalibration& calibration) {
   RunEstimate e;
   auto m = c.model;
-  if (c.data.tokenizer == "byte") m.vocabSize = 256;
+  if (c.data.tokenizer == "byte") m.vocabSize = data::kByteVocab;
   e.params = parameterCount(m, scheme, c.options);
   const double B = c.optim.batchSize, T = m.seqLen, C = m.dModel, L = m.nLayers, F = m.dFF;
   // Weights + grads + Adam moments (fp32), plus activations kept for backward (~per block:

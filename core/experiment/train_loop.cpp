@@ -120,8 +120,10 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
                 const data::TokenDataset& data, BackgroundProbes& probes, StoreLink& link,
                 GroupResult& result) {
   const int64_t total = config.optim.steps;
-  const double tokensPerStep = static_cast<double>(config.optim.batchSize) *
-                               config.model.seqLen * config.optim.gradAccum;
+  double tokensPerStep = 0;  // the targets that count: pads do not (document packing)
+  for (int micro = 0; micro < config.optim.gradAccum; ++micro) {
+    tokensPerStep += static_cast<double>(data.trainTargets(m.trainer->config().seed, step, micro));
+  }
   const auto ts = Clock::now();
   train::StepResult r = m.trainer->trainStep(data, step);
   if (r.interrupted) return false;  // stop asked for in the middle of an update: abandoned
@@ -354,8 +356,8 @@ data::TokenDataset loadDataset(ExperimentConfig& config, const std::function<voi
   auto corpus = data::loadCorpusTokens(config.data, phase, stop);
   config.model.vocabSize = corpus.vocabSize;
   if (beforeBatching) beforeBatching();
-  return data::TokenDataset(std::move(corpus.tokens), corpus.vocabSize, config.data.valFraction,
-                            config.model.seqLen, config.optim.batchSize);
+  return data::makeDataset(std::move(corpus), config.data, config.model.seqLen,
+                           config.optim.batchSize);
 }
 
 void applyThreads(const ExperimentConfig& config) {

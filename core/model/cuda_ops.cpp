@@ -240,20 +240,23 @@ struct CrossEntropyFunction : public torch::autograd::Function<CrossEntropyFunct
     auto rows = torch::empty({N}, f32), lse = torch::empty({N}, f32);
     kc::crossEntropyForward(dtypeOf(lc), lc.data_ptr(), tc.data_ptr<int64_t>(),
                             rows.data_ptr<float>(), lse.data_ptr<float>(), N, V, currentStream(lc));
-    ctx->save_for_backward({lc, tc, lse});
-    return rows.mean();  // ()
+    // The mean over the targets that count (pads, -100, are 0 in `rows`), counted on the
+    // device: nothing is read on the host.
+    auto counted = tc.ne(-100).sum().to(torch::kFloat32).clamp_min(1.0f);  // ()
+    ctx->save_for_backward({lc, tc, lse, counted});
+    return rows.sum() / counted;  // ()
   }
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const auto saved = ctx->get_saved_variables();
-    const auto &lc = saved[0], &tc = saved[1], &lse = saved[2];
+    const auto &lc = saved[0], &tc = saved[1], &lse = saved[2], &counted = saved[3];
     c10::cuda::CUDAGuard guard(lc.device());
-    auto g = grads[0].to(torch::kFloat32).contiguous();  // () on the device: never read here
+    // () on the device, never read here: the incoming gradient over the counted targets
+    auto g = (grads[0].to(torch::kFloat32) / counted).contiguous();
     const int64_t N = lc.size(0), V = lc.size(1);
     auto dl = torch::empty_like(lc);
     kc::crossEntropyBackward(dtypeOf(lc), lc.data_ptr(), tc.data_ptr<int64_t>(),
-                             lse.data_ptr<float>(), g.data_ptr<float>(),
-                             N > 0 ? 1.0f / static_cast<float>(N) : 0.0f, dl.data_ptr(), N, V,
-                             currentStream(lc));
+                             lse.data_ptr<float>(), g.data_ptr<float>(), 1.0f, dl.data_ptr(), N,
+                             V, currentStream(lc));
     return {dl, torch::Tensor()};
   }
 };

@@ -49,7 +49,8 @@ class DecoderImpl : public torch::nn::Module {
   /// then the final norm and head: (B, T, V). forward() is embedding + forwardFrom(0).
   torch::Tensor forwardFrom(const torch::Tensor& x, int startBlock, const ForwardOptions& opts,
                             ForwardTrace* trace = nullptr);
-  /// Mean token cross-entropy of next-token prediction: idx, targets (B, T).
+  /// Mean token cross-entropy of next-token prediction: idx, targets (B, T); targets of -100
+  /// (pads, data::kIgnoreTarget) are left out of the mean, on the CPU and the CUDA kernel alike.
   torch::Tensor loss(const torch::Tensor& idx, const torch::Tensor& targets,
                      const ForwardOptions* opts = nullptr);
   /// Re-draws every weight as the scheme prescribes (called by the constructor).

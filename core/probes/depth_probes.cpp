@@ -11,6 +11,7 @@
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
 #include "probes/probe_math.h"
+#include "probes/probe_tokens.h"
 #include "probes/traced_forward.h"
 #include "train/thread_share.h"
 
@@ -33,23 +34,6 @@ class EvalScope {
   bool m_wasTraining;
 };
 
-
-// (B) mean cross-entropy of each sequence in float32, on the logits' device: the pruning
-// sweeps' paired per-sequence losses.
-torch::Tensor sequenceLosses(const torch::Tensor& logits, const torch::Tensor& targets) {
-  namespace F = torch::nn::functional;
-  auto perToken = F::cross_entropy(logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32),
-                                   targets.reshape({-1}),
-                                   F::CrossEntropyFuncOptions().reduction(torch::kNone));
-  return perToken.view({targets.size(0), -1}).mean(1);
-}
-
-// Mean cross-entropy in float32, read on the host.
-double lossOf(const torch::Tensor& logits, const torch::Tensor& targets) {
-  return torch::nn::functional::cross_entropy(
-             logits.reshape({-1, logits.size(-1)}).to(torch::kFloat32), targets.reshape({-1}))
-      .item<double>();
-}
 
 // The float64 values of n same-shaped tensors (scalars, or (B) rows), row after row, in one
 // device-to-host copy.
@@ -89,21 +73,22 @@ class HostBatch {
 };
 
 // The stats from tensor operations in float64 (any device): the reference path, and the one
-// GPU runs take. Everything stays on the model's device until the small results come back
-// in one copy.
+// GPU runs and batches with pads take (`real` (B, T): the positions that count; undefined:
+// all). Everything stays on the model's device until the small results come back in one copy.
 void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
-                      const ForwardProbeOptions& o, int L) {
+                      const ForwardProbeOptions& o, int L, const torch::Tensor& real) {
   HostBatch out;
   // All L+1 residual streams at once: x[l] enters block l, x[L] is the final residual.
   auto xs = torch::stack(trace.blockInputs).to(torch::kFloat64);        // (L+1, B, T, C)
-  auto flat = xs.flatten(1);                                           // (L+1, B*T*C)
+  auto flat = real.defined() ? realRows(xs, real).flatten(1) : xs.flatten(1);  // (L+1, N*C)
   const size_t variance = out.add(flat.slice(0, 1).var(1, /*unbiased=*/false));  // (L)
   auto diff2 = (flat.slice(0, 1) - flat.slice(0, 0, L)).pow(2).sum(1);  // (L)
   auto norm2 = flat.slice(0, 1).pow(2).sum(1);                         // (L)
   const size_t effectiveness = out.add(torch::where(
       norm2 > 0, diff2 / norm2.clamp_min(1e-300), torch::zeros_like(norm2)));
   // Tokens for the angular measures: (L+1, N, C), unit length (zero vectors stay zero).
-  auto tok = o.lastTokenOnly ? xs.select(2, xs.size(2) - 1) : xs.flatten(1, 2);
+  auto tok = real.defined() ? (o.lastTokenOnly ? lastRealRows(xs, real) : realRows(xs, real))
+             : o.lastTokenOnly ? xs.select(2, xs.size(2) - 1) : xs.flatten(1, 2);
   auto norms = tok.norm(2, -1, /*keepdim=*/true);                     // (L+1, N, 1)
   auto unit = tok / norms.clamp_min(1e-300);
   auto zero = (norms.squeeze(-1) == 0);                                // (L+1, N)
@@ -122,8 +107,10 @@ void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
     std::vector<size_t> where;
     for (int l = 0; l < L; ++l) {
       const auto& bt = trace.blocks[static_cast<size_t>(l)];
-      const auto& t = attn ? bt.attnNormOut : bt.ffnNormOut;
-      if (t.defined()) { outs.push_back(t.flatten()); where.push_back(static_cast<size_t>(l)); }
+      const auto& t = attn ? bt.attnNormOut : bt.ffnNormOut;  // (B, T, C)
+      if (!t.defined()) continue;
+      outs.push_back((real.defined() ? realRows(t, real) : t).flatten());
+      where.push_back(static_cast<size_t>(l));
     }
     if (outs.empty()) return std::make_pair(std::vector<size_t>{}, size_t{0});
     return std::make_pair(where, out.add(torch::stack(outs).to(torch::kFloat64)
@@ -226,10 +213,11 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   const int L = model->nLayers();
   ForwardProbes r;
   r.probeLoss = lossOf(logits, targets);
-  if (kernels::fusedKernelsEnabled() && inputs.device().is_cpu()) {
+  const auto real = realTokens(targets);  // undefined: no pads
+  if (!real.defined() && kernels::fusedKernelsEnabled() && inputs.device().is_cpu()) {
     statsFromKernels(r, trace, o, L);
   } else {
-    statsFromTensors(r, trace, o, L);
+    statsFromTensors(r, trace, o, L, real);
   }
   return r;
 }
@@ -265,12 +253,14 @@ std::vector<double> renumberedScales(model::Decoder& model, const std::vector<bo
 struct PrefixCache {
   std::vector<torch::Tensor> inputs;  // L+1 entries
   torch::Tensor fullLosses;           // (B) per sequence, on the model's device
+  torch::Tensor counted;              // (B) targets that count per sequence; undefined: all
 };
 
 PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
   model::ForwardTrace trace;
   PrefixCache c;
-  c.fullLosses = sequenceLosses(tracedForward(model, inputs, trace), targets);
+  c.counted = countedTargets(targets);
+  c.fullLosses = sequenceLosses(tracedForward(model, inputs, trace), targets, c.counted);
   c.inputs = std::move(trace.blockInputs);
   return c;
 }
@@ -286,7 +276,8 @@ torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
   if (renumber) opts.scaleOverride = renumberedScales(model, skip);
   if (first == model->nLayers()) return cache.fullLosses;
   return sequenceLosses(
-      model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets);
+      model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets,
+      cache.counted);
 }
 
 // (B) the per-sequence losses of each skip set, in order, left on the device. On the CPU the
@@ -418,8 +409,10 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
 }
 
 std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor& inputs,
-                                      int samples, uint64_t seed) {
+                                      int samples, uint64_t seed, const torch::Tensor& targets) {
   EvalScope scope(model);
+  // Pads get no probe direction (u = 0 there): nothing flows from or to them.
+  const auto real = targets.defined() ? realTokens(targets) : torch::Tensor();
   model::ForwardTrace trace;
   {
     torch::NoGradGuard ng;
@@ -438,6 +431,7 @@ std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor
     for (int s = 0; s < samples; ++s) {
       // Drawn on the CPU from the private generator: the same vectors on every device.
       auto u = torch::randn(x.sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32)).to(x.device());
+      if (real.defined()) u = u * real.unsqueeze(-1).to(u.options());
       u = u / u.norm();
       auto vjp = torch::autograd::grad({y}, {x}, {u}, /*retain_graph=*/true)[0];
       auto d = (vjp - u).norm().to(torch::kFloat64).detach();

@@ -3,8 +3,9 @@
 // gradient state is left). Pure functions of (model, batch): they return plain arrays and
 // never write anywhere; the run loop decides cadence and storage.
 // Choices the paper leaves open (see docs/probes.md): every token of every probe sequence
-// counts (no padding exists in our windows); "output variance" is the population variance
-// over all elements of the residual stream after block l.
+// counts, except the pads of document packing (probe_tokens.h: hidden states count where
+// the input is a real token, losses where the target is); "output variance" is the
+// population variance over all elements of the residual stream after block l (at real tokens).
 // Legend: L blocks, B probe rows, T sequence length.
 #pragma once
 
@@ -51,9 +52,10 @@ double lossWithout(model::Decoder& model, const torch::Tensor& inputs, const tor
 using EvaluationProgress = std::function<void(int done, int total)>;
 
 /// Pruning deltas with their error bars. A delta is the mean over the B probe sequences of
-/// (pruned loss - full loss) on each sequence, which is the difference of the batch losses
-/// (every sequence has T tokens); its standard error is the paired deltas' sample standard
-/// deviation / sqrt(B), NaN with one sequence.
+/// (pruned loss - full loss) on each sequence (a sequence's loss: the mean over its counted
+/// targets), which is the difference of the batch losses when every sequence has T counted
+/// tokens (no pads); its standard error is the paired deltas' sample standard deviation /
+/// sqrt(B), NaN with one sequence.
 struct PruningSweep {
   std::vector<float> delta;          // (L) loss(block l removed) - loss(full model)
   std::vector<float> standardError;  // (L)
@@ -75,8 +77,9 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
 
 /// (L) mean over `samples` random unit vectors u of ||J_l^T u - u||: how far block l's
 /// Jacobian is from the identity (0 = identity), from vector-Jacobian products. Needs grad
-/// mode internally; leaves no gradient on the parameters.
+/// mode internally; leaves no gradient on the parameters. With `targets`, u is 0 at pads.
 std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor& inputs,
-                                      int samples, uint64_t seed);
+                                      int samples, uint64_t seed,
+                                      const torch::Tensor& targets = {});
 
 }  // namespace depthlab::probes

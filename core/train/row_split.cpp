@@ -57,16 +57,30 @@ RowSplitResult rowSplitBackward(model::Decoder& model, const std::vector<torch::
   std::atomic<bool> stopped{false};
   std::vector<torch::Tensor> sums(params.size());
   const auto dealt = dealParameters(params, n);
+  // Each share's weight in a micro-batch's mean loss: its targets that count over the micro-
+  // batch's (pads do not: data::kIgnoreTarget); rows / B without pads.
+  std::vector<std::vector<double>> weight(micro.size(), std::vector<double>(static_cast<size_t>(n)));
+  for (size_t m = 0; m < micro.size(); ++m) {
+    const auto& y = micro[m].second;  // (B, T) on the CPU
+    const double all = static_cast<double>(y.ge(0).sum().item<int64_t>());
+    for (int w = 0; w < n; ++w) {
+      const auto [begin, end] = shares[static_cast<size_t>(w)];
+      weight[m][static_cast<size_t>(w)] =
+          all > 0 ? static_cast<double>(y.slice(0, begin, end).ge(0).sum().item<int64_t>()) / all : 0;
+    }
+  }
   team.run([&](int w) {
     if (w >= n) return;  // fewer rows than workers
     const auto [begin, end] = shares[static_cast<size_t>(w)];
-    const double share = static_cast<double>(end - begin) / static_cast<double>(rows);
     auto& mine = grads[static_cast<size_t>(w)];
-    for (const auto& [x, y] : micro) {
+    for (size_t m = 0; m < micro.size(); ++m) {
+      const auto& [x, y] = micro[m];
       if (stopped.load() || (interrupt && interrupt->load())) {
         stopped = true;
         break;
       }
+      const double share = weight[m][static_cast<size_t>(w)];
+      if (share == 0) continue;  // only pads in this share: no loss to take the mean of
       auto loss = model->loss(x.slice(0, begin, end), y.slice(0, begin, end));  // () mean
       // allow_unused: a parameter no loss reaches gets an undefined gradient, as with backward
       auto g = torch::autograd::grad({loss * (share / nMicro)}, params, {},
@@ -95,7 +109,7 @@ RowSplitResult rowSplitBackward(model::Decoder& model, const std::vector<torch::
     for (size_t i : dealt[static_cast<size_t>(w)]) {
       torch::Tensor s;
       for (const auto& g : grads) {
-        if (!g[i].defined()) continue;
+        if (g.empty() || !g[i].defined()) continue;  // empty: a share of pads only
         s = s.defined() ? s + g[i] : g[i];
       }
       if (s.defined() && !s.is_contiguous()) s = s.contiguous();
@@ -106,7 +120,9 @@ RowSplitResult rowSplitBackward(model::Decoder& model, const std::vector<torch::
     auto p = params[i];
     p.mutable_grad() = sums[i];
   }
-  for (const auto& l : losses) r.lossSum = r.lossSum.defined() ? r.lossSum + l : l;
+  for (const auto& l : losses) {
+    if (l.defined()) r.lossSum = r.lossSum.defined() ? r.lossSum + l : l;
+  }
   return r;
 }
 

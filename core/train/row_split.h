@@ -38,8 +38,10 @@ struct RowSplitResult {
 
 /// Forward and backward of every micro-batch (inputs and targets (B, T), the same B for all),
 /// rows dealt over `team`'s threads; leaves params[i].grad() = d(mean over micro-batches of
-/// their mean loss)/d params[i] (undefined for a parameter no loss reaches). `params` must be
-/// every trainable parameter of `model`.
+/// their mean loss)/d params[i] (undefined for a parameter no loss reaches). A micro-batch's
+/// mean is over its targets that count (pads, data::kIgnoreTarget, do not), as one pass over
+/// it takes it: each share weighs by its counted targets. `params` must be every trainable
+/// parameter of `model`.
 RowSplitResult rowSplitBackward(model::Decoder& model, const std::vector<torch::Tensor>& params,
                                 const std::vector<std::pair<torch::Tensor, torch::Tensor>>& micro,
                                 WorkerTeam& team, const std::atomic<bool>* interrupt);

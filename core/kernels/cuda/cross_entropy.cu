@@ -1,7 +1,8 @@
 // Cross-entropy over the vocabulary on CUDA, straight from the logits' own type (bf16 under
 // autocast): per-row log-sum-exp in float32, no float32 copy of the (N, V) logits and no saved
 // log-softmax; the backward recomputes softmax from the logits and the saved log-sum-exp and
-// writes the gradient in the logits' type. See cuda_kernels.h.
+// writes the gradient in the logits' type. Targets of -100 (pads) get loss 0 and no gradient.
+// See cuda_kernels.h.
 #include <cmath>
 
 #include "kernels/cuda/cuda_common.cuh"
@@ -11,6 +12,8 @@ namespace depthlab::kernels::cuda {
 using namespace detail;
 
 namespace {
+
+constexpr int64_t kIgnoreTarget = -100;  // data::kIgnoreTarget: a pad's target, no loss
 
 template <class T>
 __global__ void crossEntropyForwardKernel(const T* __restrict__ logits,
@@ -30,7 +33,7 @@ __global__ void crossEntropyForwardKernel(const T* __restrict__ logits,
       const float l = m + logf(s);
       const int64_t t = targets[row];
       lse[row] = l;
-      loss[row] = (t >= 0 && t < V) ? l - toFloat(lr[t]) : NAN;
+      loss[row] = t == kIgnoreTarget ? 0.f : (t >= 0 && t < V) ? l - toFloat(lr[t]) : NAN;
     }
   }
 }
@@ -47,6 +50,10 @@ __global__ void crossEntropyBackwardKernel(const T* __restrict__ logits,
     T* dr = dlogits + row * V;
     const float l = lse[row];
     const int64_t t = targets[row];
+    if (t == kIgnoreTarget) {  // a pad's row: no gradient
+      for (int64_t j = threadIdx.x; j < V; j += blockDim.x) dr[j] = fromFloat<T>(0.f);
+      continue;
+    }
     for (int64_t j = threadIdx.x; j < V; j += blockDim.x) {
       const float p = expf(toFloat(lr[j]) - l);
       dr[j] = fromFloat<T>((p - (j == t ? 1.f : 0.f)) * g);

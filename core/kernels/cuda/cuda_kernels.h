@@ -58,11 +58,13 @@ void ropeSplitHeadsBackward(DType t, const void* dy, const int64_t* dyStrides, c
                             bool vectorLoads, Stream s);
 
 /// Per-row cross-entropy from logits (N, V) of type t, targets (N) int64: loss (N) and the
-/// log-sum-exp (N) for the backward, float32. A target outside [0, V) gives NaN.
+/// log-sum-exp (N) for the backward, float32. A target of -100 (a pad) gives 0, any other
+/// outside [0, V) NaN.
 void crossEntropyForward(DType t, const void* logits, const int64_t* targets, float* loss,
                          float* lse, int64_t N, int64_t V, Stream s);
-/// dlogits = (softmax - onehot) * (*gradScale) * rowScale, in the logits' type. gradScale is a
-/// device pointer (the incoming gradient), so the backward never reads the host.
+/// dlogits = (softmax - onehot) * (*gradScale) * rowScale, in the logits' type; 0 in the rows
+/// of target -100. gradScale is a device pointer (the incoming gradient), so the backward
+/// never reads the host.
 void crossEntropyBackward(DType t, const void* logits, const int64_t* targets, const float* lse,
                           const float* gradScale, float rowScale, void* dlogits, int64_t N,
                           int64_t V, Stream s);
