@@ -43,7 +43,7 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   if (step && *step < 0) throw ConfigError("--step must be >= 0 (got " + std::to_string(*step) + ")");
   // The newest checkpoint at or before `step` that verifies as this run's (throws, listing
   // why each candidate was refused, when none does).
-  newestVerifiedCheckpoint(store, *run, step);  // refuse before reading the corpus
+  const auto byHeader = newestVerifiedCheckpoint(store, *run, step);  // refused before the corpus
 
   ExperimentConfig config = configOf(*run);
   const auto t0 = std::chrono::steady_clock::now();
@@ -59,9 +59,10 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   torch::Device device = train::resolveDevice(config.run.device);
   model::Decoder model(config.model, config.options, run->scheme);
   model->to(device);
-  const auto verified = newestVerifiedCheckpoint(store, *run, step, [&](const std::string& path) {
+  auto verified = newestVerifiedCheckpoint(store, *run, byHeader.info.step, [&](const std::string& path) {
     return train::loadCheckpoint(path, model, nullptr, device);
   });
+  verified.skipped.insert(verified.skipped.begin(), byHeader.skipped.begin(), byHeader.skipped.end());
   const store::CheckpointInfo* chosen = &verified.info;
   const auto& meta = verified.meta;
   ProbeSchedule probes(config.probes, data, device);

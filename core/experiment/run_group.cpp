@@ -311,6 +311,8 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     return train::loadCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), device);
   });
   const auto& meta = loaded.meta;
+  std::vector<std::string> skipped = chosen.skipped;  // newer files refused by their headers
+  skipped.insert(skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
   m.lastCheckpoint = meta.step;
   // The best validation so far, so pruning keeps its checkpoint when there is one.
   for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
@@ -324,7 +326,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   store.markRunning(runId);
   if (options.onRunsStarted) options.onRunsStarted({runId});
   store::WriteBatch b;
-  for (const auto& why : loaded.skipped) {
+  for (const auto& why : skipped) {
     b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);
   }
   b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
@@ -332,7 +334,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   if (options.dist) b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
   store.write(runId, b);
   if (options.onNotice) {
-    for (const auto& why : loaded.skipped) options.onNotice("skipped the checkpoint at " + why);
+    for (const auto& why : skipped) options.onNotice("skipped the checkpoint at " + why);
     options.onNotice("resuming run " + std::to_string(runId) + " from step " +
                      std::to_string(meta.step) + " (" + loaded.info.path + ")");
   }
