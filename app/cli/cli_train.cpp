@@ -179,7 +179,7 @@ void printSummary(const experiment::GroupResult& r, bool json) {
 
 void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs {
-    std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name;
+    std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name, packing;
     std::string checkpointDir;
     int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0, tokenizerSampleMB = 0;
     double checkpointMinutes = -1;
@@ -194,6 +194,10 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
   train->add_option("--corpus", a.corpus, "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
   train->add_option("--tokenizer", a.tokenizer, "byte | spm:N | spm:/path/to.model");
+  train->add_option("--packing", a.packing,
+                    "packed (windows run across documents, an end-of-document token between "
+                    "them; the default) | document (one document a row, cut and padded; the "
+                    "paper's code)");
   train->add_option("--tokenizer-sample-mb", a.tokenizerSampleMB,
                     "Text spm:N trains on, from evenly spaced places of the corpus (default 100)")
       ->check(CLI::Range(1, 100000));
@@ -235,6 +239,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (!a.schemes.empty()) c.schemes = splitList(a.schemes);
     if (!a.corpus.empty()) c.data.corpus = a.corpus;
     if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
+    if (!a.packing.empty()) c.data.packing = a.packing;
     if (a.tokenizerSampleMB > 0) c.data.tokenizerSampleMB = a.tokenizerSampleMB;
     if (a.steps > 0) {
       c.optim.steps = a.steps;

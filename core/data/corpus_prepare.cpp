@@ -224,7 +224,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   try {
     old = readStoreIndex(r.storeDir);
   } catch (const StaleStoreError& e) {
-    r.rebuildReason = e.what();
+    r.rebuildReason = e.reason();
   } catch (const DataError& e) {
     r.rebuildReason = std::string("its index was unreadable (") + e.what() + ")";
   }

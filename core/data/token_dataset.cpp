@@ -78,12 +78,14 @@ TokenDataset::TokenDataset(std::shared_ptr<const TokenSource> tokens, int vocabS
 void TokenDataset::checkDocuments() const {
   const size_t train = m_docs->train().size(), val = m_docs->val().size();
   if (train >= static_cast<size_t>(m_batch) && val >= 1) return;
-  throw DataError("too few documents for document packing: " + m_tokens->describe() + " holds " +
-                  std::to_string(m_docs->documents()) + " (a .jsonl record or a text file is "
-                  "one), " + std::to_string(train) + " of them for training and " +
-                  std::to_string(val) + " for validation; one batch needs " +
+  const uint64_t n = m_docs->documents();
+  throw DataError("too few documents for document packing: the tokens hold " + std::to_string(n) +
+                  " document" + (n == 1 ? "" : "s") + " (a .jsonl record or a text file is one), " +
+                  std::to_string(train) + " for training and " + std::to_string(val) +
+                  " for validation (one across the split is in neither); one batch needs " +
                   std::to_string(m_batch) + " training documents and 1 validation document. "
-                  "Use packed packing, or a corpus of more documents.");
+                  "Use data.packing = packed, or a corpus of more documents (.jsonl records, a "
+                  "folder of files).");
 }
 
 TokenBatch TokenDataset::window(const std::vector<size_t>& starts) const {
@@ -240,7 +242,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
       index = readStoreIndex(ct.corpusPath);
     } catch (const StaleStoreError& e) {
       throw StaleStoreError(std::string(e.what()) + "; name its corpus instead (or run "
-                            "depthlab-cli corpus prepare CORPUS) to rebuild it");
+                            "depthlab-cli corpus prepare CORPUS) to rebuild it", e.reason());
     }
     ct.tokens = openTokenStore(ct.corpusPath);
     ct.vocabSize = index->vocab;
@@ -297,8 +299,16 @@ TokenDataset makeDataset(CorpusTokens corpus, const DataConfig& data, int seqLen
                     "' holds pre-tokenized tokens without a known end-of-document id; name "
                     "its text (a DepthLab token store marks every document's end) or use packed");
   }
-  return TokenDataset(std::move(corpus.tokens), corpus.vocabSize, data.valFraction, seqLen,
-                      batchSize, packing, corpus.eod);
+  if (packing == Packing::Packed) {
+    return TokenDataset(std::move(corpus.tokens), corpus.vocabSize, data.valFraction, seqLen,
+                        batchSize, packing, corpus.eod);
+  }
+  try {
+    return TokenDataset(std::move(corpus.tokens), corpus.vocabSize, data.valFraction, seqLen,
+                        batchSize, packing, corpus.eod);
+  } catch (const DataError& e) {  // name the corpus, not its shards
+    throw DataError("corpus '" + corpus.corpusPath + "': " + e.what());
+  }
 }
 
 }  // namespace depthlab::data

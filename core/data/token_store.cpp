@@ -140,9 +140,10 @@ StoreIndex StoreIndex::fromJson(const json& j) {
     if (j.value("format", "") != "depthlab-token-store") throw DataError("not a token store index");
     const int version = j.at("version").get<int>();
     if (version < kStoreIndexVersion) {
-      throw StaleStoreError("it was made by an earlier DepthLab (store version " +
-                            std::to_string(version) + ") whose stores ran documents into each "
-                            "other; stores now put an end-of-document token between documents");
+      const std::string why = "it was made by an earlier DepthLab (store version " +
+                              std::to_string(version) + ") whose stores ran documents into each "
+                              "other; stores now put an end-of-document token between documents";
+      throw StaleStoreError(why, why);
     }
     if (version != kStoreIndexVersion) {
       throw DataError("token store index version " + std::to_string(version) +
@@ -192,7 +193,7 @@ std::unique_ptr<StoreIndex> readStoreIndex(const std::string& dir) {
   try {
     return std::make_unique<StoreIndex>(StoreIndex::fromJson(j));
   } catch (const StaleStoreError& e) {
-    throw StaleStoreError("the token store '" + dir + "' is out of date: " + e.what());
+    throw StaleStoreError("the token store '" + dir + "' is out of date: " + e.reason(), e.reason());
   } catch (const DataError& e) {
     throw DataError("'" + p.string() + "': " + e.what());
   }

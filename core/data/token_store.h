@@ -66,10 +66,16 @@ struct SkippedInput {
 };
 
 /// A store index written by an earlier DepthLab (version 1: documents ran into each other, no
-/// end-of-document token between them); its what() says so. Preparation rebuilds such a store.
+/// end-of-document token between them); its what() says so, naming the store, and reason()
+/// says why alone. Preparation rebuilds such a store.
 class StaleStoreError : public DataError {
  public:
-  using DataError::DataError;
+  StaleStoreError(const std::string& what, std::string reason)
+      : DataError(what), m_reason(std::move(reason)) {}
+  const std::string& reason() const { return m_reason; }
+
+ private:
+  std::string m_reason;
 };
 
 struct StoreIndex {

@@ -106,6 +106,8 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"unknown preset", " --db " + dir_->file("t.db") + " train --preset nope", {"nope"}},
       {"unknown scheme", train + "--steps 2 --scheme pre_ln,foo --corpus " + C, {"foo"}},
       {"unknown device", train + "--steps 2 --device tpu --corpus " + C, {"tpu"}},
+      {"unknown packing", train + "--steps 2 --packing foo --corpus " + C, {"data.packing", "packed, document"}},
+      {"one document", train + "--steps 2 --packing document --corpus " + C, {"too few documents"}},
       {"broken config", train + "--config " + dir_->file("broken.json"), {"broken.json"}},
       {"unknown config key", train + "--config " + dir_->file("unknown-key.json"), {"widht"}},
       {"huge model", train + "--steps 2 --corpus " + C + " --config " + dir_->file("huge.json"), {"MB", "available"}},
