@@ -219,7 +219,7 @@ DataBenchResult runDataBench(const DataBenchOptions& o) {
   auto mapped = data::openTokenStore(byte.storeDir);
   r.openStoreSeconds = since(t);
   r.bigStoreTokens = mapped->size();
-  data::TokenDataset ds(mapped, 256, 0.05, 256, 512);
+  data::TokenDataset ds(mapped, mapped->vocabSize(), 0.05, 256, 512);  // 257: bytes + end of document
   const int steps = 40;
   t = Clock::now();
   uint64_t sink = 0;

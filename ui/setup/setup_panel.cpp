@@ -24,6 +24,7 @@
 #include <variant>
 
 #include "data/default_corpus.h"
+#include "data/tokenizer.h"
 #include "experiment/config_fields.h"
 #include "experiment/group_names.h"
 #include "experiment/preflight.h"
@@ -317,7 +318,7 @@ std::vector<experiment::ExperimentConfig> SetupPanel::groups() const {
 
 std::vector<experiment::ConfigIssue> SetupPanel::issues() const {
   auto c = config();
-  if (c.data.tokenizer == "byte") c.model.vocabSize = 256;
+  if (c.data.tokenizer == "byte") c.model.vocabSize = data::kByteVocab;
   auto out = experiment::validate(c);
   if (c.name.empty()) {
     out.push_back({"name", "Group name: give the group a name (it names its tab and its runs)."});
