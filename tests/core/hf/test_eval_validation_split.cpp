@@ -30,16 +30,18 @@ TEST(EvalValidationSplit, ATrainedRunIsEvaluatedOnItsHeldOutTailWhole) {
   hf::EvalOptions e;
   e.text.validationSplit = true;
   const auto held = hf::evaluateRun(s, id, e);
-  // The split, computed here from the bytes (the byte tokenizer: one token a byte): the last
-  // floor(n * valFraction) of them.
+  // The split, computed here from the bytes (the byte tokenizer: one token a byte, and the
+  // end-of-document id 256 after the file): the last floor(n * valFraction) of them.
   std::ifstream in(c.data.corpus, std::ios::binary);
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-  const size_t n = bytes.size(), from = n - static_cast<size_t>(static_cast<double>(n) * c.data.valFraction);
+  const size_t n = bytes.size() + 1, from = n - static_cast<size_t>(static_cast<double>(n) * c.data.valFraction);
   EXPECT_EQ(held.predictedTokens, static_cast<int64_t>(n - from - 1));  // every next token once
   EXPECT_EQ(held.sequences, 1);
   EXPECT_NE(held.tokensHow.find("validation split"), std::string::npos) << held.tokensHow;
   std::string ids;
-  for (size_t i = from; i < n; ++i) ids += std::to_string(static_cast<unsigned char>(bytes[i])) + " ";
+  for (size_t i = from; i < n; ++i) {
+    ids += (i < bytes.size() ? std::to_string(static_cast<unsigned char>(bytes[i])) : "256") + " ";
+  }
   test::writeFile(dir.file("val-ids.txt"), ids + "\n");
   hf::EvalOptions file;
   file.text.tokensFile = dir.file("val-ids.txt");
