@@ -65,6 +65,27 @@ std::string configSummary(const std::string& configJson) {
   return out;
 }
 
+// `prefix` + `text` wrapped at spaces within `width` columns (a word longer than the line, a
+// path, stays whole), continuation lines indented under the text.
+std::string wrapped(const std::string& prefix, const std::string& text, size_t width = 100) {
+  const std::string indent(prefix.size(), ' ');
+  std::string out, line = prefix;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(i, end - i);
+    if (line.size() > indent.size() && line.size() + 1 + word.size() > width) {
+      out += line + "\n";
+      line = indent;
+    }
+    if (line.size() > indent.size()) line += ' ';
+    line += word;
+    i = end + 1;
+  }
+  return out + line + "\n";
+}
+
 // `runs show ID`: the run's row, config, latest scalars, checkpoints and events.
 void showRun(const GlobalOptions& g, int64_t id) {
   auto s = openStoreToRead(g);
@@ -112,7 +133,7 @@ void showRun(const GlobalOptions& g, int64_t id) {
   }
   for (const auto& c : ckpts) std::cout << "  checkpoint step " << c.step << ": " << c.path << "\n";
   for (const auto& e : events) {
-    std::cout << "  [" << store::toString(e.level) << "] " << e.message << "\n";
+    std::cout << wrapped("  [" + std::string(store::toString(e.level)) + "] ", e.message);
   }
 }
 

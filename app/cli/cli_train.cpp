@@ -1,5 +1,6 @@
 // `depthlab-cli train ...`, `depthlab-cli resume ID` and `depthlab-cli presets`.
-// A one-line live progress display, a summary table at the end, --json for machines.
+// Before the first update what the run will cost here ("cost   ..." lines), a one-line live
+// progress display, a summary table at the end, --json for machines (the text: train_output).
 // Ctrl-C checkpoints every run of the group and marks it stopped.
 #include <unistd.h>
 #include <atomic>
@@ -19,6 +20,7 @@
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
 #include "experiment/run_group.h"
+#include "train_output.h"
 
 namespace depthlab::cli {
 
@@ -110,23 +112,8 @@ std::vector<std::string> splitList(const std::string& s) {
   return out;
 }
 
-std::string formatEta(double s) {
-  char buf[32];
-  int t = static_cast<int>(s + 0.5);
-  std::snprintf(buf, sizeof(buf), "%d:%02d:%02d", t / 3600, t / 60 % 60, t % 60);
-  return buf;
-}
-
 void printProgress(const experiment::GroupProgress& p) {
-  std::string line = "step " + std::to_string(p.step) + "/" + std::to_string(p.totalSteps);
-  for (const auto& m : p.members) {
-    char buf[128];
-    std::snprintf(buf, sizeof(buf), " | %s %.4f %.0f tok/s%s", m.scheme.c_str(), m.lossTrain,
-                  m.tokensPerSecond, m.status == store::RunStatus::Diverged ? " DIVERGED" : "");
-    line += buf;
-  }
-  line += " | ETA " + formatEta(p.etaSeconds);
-  std::fprintf(stderr, "\r%-150s", line.substr(0, 150).c_str());
+  std::fprintf(stderr, "\r%-150s", progressLine(p).substr(0, 150).c_str());
   std::fflush(stderr);
 }
 
@@ -139,40 +126,19 @@ void printPhase(double seconds, const std::string& what) {
 
 void printNotice(const std::string& line) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", line.c_str()); }
 
+// Before the first update: what the run will cost here; then the first update's time.
+void printCost(const std::string& line, bool warning) {
+  std::fprintf(stderr, "%s\n", costLine(line, warning).c_str());
+  std::fflush(stderr);
+}
+
 void printSummary(const experiment::GroupResult& r, bool json) {
   if (json) {
-    nlohmann::json j;
-    j["group"] = r.groupName;
-    j["seconds"] = r.seconds;
-    j["probe_seconds"] = r.probeSeconds;
-    j["probe_beside_seconds"] = r.probeBesideSeconds;
-    for (const auto& m : r.members) {
-      j["runs"].push_back({{"run_id", m.runId}, {"scheme", m.scheme}, {"status", store::toString(m.status)},
-                           {"steps", m.step}, {"loss_train", m.lossTrain},
-                           {"loss_val", m.lossVal ? nlohmann::json(*m.lossVal) : nlohmann::json()},
-                           {"diverged_at", m.divergedAt ? nlohmann::json(*m.divergedAt)
-                                                        : nlohmann::json()}});
-    }
-    std::cout << j.dump(2) << "\n";
+    std::cout << summaryJson(r).dump(2) << "\n";
     return;
   }
   std::fprintf(stderr, "\n");
-  if (r.probeBesideSeconds > 0) {
-    std::printf("group %s (%.1f s, of which depth probes %.1f s; %.1f s more of them ran beside "
-                "training on a spare core)\n",
-                r.groupName.c_str(), r.seconds, r.probeSeconds, r.probeBesideSeconds);
-  } else {
-    std::printf("group %s (%.1f s, of which depth probes %.1f s)\n", r.groupName.c_str(),
-                r.seconds, r.probeSeconds);
-  }
-  std::printf("%-6s %-18s %-10s %8s %11s %10s %10s\n", "RUN", "SCHEME", "STATUS", "STEPS",
-              "LOSS_TRAIN", "LOSS_VAL", "PPL_VAL");
-  for (const auto& m : r.members) {
-    std::printf("%-6lld %-18s %-10s %8lld %11.4f %10s %10s\n", static_cast<long long>(m.runId),
-                m.scheme.c_str(), store::toString(m.status), static_cast<long long>(m.step), m.lossTrain,
-                m.lossVal ? std::to_string(*m.lossVal).substr(0, 8).c_str() : "-",
-                m.lossVal ? std::to_string(std::exp(*m.lossVal)).substr(0, 8).c_str() : "-");
-  }
+  std::fputs(summaryText(r).c_str(), stdout);
 }
 
 }  // namespace
@@ -289,6 +255,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (writer && !a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
     if (writer && !g.json) o.onPhase = printPhase;
+    if (writer) o.onCost = printCost;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     auto result = experiment::runGroup(c, store, o);
@@ -337,6 +304,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     if (writer && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
     if (writer && !g.json) o.onPhase = printPhase;
+    if (writer) o.onCost = printCost;
     SignalWatcher watcher(store.path());
     o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
     auto result = experiment::resumeRun(resumeId, store, o);

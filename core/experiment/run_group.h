@@ -27,7 +27,7 @@ struct MemberProgress {
   std::string scheme;
   store::RunStatus status = store::RunStatus::Running;  // running, finished, diverged, stopped
   int64_t step = 0;            // updates done
-  double lossTrain = 0;
+  double lossTrain = 0;        // the last update's (meaningless while step is 0: none yet)
   std::optional<double> lossVal;
   double tokensPerSecond = 0;
   std::optional<int64_t> divergedAt;
@@ -52,6 +52,11 @@ struct RunGroupOptions {
   /// Each phase of the start as it begins, with the seconds since runGroup was called:
   /// reading the corpus, the tokenizer, encoding, building the models, the first step.
   std::function<void(double seconds, const std::string& phase)> onPhase;
+  /// What the group will cost here, before its first update (experiment/run_cost: tokens,
+  /// passes over the corpus, time, checkpoint disk), then what the first update's time makes
+  /// of it; `warning` marks a line to act on (a corpus read more than kCorpusPassesWarning
+  /// times, a disk too small). The same lines become events of every run. Rank 0 only.
+  std::function<void(const std::string& line, bool warning)> onCost;
   /// Data-parallel training (experiment/data_parallel; nullptr: one process). Every rank runs
   /// runGroup / resumeRun with the same arguments; rank 0 alone writes the store (one run per
   /// scheme), the checkpoints, the probes and the evaluations, and the other ranks ignore

@@ -12,6 +12,7 @@
 #include "experiment/probe_schedule.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_checkpoints.h"
+#include "experiment/run_cost.h"
 #include "experiment/store_link.h"
 #include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
@@ -272,6 +273,43 @@ void markCrashed(std::vector<Member>& members, StoreLink& link, const std::strin
   }
 }
 
+// What the group will cost here, before its first update (experiment/run_cost): an event of
+// every run per line, and o.onCost. A resumed run's last train loss, so that a stop before its
+// first update here reports that loss rather than 0.
+void beforeFirstStep(std::vector<Member>& members, const ExperimentConfig& config,
+                     const data::TokenDataset& data, store::RunStore& store,
+                     const RunGroupOptions& o, int64_t startStep) {
+  if (!members.front().writer) return;  // another data-parallel rank: rank 0 says it
+  for (auto& m : members) {
+    if (m.progress.step == 0) continue;
+    const auto rows =
+        store.scalarSeries(m.runId, metrics::kLossTrain, m.progress.step - 1 - config.run.logEvery,
+                           m.progress.step - 1);
+    if (!rows.empty()) m.progress.lossTrain = rows.back().value;
+  }
+  RunCost cost =
+      estimateRunCost(config, startStep, static_cast<double>(data.trainTokens()),
+                      static_cast<double>(data.valTokens()),
+                      calibrateTime(store.listRuns(), config.run.device == "cpu" ? "cpu" : "cuda"));
+  cost.checkpointDir = std::filesystem::path(members.front().checkpointDir).parent_path().string();
+  cost.diskFreeBytes = freeBytesAt(cost.checkpointDir);
+  for (const auto& line : describeRunCost(cost)) {
+    const auto level = line.warning ? store::EventLevel::Warning : store::EventLevel::Info;
+    for (auto& m : members) m.pending.event(startStep, level, line.text);
+    if (o.onCost) o.onCost(line.text, line.warning);
+  }
+}
+
+// What the first step's time (one update of each member) makes of the whole run.
+void afterFirstStepTimed(std::vector<Member>& members, double seconds,
+                         const ExperimentConfig& config, const RunGroupOptions& o,
+                         int64_t startStep) {
+  if (!members.front().writer) return;
+  const std::string line = describeFirstStep(seconds, config.optim.steps - startStep,
+                                             static_cast<int>(members.size()), startStep > 0);
+  for (auto& m : members) m.pending.event(startStep + 1, store::EventLevel::Info, line);
+  if (o.onCost) o.onCost(line, false);
+}
 
 }  // namespace
 
@@ -290,6 +328,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                       "removed " + std::to_string(n) + " unfinished checkpoint file(s) (*.tmp)");
     }
   }
+  beforeFirstStep(members, config, data, store, o, startStep);
   ProbeSchedule probes(config.probes, data, members.front().trainer->device());
   const int trainingThreads = train::settledThreadCount();
   BackgroundProbes beside(probes, members.size(),
@@ -319,6 +358,7 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   };
   try {
     for (int64_t step = startStep; step < total && !state.stopping; ++step) {
+      const auto stepStarted = Clock::now();
       bool anyActive = false;
       for (auto& m : members) {
         if (!m.active) continue;
@@ -329,6 +369,9 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
         }
       }
       if (!anyActive) break;
+      if (step == startStep && !state.stopping) {
+        afterFirstStepTimed(members, since(stepStarted), config, o, startStep);
+      }
       afterStep(members, step, config, o, link, state, beside, result, report);
       if (step == startStep && afterFirstStep) afterFirstStep();
     }

@@ -25,7 +25,7 @@
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
 #include "dashboard/panel_specs.h"
-#include "experiment/resource_estimate.h"
+#include "experiment/run_cost.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
 #include "plot/axis_fit.h"
@@ -332,7 +332,7 @@ void GroupDashboard::drawProgress() {
   if (!p.running) {
     m_eta->setText(p.done >= p.total && p.total > 0 ? tr("done") : tr("not running"));
   } else if (p.etaSeconds) {
-    m_eta->setText(tr("ETA %1").arg(QString::fromStdString(experiment::formatDuration(*p.etaSeconds))));
+    m_eta->setText(tr("ETA %1").arg(QString::fromStdString(experiment::formatLongDuration(*p.etaSeconds))));
   } else {
     m_eta->setText(tr("ETA: measuring…"));
   }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "experiment/run_config.h"
+#include "experiment/run_cost.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
@@ -36,17 +37,32 @@ QString RunData::statusLine(const QString& label, std::optional<double> etaSecon
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
   const int64_t step = stepsDone();
   const double tps = recentTokensPerSecond();
-  QString eta = QStringLiteral("-");
-  if (etaSeconds) {
-    const int secs = static_cast<int>(std::lround(*etaSeconds));
-    eta = QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
-  }
-  return QStringLiteral("%1 — step %2/%3 · %4 tok/s · ETA %5 · %6 · %7")
+  // Tokens seen of the budget: what an overnight run has read of what it will read.
+  const QString tokens =
+      tokensPerStep > 0
+          ? QStringLiteral(" · %1 / %2 tokens")
+                .arg(QString::fromStdString(experiment::formatCount(static_cast<double>(step) * tokensPerStep)),
+                     QString::fromStdString(experiment::formatCount(totalSteps * tokensPerStep)))
+          : QString();
+  return QStringLiteral("%1 — step %2/%3%4 · %5 tok/s · ETA %6 · %7 · %8")
       .arg(label.isEmpty() ? QString::fromStdString(info.scheme) : label)
       .arg(step)
       .arg(totalSteps)
-      .arg(tps, 0, 'f', 0)
-      .arg(eta, QString::fromStdString(info.device), state);
+      .arg(tokens, tps > 0 ? QString::number(tps, 'f', 0) : QStringLiteral("-"),
+           etaSeconds ? etaText(*etaSeconds) : QStringLiteral("-"),
+           QString::fromStdString(info.device), state);
+}
+
+QString etaText(double seconds) {
+  const int64_t secs = std::llround(std::max(0.0, seconds));
+  if (secs < 3600) return QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
+  if (secs < 48 * 3600) {
+    return QStringLiteral("%1:%2:%3")
+        .arg(secs / 3600)
+        .arg(secs / 60 % 60, 2, 10, QLatin1Char('0'))
+        .arg(secs % 60, 2, 10, QLatin1Char('0'));
+  }
+  return QString::fromStdString(experiment::formatLongDuration(seconds));
 }
 
 int64_t RunData::stepsDone() const {

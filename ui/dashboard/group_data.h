@@ -27,8 +27,9 @@ struct RunData {
   std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
   std::optional<store::Matrix> blockPruneError;                    // its standard errors, if stored
   std::optional<int64_t> divergedAt;
-  /// "<label> — step 150/600 · 6404 tok/s · ETA 1:20 · cpu · running" (label: the scheme;
-  /// etaSeconds: GroupData::etaSeconds of this run, "-" when not given).
+  /// "<label> — step 150/600 · 153.6k / 614.4k tokens · 6404 tok/s · ETA 1:20 · cpu · running"
+  /// (label: the scheme; tokens: seen of the budget, steps x global batch x sequence;
+  /// tok/s and etaSeconds (GroupData::etaSeconds of this run) "-" when unmeasured / not given).
   QString statusLine(const QString& label = QString(),
                      std::optional<double> etaSeconds = std::nullopt) const;
   /// The angular (l, n) matrix at the last step <= `step`, or nullptr.
@@ -45,6 +46,10 @@ struct RunData {
   /// Steps still to train of the configured ones (0 when done).
   int64_t stepsLeft() const;
 };
+
+/// An ETA as the dashboard's run lines write it: "1:20" (m:ss), "5:02:10" (h:mm:ss) up to two
+/// days, then "21.8 days".
+QString etaText(double seconds);
 
 /// The group's progress: steps done by its slowest active run, of the configured steps, and an
 /// ETA from the runs' measured rates (GroupData::etaSeconds: the last active run to finish).
