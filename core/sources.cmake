@@ -8,6 +8,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   train/checkpoint_tensors.cpp
   train/checkpoint_v1.cpp
   bench/checkpoint_bench.cpp
+  experiment/reproduction.cpp
   train/trainer.cpp
   train/cuda_graph_step.cpp
   experiment/run_group.cpp
@@ -40,7 +41,8 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
 )
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/store_link.cpp
-  experiment/resource_estimate.cpp)
+  experiment/paper_recipes.cpp experiment/reproduction_report.cpp
+  experiment/resource_estimate.cpp experiment/run_cost.cpp)
 # Checkpoint ownership, verification and pruning (reads checkpoint headers; no tensors).
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/run_checkpoints.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)

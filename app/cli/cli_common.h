@@ -35,6 +35,7 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
 void addHfCommands(CLI::App& app, GlobalOptions& g);
 void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
+void addReproduceCommand(CLI::App& app, GlobalOptions& g);
 /// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.
 void addBenchData(CLI::App* bench, GlobalOptions& g);
 /// `bench checkpoint` (cli_bench_checkpoint.cpp), registered under `bench` likewise.

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   depthlab::cli::addRunsCommand(app, g);
   depthlab::cli::addBenchCommand(app, g);
   depthlab::cli::addCorpusCommand(app, g);
+  depthlab::cli::addReproduceCommand(app, g);
 
   try {
     app.parse(argc, argv);

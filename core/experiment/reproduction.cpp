@@ -1,0 +1,181 @@
+// See reproduction.h.
+#include "experiment/reproduction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "data/token_dataset.h"
+#include "experiment/preflight.h"
+#include "experiment/reproduction_report.h"
+#include "experiment/resource_estimate.h"
+#include "experiment/run_cost.h"
+
+namespace depthlab::experiment {
+
+namespace {
+
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+ExperimentConfig armConfig(const PaperRecipe& recipe, size_t arm, const ReproduceOptions& o) {
+  ExperimentConfig c = recipe.config(arm);
+  if (!o.corpus.empty()) c.data.corpus = o.corpus;
+  if (!o.tokenizer.empty()) c.data.tokenizer = o.tokenizer;
+  c.run.device = o.device;
+  if (c.run.device == "cpu") c.run.bf16 = false;  // autocast is the GPU's
+  return c;
+}
+
+// Reads the corpus (preparing its token store): refuses one whose training split the recipe
+// would read more than once, as the paper reads C4 once, saying what it has and needs in the
+// recipe's own unit (documents when one a row); for a paper-size recipe, sizes the evaluation to
+// the paper's 10M non-pad validation tokens from the validation documents' lengths.
+void inspectCorpus(ReproductionPlan& p, const PaperRecipe& recipe, bool force,
+                   const std::function<void(const std::string&)>& phase) {
+  const ExperimentConfig& c = p.arms.front().config;
+  const auto corpus = data::loadCorpusTokens(c.data, phase);
+  const auto dataset = data::makeDataset(corpus, c.data, c.model.seqLen, c.optim.batchSize);
+  const double rowsNeeded = static_cast<double>(c.optim.steps) * recipe.globalBatch;
+  const double slotsNeeded = rowsNeeded * c.model.seqLen;
+  const auto* docs = dataset.documents();
+  if (docs && recipe.paperSize && !docs->val().empty()) {
+    double targets = 0;  // non-pad targets of a validation row, on average
+    for (const auto& d : docs->val()) {
+      targets += static_cast<double>(std::min<uint64_t>(d.length, c.model.seqLen + 1) - 1);
+    }
+    targets /= static_cast<double>(docs->val().size());
+    const int batches = static_cast<int>(std::ceil(kPaperEvalTokens / (targets * c.optim.batchSize)));
+    for (auto& a : p.arms) a.config.run.evalBatches = std::max(a.config.run.evalBatches, batches);
+    p.costLines.push_back("evaluation: " + formatThousands(batches) + " batches of " +
+                          std::to_string(c.optim.batchSize) + " validation documents (" +
+                          formatCount(targets) + " non-pad tokens each on average: >= 10M tokens, as "
+                          "the paper) every " + formatThousands(c.run.evalEvery) + " updates");
+  }
+  if (force) return;
+  std::ostringstream why;
+  if (docs) {
+    const double have = static_cast<double>(docs->train().size());
+    if (have >= rowsNeeded) return;
+    why << "the corpus's training split holds " << formatCount(have) << " documents ("
+        << formatCount(static_cast<double>(dataset.trainTokens())) << " tokens); " << recipe.name
+        << " reads " << formatThousands(static_cast<int64_t>(rowsNeeded)) << " documents, one a row ("
+        << formatCount(slotsNeeded) << " token slots): it would pass over the corpus "
+        << formatCount(rowsNeeded / std::max(have, 1.0)) << " times, where the paper reads C4 once";
+  } else {
+    const double have = static_cast<double>(dataset.trainTokens());
+    if (have >= slotsNeeded) return;
+    why << "the corpus's training split holds " << formatCount(have) << " tokens; " << recipe.name
+        << " reads " << formatCount(slotsNeeded) << " (" << formatCount(slotsNeeded / have) << " passes)";
+  }
+  throw ConfigError(why.str() + ". Give it a bigger corpus (C4 en holds ~365M documents, ~156B "
+                    "tokens) or --force to train on this one anyway.");
+}
+
+void addCost(ReproductionPlan& p, store::RunStore& store) {
+  const std::string kind = p.arms.empty() || p.arms.front().config.run.device == "cpu" ? "cpu" : "cuda";
+  const auto calibration = calibrateTime(store.listRuns(), kind);
+  double tokens = 0, disk = 0, memoryMB = 0;
+  int runs = 0;
+  for (const auto& a : p.arms) {
+    for (const auto& scheme : a.toLaunch) {
+      const RunEstimate e = estimateRun(a.config, scheme, calibration);
+      p.seconds += e.seconds;
+      memoryMB += e.memoryMB;
+      tokens += static_cast<double>(a.config.optim.steps) * a.config.optim.batchSize *
+                a.config.optim.gradAccum * a.config.model.seqLen;
+      disk += checkpointBytes(a.config, scheme) * (a.config.run.checkpointKeep + 2);
+      ++runs;
+    }
+    if (!a.toLaunch.empty()) disk += tokenStoreBytesNeeded(a.config.data);
+  }
+  std::vector<int64_t> resume;
+  for (const auto& a : p.arms) resume.insert(resume.end(), a.toResume.begin(), a.toResume.end());
+  if (runs > 0) {
+    p.costLines.push_back(std::to_string(runs) + " run(s) to train: " + formatCount(tokens) +
+                          " token slots in all (pads included), ~" + formatLongDuration(p.seconds) +
+                          " on this " + kind + (calibration.groups > 0
+                              ? " (estimate calibrated on " + std::to_string(calibration.groups) + " finished groups)"
+                              : " (uncalibrated FLOP-rate estimate; the first update's time is printed once measured)"));
+    p.costLines.push_back("disk: up to " + formatBytes(disk) +
+                          " (the token store if not prepared yet, and each run's kept checkpoints)"
+                          "; memory: ~" + formatBytes(memoryMB * 1e6) + " while the schemes train in turn");
+  }
+  if (!resume.empty()) {
+    std::string ids;
+    for (int64_t id : resume) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    p.costLines.push_back("to resume from their newest checkpoints: run(s) " + ids);
+  }
+}
+
+}  // namespace
+
+bool ReproductionPlan::nothingToDo() const {
+  for (const auto& a : arms) {
+    if (!a.toLaunch.empty() || !a.toResume.empty()) return false;
+  }
+  return true;
+}
+
+ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& recipe,
+                                  const ReproduceOptions& o,
+                                  const std::function<void(const std::string&)>& phase) {
+  for (const auto& s : o.schemes) {
+    bool known = false;
+    for (const auto& a : recipe.arms) known |= has(a.schemes, s);
+    if (!known) throw ConfigError("recipe " + recipe.name + " has no scheme '" + s + "'");
+  }
+  ReproductionPlan p;
+  p.recipe = &recipe;
+  const auto existing = recipeRuns(store, recipe);
+  for (size_t i = 0; i < recipe.arms.size(); ++i) {
+    ArmPlan a;
+    a.arm = i;
+    a.config = armConfig(recipe, i, o);
+    const std::string tag = recipeTag(recipe, i);
+    for (const auto& scheme : recipe.arms[i].schemes) {
+      if (!o.schemes.empty() && !has(o.schemes, scheme)) continue;
+      auto run = std::find_if(existing.begin(), existing.end(), [&](const store::RunInfo& r) {
+        return r.scheme == scheme && has(r.tags, tag);
+      });
+      if (run == existing.end()) a.toLaunch.push_back(scheme);
+      else if (run->status == store::RunStatus::Finished) a.done.push_back(run->id);
+      else a.toResume.push_back(run->id);
+    }
+    a.config.schemes = a.toLaunch;
+    p.arms.push_back(std::move(a));
+  }
+  addCost(p, store);
+  const bool launches = std::any_of(p.arms.begin(), p.arms.end(),
+                                    [](const ArmPlan& a) { return !a.toLaunch.empty(); });
+  if (launches && recipe.paperSize && o.device == "cpu" && !o.force) {
+    throw ConfigError(recipe.name + " is a paper-size recipe: ~" + formatLongDuration(p.seconds) +
+                      " of training on this CPU by the estimate. Run it on a GPU (--device cuda) "
+                      "or pass --force to start it here anyway.");
+  }
+  // Every arm reads the same corpus the same way: one look serves them all.
+  if (launches && o.checkCorpus) inspectCorpus(p, recipe, o.force, phase);
+  return p;
+}
+
+void runReproduction(store::RunStore& store, const ReproductionPlan& plan,
+                     const RunGroupOptions& options) {
+  auto stopped = [&] { return options.stopFlag && options.stopFlag->load(); };
+  for (const auto& a : plan.arms) {
+    for (int64_t id : a.toResume) {
+      if (stopped()) return;
+      resumeRun(id, store, options);
+    }
+    if (a.toLaunch.empty() || stopped()) continue;
+    RunGroupOptions o = options;
+    const std::string tag = recipeTag(*plan.recipe, a.arm);
+    o.onRunsStarted = [&](const std::vector<int64_t>& ids) {
+      for (int64_t id : ids) store.addTag(id, tag);
+      if (options.onRunsStarted) options.onRunsStarted(ids);
+    };
+    runGroup(a.config, store, o);
+  }
+}
+
+}  // namespace depthlab::experiment
