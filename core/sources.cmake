@@ -9,6 +9,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   train/checkpoint_v1.cpp
   bench/checkpoint_bench.cpp
   experiment/reproduction.cpp
+  experiment/step_timing.cpp
   train/trainer.cpp
   train/cuda_graph_step.cpp
   experiment/run_group.cpp

@@ -10,6 +10,7 @@
 #include "experiment/reproduction_report.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_cost.h"
+#include "experiment/step_timing.h"
 
 namespace depthlab::experiment {
 
@@ -109,6 +110,30 @@ void addCost(ReproductionPlan& p, store::RunStore& store) {
   }
 }
 
+// One update timed here (two rows of a micro-batch on a CPU, scaled), made into the time of
+// every update left to launch.
+void addMeasuredTime(ReproductionPlan& p, const std::function<void(const std::string&)>& phase) {
+  int64_t updates = 0;
+  const ArmPlan* first = nullptr;
+  for (const auto& a : p.arms) {
+    if (a.toLaunch.empty()) continue;
+    if (!first) first = &a;
+    updates += static_cast<int64_t>(a.config.optim.steps) * static_cast<int64_t>(a.toLaunch.size());
+  }
+  if (!first) return;
+  const ExperimentConfig& c = first->config;
+  if (phase) phase("timing one update of " + first->toLaunch.front() + " on " + c.run.device);
+  const MeasuredUpdate m = measureUpdate(c, first->toLaunch.front(), c.run.device == "cpu" ? 2 : 0);
+  p.measuredSeconds = m.seconds * static_cast<double>(updates);
+  const int global = c.optim.batchSize * c.optim.gradAccum;
+  p.costLines.push_back(
+      "measured here: one update (" + std::to_string(global) + " sequences) takes " +
+      formatDuration(m.seconds) +
+      (m.rowsTimed < global ? " (" + std::to_string(m.rowsTimed) + " sequences timed, scaled)" : "") +
+      ": " + formatThousands(updates) + " updates ~ " + formatLongDuration(p.measuredSeconds) +
+      " of training here, evaluations and probes besides");
+}
+
 }  // namespace
 
 bool ReproductionPlan::nothingToDo() const {
@@ -156,6 +181,7 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
   }
   // Every arm reads the same corpus the same way: one look serves them all.
   if (launches && o.checkCorpus) inspectCorpus(p, recipe, o.force, phase);
+  if (launches && o.checkCorpus && o.measureStep) addMeasuredTime(p, phase);
   return p;
 }
 

@@ -26,6 +26,8 @@ struct ReproduceOptions {
   bool force = false;                // a paper size on a CPU, a corpus read more than once
   bool checkCorpus = true;           // false: the plan and cost without reading the corpus (the
                                      // window's dialog, as the user types)
+  bool measureStep = true;           // with checkCorpus: time one update here for the cost
+                                     // (experiment/step_timing)
 };
 
 struct ArmPlan {
@@ -41,6 +43,7 @@ struct ReproductionPlan {
   std::vector<ArmPlan> arms;
   std::vector<std::string> costLines;  // what the rest will cost here, to print before it starts
   double seconds = 0;                  // the estimate for what remains (calibrated FLOP rate)
+  double measuredSeconds = 0;          // the same from an update timed here (0: not measured)
   bool nothingToDo() const;
 };
 
