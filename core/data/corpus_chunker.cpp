@@ -12,7 +12,7 @@ namespace depthlab::data {
 namespace {
 constexpr size_t kBlock = 1 << 20;
 
-// The cut point of a full buffer: after its last newline, else at a UTF-8 character start.
+// The cut point of a full text buffer: after its last newline, else at a UTF-8 character start.
 size_t cutPoint(const std::string& s, size_t limit) {
   const size_t nl = s.rfind('\n', limit - 1);
   if (nl != std::string::npos) return nl + 1;
@@ -20,10 +20,29 @@ size_t cutPoint(const std::string& s, size_t limit) {
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return cut > 0 ? cut : limit;
 }
+
+// The cut point of a full .jsonl buffer: after its last newline before `limit`, else after the
+// first one past it; npos when it holds none yet. `searched`: no newline lies in
+// [limit, searched) (the bytes looked at before; updated), so a long record is scanned once.
+size_t lineCut(const std::string& s, size_t limit, size_t& searched) {
+  if (searched == 0) {
+    const size_t nl = s.rfind('\n', limit - 1);
+    if (nl != std::string::npos) return nl + 1;
+  }
+  const size_t nl = s.find('\n', std::max(limit, searched));
+  searched = s.size();
+  return nl == std::string::npos ? nl : nl + 1;
+}
+
+std::string mib(uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 }  // namespace
 
-CorpusChunker::CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder)
-    : m_sources(std::move(sources)), m_chunkBytes(std::max<size_t>(chunkBytes, 64)), m_folder(folder) {
+CorpusChunker::CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder,
+                             size_t maxRecordBytes)
+    : m_sources(std::move(sources)),
+      m_chunkBytes(std::max<size_t>(chunkBytes, 64)),
+      m_maxRecord(std::max(maxRecordBytes, m_chunkBytes)),
+      m_folder(folder) {
   m_hashes.resize(m_sources.size());
 }
 
@@ -37,6 +56,7 @@ bool CorpusChunker::openNext() {
   m_reader = openSource(m_sources[m_index]);
   m_firstBlock = true;
   m_fileBytes = 0;
+  m_fileLines = 0;
   return true;
 }
 
@@ -45,7 +65,20 @@ bool CorpusChunker::next(RawChunk& chunk) {
   while (m_reader) {
     const SourceFile& src = m_sources[m_index];
     bool atEnd = false;
-    while (m_pending.size() < m_chunkBytes) {
+    size_t cut = std::string::npos, searched = 0;
+    while (true) {
+      if (m_pending.size() >= m_chunkBytes) {
+        if (src.format == SourceFormat::Text) {
+          cut = cutPoint(m_pending, m_chunkBytes);
+          break;
+        }
+        // A .jsonl chunk ends at a line end only: a record longer than a chunk is read whole.
+        cut = lineCut(m_pending, m_chunkBytes, searched);
+        if (cut == std::string::npos ? m_pending.size() >= m_maxRecord : cut > m_maxRecord) {
+          throwRecordTooLong(src);  // a cut past chunkBytes holds one record
+        }
+        if (cut != std::string::npos) break;
+      }
       const size_t old = m_pending.size();
       m_pending.resize(old + kBlock);
       const size_t got = m_reader->read(&m_pending[old], kBlock);
@@ -73,11 +106,13 @@ bool CorpusChunker::next(RawChunk& chunk) {
       m_firstBlock = false;
     }
     if (!atEnd) {
-      const size_t cut = cutPoint(m_pending, m_chunkBytes);
       chunk.seq = m_seq++;
       chunk.format = src.format;
       chunk.bytes.assign(m_pending, 0, cut);
       m_pending.erase(0, cut);
+      if (src.format == SourceFormat::Jsonl) {
+        m_fileLines += static_cast<uint64_t>(std::count(chunk.bytes.begin(), chunk.bytes.end(), '\n'));
+      }
       chunk.rawDone = rawDone();
       chunk.endsFile = false;
       return true;
@@ -100,6 +135,14 @@ bool CorpusChunker::next(RawChunk& chunk) {
     }
   }
   return false;
+}
+
+void CorpusChunker::throwRecordTooLong(const SourceFile& src) const {
+  const uint64_t start = m_fileBytes - m_pending.size();  // of the record, in the text
+  throw DataError("corpus file '" + src.path + "': the JSON Lines record on line " +
+                  std::to_string(m_fileLines + 1) + " (from byte " + std::to_string(start) +
+                  " of its text) runs past " + mib(m_maxRecord) +
+                  " without a line end: too big to hold in memory (is it JSON Lines?)");
 }
 
 DocText chunkText(RawChunk&& chunk, SkippedInput& skipped) {

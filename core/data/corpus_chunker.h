@@ -1,5 +1,8 @@
 // CorpusChunker: the files of a corpus as a sequence of chunks of about `chunkBytes` raw
 // (decompressed) bytes, each cut at a line end and never spanning two files, numbered from 0.
+// A .jsonl chunk is cut only at a line end (a record longer than a chunk makes a longer chunk;
+// one past `maxRecordBytes` is an error naming its file and line); a text file's line longer
+// than a chunk is cut at a UTF-8 character start (the file is one document either way).
 // The cut points are a pure function of the content and chunkBytes, so a preparation that is
 // interrupted can resume at a chunk number. Text files in a folder that turn out to be binary
 // are skipped and named; a single binary file is an error. chunkText() turns a chunk into the
@@ -35,8 +38,11 @@ struct DocText {
 
 class CorpusChunker {
  public:
-  CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder);
-  /// The next chunk; false at the end. Throws DataError (unreadable, damaged, binary file).
+  static constexpr size_t kMaxRecordBytes = size_t{1} << 30;
+  CorpusChunker(std::vector<SourceFile> sources, size_t chunkBytes, bool folder,
+                size_t maxRecordBytes = kMaxRecordBytes);
+  /// The next chunk; false at the end. Throws DataError (unreadable, damaged, binary file, a
+  /// .jsonl record past maxRecordBytes).
   bool next(RawChunk& chunk);
   /// Hashes of the files read whole so far ("" for skipped ones), in source order.
   const std::vector<std::string>& hashes() const { return m_hashes; }
@@ -45,14 +51,16 @@ class CorpusChunker {
 
  private:
   bool openNext();
+  [[noreturn]] void throwRecordTooLong(const SourceFile& src) const;
   std::vector<SourceFile> m_sources;
-  size_t m_chunkBytes;
+  size_t m_chunkBytes, m_maxRecord;
   bool m_folder;
   size_t m_index = 0;  // the source being read (m_sources.size() when done)
   std::unique_ptr<SourceReader> m_reader;
   std::string m_pending;
   bool m_firstBlock = true;
   uint64_t m_fileBytes = 0;  // text read from the current file
+  uint64_t m_fileLines = 0;  // lines of the current .jsonl file handed out in chunks
   uint64_t m_seq = 0, m_rawBefore = 0;
   std::vector<std::string> m_hashes;
   std::vector<std::string> m_binary;

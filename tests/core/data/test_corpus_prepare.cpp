@@ -11,6 +11,8 @@
 #include <filesystem>
 
 #include "data/corpus.h"
+#include "data/corpus_chunker.h"
+#include "data/corpus_sources.h"
 #include "data/corpus_prepare.h"
 #include "data/token_dataset.h"
 #include "data/token_store.h"
@@ -337,4 +339,29 @@ TEST(CorpusPrepare, AFolderMarkedReadOnlyKeepsItsFilesAlsoForRoot) {
   EXPECT_EQ(readOnly.rfind(dir.file("data/depthlab/cache") + "/", 0), 0u) << readOnly;
   EXPECT_EQ(writable, dir.file("shared/train.txt.byte.dlstore"));
   EXPECT_FALSE(util::folderMeantWritable(dir.file("missing")));
+}
+
+TEST(CorpusPrepare, AJsonlRecordLongerThanAChunkIsReadWholeNotCutInTwo) {
+  test::TempDir dir;
+  const std::string longText(5000, 'x');  // over seven 700-byte chunks, one line
+  test::writeFile(dir.file("c.jsonl"), jsonl({"short one", longText, "short two"}));
+  auto r = prepareCorpus(dir.file("c.jsonl"), small());
+  EXPECT_EQ(r.skipped.total(), 0u) << r.skipped.summary();
+  EXPECT_EQ(storeTokens(r), docs({"short one", longText, "short two"}));
+}
+
+TEST(CorpusPrepare, AJsonlRecordPastTheMemoryLimitIsAnErrorNamingIt) {
+  test::TempDir dir;
+  test::writeFile(dir.file("c.jsonl"), jsonl({"one", "two", std::string(20000, 'y')}));
+  CorpusChunker chunker(listCorpusSources(dir.file("c.jsonl")), 700, false, 4096);
+  RawChunk chunk;
+  try {
+    while (chunker.next(chunk)) {
+    }
+    ADD_FAILURE() << "a record past the limit was accepted";
+  } catch (const DataError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("c.jsonl"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 3"), std::string::npos) << what;
+  }
 }
