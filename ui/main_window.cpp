@@ -32,6 +32,7 @@
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "hf_actions.h"
+#include "launch/reproduce_job.h"
 #include "launch/run_launcher.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_table_model.h"
@@ -68,6 +69,7 @@ MainWindow::MainWindow(store::RunStore store, MainWindowOptions options, QWidget
   connectStoreAndLauncher();
   connectRunsBrowser();
   connectHfActions();
+  connectReproduce();
   makeMenus();
   connect(m_tabs, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
   restoreSettings();
@@ -115,6 +117,9 @@ void MainWindow::makeMenus() {
   auto* run = menuBar()->addMenu(tr("&Run"));
   add(run, tr("&Launch set-up"), QKeySequence(tr("Ctrl+Return")), tr("Launch the set-up panel's groups"),
       [this] { m_setup->launch(); });
+  add(run, tr("Re&produce the paper…"), QKeySequence(tr("Ctrl+Shift+P")),
+      tr("Run one of the paper's experiments (Table 1, Fig. 4) with its cost here"),
+      [this] { openReproduceDialog(); });
   add(run, tr("&Stop selected"), QKeySequence(tr("Ctrl+.")), tr("Checkpoint and stop the selected runs"),
       [this] { for (int64_t id : selectedRunIds()) stopRun(id); });
   add(run, tr("&Resume selected"), QKeySequence(tr("Ctrl+R")), tr("Continue the selected stopped or crashed runs"),
@@ -387,7 +392,7 @@ void MainWindow::onRunsChanged(const std::vector<int64_t>& changed) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-  bool active = m_launcher->busy() || m_launcher->queued() > 0;
+  bool active = m_launcher->busy() || m_launcher->queued() > 0 || m_reproduce->busy();
   for (const auto& r : m_poller->store().listRuns()) active = active || r.status == store::RunStatus::Running;
   ClosePolicy policy = m_closePolicy;
   if (active && policy == ClosePolicy::Ask) {
@@ -410,6 +415,7 @@ void MainWindow::closeEvent(QCloseEvent* e) {
     }
   } else if (active) {
     m_launcher->detachOnExit();
+    m_reproduce->detachOnExit();
   }
   saveSettings();
   e->accept();

@@ -1,9 +1,10 @@
 // MainWindow: the lab. Left: the experiment set-up panel. Centre: the runs browser over the
 // run store (runs/runs_browser.h: stop, resume, clone into the set-up panel, open a dashboard,
 // ...) and one live dashboard tab per run group, plus comparison tabs; a menu bar with the
-// shortcuts. Experiments run as separate depthlab-cli processes (RunLauncher); the window
-// follows them, and runs started anywhere else, through the store (StorePoller); a launch is
-// in the runs table from the moment it is queued, with its start-up phase. Keeps every launch
+// shortcuts (Run ▸ Reproduce the paper… is main_window_reproduce.cpp's). Experiments run as
+// separate depthlab-cli processes (RunLauncher, ReproduceJob); the window follows them, and
+// runs started anywhere else, through the store (StorePoller); a launch is in the runs table
+// from the moment it is queued, with its start-up phase. Keeps every launch
 // a group of its own (unique names), remembers its size and the last set-up, calibrates the
 // set-up's time estimates on the groups that finished here. Holds no training state.
 #pragma once
@@ -64,6 +65,10 @@ class MainWindow : public QMainWindow {
   void deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpoints);
   /// Opens the paper-figure dialog for the runs (figure: "loss", ..., "set"); returns it.
   class FigureDialog* openFigureDialog(const std::vector<int64_t>& runIds, const QString& figure);
+  /// Opens the "Reproduce the paper…" dialog (a paper recipe, its cost here, Launch); returns it.
+  class ReproduceDialog* openReproduceDialog();
+  /// The running `depthlab-cli reproduce`, if any (main_window_reproduce.cpp).
+  class ReproduceJob* reproduceJob() const { return m_reproduce; }
   /// Queues `resume` for each stopped or crashed run of `runIds` (says why for the others).
   void resumeRuns(const std::vector<int64_t>& runIds);
   /// Asks to which step to train the runs (default: twice the longest's steps), then
@@ -99,6 +104,9 @@ class MainWindow : public QMainWindow {
   RunLauncher* m_launcher = nullptr;
   class HfActions* m_hf = nullptr;
   void connectHfActions();
+  class ReproduceJob* m_reproduce = nullptr;
+  QString m_reproduceCorpus, m_reproduceTokenizer;  // the last reproduction's, for the next
+  void connectReproduce();
   SetupPanel* m_setup = nullptr;
   RunsBrowser* m_runs = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -5,6 +5,15 @@
 
 namespace depthlab::ui {
 
+namespace {
+
+// The argument parser's closing hint says nothing about what went wrong: the line before it does.
+bool isHelpHint(const QString& line) {
+  return line == QLatin1String("Run with --help for more information.");
+}
+
+}  // namespace
+
 CliJob::CliJob(QString cliPath, QString database, QStringList arguments, QObject* parent)
     : QObject(parent),
       m_cli(cliPath.isEmpty() ? RunLauncher::defaultCliPath() : std::move(cliPath)),
@@ -17,14 +26,14 @@ CliJob::CliJob(QString cliPath, QString database, QStringList arguments, QObject
       const QString line = QString::fromUtf8(m_stderrPending.left(end)).trimmed();
       m_stderrPending.remove(0, end + 1);
       if (line.isEmpty()) continue;
-      m_lastErrorLine = line;
+      if (!isHelpHint(line)) m_lastErrorLine = line;
       emit progress(line);
     }
   });
   connect(&m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
     const QString out = QString::fromUtf8(m_process.readAllStandardOutput());
     const QString rest = QString::fromUtf8(m_stderrPending).trimmed();
-    if (!rest.isEmpty()) m_lastErrorLine = rest;
+    if (!rest.isEmpty() && !isHelpHint(rest)) m_lastErrorLine = rest;
     if (status != QProcess::NormalExit) {
       emit finished(-1, out, tr("depthlab-cli stopped unexpectedly (%1)").arg(m_lastErrorLine));
       return;
