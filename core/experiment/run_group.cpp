@@ -51,6 +51,17 @@ void sendResumedState(distributed::DistContext& dist, train::Trainer& t, int64_t
   dist.broadcast(tensors, 0);
 }
 
+/// The training tokens a resumed run had read after `step` updates: from its tokens_seen series
+/// (runs from before it: every slot of every update).
+double tokensSeenAt(store::RunStore& store, int64_t runId, int64_t step, const ExperimentConfig& c) {
+  const double slots = static_cast<double>(c.optim.batchSize) * c.optim.gradAccum * c.model.seqLen;
+  const auto s = store.scalarSeries(runId, metrics::kTokensSeen, INT64_MIN, step - 1);
+  if (s.empty()) return static_cast<double>(step) * slots;
+  const auto& last = s.back();  // logged at last.step: after last.step + 1 updates
+  const double perStep = last.value / static_cast<double>(last.step + 1);
+  return last.value + static_cast<double>(step - (last.step + 1)) * perStep;
+}
+
 /// The follower's side of sendResumedState; returns the step rank 0 loaded.
 int64_t receiveResumedState(distributed::DistContext& dist, train::Trainer& t) {
   const auto j = nlohmann::json::parse(
@@ -318,6 +329,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
     if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
   }
+  m.tokensSeen = tokensSeenAt(store, runId, meta.step, config);
   m.progress = {runId, run->scheme, store::RunStatus::Running, meta.step, 0, std::nullopt, 0,
                 std::nullopt};
   GroupResult result;

@@ -133,6 +133,7 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
   p.step = step + 1;
   p.lossTrain = r.loss;
   p.tokensPerSecond = dt > 0 ? tokensPerStep / dt : 0;
+  m.tokensSeen += tokensPerStep;
   if (!r.finite) {
     p.status = store::RunStatus::Diverged;
     p.divergedAt = step;
@@ -149,6 +150,7 @@ bool stepMember(Member& m, int64_t step, const ExperimentConfig& config,
     m.pending.scalar(step, metrics::kLr, r.lr);
     m.pending.scalar(step, metrics::kGradNorm, r.gradNorm);
     m.pending.scalar(step, metrics::kTokensPerSecond, p.tokensPerSecond);
+    m.pending.scalar(step, metrics::kTokensSeen, m.tokensSeen);
     m.pending.layer(step, metrics::kLayerGradNorm, r.layerGradNorms);
   }
   if (step + 1 < total && m.writer) {

@@ -39,6 +39,7 @@ struct Member {
   std::optional<double> bestVal;        // lowest validation loss so far
   std::optional<int64_t> bestStep;      // its step, when a checkpoint was written there
   std::optional<int64_t> lastCheckpoint;
+  double tokensSeen = 0;                // training targets that counted so far (no pads)
   bool writer = true;                   // false on data-parallel ranks other than 0: they
                                         // only train (no checkpoints, probes, evaluations)
   size_t index = 0;                     // position in the group (set by trainLoop)

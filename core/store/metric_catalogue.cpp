@@ -25,6 +25,8 @@ const std::vector<Metric>& catalogue() {
        "the schedule's learning rate at the step"},
       {kTokensPerSecond, K::Scalar, "throughput", "tokens/s", S::Linear, C::None, kDashboard,
        "training tokens per second of wall time"},
+      {kTokensSeen, K::Scalar, "tokens seen", "tokens", S::Linear, C::None, kNoPanel,
+       "training tokens read up to the step: the targets that count (pads do not)"},
       {kLazyLayers, K::Scalar, "lazy layers", "layers", S::Linear, C::None, kReport,
        "layers whose effectiveness is below the lazy threshold"},
       {kPplVal, K::Scalar, "validation perplexity", "", S::Log, C::None, kReport,

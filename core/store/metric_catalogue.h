@@ -20,6 +20,7 @@ inline constexpr char kPplVal[] = "ppl_val";
 inline constexpr char kLr[] = "lr";
 inline constexpr char kGradNorm[] = "grad_norm";  // also per layer (see kLayerGradNorm)
 inline constexpr char kTokensPerSecond[] = "tokens_per_s";
+inline constexpr char kTokensSeen[] = "tokens_seen";  // cumulative; pads do not count
 inline constexpr char kLossProbe[] = "loss_probe";
 inline constexpr char kLazyLayers[] = "lazy_layers";
 inline constexpr char kLowLayers[] = "low_layers";

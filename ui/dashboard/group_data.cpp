@@ -13,8 +13,11 @@
 namespace depthlab::ui {
 
 // What the dashboard draws, from the metric catalogue (store/metric_catalogue.h).
-const std::vector<std::string> GroupData::kScalarKeys =
-    metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard);
+const std::vector<std::string> GroupData::kScalarKeys = [] {
+  auto keys = metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard);
+  keys.push_back(metrics::kTokensSeen);  // the run line's tokens of the budget, and the ETA
+  return keys;
+}();
 const std::vector<std::string> GroupData::kLayerMetrics = [] {
   auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
   keys.push_back(metrics::kPruneDeltaError);  // the pruning bars' error bars
@@ -156,6 +159,11 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
       auto& v = d.scalars[k];
       auto fresh = store.scalarSeries(info.id, k, v.empty() ? INT64_MIN : v.back().step + 1);
       v.insert(v.end(), fresh.begin(), fresh.end());
+    }
+    // Document packing pads its rows: the tokens an update reads are those that count, as
+    // tokens/s counts them, not batch x sequence slots.
+    if (const auto& seen = d.scalars[metrics::kTokensSeen]; !seen.empty() && seen.back().value > 0) {
+      d.tokensPerStep = seen.back().value / static_cast<double>(seen.back().step + 1);
     }
     for (const auto& m : kLayerMetrics) {
       auto& v = d.layers[m];

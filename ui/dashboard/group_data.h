@@ -20,7 +20,7 @@ struct RunData {
   int totalSteps = 0;                                              // from the config
   int nLayers = 0;
   bool imported = false;                                           // a Hugging Face model, not trained
-  double tokensPerStep = 0;                                        // from the config
+  double tokensPerStep = 0;  // the config's slots; once it trains, its tokens_seen per update
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
   std::vector<store::Matrix> angular;                              // (L x L) by step
