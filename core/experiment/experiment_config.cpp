@@ -18,6 +18,7 @@
 #include "data/data_config.h"
 #include "data/tokenizer.h"
 #include "experiment/config_fields.h"
+#include "experiment/presets.h"
 
 namespace depthlab::experiment {
 
@@ -250,6 +251,44 @@ void checkRunAndProbes(const ExperimentConfig& c, Issues& is) {
     is.bad("probes.lazyThreshold", "must be > 0 and below probes.lowThreshold");
 }
 
+// Every size a run allocates, in checked 64-bit arithmetic, before anything is allocated: the
+// parameters (16 bytes each: weights, gradients, Adam moments), the attention projections and a
+// micro-batch's largest activations (logits, attention scores, the FFN's hidden state), each in
+// float32 bytes. Whether they fit the device is requireFits' question; this is whether they
+// can be counted at all (a width of 10^9 once wrapped round to an affordable-looking model).
+void checkSizes(const ExperimentConfig& c, Issues& is) {
+  if (!is.list.empty()) return;  // sizes are counted for an otherwise valid config only
+  auto m = c.model;
+  if (c.data.tokenizer == "byte") m.vocabSize = data::kByteVocab;
+  auto fits = [](std::initializer_list<int64_t> dims) {
+    int64_t bytes = 4;
+    for (int64_t d : dims) {
+      if (__builtin_mul_overflow(bytes, d, &bytes)) return false;
+    }
+    return true;
+  };
+  for (const auto& s : c.schemes) {
+    const int64_t params = parameterCount(m, s, c.options);
+    if (params == kParameterCountOverflow || !fits({params, 4})) {
+      is.bad("model", "a model of width " + std::to_string(m.dModel) + ", depth " +
+                          std::to_string(m.nLayers) + " and FFN width " + std::to_string(m.dFF) +
+                          " has more parameters than can be counted (its weights, gradients and "
+                          "Adam moments pass 2^63 bytes)");
+      return;
+    }
+  }
+  const int64_t B = c.optim.batchSize, T = m.seqLen, H = m.nHeads;
+  if (!fits({m.dModel, H, m.headDimension()}))
+    is.bad("model.headDim", "the attention projections (width x heads x head dimension floats) "
+                            "pass 2^63 bytes");
+  if (!fits({B, T, m.vocabSize}) || !fits({B, T, m.dFF}) || !fits({B, T, m.dModel}))
+    is.bad("optim.batchSize", "a micro-batch's activations (batch x sequence x vocabulary or "
+                              "FFN width floats) pass 2^63 bytes");
+  if (!fits({B, H, T, T}))
+    is.bad("model.seqLen", "a micro-batch's attention scores (batch x heads x sequence^2 floats) "
+                           "pass 2^63 bytes");
+}
+
 }  // namespace
 
 std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
@@ -258,6 +297,7 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
   checkModelAndSchemes(c, is);
   checkDataAndTraining(c, is);
   checkRunAndProbes(c, is);
+  checkSizes(c, is);
   return is.list;
 }
 

@@ -123,23 +123,38 @@ ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string
 
 int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const SchemeOptions& o) {
   // Counted from the block plans the model is built from, so a scheme's extra parameters are
-  // stated once (model/block_plan.cpp). An unknown scheme counts as Pre-LN.
+  // stated once (model/block_plan.cpp). An unknown scheme counts as Pre-LN. Every product and
+  // sum is checked: a width of 10^9 must not wrap round to a count that looks affordable.
   ExperimentConfig c;
   c.model = m;
   c.options = o;
   const bool known = std::find(kSchemes.begin(), kSchemes.end(), scheme) != kSchemes.end();
   const auto plans = model::planBlocks(c.model, c.options, known ? scheme : "pre_ln");
+  bool over = false;
+  auto mul = [&](int64_t a, int64_t b) {
+    int64_t r = 0;
+    over = over || __builtin_mul_overflow(a, b, &r);
+    return r;
+  };
+  auto add = [&](int64_t a, int64_t b) {
+    int64_t r = 0;
+    over = over || __builtin_add_overflow(a, b, &r);
+    return r;
+  };
   const int64_t V = m.vocabSize, d = m.dModel, f = m.dFF;
-  const int64_t normParams = m.norm == "layernorm" ? 2 * d : d;  // LayerNorm has a bias
-  int64_t total = 2 * V * d + normParams;                        // embedding, head, final norm
+  const int64_t normParams = m.norm == "layernorm" ? mul(2, d) : d;  // LayerNorm has a bias
+  int64_t total = add(mul(mul(2, V), d), normParams);                // embedding, head, final norm
+  // Attention, SwiGLU, the two norms.
+  const int64_t block = add(add(mul(mul(4, d), d), mul(mul(3, d), f)), mul(2, normParams));
   for (const auto& p : plans) {
-    total += 4 * d * d + 3 * d * f + 2 * normParams;  // attention, SwiGLU, the two norms
-    if (p.sandwich) total += 2 * normParams;         // the output norms
-    if (p.learnableScale) total += d + d + 1;        // per-channel scale, gate readout w, b
-    if (p.skipInit) total += 2;                      // one scalar per branch
-    if (p.layerScale) total += 2 * d;                // one vector per branch
+    total = add(total, block);
+    if (p.sandwich) total = add(total, mul(2, normParams));  // the output norms
+    if (p.learnableScale) total = add(total, add(mul(2, d), 1));  // scale, gate readout w, b
+    if (p.skipInit) total = add(total, 2);                   // one scalar per branch
+    if (p.layerScale) total = add(total, mul(2, d));         // one vector per branch
+    if (over) break;
   }
-  return total;
+  return over ? kParameterCountOverflow : total;
 }
 
 }  // namespace depthlab::experiment

@@ -32,6 +32,8 @@ ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string
 
 /// Parameters of the model: 2*V*d + L*(4d^2 + 3*d*d_ff + 2d) + d (untied, no biases), plus the
 /// extras a scheme adds (sandwich norms, skipinit/layerscale scales, lns_learnable gates).
+/// Computed in checked arithmetic: kParameterCountOverflow when the count passes 64 bits.
+constexpr int64_t kParameterCountOverflow = INT64_MAX;
 int64_t parameterCount(const ModelConfig& m, const std::string& scheme = "pre_ln",
                        const SchemeOptions& o = {});
 
