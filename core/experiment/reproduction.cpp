@@ -179,6 +179,11 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
                       " of training on this CPU by the estimate. Run it on a GPU (--device cuda) "
                       "or pass --force to start it here anyway.");
   }
+  if (launches && o.corpus.empty()) {
+    throw ConfigError("reproduce needs --corpus: a recipe reads one document a row (.jsonl records "
+                      "such as C4's en .json.gz files, or a folder of text files), and the lab's "
+                      "default corpus is one text file, one document");
+  }
   // Every arm reads the same corpus the same way: one look serves them all.
   if (launches && o.checkCorpus) inspectCorpus(p, recipe, o.force, phase);
   if (launches && o.checkCorpus && o.measureStep) addMeasuredTime(p, phase);

@@ -72,6 +72,9 @@ TEST(ReproduceCli, ListsRecipesAndRefusesWhatCannotWork) {
   EXPECT_NE(out.find("documents"), std::string::npos) << out;
   EXPECT_NE(out.find("480"), std::string::npos) << out;  // 60 updates x 8 rows
   EXPECT_NE(out.find("--force"), std::string::npos) << out;
+  out = run(db + "reproduce tiny-check --no-figures", &rc);  // the default corpus: one document
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("needs --corpus"), std::string::npos) << out;
   auto s = store::RunStore::open(dir.file("r.db"));
   EXPECT_TRUE(s.listRuns().empty());
 }
