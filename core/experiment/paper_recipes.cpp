@@ -3,6 +3,7 @@
 // the reproduction gap §6 (official repository issue #5), DeepNorm §2.1, Mix-LN §2.1.
 #include "experiment/paper_recipes.h"
 
+#include <cctype>
 #include <cmath>
 
 #include "experiment/presets.h"
@@ -57,7 +58,9 @@ std::vector<PaperRecipe> buildRecipes() {
     p.name = std::move(name);
     p.title = "Table 1, LLaMA-" + size + " (" + tokens + " tokens): Post-LN, DeepNorm, Mix-LN, "
               "Pre-LN and LNS";
-    p.source = "arXiv 2502.05795 v5 Table 1; official run_" + size + ".sh (lowercase)";
+    std::string script = size;
+    for (auto& ch : script) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    p.source = "arXiv 2502.05795 v5 Table 1; the official run_" + script + ".sh";
     p.preset = std::move(preset);
     p.arms = {{"", kTable1Schemes, false}};
     p.steps = steps;
