@@ -91,6 +91,15 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
                                  std::to_string(runId) + " is probed on its own probe batch");
       }
     }
+    if (run && step >= 0) {  // a step past the newest checkpoint is not quietly the newest
+      const auto saved = s.checkpoints(runId);
+      if (!saved.empty() && step > saved.back().step) {
+        throw std::runtime_error("--step " + std::to_string(step) + ": run " +
+                                 std::to_string(runId) + "'s newest checkpoint is at step " +
+                                 std::to_string(saved.back().step) +
+                                 " (leave --step out to analyze it)");
+      }
+    }
     auto which = experiment::parseProbeList(probes);
     auto r = experiment::analyzeCheckpoint(s, runId,
                                            step >= 0 ? std::optional<int64_t>(step) : std::nullopt,

@@ -17,6 +17,7 @@
 
 #include "cli_common.h"
 #include "cli_distributed.h"
+#include "data/tokenizer.h"
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
 #include "experiment/run_group.h"
@@ -24,6 +25,29 @@
 #include "train_output.h"
 
 namespace depthlab::cli {
+
+namespace {
+
+std::string joinList(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The vocabulary is the tokenizer's: a config file that sets another one for the byte
+// tokenizer is refused, not quietly overridden at run time.
+void requireTokenizerVocabulary(const std::string& file, const experiment::ExperimentConfig& c) {
+  const auto j = experiment::readConfigJson(file);
+  const auto model = j.find("model");
+  if (model == j.end() || !model->is_object() || !model->contains("vocabSize")) return;
+  if (c.data.tokenizer != "byte" || c.model.vocabSize == data::kByteVocab) return;
+  throw std::runtime_error(file + ": model.vocabSize " + std::to_string(c.model.vocabSize) +
+                           " is not the byte tokenizer's " + std::to_string(data::kByteVocab) +
+                           " ids (256 bytes and the end-of-document id); the vocabulary comes "
+                           "from the tokenizer: leave model.vocabSize out");
+}
+
+}  // namespace
 
 void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   struct TrainArgs {
@@ -84,7 +108,14 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     } else {
       c = experiment::requirePreset(a.preset);
     }
-    if (!a.schemes.empty()) c.schemes = splitList(a.schemes);
+    if (train->count("--scheme")) {
+      c.schemes = splitList(a.schemes);
+      if (c.schemes.empty()) {
+        throw std::runtime_error("--scheme names no scheme (known: " +
+                                 joinList(experiment::kSchemes) + "); leave it out for the preset's");
+      }
+    }
+    if (!a.configFile.empty()) requireTokenizerVocabulary(a.configFile, c);
     if (!a.corpus.empty()) c.data.corpus = a.corpus;
     if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
     if (!a.packing.empty()) c.data.packing = a.packing;
@@ -155,6 +186,11 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                    "further); the learning-rate schedule keeps its planned length, past it the "
                    "rate stays at its floor")
       ->check(CLI::PositiveNumber);
+  static int resumeThreads = -1;
+  resume->add_option("--threads", resumeThreads,
+                     "Intra-op threads from now on, recorded in the run's config (0 = default)");
+  static bool resumeQuiet = false;
+  resume->add_flag("--quiet", resumeQuiet, "No live progress line");
   static DistArgs resumeDist;
   addDistOptions(resume, resumeDist);
   resume->callback([&g, resume] {
@@ -166,6 +202,14 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
       auto run = reader.run(resumeId);
       if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
       runConfig = experiment::configOf(*run);
+    }
+    if (resume->count("--threads") && resumeThreads < 0) {
+      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
+                               std::to_string(resumeThreads) + ")");
+    }
+    if (resume->count("--threads") && resumeThreads != runConfig.run.threads) {
+      runConfig.run.threads = resumeThreads;  // the run continues with the config it is read from
+      openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
     }
     const bool nprocGiven = resume->count("--nproc") > 0;
     requireValid(resumeDist, nprocGiven);
@@ -183,7 +227,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
     o.dist = group ? group->context.get() : nullptr;
     o.bucketMB = resumeDist.bucketMB;
     o.resumeToStep = resumeSteps;
-    if (writer && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
+    if (writer && !resumeQuiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
     o.onNotice = printNotice;
     if (writer && !g.json) o.onPhase = printPhase;
     if (writer) o.onCost = printCost;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -124,11 +125,24 @@ ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
 }
 
 json readConfigJson(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot read config file '" + path + "'");
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw ConfigError("config file '" + path + "' is not valid JSON");
-  return j;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte: 1-based position of the byte where parsing failed; say its line and column.
+    const size_t at = std::min(text.size(), e.byte > 0 ? static_cast<size_t>(e.byte - 1) : size_t{0});
+    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    const size_t lineStart = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const size_t column = lineStart == std::string::npos ? at + 1 : at - lineStart;
+    std::string why = e.what();  // "[json.exception...] parse error at line 1, column 5: syntax error ..."
+    if (const size_t col = why.find("column "); col != std::string::npos) {
+      if (const size_t colon = why.find(": ", col); colon != std::string::npos) why = why.substr(colon + 2);
+    }
+    throw ConfigError("config file '" + path + "' is not valid JSON: line " + std::to_string(line) +
+                      ", column " + std::to_string(column) + ": " + why);
+  }
 }
 
 ExperimentConfig loadConfigFile(const std::string& path, const ExperimentConfig& base) {
@@ -230,7 +244,9 @@ void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   if (p.optimizer != "adam" && p.optimizer != "adamw")
     is.bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");
   is.ranges(c, "optim");
-  if (p.warmupSteps >= 0 && p.steps > 0 && p.warmupSteps >= p.steps)
+  // The warm-up belongs to the schedule: a run trained to fewer steps than its schedule spans
+  // (resume --steps) may end inside it.
+  if (p.warmupSteps >= 0 && p.steps > 0 && p.scheduleSteps <= 0 && p.warmupSteps >= p.steps)
     is.bad("optim.warmupSteps", "must be smaller than optim.steps");
   if (p.scheduleSteps > 0 && p.warmupSteps >= p.scheduleSteps)
     is.bad("optim.scheduleSteps", "must exceed optim.warmupSteps (or be 0)");

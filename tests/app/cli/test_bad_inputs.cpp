@@ -38,6 +38,8 @@ class BadInputs : public ::testing::Test {
     fs::copy_file("/bin/true", dir_->file("binaries/true"));
     test::writeFile(dir_->file("broken.json"), "{\"model\": {\"dModel\": ");
     test::writeFile(dir_->file("unknown-key.json"), "{\"model\": {\"widht\": 64}}");
+    test::writeFile(dir_->file("broken-lines.json"), "{\n  \"model\": {\n    \"dModel\": 64,,\n  }\n}\n");
+    test::writeFile(dir_->file("vocab10.json"), "{\"model\": {\"vocabSize\": 10}}");
     test::writeFile(dir_->file("huge.json"),
                     "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
     // Hugging Face folders: no config, an unsupported architecture, weights that do not match.
@@ -108,7 +110,12 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"unknown device", train + "--steps 2 --device tpu --corpus " + C, {"tpu"}},
       {"unknown packing", train + "--steps 2 --packing foo --corpus " + C, {"data.packing", "packed, document"}},
       {"one document", train + "--steps 2 --packing document --corpus " + C, {"too few documents"}},
-      {"broken config", train + "--config " + dir_->file("broken.json"), {"broken.json"}},
+      {"broken config", train + "--config " + dir_->file("broken.json"), {"broken.json", "line 1, column 22"}},
+      {"broken config, line 3", train + "--config " + dir_->file("broken-lines.json"), {"broken-lines.json", "line 3, column"}},
+      {"vocabulary set by hand", train + "--steps 2 --corpus " + C + " --config " + dir_->file("vocab10.json"),
+       {"vocab10.json", "model.vocabSize 10", "257"}},
+      {"empty scheme list", train + "--steps 2 --scheme '' --corpus " + C, {"--scheme", "pre_ln"}},
+      {"analyze past the last step", " --db " + db() + " analyze --run 1 --step 99999", {"--step 99999", "step 6"}},
       {"unknown config key", train + "--config " + dir_->file("unknown-key.json"), {"widht"}},
       {"huge model", train + "--steps 2 --corpus " + C + " --config " + dir_->file("huge.json"), {"MB", "available"}},
       {"report no runs", " --db " + db() + " report --runs ''", {"--runs"}},
@@ -199,4 +206,12 @@ TEST_F(BadInputs, ReadOnlyDatabasesServeTheReadingCommands) {
       << out;
   EXPECT_NE(out.find(ro + "/runs.db"), std::string::npos) << out;
   EXPECT_NE(out.find("read-only"), std::string::npos) << out;
+}
+
+TEST_F(BadInputs, ResumeTakesQuietAndThreadsLikeTrain) {
+  std::string out;
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --quiet --threads 1", &out), 0) << out;
+  EXPECT_NE(out.find("nothing to resume"), std::string::npos) << out;
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --threads -1", &out), 1) << out;
+  EXPECT_NE(out.find("--threads"), std::string::npos) << out;
 }

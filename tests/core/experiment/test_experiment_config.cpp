@@ -198,3 +198,28 @@ TEST(ExperimentConfig, AnImportedRunIsToldByItsConfigNotByItsTag) {
   run.configJson = "not json";
   EXPECT_FALSE(isImportedRun(run));
 }
+
+TEST(ExperimentConfig, AWarmUpLongerThanTheStepsIsFineWhenTheScheduleSpansMore) {
+  // resume ID --steps 30 on a 300-step run: the schedule keeps its 300 steps and its warm-up;
+  // the run ends inside the warm-up. Once refused, blaming optim.warmupSteps.
+  ExperimentConfig c;
+  c.optim.steps = 30;
+  c.optim.warmupSteps = 30;
+  c.optim.scheduleSteps = 300;
+  EXPECT_TRUE(validate(c).empty()) << firstIssue(c);
+  c.optim.scheduleSteps = 0;  // the schedule is the steps: the warm-up must fit in them
+  EXPECT_NE(firstIssue(c).find("optim.warmupSteps"), std::string::npos);
+}
+
+TEST(ExperimentConfig, InvalidJsonIsNamedByLineAndColumn) {
+  depthlab::test::TempDir dir;
+  depthlab::test::writeFile(dir.file("c.json"), "{\n  \"optim\": {\n    \"lr\": 1e-3\n    \"steps\": 5\n  }\n}\n");
+  try {
+    loadConfigFile(dir.file("c.json"));
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("c.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 4, column 11"), std::string::npos) << what;  // after "steps"
+  }
+}
