@@ -35,11 +35,26 @@ if ! installed; then
     $SUDO apt-get update -qq >&2
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >&2
   fi
+  # Only ever delete a folder this script made (it leaves a marker in each), an empty one, or
+  # the default one in DepthLab's cache: DEPTHLAB_TORCH2_VENV may name anything.
+  marker="$venv/.made-by-depthlab-torch2-env"
+  default_venv=${XDG_CACHE_HOME:-$HOME/.cache}/depthlab/torch2-$version
+  if [ -e "$venv" ] || [ -L "$venv" ]; then
+    if [ -d "$venv" ] && [ ! -L "$venv" ] &&
+       { [ -f "$marker" ] || [ -z "$(ls -A "$venv")" ] ||
+         { [ "$venv" = "$default_venv" ] && [ -f "$venv/pyvenv.cfg" ]; }; }; then
+      rm -rf "$venv"
+    else
+      echo "torch2-env: $venv exists and was not made by this script (no $marker);" \
+        "not deleting it: remove it yourself or point DEPTHLAB_TORCH2_VENV at a new folder" >&2
+      exit 1
+    fi
+  fi
   echo "torch2-env: installing torch==$version into $venv (about 4.5 GB, once)" >&2
   SECONDS=0
-  rm -rf "$venv"
   mkdir -p "$(dirname "$venv")"
   "$python" -m venv "$venv" >&2
+  touch "$marker"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
     "torch==$version" >&2
   echo "torch2-env: torch $version installed in ${SECONDS}s" >&2
