@@ -26,20 +26,29 @@ void addBenchCheckpoint(CLI::App* bench, GlobalOptions& g) {
     o.verbose = !g.json;
     const auto r = bench::runCheckpointBench(o);
     constexpr double kTargetMiBps = 1024;
-    const double saveTarget = std::min(kTargetMiBps, r.diskWriteMiBps > 0 ? r.diskWriteMiBps : kTargetMiBps);
-    const double loadTarget = std::min(kTargetMiBps, r.diskReadMiBps > 0 ? r.diskReadMiBps : kTargetMiBps);
+    const double saveTarget =
+        std::min(kTargetMiBps, r.diskWriteMiBps > 0 ? r.diskWriteMiBps : kTargetMiBps);
+    const double loadTarget =
+        std::min(kTargetMiBps, r.diskReadMiBps > 0 ? r.diskReadMiBps : kTargetMiBps);
     const bool memoryOk = r.peakMeasured && r.peakOverState() <= 1.1;
     if (g.json) {
-      std::cout << nlohmann::json{{"preset", r.preset}, {"device", r.device},
-                                  {"parameters", r.parameters}, {"state_mib", r.stateMiB},
-                                  {"file_mib", r.fileMiB}, {"save_s", r.saveSeconds},
-                                  {"verify_s", r.verifySeconds}, {"load_s", r.loadSeconds},
-                                  {"save_mib_per_s", r.saveMiBps}, {"verify_mib_per_s", r.verifyMiBps},
+      std::cout << nlohmann::json{{"preset", r.preset},
+                                  {"device", r.device},
+                                  {"parameters", r.parameters},
+                                  {"state_mib", r.stateMiB},
+                                  {"file_mib", r.fileMiB},
+                                  {"save_s", r.saveSeconds},
+                                  {"verify_s", r.verifySeconds},
+                                  {"load_s", r.loadSeconds},
+                                  {"save_mib_per_s", r.saveMiBps},
+                                  {"verify_mib_per_s", r.verifyMiBps},
                                   {"load_mib_per_s", r.loadMiBps},
                                   {"disk_write_mib_per_s", r.diskWriteMiBps},
                                   {"disk_read_mib_per_s", r.diskReadMiBps},
-                                  {"runtime_mib", r.runtimeMiB}, {"resident_mib", r.residentMiB},
-                                  {"peak_mib", r.peakMiB}, {"peak_measured", r.peakMeasured},
+                                  {"runtime_mib", r.runtimeMiB},
+                                  {"resident_mib", r.residentMiB},
+                                  {"peak_mib", r.peakMiB},
+                                  {"peak_measured", r.peakMeasured},
                                   {"peak_over_state", r.peakOverState()},
                                   {"round_trip_exact", r.roundTripExact}}
                        .dump(2)
@@ -47,26 +56,32 @@ void addBenchCheckpoint(CLI::App* bench, GlobalOptions& g) {
       return;
     }
     const char* ok[] = {"MISSED", "ok"};
-    std::printf("bench checkpoint: preset %s on %s, %.1f M parameters; model + AdamW state %.0f MiB, "
-                "file %.0f MiB\n",
-                r.preset.c_str(), r.device.c_str(), static_cast<double>(r.parameters) / 1e6,
-                r.stateMiB, r.fileMiB);
-    std::printf("  save     %6.2f s  %6.0f MiB/s (fsync included; target >= %.0f) %s\n", r.saveSeconds,
-                r.saveMiBps, saveTarget, ok[r.saveMiBps >= saveTarget]);
+    std::printf(
+        "bench checkpoint: preset %s on %s, %.1f M parameters; model + AdamW state %.0f MiB, "
+        "file %.0f MiB\n",
+        r.preset.c_str(), r.device.c_str(), static_cast<double>(r.parameters) / 1e6, r.stateMiB,
+        r.fileMiB);
+    std::printf("  save     %6.2f s  %6.0f MiB/s (fsync included; target >= %.0f) %s\n",
+                r.saveSeconds, r.saveMiBps, saveTarget, ok[r.saveMiBps >= saveTarget]);
     std::printf("  verify   %6.2f s  %6.0f MiB/s (read and hashed, not cached)\n", r.verifySeconds,
                 r.verifyMiBps);
-    std::printf("  load     %6.2f s  %6.0f MiB/s (verified on the way, not cached; target >= %.0f) %s\n",
-                r.loadSeconds, r.loadMiBps, loadTarget, ok[r.loadMiBps >= loadTarget]);
+    std::printf(
+        "  load     %6.2f s  %6.0f MiB/s (verified on the way, not cached; target >= %.0f) %s\n",
+        r.loadSeconds, r.loadMiBps, loadTarget, ok[r.loadMiBps >= loadTarget]);
     std::printf("  disk     write %.0f MiB/s (fsync), read %.0f MiB/s, measured beside them\n",
                 r.diskWriteMiBps, r.diskReadMiBps);
     if (r.peakMeasured) {
-      std::printf("  memory   peak resident %.0f MiB = runtime %.0f + %.3fx the model and state "
-                  "(target <= 1.1x) %s\n",
-                  r.peakMiB, r.runtimeMiB, r.peakOverState(), ok[memoryOk]);
+      std::printf(
+          "  memory   peak resident %.0f MiB = runtime %.0f + %.3fx the model and state "
+          "(target <= 1.1x) %s\n",
+          r.peakMiB, r.runtimeMiB, r.peakOverState(), ok[memoryOk]);
     } else {
-      std::printf("  memory   not measured: this kernel would not reset the peak (/proc/self/clear_refs)\n");
+      std::printf(
+          "  memory   not measured: this kernel would not reset the peak "
+          "(/proc/self/clear_refs)\n");
     }
-    std::printf("  loaded   %s\n", r.roundTripExact ? "equal to what was saved" : "DIFFERS from what was saved");
+    std::printf("  loaded   %s\n",
+                r.roundTripExact ? "equal to what was saved" : "DIFFERS from what was saved");
   });
 }
 

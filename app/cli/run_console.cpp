@@ -49,8 +49,9 @@ void SignalWatcher::run() {
     const int n = g_signals.load();
     if (n == 1 && !told) {
       told = true;
-      std::fprintf(stderr, "\nstopping after the current micro-batch (checkpoint, then exit); "
-                           "press Ctrl-C again to stop at once\n");
+      std::fprintf(stderr,
+                   "\nstopping after the current micro-batch (checkpoint, then exit); "
+                   "press Ctrl-C again to stop at once\n");
     }
     if (n >= 2) stopNow();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -107,7 +108,9 @@ void printPhase(double seconds, const std::string& what) {
   std::fflush(stderr);
 }
 
-void printNotice(const std::string& line) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", line.c_str()); }
+void printNotice(const std::string& line) {
+  std::fprintf(stderr, "\ndepthlab-cli: %s\n", line.c_str());
+}
 
 // Before the first update: what the run will cost here; then the first update's time.
 void printCost(const std::string& line, bool warning) {

@@ -22,7 +22,9 @@ namespace depthlab::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 double tensorsMiB(const std::vector<train::NamedTensor>& ts) {
   double bytes = 0;
@@ -39,7 +41,8 @@ void probeDisk(const std::string& path, double mib, CheckpointBenchResult& r) {
   if (fd < 0) return;
   auto t0 = Clock::now();
   bool ok = true;
-  for (int i = 0; i < blocks && ok; ++i) ok = ::write(fd, block.data(), block.size()) == static_cast<ssize_t>(block.size());
+  for (int i = 0; i < blocks && ok; ++i)
+    ok = ::write(fd, block.data(), block.size()) == static_cast<ssize_t>(block.size());
   ok = ok && ::fsync(fd) == 0;
   const double wrote = since(t0);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -89,8 +92,9 @@ CheckpointBenchResult runCheckpointBench(const CheckpointBenchOptions& o) {
                tensorsMiB(train::optimizerSnapshot(optimizer).tensors);
   r.residentMiB = util::residentMiB();
 
-  const std::string path = (std::filesystem::path(o.dir) /
-                            ("depthlab-bench-" + std::to_string(::getpid()) + ".ckpt")).string();
+  const std::string path =
+      (std::filesystem::path(o.dir) / ("depthlab-bench-" + std::to_string(::getpid()) + ".ckpt"))
+          .string();
   train::CheckpointMeta meta;
   meta.step = 1;
   meta.scheme = "lns";

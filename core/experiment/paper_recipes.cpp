@@ -39,8 +39,11 @@ std::vector<std::string> commonChoices() {
 }
 
 std::vector<PaperNumber> table1(double post, double deep, double mix, double pre, double lns) {
-  return {{"post_ln", "", post}, {"deepnorm_official", "", deep}, {"mix_ln", "", mix},
-          {"pre_ln", "", pre},   {"lns", "", lns}};
+  return {{"post_ln", "", post},
+          {"deepnorm_official", "", deep},
+          {"mix_ln", "", mix},
+          {"pre_ln", "", pre},
+          {"lns", "", lns}};
 }
 
 const std::vector<std::string> kTable1Schemes = {"pre_ln", "lns", "post_ln", "deepnorm_official",
@@ -56,7 +59,8 @@ std::vector<PaperRecipe> buildRecipes() {
                  double lr, int micro, std::vector<PaperNumber> numbers, std::string tokens) {
     PaperRecipe p;
     p.name = std::move(name);
-    p.title = "Table 1, LLaMA-" + size + " (" + tokens + " tokens): Post-LN, DeepNorm, Mix-LN, "
+    p.title = "Table 1, LLaMA-" + size + " (" + tokens +
+              " tokens): Post-LN, DeepNorm, Mix-LN, "
               "Pre-LN and LNS";
     std::string script = size;
     for (auto& ch : script) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -86,8 +90,9 @@ std::vector<PaperRecipe> buildRecipes() {
 
   PaperRecipe fig4;
   fig4.name = "fig4-variance-130m";
-  fig4.title = "Fig. 4: per-layer output variance of LLaMA-130M over 10,000 updates, Pre-LN, "
-               "Pre-LN + Scaled Initialization and LNS";
+  fig4.title =
+      "Fig. 4: per-layer output variance of LLaMA-130M over 10,000 updates, Pre-LN, "
+      "Pre-LN + Scaled Initialization and LNS";
   fig4.source = "arXiv 2502.05795 v5 §5.4, Fig. 4 (Pre-LN's last layer up to ~175, LNS ~25)";
   fig4.preset = "llama-130m";
   fig4.arms = {{"", {"pre_ln", "lns"}, false}, {"scaled init", {"pre_ln"}, true}};
@@ -102,8 +107,9 @@ std::vector<PaperRecipe> buildRecipes() {
 
   PaperRecipe q;
   q.name = "quick-71m";
-  q.title = "LLaMA-71M, 10,000 updates of 256 x 256 tokens: Pre-LN vs LNS in about an hour on "
-            "one GPU (no paper number; LNS should end lower)";
+  q.title =
+      "LLaMA-71M, 10,000 updates of 256 x 256 tokens: Pre-LN vs LNS in about an hour on "
+      "one GPU (no paper number; LNS should end lower)";
   q.source = "Mix-LN's official llama_71m script (lr 1e-3, 10k updates, 1k warm-up, batch 256)";
   q.preset = "llama-71m";
   q.arms = {{"", {"pre_ln", "lns"}, false}};
@@ -116,8 +122,9 @@ std::vector<PaperRecipe> buildRecipes() {
 
   PaperRecipe t;
   t.name = "tiny-check";
-  t.title = "the whole path (document rows, training, evaluation, report, figures) on a 4-layer "
-            "model in a minute on a CPU; its numbers mean nothing";
+  t.title =
+      "the whole path (document rows, training, evaluation, report, figures) on a 4-layer "
+      "model in a minute on a CPU; its numbers mean nothing";
   t.source = "DepthLab's tiny preset";
   t.preset = "tiny";
   t.arms = {{"", {"pre_ln", "lns"}, false}};

@@ -17,23 +17,23 @@ namespace depthlab::experiment {
 
 /// One group of a recipe: schemes trained side by side under the same scheme options.
 struct RecipeArm {
-  std::string label;                 // "" for the main arm, else e.g. "scaled init"
+  std::string label;  // "" for the main arm, else e.g. "scaled init"
   std::vector<std::string> schemes;
-  bool scaledInit = false;           // Pre-LN + Scaled Initialization (Fig. 4's middle panel)
+  bool scaledInit = false;  // Pre-LN + Scaled Initialization (Fig. 4's middle panel)
 };
 
 /// A number the paper reports for one arm's scheme.
 struct PaperNumber {
   std::string scheme;
-  std::string arm;                   // RecipeArm::label
-  double perplexity = 0;             // validation perplexity on C4 (Table 1)
+  std::string arm;        // RecipeArm::label
+  double perplexity = 0;  // validation perplexity on C4 (Table 1)
 };
 
 struct PaperRecipe {
-  std::string name;                  // "table1-130m"
-  std::string title;                 // one line for lists
-  std::string source;                // where the numbers and the settings come from
-  std::string preset;                // the model shape (experiment/presets)
+  std::string name;    // "table1-130m"
+  std::string title;   // one line for lists
+  std::string source;  // where the numbers and the settings come from
+  std::string preset;  // the model shape (experiment/presets)
   std::vector<RecipeArm> arms;
   int steps = 0, warmupSteps = 0;
   double lr = 0;

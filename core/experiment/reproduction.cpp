@@ -47,12 +47,15 @@ void inspectCorpus(ReproductionPlan& p, const PaperRecipe& recipe, bool force,
       targets += static_cast<double>(std::min<uint64_t>(d.length, c.model.seqLen + 1) - 1);
     }
     targets /= static_cast<double>(docs->val().size());
-    const int batches = static_cast<int>(std::ceil(kPaperEvalTokens / (targets * c.optim.batchSize)));
+    const int batches =
+        static_cast<int>(std::ceil(kPaperEvalTokens / (targets * c.optim.batchSize)));
     for (auto& a : p.arms) a.config.run.evalBatches = std::max(a.config.run.evalBatches, batches);
     p.costLines.push_back("evaluation: " + formatThousands(batches) + " batches of " +
                           std::to_string(c.optim.batchSize) + " validation documents (" +
-                          formatCount(targets) + " non-pad tokens each on average: >= 10M tokens, as "
-                          "the paper) every " + formatThousands(c.run.evalEvery) + " updates");
+                          formatCount(targets) +
+                          " non-pad tokens each on average: >= 10M tokens, as "
+                          "the paper) every " +
+                          formatThousands(c.run.evalEvery) + " updates");
   }
   if (force) return;
   std::ostringstream why;
@@ -61,21 +64,25 @@ void inspectCorpus(ReproductionPlan& p, const PaperRecipe& recipe, bool force,
     if (have >= rowsNeeded) return;
     why << "the corpus's training split holds " << formatCount(have) << " documents ("
         << formatCount(static_cast<double>(dataset.trainTokens())) << " tokens); " << recipe.name
-        << " reads " << formatThousands(static_cast<int64_t>(rowsNeeded)) << " documents, one a row ("
-        << formatCount(slotsNeeded) << " token slots): it would pass over the corpus "
+        << " reads " << formatThousands(static_cast<int64_t>(rowsNeeded))
+        << " documents, one a row (" << formatCount(slotsNeeded)
+        << " token slots): it would pass over the corpus "
         << formatCount(rowsNeeded / std::max(have, 1.0)) << " times, where the paper reads C4 once";
   } else {
     const double have = static_cast<double>(dataset.trainTokens());
     if (have >= slotsNeeded) return;
     why << "the corpus's training split holds " << formatCount(have) << " tokens; " << recipe.name
-        << " reads " << formatCount(slotsNeeded) << " (" << formatCount(slotsNeeded / have) << " passes)";
+        << " reads " << formatCount(slotsNeeded) << " (" << formatCount(slotsNeeded / have)
+        << " passes)";
   }
-  throw ConfigError(why.str() + ". Give it a bigger corpus (C4 en holds ~365M documents, ~156B "
+  throw ConfigError(why.str() +
+                    ". Give it a bigger corpus (C4 en holds ~365M documents, ~156B "
                     "tokens) or --force to train on this one anyway.");
 }
 
 void addCost(ReproductionPlan& p, store::RunStore& store) {
-  const std::string kind = p.arms.empty() || p.arms.front().config.run.device == "cpu" ? "cpu" : "cuda";
+  const std::string kind =
+      p.arms.empty() || p.arms.front().config.run.device == "cpu" ? "cpu" : "cuda";
   const auto calibration = calibrateTime(store.listRuns(), kind);
   double tokens = 0, disk = 0, memoryMB = 0;
   int runs = 0;
@@ -96,12 +103,16 @@ void addCost(ReproductionPlan& p, store::RunStore& store) {
   if (runs > 0) {
     p.costLines.push_back(std::to_string(runs) + " run(s) to train: " + formatCount(tokens) +
                           " token slots in all (pads included), ~" + formatLongDuration(p.seconds) +
-                          " on this " + kind + (calibration.groups > 0
-                              ? " (estimate calibrated on " + std::to_string(calibration.groups) + " finished groups)"
-                              : " (uncalibrated FLOP-rate estimate; the first update's time is printed once measured)"));
+                          " on this " + kind +
+                          (calibration.groups > 0
+                               ? " (estimate calibrated on " + std::to_string(calibration.groups) +
+                                     " finished groups)"
+                               : " (uncalibrated FLOP-rate estimate; the first update's time is "
+                                 "printed once measured)"));
     p.costLines.push_back("disk: up to " + formatBytes(disk) +
                           " (the token store if not prepared yet, and each run's kept checkpoints)"
-                          "; memory: ~" + formatBytes(memoryMB * 1e6) + " while the schemes train in turn");
+                          "; memory: ~" +
+                          formatBytes(memoryMB * 1e6) + " while the schemes train in turn");
   }
   if (!resume.empty()) {
     std::string ids;
@@ -129,7 +140,8 @@ void addMeasuredTime(ReproductionPlan& p, const std::function<void(const std::st
   p.costLines.push_back(
       "measured here: one update (" + std::to_string(global) + " sequences) takes " +
       formatDuration(m.seconds) +
-      (m.rowsTimed < global ? " (" + std::to_string(m.rowsTimed) + " sequences timed, scaled)" : "") +
+      (m.rowsTimed < global ? " (" + std::to_string(m.rowsTimed) + " sequences timed, scaled)"
+                            : "") +
       ": " + formatThousands(updates) + " updates ~ " + formatLongDuration(p.measuredSeconds) +
       " of training here, evaluations and probes besides");
 }
@@ -164,9 +176,12 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
       auto run = std::find_if(existing.begin(), existing.end(), [&](const store::RunInfo& r) {
         return r.scheme == scheme && has(r.tags, tag);
       });
-      if (run == existing.end()) a.toLaunch.push_back(scheme);
-      else if (run->status == store::RunStatus::Finished) a.done.push_back(run->id);
-      else a.toResume.push_back(run->id);
+      if (run == existing.end())
+        a.toLaunch.push_back(scheme);
+      else if (run->status == store::RunStatus::Finished)
+        a.done.push_back(run->id);
+      else
+        a.toResume.push_back(run->id);
     }
     a.config.schemes = a.toLaunch;
     p.arms.push_back(std::move(a));
@@ -180,9 +195,10 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
                       "or pass --force to start it here anyway.");
   }
   if (launches && o.corpus.empty()) {
-    throw ConfigError("reproduce needs --corpus: a recipe reads one document a row (.jsonl records "
-                      "such as C4's en .json.gz files, or a folder of text files), and the lab's "
-                      "default corpus is one text file, one document");
+    throw ConfigError(
+        "reproduce needs --corpus: a recipe reads one document a row (.jsonl records "
+        "such as C4's en .json.gz files, or a folder of text files), and the lab's "
+        "default corpus is one text file, one document");
   }
   // Every arm reads the same corpus the same way: one look serves them all.
   if (launches && o.checkCorpus) inspectCorpus(p, recipe, o.force, phase);

@@ -19,8 +19,8 @@
 namespace depthlab::experiment {
 
 struct ReproduceOptions {
-  std::string corpus;                // "" = the default corpus
-  std::string tokenizer;             // "" = the recipe's (spm:32000 for the paper sizes)
+  std::string corpus;     // "" = the default corpus
+  std::string tokenizer;  // "" = the recipe's (spm:32000 for the paper sizes)
   std::string device = "cpu";
   std::vector<std::string> schemes;  // only these of the recipe's (empty: all)
   bool force = false;                // a paper size on a CPU, a corpus read more than once
@@ -32,10 +32,10 @@ struct ReproduceOptions {
 
 struct ArmPlan {
   size_t arm = 0;
-  ExperimentConfig config;           // the recipe's, with the user's corpus, tokenizer, device
-  std::vector<std::string> toLaunch; // schemes with no run yet
-  std::vector<int64_t> toResume;     // runs that have not trained all their steps
-  std::vector<int64_t> done;         // finished runs
+  ExperimentConfig config;            // the recipe's, with the user's corpus, tokenizer, device
+  std::vector<std::string> toLaunch;  // schemes with no run yet
+  std::vector<int64_t> toResume;      // runs that have not trained all their steps
+  std::vector<int64_t> done;          // finished runs
 };
 
 struct ReproductionPlan {

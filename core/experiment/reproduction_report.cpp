@@ -68,7 +68,8 @@ ReproductionReport reproductionReport(store::RunStore& store, const PaperRecipe&
     row.status = run.status;
     const auto latest = store.latestScalars(run.id);
     // loss_train's steps count from 0: the updates done are one more than its last step
-    if (auto it = latest.find(metrics::kLossTrain); it != latest.end()) row.step = it->second.step + 1;
+    if (auto it = latest.find(metrics::kLossTrain); it != latest.end())
+      row.step = it->second.step + 1;
     auto j = nlohmann::json::parse(run.configJson, nullptr, false);
     if (j.is_object()) row.steps = j.value("optim", nlohmann::json::object()).value("steps", 0);
     if (auto it = latest.find(metrics::kLossVal); it != latest.end()) {

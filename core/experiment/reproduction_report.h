@@ -26,7 +26,7 @@ struct ReproductionRow {
   std::string arm, scheme;
   int64_t runId = 0;
   store::RunStatus status = store::RunStatus::Queued;
-  int64_t step = 0, steps = 0;           // updates done, and planned
+  int64_t step = 0, steps = 0;  // updates done, and planned
   std::optional<double> valLoss, perplexity, paperPerplexity;
   std::optional<double> lastLayerVariance;
   /// perplexity - paperPerplexity, and whether |that| <= the recipe's band
@@ -36,14 +36,14 @@ struct ReproductionRow {
 
 struct ReproductionGain {  // LNS over Pre-LN within one arm
   std::string arm;
-  double ppl = 0, percent = 0;                    // measured: pre_ln - lns, and its share
-  std::optional<double> paperPpl, paperPercent;   // the paper's
+  double ppl = 0, percent = 0;                   // measured: pre_ln - lns, and its share
+  std::optional<double> paperPpl, paperPercent;  // the paper's
 };
 
 struct ReproductionReport {
   std::vector<ReproductionRow> rows;
   std::vector<ReproductionGain> gains;
-  bool complete = false;   // every scheme of every arm trained all its steps
+  bool complete = false;  // every scheme of every arm trained all its steps
 };
 
 ReproductionReport reproductionReport(store::RunStore& store, const PaperRecipe& recipe);

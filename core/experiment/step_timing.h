@@ -12,9 +12,9 @@
 namespace depthlab::experiment {
 
 struct MeasuredUpdate {
-  double seconds = 0;      // one update of the config: micro-batch x gradient accumulation
-  int rowsTimed = 0;       // sequences per timed micro-batch
-  double timedSeconds = 0; // the median timed micro-batch update
+  double seconds = 0;       // one update of the config: micro-batch x gradient accumulation
+  int rowsTimed = 0;        // sequences per timed micro-batch
+  double timedSeconds = 0;  // the median timed micro-batch update
 };
 
 /// Times `scheme` under `c` on c.run.device; `maxRows` caps the sequences of the timed

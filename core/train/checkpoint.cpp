@@ -120,8 +120,11 @@ CheckpointMeta checkpointMetaFromJson(const nlohmann::json& j, const std::string
 std::string saveCheckpoint(const std::string& path, model::Decoder& model,
                            torch::optim::Optimizer* optimizer, const CheckpointMeta& meta) {
   nlohmann::json header = {
-      {"step", meta.step},         {"scheme", meta.scheme},  {"run_id", meta.runId},
-      {"config", meta.config},     {"store_id", meta.storeId},
+      {"step", meta.step},
+      {"scheme", meta.scheme},
+      {"run_id", meta.runId},
+      {"config", meta.config},
+      {"store_id", meta.storeId},
       {"config_hash", meta.configHash.empty() ? modelConfigHash(meta.config) : meta.configHash}};
   std::vector<NamedTensor> tensors = modelTensors(model);
   if (optimizer) {
@@ -141,7 +144,8 @@ CheckpointMeta readCheckpointMeta(const std::string& path) {
 std::string modelConfigHash(const nlohmann::json& config) {
   const auto empty = nlohmann::json::object();
   const auto& c = config.is_object() ? config : empty;
-  nlohmann::json shape = {{"model", c.value("model", empty)}, {"options", c.value("options", empty)}};
+  nlohmann::json shape = {{"model", c.value("model", empty)},
+                          {"options", c.value("options", empty)}};
   // Fields added later hash as before while they keep their defaults (older runs' checkpoints
   // still verify): grouped-query attention, head dim, q/k/v biases, tied embeddings.
   auto& m = shape["model"];
@@ -160,7 +164,8 @@ namespace {
 
 CheckpointMeta checkOwner(const CheckpointMeta& m, const std::string& path,
                           const CheckpointOwner& owner) {
-  auto refuse = [&](const std::string& what, const std::string& expected, const std::string& found) {
+  auto refuse = [&](const std::string& what, const std::string& expected,
+                    const std::string& found) {
     throw CheckpointError("checkpoint '" + path + "' does not belong to run " +
                           std::to_string(owner.runId) + ": " + what + " is " + found +
                           " in the file, " + expected + " in the database");
@@ -171,12 +176,14 @@ CheckpointMeta checkOwner(const CheckpointMeta& m, const std::string& path,
   if (owner.runId != 0 && m.runId != owner.runId) {
     refuse("the run id", std::to_string(owner.runId), std::to_string(m.runId));
   }
-  if (!owner.scheme.empty() && m.scheme != owner.scheme) refuse("the scheme", owner.scheme, m.scheme);
+  if (!owner.scheme.empty() && m.scheme != owner.scheme)
+    refuse("the scheme", owner.scheme, m.scheme);
   if (!owner.storeId.empty() && !m.storeId.empty() && m.storeId != owner.storeId) {
     refuse("the database id", owner.storeId, m.storeId + " (another database's run)");
   }
   if (!owner.configHash.empty() && m.configHash != owner.configHash) {
-    refuse("the model config hash", owner.configHash, m.configHash.empty() ? "absent" : m.configHash);
+    refuse("the model config hash", owner.configHash,
+           m.configHash.empty() ? "absent" : m.configHash);
   }
   return m;
 }

@@ -28,9 +28,9 @@ std::string errnoText() { return std::strerror(errno); }
 
 const std::map<std::string, torch::ScalarType>& dtypeNames() {
   static const std::map<std::string, torch::ScalarType> m = {
-      {"float32", torch::kFloat32}, {"float64", torch::kFloat64}, {"float16", torch::kFloat16},
-      {"bfloat16", torch::kBFloat16}, {"int64", torch::kInt64},   {"int32", torch::kInt32},
-      {"int16", torch::kInt16},     {"int8", torch::kInt8},       {"uint8", torch::kUInt8},
+      {"float32", torch::kFloat32},   {"float64", torch::kFloat64}, {"float16", torch::kFloat16},
+      {"bfloat16", torch::kBFloat16}, {"int64", torch::kInt64},     {"int32", torch::kInt32},
+      {"int16", torch::kInt16},       {"int8", torch::kInt8},       {"uint8", torch::kUInt8},
       {"bool", torch::kBool}};
   return m;
 }
@@ -114,8 +114,8 @@ uint64_t writeCheckpointFile(const std::string& path, nlohmann::json header,
   uint64_t offset = 0;
   for (const auto& nt : tensors) {
     const uint64_t bytes = static_cast<uint64_t>(nt.tensor.numel()) * nt.tensor.element_size();
-    table.push_back({nt.name, dtypeName(nt.tensor.scalar_type()), nt.tensor.sizes().vec(), offset,
-                     bytes});
+    table.push_back(
+        {nt.name, dtypeName(nt.tensor.scalar_type()), nt.tensor.sizes().vec(), offset, bytes});
     offset = alignUp(offset + bytes);
   }
   header["tensors"] = std::move(table);
@@ -146,7 +146,8 @@ uint64_t writeCheckpointFile(const std::string& path, nlohmann::json header,
     sink.write(&sum, 8);
     sink.close();
     std::filesystem::rename(tmp, path, ec);
-    if (ec) throw CheckpointError("cannot move checkpoint '" + tmp + "' into place: " + ec.message());
+    if (ec)
+      throw CheckpointError("cannot move checkpoint '" + tmp + "' into place: " + ec.message());
     syncFolder(target.parent_path());
     return sum;
   } catch (...) {
@@ -178,7 +179,8 @@ CheckpointFileReader::CheckpointFileReader(const std::string& path, int fd, uint
       TensorRecord r;
       r.name = row.at(0).get<std::string>();
       auto it = dtypeNames().find(row.at(1).get<std::string>());
-      if (it == dtypeNames().end()) throw CheckpointError("unknown tensor type " + row.at(1).dump());
+      if (it == dtypeNames().end())
+        throw CheckpointError("unknown tensor type " + row.at(1).dump());
       r.dtype = it->second;
       r.shape = row.at(2).get<std::vector<int64_t>>();
       r.offset = row.at(3).get<uint64_t>();
@@ -189,13 +191,15 @@ CheckpointFileReader::CheckpointFileReader(const std::string& path, int fd, uint
         overflow |= d < 0 || __builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel);
       }
       if (overflow || numel != r.bytes || r.offset > m_dataBytes ||
-          r.bytes > m_dataBytes - r.offset || (!m_records.empty() && r.offset < m_records.back().offset + m_records.back().bytes)) {
+          r.bytes > m_dataBytes - r.offset ||
+          (!m_records.empty() && r.offset < m_records.back().offset + m_records.back().bytes)) {
         throw CheckpointError("tensor " + r.name + " has an inconsistent table entry");
       }
       m_records.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor table (" + e.what() + ")");
+    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor table (" + e.what() +
+                          ")");
   } catch (const CheckpointError& e) {
     throw CheckpointError("checkpoint '" + path + "': " + e.what());
   }
@@ -241,7 +245,8 @@ void CheckpointFileReader::readInto(const TensorRecord& r, torch::Tensor dst) {
   if (dst.device().is_cpu() && dst.is_contiguous() && dst.scalar_type() == r.dtype) {
     return read(dst.data_ptr(), r.bytes);  // straight into the tensor's memory
   }
-  torch::Tensor flat = dst.is_contiguous() ? dst.view(-1) : torch::empty({dst.numel()}, dst.options());
+  torch::Tensor flat =
+      dst.is_contiguous() ? dst.view(-1) : torch::empty({dst.numel()}, dst.options());
   const int64_t elem = static_cast<int64_t>(c10::elementSize(r.dtype));
   const int64_t per = std::max<int64_t>(1, static_cast<int64_t>(kSlice) / elem);
   const auto hostOptions = torch::TensorOptions().dtype(r.dtype);
@@ -259,8 +264,10 @@ void CheckpointFileReader::readAll(
   for (const auto& r : m_records) {
     skip(m_dataStart + r.offset - m_pos);
     torch::Tensor dst = destinationOf(r);
-    if (dst.defined()) readInto(r, dst);
-    else skip(r.bytes);
+    if (dst.defined())
+      readInto(r, dst);
+    else
+      skip(r.bytes);
   }
   skip(m_dataStart + m_dataBytes - m_pos);
   const uint64_t computed = m_hash.digest();

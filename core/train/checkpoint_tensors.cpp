@@ -26,7 +26,8 @@ std::string stateName(size_t g, size_t p, const char* field) {
 template <class Options, class State>
 OptimizerSnapshot snapshotOf(torch::optim::Optimizer& o, const char* kind) {
   OptimizerSnapshot s;
-  s.json = {{"kind", kind}, {"groups", nlohmann::json::array()}, {"state", nlohmann::json::array()}};
+  s.json = {
+      {"kind", kind}, {"groups", nlohmann::json::array()}, {"state", nlohmann::json::array()}};
   auto& groups = o.param_groups();
   for (size_t g = 0; g < groups.size(); ++g) {
     const auto& opt = static_cast<const Options&>(groups[g].options());
@@ -63,8 +64,8 @@ std::vector<NamedTensor> prepare(torch::optim::Optimizer& o, const nlohmann::jso
   for (size_t g = 0; g < groups.size(); ++g) {
     if (jg[g].at("params").get<size_t>() != groups[g].params().size()) {
       throw CheckpointError("optimizer group " + std::to_string(g) + " has " +
-                            std::to_string(groups[g].params().size()) + " parameters, the checkpoint " +
-                            jg[g].at("params").dump());
+                            std::to_string(groups[g].params().size()) +
+                            " parameters, the checkpoint " + jg[g].at("params").dump());
     }
     auto& opt = static_cast<Options&>(groups[g].options());
     opt.lr(jg[g].at("lr").get<double>())
@@ -130,14 +131,16 @@ void createMissing(torch::optim::Optimizer& o) {
 
 std::vector<NamedTensor> modelTensors(model::Decoder& model) {
   std::vector<NamedTensor> out;
-  for (const auto& p : model->named_parameters(true)) out.push_back({"model/" + p.key(), p.value()});
+  for (const auto& p : model->named_parameters(true))
+    out.push_back({"model/" + p.key(), p.value()});
   for (const auto& b : model->named_buffers(true)) out.push_back({"model/" + b.key(), b.value()});
   return out;
 }
 
 OptimizerSnapshot optimizerSnapshot(torch::optim::Optimizer& optimizer) {
   if (AdamWTraits::is(optimizer)) {
-    return snapshotOf<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(optimizer, "adamw");
+    return snapshotOf<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(optimizer,
+                                                                                 "adamw");
   }
   if (AdamTraits::is(optimizer)) {
     return snapshotOf<torch::optim::AdamOptions, torch::optim::AdamParamState>(optimizer, "adam");

@@ -16,7 +16,7 @@
 namespace depthlab::train {
 
 struct NamedTensor {
-  std::string name;     // "model/<parameter or buffer>", "optim/<group>/<param>/<field>"
+  std::string name;  // "model/<parameter or buffer>", "optim/<group>/<param>/<field>"
   torch::Tensor tensor;
 };
 

@@ -34,8 +34,7 @@ Parsed parse(const std::string& path, bool payloads) {
   std::memcpy(&version, bytes.data() + 8, 4);
   if (version != 1) {
     throw CheckpointError("checkpoint '" + path + "' has format version " +
-                          std::to_string(version) + "; this build reads version " +
-                          "1 here.");
+                          std::to_string(version) + "; this build reads version " + "1 here.");
   }
   if (bytes.size() < 8 + 8) throw CheckpointError("checkpoint '" + path + "' is truncated.");
   uint64_t stored;
@@ -92,7 +91,8 @@ CheckpointMeta load(const std::string& path, model::Decoder& model,
   } catch (const std::exception& e) {  // the archive reader's own errors (TorchScript, zip)
     std::string what = e.what();
     if (auto at = what.find('\n'); at != std::string::npos) what.resize(at);
-    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor archive (" + what + ")");
+    throw CheckpointError("checkpoint '" + path + "' has an unreadable tensor archive (" + what +
+                          ")");
   }
   return p.meta;
 }

@@ -39,7 +39,8 @@ std::string jsonl(int records) {
   std::string out;
   for (int i = 0; i < records; ++i) {
     std::string text = "story " + std::to_string(i) + ": the deep layers " +
-                       std::string(static_cast<size_t>(20 + i % 50), "abcdefghij"[i % 10]) + " learn.";
+                       std::string(static_cast<size_t>(20 + i % 50), "abcdefghij"[i % 10]) +
+                       " learn.";
     out += "{\"text\": \"" + text + "\"}\n";
   }
   return out;
@@ -60,7 +61,8 @@ TEST(ReproduceCli, ListsRecipesAndRefusesWhatCannotWork) {
   int rc = 0;
   std::string out = run(db + "reproduce", &rc);
   EXPECT_EQ(rc, 0) << out;
-  for (const char* name : {"table1-130m", "table1-1b", "fig4-variance-130m", "quick-71m", "tiny-check"}) {
+  for (const char* name :
+       {"table1-130m", "table1-1b", "fig4-variance-130m", "quick-71m", "tiny-check"}) {
     EXPECT_NE(out.find(name), std::string::npos) << name << "\n" << out;
   }
   out = run(db + "reproduce table1-130m --corpus " + dir.file("small.jsonl"), &rc);
@@ -83,8 +85,16 @@ TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
   test::TempDir dir;
   test::writeFile(dir.file("c4.jsonl"), jsonl(700));
   const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("r.db");
-  const std::vector<std::string> args = {cli, "--db", db, "reproduce", "tiny-check", "--no-figures",
-                                         "--corpus", dir.file("c4.jsonl"), "--checkpoint-dir", dir.file("ck")};
+  const std::vector<std::string> args = {cli,
+                                         "--db",
+                                         db,
+                                         "reproduce",
+                                         "tiny-check",
+                                         "--no-figures",
+                                         "--corpus",
+                                         dir.file("c4.jsonl"),
+                                         "--checkpoint-dir",
+                                         dir.file("ck")};
   pid_t pid = launch(args);
   // Killed once both runs have a checkpoint (every 10 updates) and before they end (60).
   bool killedMidway = false;
@@ -94,14 +104,14 @@ TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
     try {
       auto s = store::RunStore::open(db, store::RunStore::Mode::ReadOnly);
       auto runs = s.listRuns();
-      if (runs.size() == 2 && !s.checkpoints(runs[0].id).empty() && !s.checkpoints(runs[1].id).empty()) {
+      if (runs.size() == 2 && !s.checkpoints(runs[0].id).empty() &&
+          !s.checkpoints(runs[1].id).empty()) {
         kill(pid, SIGKILL);
         waitpid(pid, nullptr, 0);
         killedMidway = s.run(runs[0].id)->status != store::RunStatus::Finished;
         break;
       }
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   ASSERT_TRUE(killedMidway) << "the recipe ended before it could be killed mid-way";
   std::string command;

@@ -28,8 +28,10 @@ struct Row {  // §3.2 and §3.4, one line each
 const Row kTable1[] = {
     {"table1-130m", 768, 12, 12, 2048, 1e-3, 20000, 2000, 64, 26.73, 25.76, 26.95, 27.17, 26.07},
     {"table1-250m", 768, 24, 16, 2560, 1e-3, 40000, 4000, 128, 21.92, 20.35, 1409.79, 22.77, 21.39},
-    {"table1-350m", 1024, 24, 16, 2736, 5e-4, 60000, 6000, 128, 19.58, 18.20, 1368.33, 1362.59, 1363.21},
-    {"table1-1b", 2048, 24, 32, 5461, 5e-4, 100000, 1000, 32, 17.02, 15.71, 1390.75, 1409.08, 1414.78},
+    {"table1-350m", 1024, 24, 16, 2736, 5e-4, 60000, 6000, 128, 19.58, 18.20, 1368.33, 1362.59,
+     1363.21},
+    {"table1-1b", 2048, 24, 32, 5461, 5e-4, 100000, 1000, 32, 17.02, 15.71, 1390.75, 1409.08,
+     1414.78},
 };
 
 }  // namespace
@@ -69,9 +71,11 @@ TEST(PaperRecipes, Table1RowsAreThePapersConfiguration) {
     EXPECT_GE(static_cast<double>(c.run.evalBatches) * c.optim.batchSize * c.model.seqLen, 10e6);
     EXPECT_TRUE(r.paperSize);
     EXPECT_DOUBLE_EQ(r.band, 0.5);  // issue #5: 26.2 against 25.76
-    const std::vector<std::pair<const char*, double>> ppl = {
-        {"pre_ln", row.pre}, {"lns", row.lns}, {"post_ln", row.post},
-        {"deepnorm_official", row.deep}, {"mix_ln", row.mix}};
+    const std::vector<std::pair<const char*, double>> ppl = {{"pre_ln", row.pre},
+                                                             {"lns", row.lns},
+                                                             {"post_ln", row.post},
+                                                             {"deepnorm_official", row.deep},
+                                                             {"mix_ln", row.mix}};
     for (const auto& [scheme, value] : ppl) {
       ASSERT_TRUE(r.paperPerplexity(scheme, "").has_value()) << scheme;
       EXPECT_DOUBLE_EQ(*r.paperPerplexity(scheme, ""), value) << scheme;
@@ -97,7 +101,8 @@ TEST(PaperRecipes, Fig4HasItsThreePanelsAndTheRestAreNamed) {
   EXPECT_NE(err.find("table1-130m"), std::string::npos) << err;
   // Where the paper and the official code disagree, the recipe says which it follows.
   bool says350 = false;
-  for (const auto& c : requireRecipe("table1-350m").choices) says350 |= c.find("5e-4") != std::string::npos;
+  for (const auto& c : requireRecipe("table1-350m").choices)
+    says350 |= c.find("5e-4") != std::string::npos;
   EXPECT_TRUE(says350);
 }
 
@@ -114,8 +119,11 @@ TEST(PaperRecipes, TheReportLaysStoredRunsBesideThePaper) {
     nr.configJson = experiment::toJson(c).dump();
     runs.push_back(nr);
   }
-  const auto ids = store.createGroup(runs, [](const std::set<std::string>&) { return std::string("g"); },
-                                     [](const std::string&, store::NewRun&) {}).second;
+  const auto ids = store
+                       .createGroup(
+                           runs, [](const std::set<std::string>&) { return std::string("g"); },
+                           [](const std::string&, store::NewRun&) {})
+                       .second;
   const double losses[] = {std::log(26.9), std::log(26.2)};  // issue #5's LNS: 26.2
   for (size_t i = 0; i < ids.size(); ++i) {
     store.addTag(ids[i], experiment::recipeTag(recipe, 0));

@@ -59,7 +59,8 @@ TEST(TokensSeen, DocumentRowsCountTheirTargetsNotTheirSlotsAcrossAResume) {
       expected += static_cast<double>(dataset.trainTargets(c.run.seed, step, micro));
     }
   }
-  const double slots = static_cast<double>(c.optim.steps) * c.optim.gradAccum * c.optim.batchSize * c.model.seqLen;
+  const double slots =
+      static_cast<double>(c.optim.steps) * c.optim.gradAccum * c.optim.batchSize * c.model.seqLen;
   EXPECT_DOUBLE_EQ(lastTokensSeen(s, straight), expected);
   EXPECT_LT(expected, 0.8 * slots);  // short documents: most slots are pads
 
@@ -67,7 +68,9 @@ TEST(TokensSeen, DocumentRowsCountTheirTargetsNotTheirSlotsAcrossAResume) {
   stopped.name = "stopped";
   std::atomic<bool> stop{false};
   o.stopFlag = &stop;
-  o.onProgress = [&](const experiment::GroupProgress& p) { if (p.step >= 5) stop = true; };
+  o.onProgress = [&](const experiment::GroupProgress& p) {
+    if (p.step >= 5) stop = true;
+  };
   const int64_t id = experiment::runGroup(stopped, s, o).members[0].runId;
   ASSERT_LT(s.scalarSeries(id, metrics::kLossTrain).back().step + 1, c.optim.steps);
   o.stopFlag = nullptr;

@@ -51,8 +51,11 @@ void expectEqual(const std::vector<torch::Tensor>& a, const std::vector<torch::T
 
 // The version-1 writer as it was (LibTorch archives, FNV-1a), kept to make old files.
 void writeVersion1(const std::string& path, train::Trainer& t, const train::CheckpointMeta& meta) {
-  nlohmann::json j = {{"step", meta.step}, {"scheme", meta.scheme}, {"run_id", meta.runId},
-                      {"config", meta.config}, {"store_id", meta.storeId}};
+  nlohmann::json j = {{"step", meta.step},
+                      {"scheme", meta.scheme},
+                      {"run_id", meta.runId},
+                      {"config", meta.config},
+                      {"store_id", meta.storeId}};
   std::ostringstream model, optim;
   {
     torch::serialize::OutputArchive a;
@@ -83,11 +86,13 @@ TEST(CheckpointStream, RoundTripIsExactForWeightsAndAdamState) {
   test::TempDir dir;
   const auto c = test::smallConfig(3);
   auto a = randomTrainer(c, 1);
-  const std::string sum = train::saveCheckpoint(dir.file("a.ckpt"), a->model(), &a->optimizer(),
-                                                test::checkpointMeta(7, "lns", experiment::toJson(c), 2));
+  const std::string sum =
+      train::saveCheckpoint(dir.file("a.ckpt"), a->model(), &a->optimizer(),
+                            test::checkpointMeta(7, "lns", experiment::toJson(c), 2));
   EXPECT_EQ(sum.size(), 16u);
   auto b = randomTrainer(c, 2);  // other values everywhere: loading must replace them all
-  const auto meta = train::loadCheckpoint(dir.file("a.ckpt"), b->model(), &b->optimizer(), torch::kCPU);
+  const auto meta =
+      train::loadCheckpoint(dir.file("a.ckpt"), b->model(), &b->optimizer(), torch::kCPU);
   EXPECT_EQ(meta.step, 7);
   EXPECT_EQ(meta.runId, 2);
   EXPECT_EQ(meta.checksum, sum);
@@ -103,7 +108,8 @@ TEST(CheckpointStream, Version1FilesStillLoad) {
   auto a = randomTrainer(c, 3);
   writeVersion1(dir.file("old.ckpt"), *a, test::checkpointMeta(4, "lns", experiment::toJson(c), 9));
   auto b = randomTrainer(c, 4);
-  const auto meta = train::loadCheckpoint(dir.file("old.ckpt"), b->model(), &b->optimizer(), torch::kCPU);
+  const auto meta =
+      train::loadCheckpoint(dir.file("old.ckpt"), b->model(), &b->optimizer(), torch::kCPU);
   EXPECT_EQ(meta.step, 4);
   EXPECT_EQ(meta.runId, 9);
   expectEqual(everything(*a), everything(*b));
@@ -131,7 +137,8 @@ TEST(CheckpointStream, AFullDiskLeavesEveryEarlierFileIntact) {
   ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   std::string over, next;
   try {
-    train::saveCheckpoint(first, a->model(), &a->optimizer(), test::checkpointMeta(2, "lns", {}, 1));
+    train::saveCheckpoint(first, a->model(), &a->optimizer(),
+                          test::checkpointMeta(2, "lns", {}, 1));
   } catch (const train::CheckpointError& e) {
     over = e.what();
   }
@@ -156,7 +163,8 @@ TEST(CheckpointStream, ATruncatedFileIsRefusedBeforeTheModelIsTouched) {
   test::TempDir dir;
   const auto c = test::smallConfig(2);
   auto a = randomTrainer(c, 7);
-  train::saveCheckpoint(dir.file("ok"), a->model(), &a->optimizer(), test::checkpointMeta(3, "lns", {}, 1));
+  train::saveCheckpoint(dir.file("ok"), a->model(), &a->optimizer(),
+                        test::checkpointMeta(3, "lns", {}, 1));
   const std::string bytes = test::readFile(dir.file("ok"));
   test::writeFile(dir.file("cut"), bytes.substr(0, bytes.size() - 100));
   auto b = randomTrainer(c, 8);
@@ -198,13 +206,16 @@ TEST(CheckpointStream, AFewHundredMegabyteModelStaysWithinItsMemoryBound) {
   EXPECT_GT(params, 60'000'000);
   if (!util::resetPeakResident()) GTEST_SKIP() << "this kernel cannot reset the peak (clear_refs)";
   const double base = util::residentMiB();
-  train::saveCheckpoint(dir.file("big"), t->model(), &t->optimizer(), test::checkpointMeta(1, "lns", {}, 1));
+  train::saveCheckpoint(dir.file("big"), t->model(), &t->optimizer(),
+                        test::checkpointMeta(1, "lns", {}, 1));
   const double afterSave = util::peakResidentMiB();
   train::loadCheckpoint(dir.file("big"), t->model(), &t->optimizer(), torch::kCPU);
   const double afterLoad = util::peakResidentMiB();
   const double fileMiB = static_cast<double>(fs::file_size(dir.file("big"))) / (1 << 20);
-  std::printf("model + AdamW state %.0f MiB in a %.0f MiB file: resident %.0f MiB, peak %.0f during "
-              "save, %.0f during load\n", 3.0 * params * 4 / (1 << 20), fileMiB, base, afterSave, afterLoad);
+  std::printf(
+      "model + AdamW state %.0f MiB in a %.0f MiB file: resident %.0f MiB, peak %.0f during "
+      "save, %.0f during load\n",
+      3.0 * params * 4 / (1 << 20), fileMiB, base, afterSave, afterLoad);
   EXPECT_GT(fileMiB, 800);
   EXPECT_LE(afterSave - base, 96);
   EXPECT_LE(afterLoad - base, 96);
