@@ -46,6 +46,8 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/sto
   experiment/resource_estimate.cpp experiment/run_cost.cpp)
 # Checkpoint ownership, verification and pruning (reads checkpoint headers; no tensors).
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/run_checkpoints.cpp)
+# The checkpoint folder's claim (a copied database takes its own id): plain C++.
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/checkpoint_folder.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp experiment/micro_batch.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)

@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <map>
 
 #include "util/paths.h"
 
@@ -29,20 +31,86 @@ train::CheckpointOwner ownerOf(store::RunStore& store, const store::RunInfo& run
   return o;
 }
 
+namespace {
+
+struct Candidate {
+  store::CheckpointInfo info;
+  bool recorded = true;
+};
+
+// The rows of `run`, and with `scanBase` the files of its folder no row names; oldest first (a
+// row before a file of the same step).
+std::vector<Candidate> candidatesOf(store::RunStore& store, const store::RunInfo& run,
+                                    const std::optional<std::string>& scanBase) {
+  std::vector<Candidate> out;
+  std::set<std::string> named;
+  for (auto& row : store.checkpoints(run.id)) {
+    named.insert(fs::path(row.path).lexically_normal().string());
+    out.push_back({std::move(row), true});
+  }
+  if (scanBase) {
+    for (const auto& [step, path] : checkpointFilesIn(runCheckpointDir(store, run.id, *scanBase))) {
+      if (named.count(fs::path(path).lexically_normal().string())) continue;
+      store::CheckpointInfo info;
+      info.step = step;
+      info.path = path;
+      out.push_back({std::move(info), false});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
+    return a.info.step != b.info.step ? a.info.step < b.info.step : a.recorded && !b.recorded;
+  });
+  return out;
+}
+
+// checkCheckpointOwner for one candidate: a row may name a file of one of the database's former
+// ids; a file no row names has no recorded checksum (loading verifies its own).
+train::CheckpointMeta checkCandidate(store::RunStore& store, const store::RunInfo& run,
+                                     Candidate& c, const std::vector<std::string>& formerIds) {
+  auto owner = ownerOf(store, run, c.info);
+  if (!formerIds.empty() && c.recorded) {
+    try {
+      const auto header = train::readCheckpointMeta(c.info.path);
+      if (std::find(formerIds.begin(), formerIds.end(), header.storeId) != formerIds.end()) {
+        owner.storeId = header.storeId;
+      }
+    } catch (const std::exception&) {  // checkCheckpointOwner says why
+    }
+  }
+  auto meta = train::checkCheckpointOwner(c.info.path, owner);
+  if (!c.recorded) {
+    c.info.step = meta.step;
+    c.info.checksum = meta.checksum;
+    std::error_code ec;
+    const auto written = fs::last_write_time(c.info.path, ec);
+    if (!ec) {
+      c.info.createdAt = std::chrono::duration<double>(
+          std::chrono::system_clock::now().time_since_epoch() -
+          (fs::file_time_type::clock::now() - written)).count();
+    }
+  }
+  return meta;
+}
+
+}  // namespace
+
 VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store::RunInfo& run,
                                             std::optional<int64_t> atOrBefore,
-                                            const CheckpointLoader& load) {
-  auto all = store.checkpoints(run.id);
+                                            const CheckpointLoader& load,
+                                            const std::optional<std::string>& scanBase) {
+  auto all = candidatesOf(store, run, scanBase);
+  const auto formerIds = store.formerStoreIds();
   VerifiedCheckpoint v;
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    if (atOrBefore && it->step > *atOrBefore) continue;
+    if (atOrBefore && it->info.step > *atOrBefore) continue;
     try {
-      v.meta = train::checkCheckpointOwner(it->path, ownerOf(store, run, *it));
-      if (load) v.meta = load(it->path);
-      v.info = *it;
+      v.meta = checkCandidate(store, run, *it, formerIds);
+      if (load) v.meta = load(it->info.path);
+      v.info = it->info;
+      v.recorded = it->recorded;
       return v;
     } catch (const std::exception& e) {
-      v.skipped.push_back("step " + std::to_string(it->step) + ": " + e.what());
+      v.skipped.push_back("step " + std::to_string(it->info.step) + ": " + e.what());
     }
   }
   std::string msg = "run " + std::to_string(run.id) + " has no usable checkpoint" +
@@ -50,6 +118,49 @@ VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store:
   if (v.skipped.empty()) msg += " (none was written)";
   for (const auto& s : v.skipped) msg += "\n  skipped " + s;
   throw std::runtime_error(msg);
+}
+
+bool anyCheckpointFile(store::RunStore& store, const store::RunInfo& run, const std::string& base) {
+  std::error_code ec;
+  for (const auto& row : store.checkpoints(run.id)) {
+    if (fs::exists(row.path, ec)) return true;
+  }
+  return !checkpointFilesIn(runCheckpointDir(store, run.id, base)).empty();
+}
+
+std::vector<std::pair<int64_t, std::string>> checkpointFilesIn(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("step-", 0) != 0 || e.path().extension() != ".ckpt") continue;
+    try {
+      size_t used = 0;
+      const int64_t step = std::stoll(name.substr(5), &used);
+      if (name.substr(5 + used) == ".ckpt") out.emplace_back(step, e.path().string());
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> pruneCheckpointFiles(const std::string& dir, int keepLast,
+                                          std::optional<int64_t> best, std::optional<int64_t> final,
+                                          const std::set<int64_t>& keep) {
+  std::vector<int64_t> steps;
+  std::map<int64_t, std::string> paths;
+  for (auto& [step, path] : checkpointFilesIn(dir)) {
+    steps.push_back(step);
+    paths[step] = path;
+  }
+  std::vector<int64_t> removed;
+  for (int64_t old : checkpointsToPrune(steps, keepLast, best, final)) {
+    if (keep.count(old)) continue;
+    std::error_code ec;
+    fs::remove(paths[old], ec);
+    removed.push_back(old);
+  }
+  return removed;
 }
 
 std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int keepLast,

@@ -2,8 +2,11 @@
 // Files go to <base>/<database id>/run-<id>/step-<n>.ckpt (base: --checkpoint-dir, or the data
 // folder's checkpoints/), so runs of different databases never share a folder. Loading takes
 // the newest checkpoint whose file verifies (format, the checksum the store recorded, run id,
-// scheme, database id, model config) and says which newer ones were skipped and why. Pruning
-// keeps the last N, the best (lowest validation loss) and the final one.
+// scheme, database id, model config) and says which newer ones were skipped and why; files in
+// the run's folder that no row names (written while the store was unwritable) are candidates
+// too. Pruning keeps the last N, the best (lowest validation loss), the final one, and the
+// newest one the store has recorded (so a store that stays unwritable never has its rows name
+// only deleted files). The folder's claim by one database: experiment/checkpoint_folder.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/run_store.h"
@@ -29,6 +33,7 @@ struct VerifiedCheckpoint {
   store::CheckpointInfo info;
   train::CheckpointMeta meta;
   std::vector<std::string> skipped;  // "step-500.ckpt: <why>", newest first
+  bool recorded = true;  // false: a file of the run's folder that no row of the store names
 };
 
 /// Reads a checkpoint into the caller's model (and optimizer): train::loadCheckpoint bound to them.
@@ -37,10 +42,26 @@ using CheckpointLoader = std::function<train::CheckpointMeta(const std::string& 
 /// The newest checkpoint of `run` at or before `atOrBefore` that is the run's by its header and
 /// stored checksum (no pass over its bytes) and, when `load` is given, that loads through it (a
 /// file that fails, corrupt bytes included, is skipped and the next older one tried). Throws
-/// std::runtime_error listing every candidate's reason when none does.
+/// std::runtime_error listing every candidate's reason when none does. With `scanBase`, the
+/// files of the run's folder under it that no row names are candidates too (checked by their
+/// header: run id, scheme, this database's id, model config). A row's file may name one of the
+/// database's former ids (a copy's checkpoints from before it took its own).
 VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store::RunInfo& run,
                                             std::optional<int64_t> atOrBefore = std::nullopt,
-                                            const CheckpointLoader& load = nullptr);
+                                            const CheckpointLoader& load = nullptr,
+                                            const std::optional<std::string>& scanBase = std::nullopt);
+
+/// Whether any checkpoint file of `run` exists: one a row names, or one in its folder under `base`.
+bool anyCheckpointFile(store::RunStore& store, const store::RunInfo& run, const std::string& base);
+
+/// The step-<n>.ckpt files in `dir`: (step, path), in no particular order.
+std::vector<std::pair<int64_t, std::string>> checkpointFilesIn(const std::string& dir);
+
+/// Deletes the checkpoint files in `dir` that checkpointsToPrune names, except the steps in
+/// `keep` (the one just written, the newest the store recorded). Returns the steps deleted.
+std::vector<int64_t> pruneCheckpointFiles(const std::string& dir, int keepLast,
+                                          std::optional<int64_t> best, std::optional<int64_t> final,
+                                          const std::set<int64_t>& keep);
 
 /// Steps whose checkpoints to delete: all but the last `keepLast`, `best` and `final`.
 std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int keepLast,

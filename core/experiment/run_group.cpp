@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "distributed/process_group.h"
+#include "experiment/checkpoint_folder.h"
 #include "experiment/group_names.h"
 #include "experiment/micro_batch.h"
 #include "experiment/run_checkpoints.h"
@@ -88,6 +89,10 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
   std::optional<store::RunStore> scratch;
   if (!writer) scratch.emplace(scratchStore());
   store::RunStore& store = writer ? callerStore : *scratch;
+  // Before any data is read: a folder that cannot take checkpoints refuses the group, and a
+  // copied database takes its own id (experiment/checkpoint_folder).
+  const std::string copyNote = writer ? claimCheckpointFolder(store, options.checkpointDir) : "";
+  if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
   ExperimentConfig config = input;
   const torch::Device device = dist ? dist->device() : train::resolveDevice(config.run.device);
   std::string microBatchChoice;
@@ -163,6 +168,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
     store::WriteBatch b;
     if (!microBatchChoice.empty()) b.event(0, store::EventLevel::Info, microBatchChoice);
     if (dist) b.event(0, store::EventLevel::Info, dataParallelNote(config, *dist));
+    if (!copyNote.empty()) b.event(0, store::EventLevel::Warning, copyNote);
     if (!b.empty()) store.write(m.runId, b);
   }
   phase("first step of group " + config.name + " (probes of the initial state, then one update per model)");
@@ -250,6 +256,58 @@ void retarget(store::RunStore& store, const store::RunInfo& run, ExperimentConfi
 
 }  // namespace
 
+namespace {
+
+// The checkpoint resume starts from (by header), or nullopt when the run has no checkpoint file
+// at all, rows or its folder (killed before its first): it restarts from step 0. A finished run,
+// or one whose files are all refused, throws why.
+std::optional<VerifiedCheckpoint> checkpointToResume(store::RunStore& store, const store::RunInfo& run,
+                                                     const std::string& base) {
+  try {
+    return newestVerifiedCheckpoint(store, run, std::nullopt, nullptr, base);
+  } catch (const std::runtime_error&) {
+    if (run.status == store::RunStatus::Finished || anyCheckpointFile(store, run, base)) throw;
+    return std::nullopt;
+  }
+}
+
+struct ResumePoint {
+  train::CheckpointMeta meta;        // step 0 and no fields when restarted
+  std::vector<std::string> skipped;  // newer checkpoints refused, and why
+  std::string origin;                // the file, or why there is none
+};
+
+// Loads `chosen` (or the newest older one that loads: a corrupt file is skipped and the next
+// older one replaces whatever it had half loaded) into m's trainer; records a file no row named.
+// Without `chosen`, m's fresh trainer is the run's state at step 0.
+ResumePoint loadResumePoint(store::RunStore& store, const store::RunInfo& run,
+                            const std::optional<VerifiedCheckpoint>& chosen, const std::string& base,
+                            Member& m, torch::Device device) {
+  ResumePoint p;
+  if (!chosen) {
+    p.origin = "it wrote no checkpoint: restarted from step 0, whose weights are a function of its seed";
+    return p;
+  }
+  const auto loaded = newestVerifiedCheckpoint(
+      store, run, chosen->info.step,
+      [&](const std::string& path) {
+        return train::loadCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), device);
+      },
+      base);
+  p.meta = loaded.meta;
+  p.skipped = chosen->skipped;  // newer files refused by their headers
+  p.skipped.insert(p.skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
+  p.origin = loaded.info.path;
+  if (!loaded.recorded) {  // written while the store was unwritable: the store learns of it now
+    store.addCheckpoint(run.id, loaded.info);
+    p.origin += ", a file the database had not recorded";
+  }
+  m.lastCheckpoint = p.meta.step;
+  return p;
+}
+
+}  // namespace
+
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
   if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
   auto run = store.run(runId);
@@ -262,19 +320,24 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   }
   run = store.run(runId);
   ExperimentConfig config = configOf(*run);
-  const auto chosen = newestVerifiedCheckpoint(store, *run);  // throws, listing why, when none
+  const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
+  if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
+  // Throws, listing why, when no checkpoint is usable; none at all (a run killed before its
+  // first): step 0.
+  const auto chosen = checkpointToResume(store, *run, options.checkpointDir);
+  const int64_t from = chosen ? chosen->info.step : 0;
   if (options.resumeToStep > 0 && options.resumeToStep != config.optim.steps) {
-    retarget(store, *run, config, chosen.info.step, options);
+    retarget(store, *run, config, from, options);
   }
   if (options.dist) {  // the other ranks wait for this, also when there is nothing to train
     nlohmann::json j;
     j["config"] = toJson(config);
     j["scheme"] = run->scheme;
-    j["step"] = chosen.info.step;
+    j["step"] = from;
     j["group"] = run->groupName;
     options.dist->setValue("depthlab/resume", j.dump());
   }
-  if (chosen.info.step >= config.optim.steps) {
+  if (from >= config.optim.steps) {
     // Nothing to train: say so, with the run's own last numbers (not a fresh trainer's zeros),
     // before any data or weights are loaded.
     GroupResult done;
@@ -283,7 +346,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     p.runId = runId;
     p.scheme = run->scheme;
     p.status = run->status;
-    p.step = chosen.info.step;
+    p.step = from;
     const auto latest = store.latestScalars(runId);
     if (auto it = latest.find(metrics::kLossTrain); it != latest.end())
       p.lossTrain = it->second.value;
@@ -292,7 +355,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     if (options.onNotice) {
       options.onNotice("run " + std::to_string(runId) + " has trained all its " +
                        std::to_string(config.optim.steps) +
-                       " steps (its newest checkpoint is step " + std::to_string(chosen.info.step) +
+                       " steps (its newest checkpoint is step " + std::to_string(from) +
                        "); nothing to resume (--steps N trains it further)");
     }
     return done;
@@ -304,7 +367,8 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     if (options.onPhase) options.onPhase(since(started), what);
   };
   data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
-  phase("loading checkpoint step " + std::to_string(chosen.info.step) + " of run " + std::to_string(runId));
+  phase((chosen ? "loading checkpoint step " + std::to_string(from) : std::string("restarting")) +
+        " of run " + std::to_string(runId));
   applyThreads(config);
   ExperimentConfig one = config;
   one.schemes = {run->scheme};
@@ -316,15 +380,9 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   m.storeId = store.storeId();
   m.config = config;
   m.trainer = std::make_unique<train::Trainer>(trainerConfig(config), run->scheme, device);
-  // The newest checkpoint that loads (its checksum verified on the way): a corrupt one is
-  // skipped for the next older one, which then replaces whatever it had half loaded.
-  const auto loaded = newestVerifiedCheckpoint(store, *run, chosen.info.step, [&](const std::string& path) {
-    return train::loadCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), device);
-  });
-  const auto& meta = loaded.meta;
-  std::vector<std::string> skipped = chosen.skipped;  // newer files refused by their headers
-  skipped.insert(skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
-  m.lastCheckpoint = meta.step;
+  const ResumePoint point = loadResumePoint(store, *run, chosen, options.checkpointDir, m, device);
+  const auto& meta = point.meta;
+  const auto& skipped = point.skipped;
   // The best validation so far, so pruning keeps its checkpoint when there is one.
   for (const auto& v : store.scalarSeries(runId, metrics::kLossVal, INT64_MIN, meta.step)) {
     if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
@@ -341,14 +399,15 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   for (const auto& why : skipped) {
     b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);
   }
+  if (!copyNote.empty()) b.event(meta.step, store::EventLevel::Warning, copyNote);
   b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
-                                                  " (" + loaded.info.path + ")");
+                                                  " (" + point.origin + ")");
   if (options.dist) b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
   store.write(runId, b);
   if (options.onNotice) {
     for (const auto& why : skipped) options.onNotice("skipped the checkpoint at " + why);
     options.onNotice("resuming run " + std::to_string(runId) + " from step " +
-                     std::to_string(meta.step) + " (" + loaded.info.path + ")");
+                     std::to_string(meta.step) + " (" + point.origin + ")");
   }
   std::vector<Member> members;
   members.push_back(std::move(m));

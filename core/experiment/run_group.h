@@ -80,13 +80,17 @@ struct GroupResult {
                                   // `seconds`' critical path)
 };
 
-/// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data
-/// throws before any run is created. The group's name is made unique in the store (a name in
+/// Loads the data, creates one run per scheme in `store`, trains them. Bad config or data, or a
+/// checkpoint folder that cannot be written, throws before any run is created (a copied database
+/// first takes its own id: experiment/checkpoint_folder). The group's name is made unique in the store (a name in
 /// use gets the next free " N" suffix): every launch is its own group.
 GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
                      const RunGroupOptions& options);
 /// Continues a stored run from its newest checkpoint that verifies (newer broken ones are
-/// skipped, saying why) to its configured step count, or to options.resumeToStep. Refuses a
+/// skipped, saying why) to its configured step count, or to options.resumeToStep. Checkpoint
+/// files in the run's folder that the store never recorded (written while it was unwritable)
+/// count too, and are recorded. A run with no checkpoint file at all (killed before its first)
+/// restarts from step 0, saying so: its weights there are a function of its seed. Refuses a
 /// run whose process is alive, and a resumeToStep not past the checkpoint.
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options);
 

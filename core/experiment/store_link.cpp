@@ -28,7 +28,10 @@ void StoreLink::write(int64_t runId, store::WriteBatch batch) {
 }
 
 void StoreLink::addCheckpoint(int64_t runId, const store::CheckpointInfo& c) {
-  enqueue({runId, [runId, c](store::RunStore& s) { s.addCheckpoint(runId, c); }, 0});
+  enqueue({runId, [this, runId, c](store::RunStore& s) {
+              s.addCheckpoint(runId, c);
+              m_recorded[runId] = c.step;
+            }, 0});
 }
 
 void StoreLink::removeCheckpoint(int64_t runId, int64_t step) {
@@ -104,5 +107,13 @@ bool StoreLink::stopRequested(int64_t runId) {
     return false;
   }
 }
+
+std::optional<int64_t> StoreLink::recordedCheckpoint(int64_t runId) const {
+  auto it = m_recorded.find(runId);
+  if (it == m_recorded.end()) return std::nullopt;
+  return it->second;
+}
+
+void StoreLink::noteRecorded(int64_t runId, int64_t step) { m_recorded[runId] = step; }
 
 }  // namespace depthlab::experiment

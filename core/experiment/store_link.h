@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -42,6 +43,10 @@ class StoreLink {
   const std::string& lastError() const { return m_lastError; }
   /// Reads that may fail too: a failing poll counts as "no stop requested".
   bool stopRequested(int64_t runId);
+  /// The newest step whose checkpoint row the store took (addCheckpoint applied, or told with
+  /// noteRecorded): the file pruning must keep while newer rows wait.
+  std::optional<int64_t> recordedCheckpoint(int64_t runId) const;
+  void noteRecorded(int64_t runId, int64_t step);
   /// Called with a line for the user when the store starts or stops failing.
   std::function<void(const std::string&)> onNotice;
 
@@ -64,6 +69,7 @@ class StoreLink {
   double m_backoff = 0.5;
   std::string m_lastError;
   std::set<int64_t> m_affected;  // runs whose writes waited, told once the store recovers
+  std::map<int64_t, int64_t> m_recorded;  // run -> step of its newest checkpoint row written
 };
 
 }  // namespace depthlab::experiment

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "data/corpus.h"
@@ -54,22 +55,13 @@ void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
   link.addCheckpoint(m.runId, {step, path, sum, now.count()});
   m.lastCheckpoint = step;
   // Prune by the files on disk (the store's rows follow), so a store outage cannot make the
-  // folder grow without bound.
-  std::vector<int64_t> steps;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(m.checkpointDir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.rfind("step-", 0) != 0 || e.path().extension() != ".ckpt") continue;
-    try {
-      steps.push_back(std::stoll(name.substr(5)));
-    } catch (const std::exception&) {
-    }
-  }
-  for (int64_t old : checkpointsToPrune(steps, c.run.checkpointKeep, m.bestStep,
-                                        final ? std::optional<int64_t>(step) : std::nullopt)) {
-    if (old == step) continue;
-    std::filesystem::remove(std::filesystem::path(m.checkpointDir) /
-                                ("step-" + std::to_string(old) + ".ckpt"), ec);
+  // folder grow without bound; but never the newest file the store has recorded: while its
+  // successors' rows wait, it is what the store's rows can resume from (resume also finds the
+  // newer files on disk).
+  std::set<int64_t> keep{step};
+  if (auto recorded = link.recordedCheckpoint(m.runId)) keep.insert(*recorded);
+  for (int64_t old : pruneCheckpointFiles(m.checkpointDir, c.run.checkpointKeep, m.bestStep,
+                                          final ? std::optional<int64_t>(step) : std::nullopt, keep)) {
     link.removeCheckpoint(m.runId, old);
   }
 }
@@ -325,6 +317,11 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
   link.onNotice = o.onNotice;
   for (auto& m : members) {
     m.trainer->setInterruptFlag(o.stopFlag);
+    try {  // the newest checkpoint the store already names stays until a newer row lands
+      const auto rows = store.checkpoints(m.runId);
+      if (m.writer && !rows.empty()) link.noteRecorded(m.runId, rows.back().step);
+    } catch (const std::exception&) {
+    }
     if (int n = removeTemporaryFiles(m.checkpointDir); n > 0) {
       m.pending.event(startStep, store::EventLevel::Info,
                       "removed " + std::to_string(n) + " unfinished checkpoint file(s) (*.tmp)");

@@ -43,6 +43,12 @@ class RunStore {
   void setBusyTimeout(int milliseconds);
   /// This database's unique id (32 hex digits, made when it was created or upgraded).
   std::string storeId();
+  /// The ids this database had before (a copy renews its id the first time it writes
+  /// checkpoints: its older checkpoint files name an id it once had). Oldest first.
+  std::vector<std::string> formerStoreIds();
+  /// Gives the database a new id when its id is still `expected` (the old one joins
+  /// formerStoreIds()); when another process renewed it first, adopts that one. Returns the id.
+  std::string renewStoreId(const std::string& expected);
 
   // --- runs ---------------------------------------------------------------------------
   int64_t createRun(const NewRun& run);

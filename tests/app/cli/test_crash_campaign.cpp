@@ -2,6 +2,8 @@
 // again, on a tiny model with frequent wall-time checkpoints. After every kill the database must
 // pass SQLite's integrity check and each run's loss series must be contiguous; at the end every
 // run resumes to its last step with no step missing. Prints "N kills: X corrupt, Y lost steps".
+// Also single cases: a kill before the first checkpoint (resume restarts from step 0), a copied
+// database (it never prunes the original's checkpoints), a checkpoint folder that is a file.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -57,6 +60,7 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   for (int i = 0; text.size() < 40000; ++i) text += "layer norm scaling fixes the curse of depth " + std::to_string(i % 89) + "\n";
   test::writeFile(dir.file("corpus.txt"), text);
   auto c = test::smallConfig(3);
+  c.model.vocabSize = 257;  // the byte tokenizer's (a config must not say otherwise)
   c.data.corpus = dir.file("corpus.txt");
   c.optim.steps = 400;
   c.optim.warmupSteps = 10;
@@ -121,4 +125,85 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   EXPECT_EQ(lost, 0);
   std::printf("crash campaign: %d kills: %d corrupt, %lld lost steps\n", kills, corrupt,
               static_cast<long long>(lost));
+}
+
+namespace {
+
+// A tiny experiment for the single-kill tests below.
+std::string writeTinyExperiment(const test::TempDir& dir, int steps, int checkpointEvery) {
+  std::string text;
+  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 53) + "\n";
+  test::writeFile(dir.file("corpus.txt"), text);
+  auto c = test::smallConfig(2);
+  c.model.vocabSize = 257;  // the byte tokenizer's
+  c.data.corpus = dir.file("corpus.txt");
+  c.optim.steps = steps;
+  c.run.evalEvery = 0;
+  c.run.checkpointEvery = checkpointEvery;
+  c.run.checkpointKeep = 1;
+  c.schemes = {"lns"};
+  c.name = "single";
+  experiment::saveConfigFile(c, dir.file("exp.json"));
+  return dir.file("exp.json");
+}
+
+}  // namespace
+
+TEST(CrashCampaign, ARunKilledBeforeItsFirstCheckpointResumesFromStepZero) {
+  test::TempDir dir;
+  const std::string exp = writeTinyExperiment(dir, 1000000, 0);  // wall-time checkpoints: 10 min
+  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db"), ck = dir.file("ck");
+  pid_t pid = launch({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
+  bool trained = false;
+  for (int i = 0; i < 400 && !trained; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    try {
+      auto s = store::RunStore::open(db, store::RunStore::Mode::ReadOnly);
+      trained = s.run(1) && !s.scalarSeries(1, "loss_train").empty();
+    } catch (const std::exception&) {
+    }
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  ASSERT_TRUE(trained);
+  ASSERT_TRUE(store::RunStore::open(db).checkpoints(1).empty());
+  std::string out;
+  const int rc = test::runCommand(cli + " --db " + db + " resume 1 --steps 20 --checkpoint-dir " + ck, &out);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("from step 0 (it wrote no checkpoint"), std::string::npos) << out;
+  auto s = store::RunStore::open(db);
+  EXPECT_EQ(s.run(1)->status, store::RunStatus::Finished);
+  EXPECT_EQ(s.checkpoints(1).back().step, 20);
+}
+
+TEST(CrashCampaign, ACopiedDatabaseNeverPrunesTheOriginalsCheckpoints) {
+  test::TempDir dir;
+  const std::string exp = writeTinyExperiment(dir, 20, 5);
+  const std::string cli = DEPTHLAB_CLI_PATH, a = dir.file("A.db"), b = dir.file("B.db"),
+                    ck = dir.file("ck");
+  std::string out;
+  ASSERT_EQ(test::runCommand(cli + " --db " + a + " train --config " + exp + " --checkpoint-dir " + ck + " --quiet", &out), 0) << out;
+  std::vector<std::string> files;
+  for (const auto& k : store::RunStore::open(a).checkpoints(1)) files.push_back(k.path);
+  ASSERT_FALSE(files.empty());
+  ASSERT_EQ(test::runCommand("cp " + a + " " + b), 0);
+  EXPECT_EQ(test::runCommand(cli + " --db " + b + " resume 1 --steps 40 --checkpoint-dir " + ck, &out), 0) << out;
+  EXPECT_NE(out.find("is a copy of"), std::string::npos) << out;
+  for (const auto& f : files) EXPECT_TRUE(std::filesystem::exists(f)) << f;
+  EXPECT_EQ(test::runCommand(cli + " --db " + a + " resume 1 --steps 30 --checkpoint-dir " + ck, &out), 0) << out;
+  EXPECT_NE(out.find("from step 20 (" + files.back()), std::string::npos) << out;
+  EXPECT_NE(store::RunStore::open(a).storeId(), store::RunStore::open(b).storeId());
+}
+
+TEST(CrashCampaign, ACheckpointDirThatIsAFileFailsBeforeTraining) {
+  test::TempDir dir;
+  const std::string exp = writeTinyExperiment(dir, 20, 5);
+  test::writeFile(dir.file("a-file"), "x");
+  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db");
+  std::string out;
+  const int rc = test::runCommand(cli + " --db " + db + " train --config " + exp +
+                                      " --checkpoint-dir " + dir.file("a-file") + " --quiet", &out);
+  EXPECT_NE(rc, 0) << out;
+  EXPECT_NE(out.find("cannot write checkpoints to"), std::string::npos) << out;
+  EXPECT_TRUE(store::RunStore::open(db).listRuns().empty());
 }

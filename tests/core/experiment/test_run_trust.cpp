@@ -253,12 +253,148 @@ TEST(RunTrust, AStoreUnwritablePastTheLimitStopsTheGroupWithACheckpoint) {
   EXPECT_EQ(s.scalarSeries(id, "loss_train").size(), static_cast<size_t>(r.members[0].step));
 }
 
-TEST(RunTrust, ACheckpointThatCannotBeWrittenIsAWarningNotACrash) {
+TEST(RunTrust, ACheckpointFolderThatCannotBeWrittenRefusesTheGroupBeforeItTrains) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("runs.db"));
   test::writeFile(dir.file("not-a-folder"), "x");  // checkpoints cannot go under a file
   experiment::RunGroupOptions o;
   o.checkpointDir = dir.file("not-a-folder");
+  const auto why = errorOf([&] { experiment::runGroup(tinyRun(dir), s, o); });
+  EXPECT_NE(why.find("cannot write checkpoints to '" + dir.file("not-a-folder")), std::string::npos) << why;
+  EXPECT_NE(why.find("could not be resumed"), std::string::npos) << why;
+  EXPECT_TRUE(s.listRuns().empty());  // refused before any run was created
+}
+
+TEST(RunTrust, AStoreThatStaysUnwritableKeepsItsNewestRecordedCheckpointAndResumeFindsTheRest) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  s.setBusyTimeout(20);
+  auto c = tinyRun(dir);
+  c.optim.steps = 100000;
+  c.run.checkpointMinutes = 0.0005;  // every 30 ms: many checkpoints while the store is locked
+  c.run.checkpointKeep = 2;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  o.storeGiveUpSeconds = 0.8;
+  LockHolder holder;  // held past the give-up and the last retries: the process ends unrecorded
+  holder.arm(o, dir.file("runs.db"), 2600);
+  const auto why = errorOf([&] { experiment::runGroup(c, s, o); });
+  EXPECT_NE(why.find("stayed unwritable"), std::string::npos) << why;
+  holder.join();
+  const int64_t id = 1;
+  s.setStatus(id, store::RunStatus::Crashed);  // as a killed process leaves it (this one is alive)
+  const auto rows = s.checkpoints(id);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_TRUE(fs::exists(rows.back().path)) << rows.back().path;  // pruning kept it
+  int64_t newest = 0;
+  size_t files = 0;
+  for (const auto& f : experiment::checkpointFilesIn(fs::path(rows.back().path).parent_path().string())) {
+    newest = std::max(newest, f.first);
+    ++files;
+  }
+  EXPECT_GT(newest, rows.back().step);  // written while the store refused their rows
+  EXPECT_LE(files, 4u);                  // the last 2, the final, the newest recorded
+  experiment::RunGroupOptions again;
+  again.checkpointDir = dir.file("ckpt");
+  again.resumeToStep = newest + 2;
+  ASSERT_NO_THROW(experiment::resumeRun(id, s, again));
+  bool fromNewest = false;
+  for (const auto& e : s.events(id)) {
+    fromNewest = fromNewest || e.message.find("resumed from step " + std::to_string(newest) + " (") == 0;
+  }
+  EXPECT_TRUE(fromNewest);
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
+  EXPECT_EQ(s.checkpoints(id).back().step, newest + 2);
+}
+
+TEST(RunTrust, ARunKilledBeforeItsFirstCheckpointRestartsFromStepZero) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  experiment::runGroup(tinyRun(dir), s, o);  // run 1: the same run, never interrupted
+  // What a kill before the first checkpoint leaves: the run's row, a metric, no checkpoint.
+  store::NewRun nr;
+  nr.name = "killed";
+  nr.scheme = "lns";
+  nr.seed = s.run(1)->seed;
+  nr.configJson = s.run(1)->configJson;
+  const int64_t id = s.createRun(nr);
+  store::WriteBatch b;
+  b.scalar(0, "loss_train", 99.0);
+  s.write(id, b);
+  s.setStatus(id, store::RunStatus::Crashed);
+  std::vector<std::string> notices;
+  o.onNotice = [&](const std::string& n) { notices.push_back(n); };
+  ASSERT_NO_THROW(experiment::resumeRun(id, s, o));
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
+  const auto a = s.scalarSeries(1, "loss_train"), r = s.scalarSeries(id, "loss_train");
+  ASSERT_EQ(r.size(), 12u);
+  EXPECT_NEAR(r.front().value, a.front().value, 1e-4);  // its weights at step 0: its seed's
+  EXPECT_NEAR(r.back().value, a.back().value, 1e-3);
+  bool said = false;
+  for (const auto& n : notices) said = said || n.find("from step 0 (it wrote no checkpoint") != std::string::npos;
+  EXPECT_TRUE(said);
+  // A finished run with no checkpoint is not trained again.
+  const int64_t done = s.createRun(nr);
+  s.finishRun(done, store::RunStatus::Finished);
+  EXPECT_NE(errorOf([&] { experiment::resumeRun(done, s, o); }).find("no usable checkpoint"),
+            std::string::npos);
+}
+
+TEST(RunTrust, ACopiedDatabaseTakesItsOwnIdAndLeavesTheOriginalsCheckpointsAlone) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.run.checkpointEvery = 4;
+  c.run.checkpointKeep = 1;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  std::string idA;
+  std::vector<std::string> filesA;
+  {
+    auto a = store::RunStore::open(dir.file("A.db"));
+    experiment::runGroup(c, a, o);
+    idA = a.storeId();
+    for (const auto& k : a.checkpoints(1)) filesA.push_back(k.path);
+  }
+  ASSERT_FALSE(filesA.empty());
+  fs::copy_file(dir.file("A.db"), dir.file("B.db"));  // cp A.db B.db
+  if (fs::exists(dir.file("A.db-wal"))) fs::copy_file(dir.file("A.db-wal"), dir.file("B.db-wal"));
+  auto b = store::RunStore::open(dir.file("B.db"));
+  ASSERT_EQ(b.storeId(), idA);
+  std::vector<std::string> notices;
+  o.onNotice = [&](const std::string& n) { notices.push_back(n); };
+  o.resumeToStep = 24;
+  ASSERT_NO_THROW(experiment::resumeRun(1, b, o));  // from A's file, which B's rows name
+  EXPECT_NE(b.storeId(), idA);
+  EXPECT_EQ(b.formerStoreIds(), std::vector<std::string>{idA});
+  for (const auto& f : filesA) EXPECT_TRUE(fs::exists(f)) << f;
+  EXPECT_EQ(b.checkpoints(1).back().step, 24);
+  EXPECT_NE(b.checkpoints(1).back().path.find(b.storeId()), std::string::npos);
+  bool said = false;
+  for (const auto& n : notices) said = said || n.find("is a copy of " + fs::weakly_canonical(dir.file("A.db")).string()) != std::string::npos;
+  EXPECT_TRUE(said);
+  // The original keeps its id and resumes from its own newest file.
+  auto a = store::RunStore::open(dir.file("A.db"));
+  EXPECT_EQ(a.storeId(), idA);
+  o.resumeToStep = 16;
+  o.onNotice = nullptr;
+  ASSERT_NO_THROW(experiment::resumeRun(1, a, o));
+  bool fromOwn = false;
+  for (const auto& e : a.events(1)) fromOwn = fromOwn || e.message.find("resumed from step 12 (" + filesA.back()) == 0;
+  EXPECT_TRUE(fromOwn);
+}
+
+TEST(RunTrust, ACheckpointThatCannotBeWrittenMidRunIsAWarningNotACrash) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  o.onRunsStarted = [&](const std::vector<int64_t>& ids) {  // the run's folder: a file in the way
+    const auto runDir = fs::path(dir.file("ckpt")) / s.storeId() / ("run-" + std::to_string(ids[0]));
+    fs::create_directories(runDir.parent_path());
+    test::writeFile(runDir.string(), "x");
+  };
   auto r = experiment::runGroup(tinyRun(dir), s, o);
   const int64_t id = r.members[0].runId;
   EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
