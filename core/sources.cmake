@@ -51,7 +51,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/checkpoint_folder.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp experiment/micro_batch.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp analysis/table_text.cpp
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp
   experiment/run_selection.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.

@@ -1,6 +1,8 @@
 // See run_comparison.h.
 #include "analysis/run_comparison.h"
 
+#include "analysis/table_text.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -134,10 +136,10 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
 std::string ResultsTable::toCsv() const {
   std::ostringstream o;
   o << "scheme";
-  for (const auto& c : columns) o << ",\"" << c << "\"";
+  for (const auto& c : columns) o << "," << csvCell(c);
   o << "\n";
   for (size_t r = 0; r < rows.size(); ++r) {
-    o << rows[r];
+    o << csvCell(rows[r]);
     for (size_t c = 0; c < columns.size(); ++c) {
       o << ",";
       if (ppl[r][c]) o << *ppl[r][c];
@@ -148,20 +150,12 @@ std::string ResultsTable::toCsv() const {
 }
 
 std::string ResultsTable::toLatex() const {
-  auto escape = [](std::string s) {
-    std::string out;
-    for (char ch : s) {
-      if (ch == '_' || ch == '%' || ch == '&' || ch == '#') out += '\\';
-      out += ch;
-    }
-    return out;
-  };
   std::ostringstream o;
   o << "\\begin{tabular}{l" << std::string(columns.size(), 'c') << "}\n\\hline\nMethod";
-  for (const auto& c : columns) o << " & " << escape(c);
+  for (const auto& c : columns) o << " & " << latexText(c);
   o << " \\\\\n\\hline\n";
   for (size_t r = 0; r < rows.size(); ++r) {
-    o << escape(rows[r]);
+    o << latexText(rows[r]);
     for (size_t c = 0; c < columns.size(); ++c) {
       o << " & ";
       if (!ppl[r][c]) { o << "--"; continue; }

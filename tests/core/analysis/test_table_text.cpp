@@ -1,0 +1,36 @@
+// Tables written out survive any run or scheme name: CSV cells quoted by RFC 4180 and LaTeX
+// text with every special character escaped (a run named "a,b" or "50%_x" once broke both).
+#include <gtest/gtest.h>
+
+#include "analysis/run_comparison.h"
+#include "analysis/table_text.h"
+
+using namespace depthlab::analysis;
+
+TEST(TableText, CsvCellsAreQuotedWhenTheyMustBe) {
+  EXPECT_EQ(csvCell("pre_ln"), "pre_ln");
+  EXPECT_EQ(csvCell("a,b"), "\"a,b\"");
+  EXPECT_EQ(csvCell("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csvCell("two\nlines"), "\"two\nlines\"");
+  EXPECT_EQ(csvCell(" padded"), "\" padded\"");
+  EXPECT_EQ(csvCell(""), "");
+}
+
+TEST(TableText, LatexTextEscapesEverySpecialCharacter) {
+  EXPECT_EQ(latexText("50%_x"), "50\\%\\_x");
+  EXPECT_EQ(latexText("a&b#c$d"), "a\\&b\\#c\\$d");
+  EXPECT_EQ(latexText("{x}"), "\\{x\\}");
+  EXPECT_EQ(latexText("~^\\"), "\\textasciitilde{}\\textasciicircum{}\\textbackslash{}");
+}
+
+TEST(TableText, TheResultsTableQuotesAndEscapesItsNames) {
+  ResultsTable t;
+  t.columns = {"1.2M (L=24)", "a,b"};
+  t.rows = {"50%_x", "say \"hi\""};
+  t.ppl = {{2.0, 3.0}, {std::nullopt, 4.0}};
+  t.n = {{1, 1}, {0, 1}};
+  EXPECT_EQ(t.toCsv(), "scheme,1.2M (L=24),\"a,b\"\n50%_x,2,3\n\"say \"\"hi\"\"\",,4\n");
+  const auto latex = t.toLatex();
+  EXPECT_NE(latex.find("\n50\\%\\_x & \\textbf{2.00} & \\textbf{3.00} \\\\"), std::string::npos) << latex;
+  EXPECT_NE(latex.find("& a,b \\\\"), std::string::npos) << latex;
+}
