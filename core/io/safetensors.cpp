@@ -5,9 +5,29 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 
 namespace depthlab::io {
+
+namespace {
+bool writeAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t w = ::write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    size -= static_cast<size_t>(w);
+  }
+  return true;
+}
+}  // namespace
 
 void saveSafetensors(const std::string& path, const std::map<std::string, torch::Tensor>& tensors,
                      const std::map<std::string, std::string>& metadata) {
@@ -26,15 +46,30 @@ void saveSafetensors(const std::string& path, const std::map<std::string, torch:
   }
   std::string h = header.dump();
   while (h.size() % 8 != 0) h += ' ';
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  // Written whole to a temporary file beside `path`, synced, then renamed over it: a crash,
+  // a full disk or a reader that maps the old file never sees a half-written one.
+  std::string tmp = path + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) throw SafetensorsError("cannot write '" + path + "': " + std::strerror(errno));
   const uint64_t n = h.size();
-  out.write(reinterpret_cast<const char*>(&n), 8);
-  out.write(h.data(), static_cast<std::streamsize>(h.size()));
-  for (const auto& c : ordered) {
-    out.write(static_cast<const char*>(c.data_ptr()),
-              static_cast<std::streamsize>(c.numel() * c.element_size()));
+  bool ok = writeAll(fd, &n, 8) && writeAll(fd, h.data(), h.size());
+  for (size_t i = 0; ok && i < ordered.size(); ++i) {
+    const auto& c = ordered[i];
+    ok = writeAll(fd, c.data_ptr(), static_cast<size_t>(c.numel()) * c.element_size());
   }
-  if (!out) throw SafetensorsError("cannot write '" + path + "'");
+  ok = ok && ::fchmod(fd, 0644) == 0 && ::fsync(fd) == 0;
+  const int err = errno;
+  ok = ::close(fd) == 0 && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(ok ? errno : err);
+    ::unlink(tmp.c_str());
+    throw SafetensorsError("cannot write '" + path + "': " + why);
+  }
+  const auto folder = std::filesystem::path(path).parent_path();
+  if (const int dfd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
+    ::fsync(dfd);  // the rename itself survives a crash
+    ::close(dfd);
+  }
 }
 
 std::map<std::string, torch::Tensor> loadSafetensors(const std::string& path) {

@@ -2,6 +2,7 @@
 // header {name: {dtype, shape, data_offsets}}, then raw little-endian tensor bytes.
 // Whole-file save and load (copies) for small files: parity tests, exports. Loading validates
 // every offset and shape before touching data (io/safetensors_archive.h maps large files).
+// Saving writes a temporary file beside the target and renames it into place (mode 0644).
 #pragma once
 
 #include <torch/torch.h>

@@ -1,7 +1,10 @@
 // Safetensors round trip, parameter assignment by name, and rejection of damaged files.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "io/safetensors.h"
+#include "io/safetensors_archive.h"
 #include "model/decoder.h"
 #include "support/model_fixtures.h"
 #include "support/temp_dir.h"
@@ -52,4 +55,23 @@ TEST(Safetensors, RejectsDamagedFiles) {
   for (const char* n : {"trunc", "tiny", "huge", "json"}) {
     EXPECT_THROW(io::loadSafetensors(dir.file(n)), io::SafetensorsError) << n;
   }
+}
+
+TEST(Safetensors, SavingReplacesTheFileWholeNeverWritingIntoTheOldOne) {
+  // Saved to a temporary file and renamed: a reader that maps the old file (or a hard link to
+  // it) keeps the old bytes, and no temporary file is left beside it.
+  test::TempDir dir;
+  const std::string path = dir.file("w.safetensors");
+  io::saveSafetensors(path, {{"w", torch::full({4}, 1.0f)}});
+  std::filesystem::create_hard_link(path, dir.file("link.safetensors"));
+  const auto mapped = io::SafetensorsArchive::openFile(path);
+  io::saveSafetensors(path, {{"w", torch::full({4}, 2.0f)}});
+  EXPECT_TRUE(torch::equal(mapped.tensor("w"), torch::full({4}, 1.0f)));
+  EXPECT_TRUE(torch::equal(io::loadSafetensors(dir.file("link.safetensors")).at("w"), torch::full({4}, 1.0f)));
+  EXPECT_TRUE(torch::equal(io::loadSafetensors(path).at("w"), torch::full({4}, 2.0f)));
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 2);
+  // A folder that cannot be written is an error naming the file.
+  EXPECT_THROW(io::saveSafetensors(dir.file("absent/x.safetensors"), {{"w", torch::ones({1})}}), io::SafetensorsError);
 }
