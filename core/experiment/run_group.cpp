@@ -271,6 +271,16 @@ std::optional<VerifiedCheckpoint> checkpointToResume(store::RunStore& store, con
   }
 }
 
+// "; the metrics of steps A-B were never recorded" when the train-loss rows stop well before
+// `step` (a checkpoint written while the store refused its writes); "" otherwise.
+std::string metricsGap(store::RunStore& store, const store::RunInfo& run, int64_t step) {
+  const auto rows = store.scalarSeries(run.id, metrics::kLossTrain, INT64_MIN, step - 1);
+  const int64_t next = rows.empty() ? 0 : rows.back().step + 1;
+  if (step - next <= std::max(1, configOf(run).run.logEvery)) return "";
+  return "; the metrics of steps " + std::to_string(next) + "-" + std::to_string(step - 1) +
+         " were never recorded (the store refused them)";
+}
+
 struct ResumePoint {
   train::CheckpointMeta meta;        // step 0 and no fields when restarted
   std::vector<std::string> skipped;  // newer checkpoints refused, and why
@@ -301,6 +311,7 @@ ResumePoint loadResumePoint(store::RunStore& store, const store::RunInfo& run,
   if (!loaded.recorded) {  // written while the store was unwritable: the store learns of it now
     store.addCheckpoint(run.id, loaded.info);
     p.origin += ", a file the database had not recorded";
+    p.origin += metricsGap(store, run, p.meta.step);
   }
   m.lastCheckpoint = p.meta.step;
   return p;
