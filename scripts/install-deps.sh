@@ -9,7 +9,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libsqlite3-dev sqlite3
-  libgtest-dev
+  libgtest-dev libboost-math-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libzstd-dev libgloo-dev libxxhash-dev
   sentencepiece
   xvfb xauth

@@ -7,6 +7,8 @@
 #include <random>
 #include <stdexcept>
 
+#include <boost/math/distributions/students_t.hpp>
+
 namespace depthlab::analysis {
 
 Summary summarize(const std::vector<double>& x) {
@@ -30,48 +32,12 @@ Summary summarize(const std::vector<double>& x) {
   return s;
 }
 
-namespace {
-
-// Continued fraction for the regularized incomplete beta function (Numerical Recipes betacf).
-double betaContinuedFraction(double a, double b, double x) {
-  const int maxIter = 300;
-  const double eps = 1e-15, tiny = 1e-300;
-  double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
-  if (std::abs(d) < tiny) d = tiny;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m <= maxIter; ++m) {
-    const int m2 = 2 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d; if (std::abs(d) < tiny) d = tiny;
-    c = 1 + aa / c; if (std::abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d; if (std::abs(d) < tiny) d = tiny;
-    c = 1 + aa / c; if (std::abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::abs(del - 1) < eps) break;
-  }
-  return h;
-}
-
-double regularizedBeta(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double lbeta = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b);
-  const double front = std::exp(lbeta + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
-  return 1 - front * betaContinuedFraction(b, a, 1 - x) / b;
-}
-
-}  // namespace
-
 double studentTwoSidedP(double t, double df) {
   if (!std::isfinite(t)) return 0;
-  return regularizedBeta(df / 2, 0.5, df / (df + t * t));
+  if (!(df > 0)) return std::numeric_limits<double>::quiet_NaN();
+  // Boost.Math's Student t: 2 * P(T > |t|), computed as a complement (no 1 - x cancellation).
+  const boost::math::students_t dist(df);
+  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(dist, std::abs(t))));
 }
 
 WelchResult welchTTest(const std::vector<double>& a, const std::vector<double>& b) {

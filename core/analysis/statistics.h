@@ -20,7 +20,8 @@ struct WelchResult {
 };
 /// Welch's unequal-variance t-test; needs at least 2 values in each group.
 WelchResult welchTTest(const std::vector<double>& a, const std::vector<double>& b);
-/// Two-sided p-value of Student's t with `df` degrees of freedom at |t|.
+/// Two-sided p-value of Student's t with `df` degrees of freedom at |t| (Boost.Math's
+/// students_t; NaN for df <= 0).
 double studentTwoSidedP(double t, double df);
 
 struct Interval { double low = 0, high = 0; };

@@ -1,6 +1,8 @@
 // Known answers for the comparison statistics.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "analysis/statistics.h"
 
 using namespace depthlab::analysis;
@@ -56,4 +58,19 @@ TEST(Statistics, RelativeDepth) {
   EXPECT_DOUBLE_EQ(r[2], 1.5);   // 0.375 -> between layers 1 and 2
   EXPECT_DOUBLE_EQ(r[7], 4.0);   // 1.0 -> last layer
   EXPECT_EQ(toRelativeDepth({}, 3).size(), 3u);
+}
+
+TEST(Statistics, StudentPValuesHoldInTheTailsAndForLargeDegreesOfFreedom) {
+  // Boost.Math's students_t. The retyped Numerical Recipes continued fraction stopped after 300
+  // terms, too few for large df; with df = 1e12, t is normal to ~1e-12.
+  for (double z : {0.5, 1.959963984540054, 4.0, 6.0}) {
+    const double normal = std::erfc(z / std::sqrt(2.0));
+    EXPECT_NEAR(studentTwoSidedP(z, 1e12) / normal, 1.0, 1e-8) << z;
+    EXPECT_NEAR(studentTwoSidedP(-z, 1e12) / normal, 1.0, 1e-8) << z;
+  }
+  // One degree of freedom is the Cauchy distribution: p = 1 - 2 atan(|t|) / pi.
+  for (double t : {0.1, 1.0, 30.0, 1e6}) {
+    EXPECT_NEAR(studentTwoSidedP(t, 1) / (2 * std::atan(1 / t) / M_PI), 1.0, 1e-12) << t;
+  }
+  EXPECT_TRUE(std::isnan(studentTwoSidedP(1.0, 0)));
 }
