@@ -25,10 +25,10 @@ int subcommandIndex(int argc, char** argv, std::string* db) {
 }
 
 const std::set<std::string>& computingSubcommands() {
-  // Training, resuming, probing, evaluating, importing (which checks the model on text),
-  // exporting weights and benchmarking.
-  static const std::set<std::string> names = {"train", "resume", "analyze", "eval",
-                                              "import-hf", "export-hf", "bench"};
+  // Training, resuming, reproducing the paper, probing, evaluating, importing (which checks
+  // the model on text), exporting weights and benchmarking.
+  static const std::set<std::string> names = {"train",     "resume",    "reproduce", "analyze",
+                                              "eval",      "import-hf", "export-hf", "bench"};
   return names;
 }
 
