@@ -36,15 +36,19 @@ std::string joinList(const std::vector<std::string>& names) {
 
 // The vocabulary is the tokenizer's: a config file that sets another one for the byte
 // tokenizer is refused, not quietly overridden at run time.
-void requireTokenizerVocabulary(const std::string& file, const experiment::ExperimentConfig& c) {
+// A config file's model.vocabSize is never used: the tokenizer decides the vocabulary. Said
+// rather than refused, since configs saved by the lab itself (and before the end-of-document
+// id, with 256) carry one.
+void noteTokenizerVocabulary(const std::string& file, const experiment::ExperimentConfig& c) {
   const auto j = experiment::readConfigJson(file);
   const auto model = j.find("model");
   if (model == j.end() || !model->is_object() || !model->contains("vocabSize")) return;
   if (c.data.tokenizer != "byte" || c.model.vocabSize == data::kByteVocab) return;
-  throw std::runtime_error(file + ": model.vocabSize " + std::to_string(c.model.vocabSize) +
-                           " is not the byte tokenizer's " + std::to_string(data::kByteVocab) +
-                           " ids (256 bytes and the end-of-document id); the vocabulary comes "
-                           "from the tokenizer: leave model.vocabSize out");
+  std::fprintf(stderr,
+               "depthlab-cli: %s: model.vocabSize %d is not the byte tokenizer's %d ids (256 bytes "
+               "and the end-of-document id); the vocabulary comes from the tokenizer, so %d is "
+               "used (leave model.vocabSize out to silence this)\n",
+               file.c_str(), c.model.vocabSize, data::kByteVocab, data::kByteVocab);
 }
 
 }  // namespace
@@ -115,7 +119,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                                  joinList(experiment::kSchemes) + "); leave it out for the preset's");
       }
     }
-    if (!a.configFile.empty()) requireTokenizerVocabulary(a.configFile, c);
+    if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
     if (!a.corpus.empty()) c.data.corpus = a.corpus;
     if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
     if (!a.packing.empty()) c.data.packing = a.packing;

@@ -8,7 +8,7 @@
 namespace depthlab::model {
 
 struct ModelConfig {
-  int vocabSize = 256;        // set from the tokenizer at run time
+  int vocabSize = 257;        // set from the tokenizer at run time (bytes + end-of-document)
   int dModel = 64;            // C, residual width
   int nLayers = 4;            // L, blocks
   int nHeads = 4;             // H; head dim = dModel / nHeads

@@ -112,8 +112,6 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"one document", train + "--steps 2 --packing document --corpus " + C, {"too few documents"}},
       {"broken config", train + "--config " + dir_->file("broken.json"), {"broken.json", "line 1, column 22"}},
       {"broken config, line 3", train + "--config " + dir_->file("broken-lines.json"), {"broken-lines.json", "line 3, column"}},
-      {"vocabulary set by hand", train + "--steps 2 --corpus " + C + " --config " + dir_->file("vocab10.json"),
-       {"vocab10.json", "model.vocabSize 10", "257"}},
       {"empty scheme list", train + "--steps 2 --scheme '' --corpus " + C, {"--scheme", "pre_ln"}},
       {"analyze past the last step", " --db " + db() + " analyze --run 1 --step 99999", {"--step 99999", "step 6"}},
       {"unknown config key", train + "--config " + dir_->file("unknown-key.json"), {"widht"}},
@@ -214,4 +212,16 @@ TEST_F(BadInputs, ResumeTakesQuietAndThreadsLikeTrain) {
   EXPECT_NE(out.find("nothing to resume"), std::string::npos) << out;
   EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --threads -1", &out), 1) << out;
   EXPECT_NE(out.find("--threads"), std::string::npos) << out;
+}
+
+TEST_F(BadInputs, AVocabularySetByHandIsNamedAndTheTokenizersIsUsed) {
+  std::string out;
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " train --preset tiny --steps 2 --corpus " +
+                                 dir_->file("corpus.txt") + " --config " + dir_->file("vocab10.json") +
+                                 " --checkpoint-dir " + dir_->file("ck") + " --quiet 2>&1",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("model.vocabSize 10 is not the byte tokenizer's 257"), std::string::npos) << out;
+  EXPECT_NE(out.find("257 is used"), std::string::npos) << out;
 }
