@@ -106,8 +106,10 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
                                            which);
     if (g.json) {
       std::cout << nlohmann::json{{"run_id", runId}, {"step", r.step}, {"checkpoint", r.checkpointPath},
-                                  {"seconds", r.seconds}, {"values", r.valuesWritten}}.dump(2) << "\n";
+                                  {"skipped", r.skipped}, {"seconds", r.seconds},
+                                  {"values", r.valuesWritten}}.dump(2) << "\n";
     } else {
+      for (const auto& why : r.skipped) std::printf("skipped the checkpoint at %s\n", why.c_str());
       std::printf("analyzed run %lld at step %lld (%s): %zu values in %.1f s\n",
                   static_cast<long long>(runId), static_cast<long long>(r.step),
                   r.checkpointPath.c_str(), r.valuesWritten, r.seconds);

@@ -64,9 +64,11 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
     if (g.json) {
       std::cout << nlohmann::json{{"run_id", evalRun}, {"loss", r.loss}, {"perplexity", r.perplexity},
                                   {"tokens", r.predictedTokens}, {"sequences", r.sequences},
-                                  {"tokenizer", r.tokensHow}, {"model", r.modelFrom}}.dump(2) << "\n";
+                                  {"tokenizer", r.tokensHow}, {"model", r.modelFrom},
+                                  {"skipped", r.skippedCheckpoints}}.dump(2) << "\n";
       return;
     }
+    for (const auto& why : r.skippedCheckpoints) std::printf("skipped the checkpoint at %s\n", why.c_str());
     std::printf("run %lld (%s): loss %.4f nats/token, perplexity %.3f over %lld predicted tokens "
                 "in %lld sequence(s); tokens: %s\n",
                 static_cast<long long>(evalRun), r.modelFrom.c_str(), r.loss, r.perplexity,

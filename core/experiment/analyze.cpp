@@ -77,6 +77,7 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   AnalyzeResult r;
   r.step = meta.step;
   r.checkpointPath = chosen->path;
+  r.skipped = verified.skipped;
   r.valuesWritten = batch.valueCount();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

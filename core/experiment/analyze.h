@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "store/run_store.h"
 
@@ -17,6 +18,7 @@ struct AnalyzeResult {
   std::string checkpointPath;
   double seconds = 0;
   size_t valuesWritten = 0;
+  std::vector<std::string> skipped;  // newer checkpoints passed over: "step N: why"
 };
 
 /// `which`: names from kProbeNames (parseProbeList turns "all" into every family).

@@ -40,6 +40,7 @@ struct LoadedModel {
   experiment::ExperimentConfig config;
   std::optional<ImportRecord> imported;
   std::string from;
+  std::vector<std::string> skipped;  // newer checkpoints passed over: "step N: why"
 };
 
 /// The default context of an imported model: `wanted`, fewer when its positions or its attention
@@ -75,6 +76,8 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
       [&](const std::string& path) { return train::loadCheckpoint(path, m.decoder, nullptr, device); });
   m.decoder->eval();
   m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
+  m.skipped = verified.skipped;  // refused by their headers
+  m.skipped.insert(m.skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
   return m;
 }
 
@@ -260,6 +263,7 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
   LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   EvalResult r;
   r.modelFrom = m.from;
+  r.skippedCheckpoints = m.skipped;
   const auto sequences = tokensFor(m, o.text, r.tokensHow);
   // Each sequence in consecutive windows of up to seqLen + 1 tokens (sharing one token at each
   // cut, so every next-token prediction is made once); windows of equal length batch together.

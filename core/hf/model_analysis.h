@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "store/run_store.h"
 
@@ -61,6 +62,7 @@ struct EvalResult {
   double loss = 0, perplexity = 0;
   int64_t predictedTokens = 0, sequences = 0;
   std::string tokensHow, modelFrom;   // which tokenizer; "checkpoint at step N" / "weights in DIR"
+  std::vector<std::string> skippedCheckpoints;  // newer ones passed over: "step N: why"
 };
 
 /// Mean next-token cross-entropy of run `runId`'s model over the text (every window's
