@@ -20,25 +20,12 @@
 #include "experiment/experiment_config.h"
 #include "store/run_store.h"
 #include "support/model_fixtures.h"
+#include "support/background_process.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
 
 namespace {
-
-pid_t launch(const std::vector<std::string>& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
 
 // Steps of `key` that are missing below the last one recorded (0 when contiguous).
 int64_t gaps(store::RunStore& s, int64_t run, int64_t upTo) {
@@ -76,7 +63,7 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   int kills = 0, corrupt = 0;
   int64_t lost = 0;
   // 1. train, killed once the first checkpoints exist
-  pid_t pid = launch({cli, "--db", db, "train", "--config", dir.file("exp.json"), "--checkpoint-dir", ck, "--quiet"});
+  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", dir.file("exp.json"), "--checkpoint-dir", ck, "--quiet"});
   for (int i = 0; i < 400; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     try {
@@ -93,7 +80,7 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   // 2. resume, killed at random moments, alternating between the runs
   for (int round = 0; round < 10; ++round) {
     const int run = 1 + round % 2;
-    pid = launch({cli, "--db", db, "resume", std::to_string(run), "--checkpoint-dir", ck});
+    pid = test::launchQuiet({cli, "--db", db, "resume", std::to_string(run), "--checkpoint-dir", ck});
     std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
@@ -153,7 +140,7 @@ TEST(CrashCampaign, ARunKilledBeforeItsFirstCheckpointResumesFromStepZero) {
   test::TempDir dir;
   const std::string exp = writeTinyExperiment(dir, 1000000, 0);  // wall-time checkpoints: 10 min
   const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db"), ck = dir.file("ck");
-  pid_t pid = launch({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
+  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
   bool trained = false;
   for (int i = 0; i < 400 && !trained; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));

@@ -14,25 +14,12 @@
 #include <vector>
 
 #include "store/run_store.h"
+#include "support/background_process.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
 
 namespace {
-
-pid_t launch(const std::vector<std::string>& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
 
 // `records` one-line JSON documents of ~60-120 bytes, each its own story.
 std::string jsonl(int records) {
@@ -95,7 +82,7 @@ TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
                                          dir.file("c4.jsonl"),
                                          "--checkpoint-dir",
                                          dir.file("ck")};
-  pid_t pid = launch(args);
+  pid_t pid = test::launchQuiet(args);
   // Killed once both runs have a checkpoint (every 10 updates) and before they end (60).
   bool killedMidway = false;
   for (int i = 0; i < 600; ++i) {
