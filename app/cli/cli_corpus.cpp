@@ -27,7 +27,7 @@ struct PrepareArgs {
   std::string path, tokenizer = "byte", out;
   uint64_t shardTokens = 100000000;
   int threads = 0, sampleMB = 100;
-  bool quiet = false;
+  bool quiet = false, verify = false;
 };
 
 nlohmann::json reportJson(const data::PrepareReport& r) {
@@ -49,6 +49,7 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   o.shardTokens = a.shardTokens;
   o.threads = a.threads;
   o.sampleMB = a.sampleMB;
+  o.verify = a.verify;
   o.stop = &g_stop;
   const bool tty = isatty(fileno(stderr));
   if (!a.quiet) {
@@ -189,6 +190,9 @@ void addCorpusCommand(CLI::App& app, GlobalOptions& g) {
   prepare->add_option("--sample-mb", a.sampleMB, "Text an spm:N tokenizer trains on (default 100)")
       ->check(CLI::Range(1, 100000));
   prepare->add_flag("--quiet", a.quiet, "No progress lines");
+  prepare->add_flag("--verify", a.verify,
+                    "Hash every source against the store (an edit that kept a file's size and time "
+                    "is otherwise not seen)");
   prepare->callback([&g] {
     const int rc = runPrepare(a, g);
     if (rc != 0) std::exit(rc);

@@ -128,8 +128,10 @@ bool sameStats(const StoreIndex& index, const std::vector<SourceFile>& now) {
 
 // "" when every source is as the index recorded it. A source whose time changed, or whose
 // time is so close to the preparation that an edit in the same clock tick could hide, has its
-// content hashed again (git's racy-index rule); equal content keeps the store.
-std::string sourcesChanged(StoreIndex& index, const std::vector<SourceFile>& now, bool& touched) {
+// content hashed again (git's racy-index rule), and with `verify` every source; equal content
+// keeps the store.
+std::string sourcesChanged(StoreIndex& index, const std::vector<SourceFile>& now, bool& touched,
+                           bool verify) {
   if (index.sources.size() != now.size()) return "the corpus's files changed (added or removed)";
   for (size_t i = 0; i < now.size(); ++i) {
     auto& a = index.sources[i];
@@ -138,8 +140,8 @@ std::string sourcesChanged(StoreIndex& index, const std::vector<SourceFile>& now
     if (a.path != b.relative) return "the corpus's files changed (" + name + ")";
     if (a.size != b.size) return name + " changed size";
     const bool racy = b.mtimeNs >= index.preparedAtNs - 2000000000ll;
-    if (a.mtimeNs == b.mtimeNs && !racy) continue;
-    if (a.hash.empty()) return name + " changed";
+    if (a.mtimeNs == b.mtimeNs && !racy && !verify) continue;
+    if (a.hash.empty()) return name + (verify ? " has no recorded hash to verify" : " changed");
     if (util::hex64(util::hashFile(b.path)) != a.hash) return name + " changed content";
     if (a.mtimeNs != b.mtimeNs) {
       a.mtimeNs = b.mtimeNs;
@@ -235,7 +237,7 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   if (old && old->complete) {
     say("checking the token store " + r.storeDir);
     bool touched = false;
-    std::string why = sourcesChanged(*old, sources, touched);
+    std::string why = sourcesChanged(*old, sources, touched, o.verify);
     if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte" &&
         util::hex64(util::hashFile(spec.substr(4))) != old->tokenizerHash) {
       why = "the SentencePiece model changed";

@@ -39,6 +39,8 @@ struct PrepareOptions {
   std::function<void(const PrepareProgress&)> progress;  // about twice a second while tokenizing
   const std::atomic<bool>* stop = nullptr;  // set to interrupt; finished shards are kept
   size_t stopAfterShards = 0;               // interrupt after this many new shards (tests)
+  bool verify = false;  // hash every source, not only those whose size or time changed: an
+                        // edit that kept both (cp -p, rsync -t, touch -d) rebuilds the store too
 };
 
 struct PrepareReport {

@@ -365,3 +365,26 @@ TEST(CorpusPrepare, AJsonlRecordPastTheMemoryLimitIsAnErrorNamingIt) {
     EXPECT_NE(what.find("line 3"), std::string::npos) << what;
   }
 }
+
+// An edit that keeps a file's size and time (cp -p, rsync -t, touch -d) is not seen by the
+// size-and-time check; `verify` hashes every source and rebuilds the store.
+TEST(CorpusPrepare, VerifyFindsAnEditThatKeptTheSizeAndTime) {
+  test::TempDir dir;
+  const std::string path = dir.file("c.txt");
+  std::string text = lines(50, "v");
+  test::writeFile(path, text);
+  const timespec old[2] = {{1600000000, 0}, {1600000000, 0}};  // long before any preparation
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), old, 0), 0);
+  auto first = prepareCorpus(path, small());
+  text[10] = text[10] == 'x' ? 'y' : 'x';  // same size
+  test::writeFile(path, text);
+  ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), old, 0), 0);  // same time
+  EXPECT_TRUE(prepareCorpus(path, small()).reused);        // what the cheap check promises
+  auto o = small();
+  o.verify = true;
+  auto verified = prepareCorpus(path, o);
+  EXPECT_FALSE(verified.reused);
+  EXPECT_NE(verified.rebuildReason.find("changed content"), std::string::npos) << verified.rebuildReason;
+  EXPECT_EQ(storeTokens(verified), docs({text}));
+  EXPECT_TRUE(prepareCorpus(path, o).reused);  // verified again: unchanged now
+}
