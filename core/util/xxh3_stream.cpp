@@ -7,12 +7,21 @@
 
 namespace depthlab::util {
 
-Xxh3Stream::Xxh3Stream() : m_state(XXH3_createState()) {
+Xxh3Stream::Xxh3Stream(uint64_t seed) : m_state(XXH3_createState()) {
   if (!m_state) throw std::bad_alloc();
-  XXH3_64bits_reset(static_cast<XXH3_state_t*>(m_state));
+  XXH3_64bits_reset_withSeed(static_cast<XXH3_state_t*>(m_state), seed);
 }
 
 Xxh3Stream::~Xxh3Stream() { XXH3_freeState(static_cast<XXH3_state_t*>(m_state)); }
+
+Xxh3Stream& Xxh3Stream::operator=(Xxh3Stream&& other) noexcept {
+  if (this != &other) {
+    XXH3_freeState(static_cast<XXH3_state_t*>(m_state));
+    m_state = other.m_state;
+    other.m_state = nullptr;
+  }
+  return *this;
+}
 
 void Xxh3Stream::update(const void* data, size_t n) {
   if (n) XXH3_64bits_update(static_cast<XXH3_state_t*>(m_state), data, n);

@@ -1,7 +1,7 @@
 // Streaming XXH3-64 through Debian's libxxhash: the checksum of checkpoint files, fed with
-// their bytes as they are written or read, so no file is ever held whole to be hashed. Not
-// cryptographic: it tells whether bytes changed, not who changed them. The token stores' and
-// import records' keys use util::StreamHash (see stream_hash.h), not this.
+// their bytes as they are written or read, so no file is ever held whole to be hashed, and
+// behind util::StreamHash (token stores, import records). Not cryptographic: it tells whether
+// bytes changed, not who changed them.
 #pragma once
 
 #include <cstddef>
@@ -11,10 +11,12 @@ namespace depthlab::util {
 
 class Xxh3Stream {
  public:
-  Xxh3Stream();
+  explicit Xxh3Stream(uint64_t seed = 0);
   ~Xxh3Stream();
   Xxh3Stream(const Xxh3Stream&) = delete;
   Xxh3Stream& operator=(const Xxh3Stream&) = delete;
+  Xxh3Stream(Xxh3Stream&& other) noexcept : m_state(other.m_state) { other.m_state = nullptr; }
+  Xxh3Stream& operator=(Xxh3Stream&& other) noexcept;
 
   void update(const void* data, size_t n);
   /// The hash of everything fed so far (feeding may go on).
