@@ -31,6 +31,8 @@ uint64_t Xxh3Stream::digest() const {
   return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(m_state));
 }
 
-uint64_t xxh3(const void* data, size_t n) { return XXH3_64bits(data, n); }
+uint64_t xxh3(const void* data, size_t n, uint64_t seed) {
+  return XXH3_64bits_withSeed(data, n, seed);
+}
 
 }  // namespace depthlab::util

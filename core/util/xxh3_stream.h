@@ -27,6 +27,6 @@ class Xxh3Stream {
 };
 
 /// XXH3-64 of one buffer.
-uint64_t xxh3(const void* data, size_t n);
+uint64_t xxh3(const void* data, size_t n, uint64_t seed = 0);
 
 }  // namespace depthlab::util
