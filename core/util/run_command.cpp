@@ -1,8 +1,10 @@
 // See run_command.h.
 #include "util/run_command.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +40,23 @@ void drain(int outFd, int errFd, std::string& out, std::string& err) {
   }
 }
 
+// Every descriptor above stderr closed in the child, whatever its number (not only those
+// below 1024): glibc 2.34's closefrom action, else each descriptor open now.
+void closeFromThree(posix_spawn_file_actions_t& fa) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#else
+  if (DIR* d = opendir("/proc/self/fd")) {
+    const int own = dirfd(d);
+    while (const dirent* e = readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd >= 3 && fd != own) posix_spawn_file_actions_addclose(&fa, fd);
+    }
+    closedir(d);
+  }
+#endif
+}
+
 }  // namespace
 
 CommandResult runProgram(const std::vector<std::string>& argv, const CommandOptions& o) {
@@ -53,24 +72,38 @@ CommandResult runProgram(const std::vector<std::string>& argv, const CommandOpti
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return r;
-  if (pid == 0) {  // child: only async-signal-safe calls until exec
-    const int in = open(o.stdinFile.empty() ? "/dev/null" : o.stdinFile.c_str(), O_RDONLY);
-    if (in < 0) _exit(126);
-    dup2(in, 0);
-    dup2(outPipe[1], 1);
-    if (o.stderrMode == Stderr::Merge) {
-      dup2(outPipe[1], 2);
-    } else if (o.stderrMode == Stderr::Capture) {
-      dup2(errPipe[1], 2);
-    } else {
-      const int null = open("/dev/null", O_WRONLY);
-      if (null >= 0) dup2(null, 2);
+  auto closeAll = [&] {
+    for (int fd : {outPipe[0], outPipe[1], errPipe[0], errPipe[1]}) {
+      if (fd >= 0) close(fd);
     }
-    for (int fd = 3; fd < 1024; ++fd) close(fd);
-    execvp(args[0], args.data());
-    _exit(127);
+  };
+  const std::string in = o.stdinFile.empty() ? "/dev/null" : o.stdinFile;
+  if (access(in.c_str(), R_OK) != 0) {  // as the shell: 126, the program was not started
+    closeAll();
+    r.status = 126;
+    return r;
+  }
+  // posix_spawn (vfork-like in glibc): no copy of a trainer's address space, every descriptor
+  // above stderr closed in the child whatever its number, nothing leaked when it fails.
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, in.c_str(), O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, outPipe[1], 1);
+  if (o.stderrMode == Stderr::Merge) {
+    posix_spawn_file_actions_adddup2(&fa, outPipe[1], 2);
+  } else if (o.stderrMode == Stderr::Capture) {
+    posix_spawn_file_actions_adddup2(&fa, errPipe[1], 2);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  }
+  closeFromThree(fa);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {  // as the shell: 127, the program could not be run
+    closeAll();
+    r.status = 127;
+    return r;
   }
   close(outPipe[1]);
   if (errPipe[1] >= 0) close(errPipe[1]);

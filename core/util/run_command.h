@@ -1,6 +1,7 @@
 // Running an external program and capturing what it prints on stdout (the tools DepthLab drives
 // out of process: spm_*, bible, nvidia-smi, the Python references). Programs are started with
-// an argument vector (fork + execvp), never through a shell, so no argument can be taken for
+// an argument vector (posix_spawnp: no copy of a multi-GB trainer's memory, every other
+// descriptor closed in the child), never through a shell, so no argument can be taken for
 // shell syntax and quoting cannot be forgotten.
 #pragma once
 
