@@ -253,12 +253,21 @@ void DistContext::setValue(const std::string& key, const std::string& value) {
 }
 
 std::string DistContext::waitValue(const std::string& key, const std::string& what) {
+  // The group's timeout bounds the wait too: a rank 0 alive but stuck no longer holds the
+  // others forever.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(m_timeout);
   try {
     while (!m_impl->store->check({key})) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        throw CommError(describe() + " waited " + std::to_string(static_cast<int>(m_timeout)) +
+                        " s for " + what + " (the group's timeout, --dist-timeout) and gave up");
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     auto v = m_impl->store->get(key);
     return std::string(v.begin(), v.end());
+  } catch (const CommError&) {
+    throw;
   } catch (const std::exception& e) {
     throw CommError(describe() + " stopped waiting for " + what +
                     ": rank 0 is gone or unreachable (" + e.what() + ")");

@@ -70,7 +70,8 @@ class DistContext {
   /// Key-value pairs through the TCPStore (small values: configs, paths).
   void setValue(const std::string& key, const std::string& value);
   /// Waits for `key`, checking about 5 times a second that rank 0 still serves the store; a
-  /// vanished rank 0 throws CommError. `what` says what is awaited, for that message.
+  /// vanished rank 0, or a wait past the group's timeout, throws CommError. `what` says what is
+  /// awaited, for that message.
   std::string waitValue(const std::string& key, const std::string& what);
   void barrier();
 

@@ -185,3 +185,18 @@ TEST(DataParallelTrainer, APeerThatVanishesFailsTheCollectiveInsteadOfHanging) {
   EXPECT_NE(error.find("rank 0 of 2 (gloo)"), std::string::npos) << error;
   EXPECT_LT(seconds, 15.0);
 }
+
+TEST(DataParallelTrainer, AWaitForAValueRankZeroNeverSetsEndsAtTheGroupsTimeout) {
+  const int port = distributed::freeLoopbackPort();
+  std::string error;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    auto ctx = DistContext::create(rankEnv(0, 1, port), "gloo", torch::kCPU, 2);
+    ctx->waitValue("depthlab/never", "a value nobody sets");
+  } catch (const distributed::CommError& e) {
+    error = e.what();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(error.find("waited 2 s for a value nobody sets"), std::string::npos) << error;
+  EXPECT_LT(seconds, 10.0);
+}
