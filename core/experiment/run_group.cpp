@@ -348,7 +348,10 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     j["group"] = run->groupName;
     options.dist->setValue("depthlab/resume", j.dump());
   }
-  if (from >= config.optim.steps) {
+  // A finished run has nothing to train. One killed after its last checkpoint but before it was
+  // marked finished (crashed, or stopped at its last step) goes on below with no step to train:
+  // its final evaluation, probes and status are written then.
+  if (from >= config.optim.steps && run->status == store::RunStatus::Finished) {
     // Nothing to train: say so, with the run's own last numbers (not a fresh trainer's zeros),
     // before any data or weights are loaded.
     GroupResult done;

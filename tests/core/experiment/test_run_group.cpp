@@ -164,6 +164,33 @@ TEST(RunGroup, ResumingAFinishedRunSaysSoWithItsOwnLossesAndLoadsNothing) {
   EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
 }
 
+// Killed after its last step's checkpoint but before the run was marked finished (the final
+// evaluation and probes, or the status write, were under way): resume completes the end of the
+// run instead of leaving it crashed with "nothing to resume".
+TEST(RunGroup, ARunKilledAfterItsLastCheckpointIsFinishedByResume) {
+  test::TempDir dir;
+  auto c = tinyRun(dir);
+  c.schemes = {"pre_ln"};
+  auto store = store::RunStore::open(dir.file("runs.db"));
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt");
+  const auto first = experiment::runGroup(c, store, o);
+  const int64_t id = first.members[0].runId;
+  store.finishRun(id, store::RunStatus::Crashed);  // as the reaper marks a killed process's run
+  std::vector<std::string> notices;
+  o.onNotice = [&](const std::string& n) { notices.push_back(n); };
+  const auto again = experiment::resumeRun(id, store, o);
+  ASSERT_EQ(again.members.size(), 1u);
+  EXPECT_EQ(again.members[0].status, store::RunStatus::Finished);
+  EXPECT_EQ(store.run(id)->status, store::RunStatus::Finished);
+  EXPECT_EQ(store.scalarSeries(id, "loss_train").size(), static_cast<size_t>(c.optim.steps));
+  auto val = store.scalarSeries(id, "loss_val");
+  ASSERT_FALSE(val.empty());
+  EXPECT_EQ(val.back().step, c.optim.steps);
+  EXPECT_DOUBLE_EQ(val.back().value, *first.members[0].lossVal);  // the same weights, evaluated again
+  for (const auto& n : notices) EXPECT_EQ(n.find("nothing to resume"), std::string::npos) << n;
+}
+
 TEST(RunGroup, AFinishedRunTrainsFurtherAsIfPlannedLongerWithTheScheduleItHad) {
   test::TempDir dir;
   auto c = tinyRun(dir);
