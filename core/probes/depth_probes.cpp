@@ -10,6 +10,7 @@
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
+#include "probes/head_loss.h"
 #include "probes/probe_math.h"
 #include "probes/probe_tokens.h"
 #include "probes/traced_forward.h"
@@ -254,6 +255,7 @@ struct PrefixCache {
   std::vector<torch::Tensor> inputs;  // L+1 entries
   torch::Tensor fullLosses;           // (B) per sequence, on the model's device
   torch::Tensor counted;              // (B) targets that count per sequence; undefined: all
+  std::optional<ChunkedHead> head;    // the losses without (B, T, V) logits, when it applies
 };
 
 PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
@@ -262,6 +264,7 @@ PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const tor
   c.counted = countedTargets(targets);
   c.fullLosses = sequenceLosses(tracedForward(model, inputs, trace), targets, c.counted);
   c.inputs = std::move(trace.blockInputs);
+  c.head = chunkedHeadFor(model, c.inputs.front(), targets, c.counted, c.fullLosses);
   return c;
 }
 
@@ -275,6 +278,10 @@ torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
   opts.skip = skip;
   if (renumber) opts.scaleOverride = renumberedScales(model, skip);
   if (first == model->nLayers()) return cache.fullLosses;
+  if (cache.head) {
+    return cache.head->losses(model, cache.inputs[static_cast<size_t>(first)], first, opts,
+                              targets, cache.counted);
+  }
   return sequenceLosses(
       model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets,
       cache.counted);

@@ -1,0 +1,86 @@
+// See head_loss.h.
+#include "probes/head_loss.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "model/layers.h"
+
+namespace depthlab::probes {
+
+namespace {
+constexpr int64_t kIgnoreTarget = -100;  // data::kIgnoreTarget
+}  // namespace
+
+torch::Tensor chunkedTokenLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
+                                 const torch::Tensor& targets, int64_t chunkRows) {
+  if (chunkRows < 1) chunkRows = kHeadChunkRows;
+  const int64_t V = weight.size(0);
+  const auto h = hidden.to(torch::kFloat32);  // (N, C)
+  const auto t = targets.reshape({-1});       // (N)
+  torch::Tensor lse, picked;                  // (N) running logsumexp, the target's logit
+  for (int64_t v0 = 0; v0 < V; v0 += chunkRows) {
+    const int64_t v1 = std::min(V, v0 + chunkRows);
+    // The decoder's head restricted to rows v0..v1: the same dot products as its logits.
+    auto logits = torch::linear(h, model::weightFor(weight.slice(0, v0, v1), h));  // (N, v1-v0)
+    auto chunkLse = logits.logsumexp(1);                                           // (N)
+    lse = lse.defined() ? torch::logaddexp(lse, chunkLse) : chunkLse;
+    auto inChunk = t.ge(v0).logical_and(t.lt(v1));                                 // (N)
+    auto at = logits.gather(1, (t - v0).clamp(0, v1 - v0 - 1).unsqueeze(1)).squeeze(1);
+    picked = picked.defined() ? torch::where(inChunk, at, picked)
+                              : torch::where(inChunk, at, torch::zeros_like(at));
+  }
+  auto losses = lse - picked;  // -log softmax at the target
+  return torch::where(t.eq(kIgnoreTarget), torch::zeros_like(losses), losses);
+}
+
+torch::Tensor chunkedSequenceLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
+                                    const torch::Tensor& targets, const torch::Tensor& counted,
+                                    int64_t chunkRows) {
+  auto perToken = chunkedTokenLosses(hidden.reshape({-1, hidden.size(-1)}), weight,
+                                     targets.reshape({-1}), chunkRows);
+  auto rows = perToken.view({targets.size(0), -1});  // (B, T); 0 at a pad
+  if (!counted.defined()) return rows.mean(1);
+  return rows.sum(1) / counted.clamp_min(1.0);
+}
+
+torch::Tensor headWeight(model::Decoder& model) {
+  return model->lm_head ? model->lm_head->weight : model->embed_tokens->weight;
+}
+
+torch::Tensor hiddenFrom(model::Decoder& model, const torch::Tensor& input, int startBlock,
+                         const model::ForwardOptions& opts, const model::Rope& rope) {
+  auto x = input;  // (B, T, C)
+  for (int i = startBlock; i < model->nLayers(); ++i) {
+    const auto k = static_cast<size_t>(i);
+    if (!opts.skip.empty() && opts.skip[k]) continue;  // pruned: identity
+    std::optional<double> s;
+    if (!opts.scaleOverride.empty()) s = opts.scaleOverride[k];
+    x = model->block(i)->forward(x, rope, s);
+  }
+  return model->norm->forward(x);  // (B, T, C)
+}
+
+torch::Tensor ChunkedHead::losses(model::Decoder& model, const torch::Tensor& x, int first,
+                                  const model::ForwardOptions& opts, const torch::Tensor& targets,
+                                  const torch::Tensor& counted) const {
+  return chunkedSequenceLosses(hiddenFrom(model, x, first, opts, rope), weight, targets, counted);
+}
+
+std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Tensor& embedded,
+                                          const torch::Tensor& targets,
+                                          const torch::Tensor& counted, torch::Tensor& fullLosses) {
+  const auto weight = headWeight(model);
+  if (weight.size(0) <= kHeadChunkRows) return std::nullopt;
+  const auto& c = model->config();
+  ChunkedHead head{model::Rope(c.headDimension(), c.seqLen, c.ropeBase), weight};
+  head.rope.to(embedded.device());
+  auto mine = head.losses(model, embedded, 0, {}, targets, counted);  // (B)
+  const double worst =
+      ((mine - fullLosses).abs() / fullLosses.abs().clamp_min(1e-6)).max().item<double>();
+  if (!(worst <= 1e-5)) return std::nullopt;  // NaN too
+  fullLosses = mine;
+  return head;
+}
+
+}  // namespace depthlab::probes
