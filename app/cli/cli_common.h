@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,16 @@ struct GlobalOptions {
   bool json = false;  // --json: machine-readable output
   std::vector<std::string> argv;  // the command line (argv[1..]), for commands that relaunch it
   int exitCode = 0;   // what main returns when a command ends without an exception
+};
+
+/// An error that ends depthlab-cli with its own exit code instead of 1 (main prints the message).
+class ExitCodeError : public std::runtime_error {
+ public:
+  ExitCodeError(int code, const std::string& what) : std::runtime_error(what), m_code(code) {}
+  int code() const { return m_code; }
+
+ private:
+  int m_code;
 };
 
 /// Opens the store named by the options; creates the data folder for the default path.

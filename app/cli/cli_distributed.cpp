@@ -4,9 +4,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "distributed/launch_env.h"
+#include "distributed/local_launcher.h"
+#include "distributed/process_group.h"
 
 namespace depthlab::cli {
 
@@ -72,7 +75,14 @@ std::optional<experiment::DataParallelGroup> joinLaunchedGroup(const DistArgs& a
                              " ranks; leave --nproc out under torchrun or srun");
   }
   if (env->worldSize <= 1) return std::nullopt;
-  return experiment::joinDataParallel(*env, device, a.backend, a.timeoutSeconds);
+  try {
+    return experiment::joinDataParallel(*env, device, a.backend, a.timeoutSeconds);
+  } catch (const distributed::PortTakenError& e) {
+    // The launcher chose the port and starts the group again on another: a distinct exit code.
+    const char* retry = std::getenv(distributed::kPortRetryVariable);
+    if (retry && std::string(retry) == "1") throw ExitCodeError(distributed::kExitPortTaken, e.what());
+    throw;
+  }
 }
 
 }  // namespace depthlab::cli

@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const depthlab::cli::ExitCodeError& e) {
+    std::cerr << "depthlab-cli: " << e.what() << "\n";
+    return e.code();
   } catch (const std::exception& e) {
     // LibTorch's errors carry a C++ backtrace after the message: the user gets the message.
     std::string what = e.what();

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -56,24 +57,22 @@ int freeLoopbackPort() {
   return ntohs(a.sin_port);
 }
 
-int runLocalRanks(const LocalLaunch& launch) {
-  if (launch.processes < 1) throw std::runtime_error("--nproc must be at least 1");
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Starts the ranks of one attempt on `port`; throws (after stopping those started) when a rank
+// cannot be forked.
+std::vector<pid_t> startRanks(const LocalLaunch& launch, int port, bool portChosenHere) {
   LaunchEnv env;
   env.worldSize = launch.processes;
   env.masterAddr = launch.masterAddr;
-  env.masterPort = launch.masterPort > 0 ? launch.masterPort : freeLoopbackPort();
-  struct sigaction sa{}, oldInt{}, oldTerm{};
-  sa.sa_handler = rememberSignal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &oldInt);
-  sigaction(SIGTERM, &sa, &oldTerm);
+  env.masterPort = port;
   std::vector<pid_t> pids;
-  auto notice = [&](const std::string& s) {
-    if (launch.onNotice) launch.onNotice(s);
-  };
   for (int r = 0; r < launch.processes; ++r) {
     env.rank = env.localRank = r;
-    const auto vars = launchVariables(env);
+    auto vars = launchVariables(env);
+    if (portChosenHere) vars.emplace_back(kPortRetryVariable, "1");
     const pid_t pid = ::fork();
     if (pid < 0) {
       for (pid_t p : pids) ::kill(p, SIGTERM);
@@ -83,6 +82,7 @@ int runLocalRanks(const LocalLaunch& launch) {
     if (pid == 0) {
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
+      ::unsetenv(kPortRetryVariable);
       for (const auto& [k, v] : vars) ::setenv(k.c_str(), v.c_str(), 1);
       std::vector<char*> argv;
       argv.push_back(const_cast<char*>(launch.executable.c_str()));
@@ -95,10 +95,24 @@ int runLocalRanks(const LocalLaunch& launch) {
     }
     pids.push_back(pid);
   }
-  using Clock = std::chrono::steady_clock;
+  return pids;
+}
+
+struct AttemptResult {
+  int exitCode = 0;        // 0, or the first failing rank's code (128 + signal for a signal)
+  bool portTaken = false;  // rank 0 failed first with kExitPortTaken
+};
+
+// Waits for the ranks of one attempt. After the first failure the others get graceSeconds
+// (none when rank 0 only found its port taken and `retryPort`), then SIGTERM, then SIGKILL.
+AttemptResult waitRanks(const LocalLaunch& launch, const std::vector<pid_t>& pids, bool retryPort) {
+  auto notice = [&](const std::string& s) {
+    if (launch.onNotice) launch.onNotice(s);
+  };
   std::vector<bool> done(pids.size(), false);
-  int result = 0;
+  AttemptResult out;
   bool failed = false, terminated = false;
+  double grace = launch.graceSeconds;
   Clock::time_point failedAt{};
   size_t running = pids.size();
   while (running > 0) {
@@ -115,10 +129,15 @@ int runLocalRanks(const LocalLaunch& launch) {
         done[i] = true;
         --running;
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        if (!ok && !failed) {
-          failed = true;
-          failedAt = Clock::now();
-          result = exitCodeOf(status);
+        if (ok || failed) continue;
+        failed = true;
+        failedAt = Clock::now();
+        out.exitCode = exitCodeOf(status);
+        out.portTaken = retryPort && i == 0 && WIFEXITED(status) &&
+                        WEXITSTATUS(status) == kExitPortTaken;
+        if (out.portTaken) {
+          grace = 0;  // the others wait for a rendezvous that will never come
+        } else {
           notice("rank " + std::to_string(i) + " (pid " + std::to_string(pid) + ") " +
                  describeExit(status) + "; the other ranks stop too");
         }
@@ -127,24 +146,58 @@ int runLocalRanks(const LocalLaunch& launch) {
     }
     if (failed && running > 0) {
       const double waited = std::chrono::duration<double>(Clock::now() - failedAt).count();
-      if (!terminated && waited > launch.graceSeconds) {
-        notice("terminating the ranks still running " + std::to_string(static_cast<int>(waited)) +
-               " s after the first failure");
+      if (!terminated && waited >= grace) {
+        if (!out.portTaken) {
+          notice("terminating the ranks still running " +
+                 std::to_string(static_cast<int>(waited)) + " s after the first failure");
+        }
         for (size_t i = 0; i < pids.size(); ++i) {
           if (!done[i]) ::kill(pids[i], SIGTERM);
         }
         terminated = true;
-      } else if (terminated && waited > launch.graceSeconds + 15) {
+      } else if (terminated && waited > grace + 15) {
         for (size_t i = 0; i < pids.size(); ++i) {
           if (!done[i]) ::kill(pids[i], SIGKILL);
         }
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  sigaction(SIGINT, &oldInt, nullptr);
-  sigaction(SIGTERM, &oldTerm, nullptr);
-  return result;
+  return out;
+}
+
+}  // namespace
+
+int runLocalRanks(const LocalLaunch& launch) {
+  if (launch.processes < 1) throw std::runtime_error("--nproc must be at least 1");
+  const bool choosePort = launch.masterPort <= 0;
+  const int attempts = choosePort ? std::max(1, launch.portAttempts) : 1;
+  struct sigaction sa{}, oldInt{}, oldTerm{};
+  sa.sa_handler = rememberSignal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &oldInt);
+  sigaction(SIGTERM, &sa, &oldTerm);
+  struct RestoreSignals {
+    struct sigaction *i, *t;
+    ~RestoreSignals() {
+      sigaction(SIGINT, i, nullptr);
+      sigaction(SIGTERM, t, nullptr);
+    }
+  } restore{&oldInt, &oldTerm};
+  AttemptResult result;
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    const int port = !choosePort ? launch.masterPort
+                                 : (launch.pickPort ? launch.pickPort() : freeLoopbackPort());
+    const bool retry = choosePort && attempt < attempts;
+    result = waitRanks(launch, startRanks(launch, port, retry), retry);
+    if (!result.portTaken) break;
+    if (launch.onNotice) {
+      launch.onNotice("port " + std::to_string(port) +
+                      " was taken by another process before rank 0 could serve it; starting the "
+                      "ranks again on another port");
+    }
+  }
+  return result.exitCode;
 }
 
 }  // namespace depthlab::distributed

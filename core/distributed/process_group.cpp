@@ -12,6 +12,8 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -95,6 +97,13 @@ void DistContext::Pending::wait() {
   m_impl.reset();
 }
 
+bool saysAddressInUse(const std::string& message) {
+  std::string m = message;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+  return m.find("address already in use") != std::string::npos ||
+         m.find("eaddrinuse") != std::string::npos || m.find("errno: 98") != std::string::npos;
+}
+
 std::unique_ptr<DistContext> DistContext::create(const LaunchEnv& env, const std::string& backend,
                                                  torch::Device device, double timeoutSeconds) {
   std::unique_ptr<DistContext> d(new DistContext());
@@ -147,9 +156,12 @@ std::unique_ptr<DistContext> DistContext::create(const LaunchEnv& env, const std
     auto tcp = c10::make_intrusive<c10d::TCPStore>(env.masterAddr, so);
     d->m_impl->store = c10::make_intrusive<c10d::PrefixStore>("depthlab/", tcp);
   } catch (const std::exception& e) {
-    throw CommError("rank " + std::to_string(env.rank) + " of " + std::to_string(env.worldSize) +
-                    " could not " + (env.rank == 0 ? "serve" : "reach") + " the rendezvous at " +
-                    where + " (MASTER_ADDR:MASTER_PORT): " + e.what());
+    const std::string why = "rank " + std::to_string(env.rank) + " of " +
+                            std::to_string(env.worldSize) + " could not " +
+                            (env.rank == 0 ? "serve" : "reach") + " the rendezvous at " + where +
+                            " (MASTER_ADDR:MASTER_PORT): " + e.what();
+    if (env.rank == 0 && !env.agentStore && saysAddressInUse(e.what())) throw PortTakenError(why);
+    throw CommError(why);
   }
   try {
     if (backend == "nccl") {

@@ -23,6 +23,16 @@ class CommError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Rank 0 could not serve the rendezvous because another process holds MASTER_PORT (the
+/// `--nproc` launcher then tries again on another port when it chose the port itself).
+class PortTakenError : public CommError {
+ public:
+  using CommError::CommError;
+};
+
+/// True when `message` (a TCPStore's bind error, classic or libuv) says the address is in use.
+bool saysAddressInUse(const std::string& message);
+
 /// "gloo" or "nccl" for `requested` ("auto", "gloo" or "nccl") on `device`; throws with the
 /// reason when NCCL is asked for but cannot be used (a CPU device, a build without NCCL).
 std::string chooseBackend(const std::string& requested, torch::Device device);

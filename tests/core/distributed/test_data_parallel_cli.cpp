@@ -2,11 +2,15 @@
 // what 1 rank trains (same losses, same weights, one run per scheme in the store); a killed rank
 // ends the group with the run marked crashed and no rank left waiting; a run continues on a
 // different number of ranks from its checkpoint along the same loss curve; a finished run is
-// trained further on two ranks exactly as one planned longer.
+// trained further on two ranks exactly as one planned longer; rank 0 on a taken port asks the
+// launcher for another port only when the launcher chose it.
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -288,4 +292,35 @@ TEST(DataParallelCli, AFinishedRunIsTrainedFurtherOnTwoRanksAsIfPlannedLonger) {
   for (size_t i = 0; i < lrA.size(); ++i) EXPECT_DOUBLE_EQ(lrA[i].value, lrB[i].value) << "step " << lrA[i].step;
   EXPECT_EQ(s.run(extended)->status, store::RunStatus::Finished);
   EXPECT_EQ(experiment::configOf(*s.run(extended)).optim.steps, 30);
+}
+
+// Rank 0 started by the `--nproc` launcher on a port another process took first exits with
+// kExitPortTaken (the launcher then starts the group again on another port); on a port the
+// user chose (no DEPTHLAB_PORT_RETRY) it fails plainly, naming the port.
+TEST(DataParallelCli, RankZeroOnATakenPortAsksTheLauncherForAnotherOnlyWhenItChoseThePort) {
+  test::TempDir dir;
+  auto c = dpConfig(dir);
+  experiment::saveConfigFile(c, dir.file("exp.json"));
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof(a);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  std::map<std::string, std::string> env = {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"},
+                                            {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}};
+  const std::vector<std::string> args = {"--db", dir.file("runs.db"), "train", "--config", dir.file("exp.json"),
+                                         "--dist-timeout", "20", "--checkpoint-dir", dir.file("ck"), "--quiet"};
+  const std::string log = dir.file("log.txt");
+  EXPECT_EQ(run(args, log, env), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find(port), std::string::npos) << slurp(log);
+  env[distributed::kPortRetryVariable] = "1";
+  EXPECT_EQ(run(args, log, env), distributed::kExitPortTaken) << slurp(log);
+  ::close(fd);
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  EXPECT_TRUE(s.listRuns().empty()) << "no run is created before the group exists";
 }
