@@ -55,6 +55,8 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp analysis/table_text.cpp
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp
   experiment/run_selection.cpp)
+# Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/lazy_layers.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/attention_kernels.cpp
   kernels/probe_kernels.cpp kernels/blas_gemm.cpp)

@@ -3,6 +3,7 @@
 
 #include <chrono>
 
+#include "analysis/lazy_layers.h"
 #include "probes/depth_probes.h"
 #include "store/metric_catalogue.h"
 
@@ -77,8 +78,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.layer(step, metrics::kAngularAdjacent, f.angularAdjacent);
     out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
     out.layer(step, metrics::kEffectiveness, f.effectiveness);
-    auto counts = probes::classifyLayers(f.effectiveness, m_config.lazyThreshold,
-                                         m_config.lowThreshold);
+    auto counts = analysis::classifyLayers(f.effectiveness, analysis::layerThresholds(m_config));
     out.scalar(step, metrics::kLazyLayers, counts.lazy);
     out.scalar(step, metrics::kLowLayers, counts.low);
     out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);

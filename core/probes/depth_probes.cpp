@@ -223,16 +223,6 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   return r;
 }
 
-LazyCounts classifyLayers(const std::vector<float>& e, double lazy, double low) {
-  LazyCounts c;
-  for (float v : e) {
-    if (v < lazy) ++c.lazy;
-    else if (v < low) ++c.low;
-    else ++c.effective;
-  }
-  return c;
-}
-
 namespace {
 
 // Scale overrides for a pruned depth-scaled model whose survivors are renumbered.

@@ -38,9 +38,8 @@ struct ForwardProbeOptions {
 ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
                                const torch::Tensor& targets, const ForwardProbeOptions& o);
 
-/// Lazy (< lazy), low (< low) and effective layers from E_l.
-struct LazyCounts { int lazy = 0, low = 0, effective = 0; };
-LazyCounts classifyLayers(const std::vector<float>& effectiveness, double lazy, double low);
+// Lazy, low and effective layers from E_l: analysis::classifyLayers (analysis/lazy_layers.h),
+// by the run's thresholds, as the dashboard counts them too.
 
 /// Loss with the blocks in `skip` replaced by the identity. For depth-scaled schemes the
 /// survivors keep their original 1/sqrt(l) unless `renumber`, which gives them

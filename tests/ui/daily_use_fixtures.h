@@ -34,6 +34,7 @@ struct FakeRun {
   std::vector<int> probeSteps = {0, 50, 100, 150};
   double valLoss = 2.0;
   bool finished = true;
+  double lazyThreshold = 0.05;     // probes.lazyThreshold of its config
 };
 
 inline int64_t addFakeRun(store::RunStore& s, const FakeRun& f) {
@@ -42,6 +43,7 @@ inline int64_t addFakeRun(store::RunStore& s, const FakeRun& f) {
   c.run.seed = f.seed;
   c.optim.steps = 600;
   c.schemes = {f.scheme};
+  c.probes.lazyThreshold = f.lazyThreshold;
   store::NewRun nr;
   nr.name = experiment::defaultRunName(f.group, f.scheme, f.seed);
   nr.groupName = f.group;

@@ -1,6 +1,5 @@
-// Plot items the group dashboard's layout and drawing share: the step cursor and crosshair lines, a run's
-// scheme label, and the effectiveness thresholds drawn on its panel. Used by
-// group_dashboard.cpp and group_dashboard_draw.cpp only.
+// Plot items the group dashboard's layout and drawing share: the step cursor and crosshair
+// lines, a run's scheme label. Used by group_dashboard.cpp and group_dashboard_draw.cpp only.
 #pragma once
 
 #include <qcustomplot.h>
@@ -10,8 +9,6 @@
 #include "dashboard/group_data.h"
 
 namespace depthlab::ui::dashboard {
-
-inline constexpr double kLazy = 0.05, kLow = 0.2;  // thresholds drawn on the effectiveness panel
 
 inline QString schemeOf(const RunData& r) { return QString::fromStdString(r.info.scheme); }
 

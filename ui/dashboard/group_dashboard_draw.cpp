@@ -16,12 +16,14 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include <QComboBox>
 #include <QProgressBar>
 
 #include "analysis/layer_diagnosis.h"
+#include "analysis/lazy_layers.h"
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
 #include "dashboard/panel_specs.h"
@@ -72,8 +74,6 @@ bool logCapable(const QString& metric) {
 
 }  // namespace
 
-using dashboard::kLazy;
-using dashboard::kLow;
 using dashboard::placeCursor;
 using dashboard::schemeOf;
 
@@ -205,10 +205,11 @@ void GroupDashboard::drawCursorPanels() {
     if (it == m_plots.end()) return;
     auto* p = it->second;
     p->clearPlottables();
-    for (int i = p->itemCount() - 1; i >= 0; --i) {  // the thresholds go; zoom badge and crosshair stay
+    for (int i = p->itemCount() - 1; i >= 0; --i) {  // the thresholds go; the crosshair stays
       if (p->item(i)->objectName().isEmpty()) p->removeItem(i);
     }
     std::vector<figures::BarSeries> series;
+    std::vector<double> lines;  // the runs' thresholds, each value once
     int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
     QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
     for (const auto& r : m_data.runs()) {
@@ -225,10 +226,11 @@ void GroupDashboard::drawCursorPanels() {
         auto errors = layerValuesExactlyAt(eit->second, found);
         if (errors.size() == b.values.size()) b.errors = std::move(errors);
       }
-      if (thresholds && !b.values.empty()) {
-        int lazy = 0;
-        for (float v : b.values) lazy += v < kLazy;
-        b.name += tr(" (%1 lazy)").arg(lazy);
+      if (thresholds && !b.values.empty()) {  // by the run's own thresholds, as `report` counts
+        b.name += tr(" (%1 lazy)").arg(analysis::classifyLayers(b.values, r.thresholds).lazy);
+        for (double t : {r.thresholds.lazy, r.thresholds.low}) {
+          if (std::find(lines.begin(), lines.end(), t) == lines.end()) lines.push_back(t);
+        }
       }
       series.push_back(std::move(b));
     }
@@ -245,7 +247,7 @@ void GroupDashboard::drawCursorPanels() {
                                spec.yLabel + QLatin1Char('\n') + when);
     setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
     if (thresholds && L > 0) {
-      for (double t : {kLazy, kLow}) {
+      for (double t : lines) {
         auto* line = new QCPItemStraightLine(p);
         line->point1->setCoords(0, t);
         line->point2->setCoords(1, t);
@@ -255,7 +257,7 @@ void GroupDashboard::drawCursorPanels() {
     if (!userZoomed(p)) {
       figures::fitLayerBarAxes(
           p->xAxis, p->yAxis, L,
-          thresholds && L > 0 ? std::vector<double>{kLazy, kLow} : std::vector<double>{});
+          thresholds && L > 0 ? lines : std::vector<double>{});
     }
     figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
     replotWhenShown(p);

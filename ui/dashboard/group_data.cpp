@@ -149,9 +149,13 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     d.imported = experiment::isImportedRun(info);
     if (d.imported) {
       d.totalSteps = 0;
-      if (const auto c = experiment::tryConfigOf(info)) d.nLayers = c->model.nLayers;
+      if (const auto c = experiment::tryConfigOf(info)) {
+        d.nLayers = c->model.nLayers;
+        d.thresholds = analysis::layerThresholds(c->probes);
+      }
     } else if (const auto c = experiment::tryConfigOf(info)) {
       d.totalSteps = c->optim.steps;
+      d.thresholds = analysis::layerThresholds(c->probes);
       d.nLayers = c->model.nLayers;
       d.tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
     }

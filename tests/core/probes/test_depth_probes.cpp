@@ -137,13 +137,6 @@ TEST(DepthProbes, PruningErrorBarsAreTheStandardErrorOfThePerSequenceDeltas) {
   for (float e : alone.standardError) EXPECT_TRUE(std::isnan(e));
 }
 
-TEST(DepthProbes, LazyClassification) {
-  auto c = probes::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, 0.05, 0.2);
-  EXPECT_EQ(c.lazy, 1);
-  EXPECT_EQ(c.low, 2);
-  EXPECT_EQ(c.effective, 2);
-}
-
 TEST(DepthProbes, PrefixCachedPruningEqualsFullRecomputation) {
   auto c = test::smallConfig(4);
   c.model.embedStd = 1.0;
