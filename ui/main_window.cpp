@@ -1,6 +1,8 @@
 // MainWindow; see main_window.h.
 #include "main_window.h"
 
+#include <qcustomplot.h>
+
 #include <QCloseEvent>
 #include <QDir>
 #include <QFileDialog>
@@ -34,6 +36,7 @@
 #include "hf_actions.h"
 #include "launch/reproduce_job.h"
 #include "launch/run_launcher.h"
+#include "plot/plot_helpers.h"
 #include "runs/runs_browser.h"
 #include "runs/runs_table_model.h"
 #include "setup/setup_panel.h"
@@ -140,6 +143,9 @@ void MainWindow::makeMenus() {
       [this] { m_tabs->setCurrentIndex((m_tabs->currentIndex() + 1) % m_tabs->count()); });
   add(view, tr("&Close tab"), QKeySequence(tr("Ctrl+W")), tr("Close the current dashboard or comparison"),
       [this] { closeTab(m_tabs->currentIndex()); });
+  add(view, tr("Reset all &zoom"), QKeySequence(tr("Ctrl+0")),
+      tr("Every plot of the current tab back to its whole data, following new data again"),
+      [this] { resetAllZoom(); });
   add(view, tr("&Filter runs"), QKeySequence::Find, tr("Type a filter: text, or conditions like val loss < 1.5"),
       [this] {
         m_tabs->setCurrentIndex(0);
@@ -276,6 +282,20 @@ void MainWindow::showTab(QWidget* tab) {
 RunsTableModel* MainWindow::runsModel() const { return m_runs->model(); }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::resetAllZoom() {
+  QWidget* tab = m_tabs->currentWidget();
+  if (!tab) return;
+  auto* d = qobject_cast<GroupDashboard*>(tab);
+  if (!d) d = tab->findChild<GroupDashboard*>();
+  if (d) {
+    d->followAll();
+    return;
+  }
+  for (auto* p : tab->findChildren<QCustomPlot*>()) {
+    if (userZoomed(p)) resetZoom(p);
+  }
+}
 
 GroupDashboard* MainWindow::dashboard(const QString& group, bool open) {
   if (group.isEmpty()) return nullptr;

@@ -57,6 +57,8 @@ class MainWindow : public QMainWindow {
   /// Loads a stored run's config into the set-up panel ("clone, change, launch").
   void cloneRun(int64_t runId);
   void setClosePolicy(ClosePolicy p) { m_closePolicy = p; }
+  /// Every plot of the current tab back to following its data (View > Reset all zoom, Ctrl+0).
+  void resetAllZoom();
   /// Brings a tab of this window (a dashboard, a comparison) to the front.
   void showTab(QWidget* tab);
   /// Opens a comparison tab for the runs (2 or more).

@@ -232,9 +232,9 @@ TEST(MainWindow, ZoomingInRedecimatesForTheView) {
   };
   const int before = pointsIn(1000, 1100);
   EXPECT_TRUE(d->decimationNote().contains(QStringLiteral("of 20000 points")));
-  // The user zooms to steps 1000-1100 (wheel): the view is rebuilt from the full data.
+  // The user zooms to steps 1000-1100 (Ctrl+wheel): the view is rebuilt from the full data.
   QWheelEvent wheel(QPointF(100, 100), loss->mapToGlobal(QPoint(100, 100)), QPoint(), QPoint(0, 120),
-                    Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                    Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);  // Ctrl: zoom
   QApplication::sendEvent(loss, &wheel);
   loss->xAxis->setRange(1000, 1100);
   QTRY_VERIFY_WITH_TIMEOUT(pointsIn(1000, 1100) >= 2 * 100, 2000);  // every raw + smoothed point

@@ -73,7 +73,8 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   m_linkZoom->setToolTip(tr("Zooming or panning the step axis of one panel does the same to every step panel"));
   m_follow = new QPushButton(tr("Follow"));
   m_follow->setObjectName(QStringLiteral("follow"));
-  m_follow->setToolTip(tr("Reset every panel's zoom: all follow the newest data again"));
+  m_follow->setToolTip(tr("Reset every panel's zoom: all follow the newest data again (Ctrl+0, "
+                          "or double-click a panel)"));
   m_lossAxis = new QComboBox;
   m_lossAxis->setObjectName(QStringLiteral("lossAxis"));
   m_lossAxis->addItem(tr("x: step"), QStringLiteral("step"));
@@ -191,6 +192,11 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
     size_t i = static_cast<size_t>(std::min<ptrdiff_t>(it - m_steps.begin(), static_cast<ptrdiff_t>(m_steps.size()) - 1));
     if (i > 0 && std::abs(static_cast<double>(m_steps[i - 1]) - x) < std::abs(static_cast<double>(m_steps[i]) - x)) --i;
     m_scrubber->setValue(static_cast<int>(i));
+  });
+  // A double-click resets the panel (makeInteractive); on a linked step panel, every step
+  // panel the zoom went to, so no banner stays behind on another one.
+  connect(p, &QCustomPlot::mouseDoubleClick, this, [this, name] {
+    if (m_linkZoom->isChecked() && isStepPanel(name)) followAll();
   });
   connect(p, &QCustomPlot::mouseMove, this, [this, p, name](QMouseEvent* e) {
     if (isStepPanel(name)) moveCrosshair(p->xAxis->pixelToCoord(e->pos().x()));

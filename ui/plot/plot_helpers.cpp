@@ -14,11 +14,13 @@
 #include <limits>
 
 #include "plot/figure_layout.h"
+#include "plot/plot_wheel.h"
 
 namespace depthlab::ui {
 
 namespace {
 const char* kZoomed = "depthlabUserZoomed";
+const char* kBadge = "depthlabZoomBadge";  // on the top axis while it carries the zoom notice
 const char* kCellErrors = "depthlabCellErrors";  // QList<double>: a colour map's standard errors
 
 // The error bars attached to `data` (bars or a graph), or null.
@@ -146,6 +148,7 @@ QString hoverText(QCustomPlot* plot, const QPoint& pos) {
 
 void makeInteractive(QCustomPlot* plot) {
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  wheelScrollsUnlessAsked(plot);
   plot->setProperty(kZoomed, false);
   plot->setMouseTracking(true);
   QObject::connect(plot, &QCustomPlot::mouseWheel, plot, [plot](QWheelEvent*) {
@@ -212,36 +215,35 @@ void resetZoom(QCustomPlot* plot) {
 }
 
 bool updateZoomBadge(QCustomPlot* plot) {
-  QCPItemText* badge = nullptr;
-  for (int i = 0; i < plot->itemCount(); ++i) {
-    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->objectName() == QLatin1String("zoomBadge")) badge = t;
-  }
   const bool zoomed = userZoomed(plot);
   for (int i = 0; i < plot->itemCount(); ++i) {
     if (plot->item(i)->property(kFitMarkProperty).toBool()) plot->item(i)->setVisible(!zoomed);
   }
-  if (!badge && !zoomed) return false;
-  if (!badge) {
-    badge = new QCPItemText(plot);
-    badge->setObjectName(QStringLiteral("zoomBadge"));
-    badge->setClipToAxisRect(true);
-    badge->position->setType(QCPItemPosition::ptAxisRectRatio);
-    // Top centre, above the legend: a legend sits in a corner (placeLegend), and the notice
-    // must stay readable where one reaches it on a narrow panel.
-    badge->setLayer(QStringLiteral("overlay"));
-    badge->position->setCoords(0.5, 0.02);
-    badge->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
-    badge->setText(QObject::tr("zoomed: not following new data (double-click to follow)"));
-    badge->setColor(QColor(160, 60, 0));
-    badge->setBrush(QColor(255, 244, 214, 230));
-    badge->setPadding(QMargins(3, 1, 3, 1));
+  // The notice is the label of the (otherwise bare) top axis: above the data, in the margin
+  // the axis rect gives up for it, so it covers no point, curve, legend or colour bar.
+  auto* top = plot->xAxis2;
+  const bool shown = top->visible() && top->property(kBadge).toBool();
+  if (zoomed == shown) return zoomed;
+  if (zoomed) {
+    top->setProperty(kBadge, true);
+    top->setTicks(false);
+    top->setTickLabels(false);
+    top->setBasePen(Qt::NoPen);
+    top->setLabel(QObject::tr("zoomed: not following new data (double-click to follow)"));
+    top->setLabelColor(QColor(160, 60, 0));
     QFont f = plot->font();
     f.setPointSizeF(std::round(f.pointSizeF() * 0.85));  // whole points: measured as drawn
-    badge->setFont(f);
+    top->setLabelFont(f);
+    top->setLabelPadding(2);
   }
-  badge->setVisible(zoomed);
+  top->setVisible(zoomed);
   plot->replot(QCustomPlot::rpQueuedReplot);
   return zoomed;
+}
+
+QString zoomBadgeText(const QCustomPlot* plot) {
+  const auto* top = plot->xAxis2;
+  return top->visible() && top->property(kBadge).toBool() ? top->label() : QString();
 }
 
 bool wasClick(const QCustomPlot* plot, const QPoint& releasePos) {

@@ -19,9 +19,10 @@ class QCPBars;
 
 namespace depthlab::ui {
 
-/// Sets up `plot` for interactive use: drag/zoom, double-click reset, hover tooltips. A wheel
-/// step or a drag that moves the view marks it zoomed (it stops following new data); a click
-/// that does not move it does not.
+/// Sets up `plot` for interactive use: drag/zoom, double-click reset, hover tooltips. The wheel
+/// scrolls the page around it; Ctrl+wheel zooms, and so does the wheel once a click gave the
+/// plot focus (plot_wheel.h). A zoom or a drag that moves the view marks it zoomed (it stops
+/// following new data); a click that does not move it does not.
 void makeInteractive(QCustomPlot* plot);
 /// The hover tooltip at `pos` (pixels): a colour map's cell and value (with its standard error
 /// when the map has them), else the nearest graph point within 12 pixels, else the bar under
@@ -40,10 +41,12 @@ void setRefit(QCustomPlot* plot, std::function<void()> fit);
 /// The item property marking what a fit drew for the view it chose (off-scale marks): hidden
 /// while the user zooms, since they describe the fitted range.
 inline constexpr char kFitMarkProperty[] = "depthlabFitMark";
-/// Shows "zoomed: not following new data (double-click to follow)" in the plot's corner while
-/// it is zoomed, hides it otherwise (and the fit's marks the other way round). Returns whether
-/// it shows.
+/// Shows "zoomed: not following new data (double-click to follow)" above the plot's data (the
+/// label of its top axis, in a margin of its own: it covers no data) while it is zoomed, hides
+/// it otherwise (and the fit's marks the other way round). Returns whether it shows.
 bool updateZoomBadge(QCustomPlot* plot);
+/// The zoom notice the plot shows ("" when none).
+QString zoomBadgeText(const QCustomPlot* plot);
 /// True when the last mouse release on the plot was a click (no drag): the position pressed.
 bool wasClick(const QCustomPlot* plot, const QPoint& releasePos);
 /// Every plotted value as CSV (series,x,y,value,standard_error): graphs and bars (series, x,
