@@ -11,7 +11,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3
   libgtest-dev libboost-math-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev libzstd-dev libgloo-dev libxxhash-dev
-  sentencepiece
+  sentencepiece libsentencepiece-dev
   xvfb xauth
   python3-torch
   bible-kjv bible-kjv-text

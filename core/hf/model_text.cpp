@@ -1,14 +1,18 @@
 // See model_text.h.
 #include "hf/model_text.h"
 
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "data/corpus.h"
 #include "data/token_dataset.h"
-#include "data/tokenizer.h"
 #include "hf/hf_config.h"
 #include "util/python_env.h"
 #include "util/run_command.h"
@@ -19,18 +23,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Reads tokenizer.json and the text, prints the ids (no special tokens added) separated by spaces.
+// Reads tokenizer.json and the whole text, prints its ids separated by spaces: the text is
+// encoded as one string, newlines and all, with the special tokens the tokenizer's own
+// post-processor adds (a Llama tokenizer's BOS), as `tokenizer(text)` in transformers does.
 constexpr const char* kEncodeScript = R"(import sys
 from tokenizers import Tokenizer
 tok = Tokenizer.from_file(sys.argv[1])
-with open(sys.argv[2], encoding="utf-8", errors="replace") as f:
-    lines = f.read().splitlines(keepends=True)
-out = sys.stdout
-for i in range(0, len(lines), 4096):
-    for enc in tok.encode_batch(lines[i:i + 4096], add_special_tokens=False):
-        if enc.ids:
-            out.write(" ".join(map(str, enc.ids)))
-            out.write(" ")
+with open(sys.argv[2], encoding="utf-8", errors="replace", newline="") as f:
+    text = f.read()
+sys.stdout.write(" ".join(map(str, tok.encode(text).ids)))
 )";
 
 std::vector<int32_t> parseIds(const std::string& text, const std::string& what) {
@@ -45,7 +46,89 @@ std::vector<int32_t> parseIds(const std::string& text, const std::string& what) 
   return ids;
 }
 
+bool executable(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+}
+
+// Whether the model's own SentencePiece tokenizer adds BOS: tokenizer_config.json's
+// add_bos_token, else true (transformers' LlamaTokenizer and GemmaTokenizer default).
+bool addsBos(const fs::path& modelDir) {
+  std::ifstream in(modelDir / "tokenizer_config.json");
+  if (!in) return true;
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.contains("add_bos_token") && j["add_bos_token"].is_boolean()) {
+    return j["add_bos_token"].get<bool>();
+  }
+  return true;
+}
+
+// The tokenizers route; appends to `why` and returns false when it cannot run.
+bool encodeWithJson(const fs::path& json, const std::string& textFile, EncodedText& out,
+                    std::vector<std::string>& why) {
+  const std::string python = util::pythonWithModule("tokenizers");
+  if (python.empty()) {
+    why.push_back("tokenizer.json needs Python's tokenizers package (make build-torch2 "
+                  "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
+    return false;
+  }
+  util::CommandOptions o;
+  o.stderrMode = util::Stderr::Capture;
+  auto r = util::runProgram({python, "-c", kEncodeScript, json.string(), textFile}, o);
+  if (r.status != 0) {
+    why.push_back("tokenizer.json: " + python + " failed: " + r.errors.substr(0, 400));
+    return false;
+  }
+  out.ids = parseIds(r.output, "tokenizers");
+  out.how = "tokenizer.json through Python tokenizers (" + python + ")";
+  return true;
+}
+
+// The SentencePiece route (depthlab-spm-encode); appends to `why` and returns false when it
+// cannot run.
+bool encodeWithSpm(const fs::path& model, const std::string& textFile, EncodedText& out,
+                   std::vector<std::string>& why) {
+  const std::string tool = spmEncodeProgram();
+  if (tool.empty()) {
+    why.push_back("tokenizer.model needs depthlab-spm-encode, built with the lab where "
+                  "libsentencepiece-dev is installed (sudo apt-get install libsentencepiece-dev, "
+                  "then rebuild)");
+    return false;
+  }
+  const bool bos = addsBos(model.parent_path());
+  util::CommandOptions o;
+  o.stderrMode = util::Stderr::Capture;
+  std::vector<std::string> argv = {tool, model.string(), textFile};
+  if (bos) argv.push_back("--bos");
+  auto r = util::runProgram(argv, o);
+  if (r.status != 0) {
+    why.push_back("tokenizer.model: " + tool + " failed: " + r.errors.substr(0, 400));
+    return false;
+  }
+  out.ids = parseIds(r.output, "depthlab-spm-encode");
+  out.how = std::string("tokenizer.model through SentencePiece (depthlab-spm-encode") +
+            (bos ? ", BOS first)" : ")");
+  return true;
+}
+
 }  // namespace
+
+std::string spmEncodeProgram() {
+  if (const char* env = std::getenv("DEPTHLAB_SPM_ENCODE"); env && *env) {
+    return executable(env) ? std::string(env) : std::string();
+  }
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n > 0) {
+    const fs::path beside = fs::path(std::string(self, static_cast<size_t>(n))).parent_path() /
+                            "depthlab-spm-encode";
+    if (executable(beside)) return beside.string();
+  }
+#ifdef DEPTHLAB_SPM_ENCODE_BUILT
+  if (executable(DEPTHLAB_SPM_ENCODE_BUILT)) return DEPTHLAB_SPM_ENCODE_BUILT;
+#endif
+  return util::programExists("depthlab-spm-encode") ? "depthlab-spm-encode" : "";
+}
 
 EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile) {
   std::error_code ec;
@@ -56,35 +139,8 @@ EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::str
   const bool hasSpm = fs::is_regular_file(spm, ec), hasJson = fs::is_regular_file(json, ec);
   std::vector<std::string> why;
   EncodedText out;
-  if (hasSpm && data::SpmTokenizer::toolsAvailable()) {
-    try {
-      data::SpmTokenizer tok(spm.string());
-      out.ids = tok.encodeFile(textFile);
-      out.how = "tokenizer.model through spm_encode";
-      return out;
-    } catch (const data::DataError& e) {
-      why.push_back(std::string("tokenizer.model: ") + e.what());
-    }
-  } else if (hasSpm) {
-    why.push_back("tokenizer.model needs spm_encode (sudo apt-get install sentencepiece)");
-  }
-  if (hasJson) {
-    const std::string python = util::pythonWithModule("tokenizers");
-    if (python.empty()) {
-      why.push_back("tokenizer.json needs Python's tokenizers package (make build-torch2 "
-                    "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
-    } else {
-      util::CommandOptions o;
-      o.stderrMode = util::Stderr::Capture;
-      auto r = util::runProgram({python, "-c", kEncodeScript, json.string(), textFile}, o);
-      if (r.status == 0) {
-        out.ids = parseIds(r.output, "tokenizers");
-        out.how = "tokenizer.json through Python tokenizers (" + python + ")";
-        return out;
-      }
-      why.push_back("tokenizer.json: " + python + " failed: " + r.errors.substr(0, 400));
-    }
-  }
+  if (hasSpm && encodeWithSpm(spm, textFile, out, why)) return out;
+  if (hasJson && encodeWithJson(json, textFile, out, why)) return out;
   if (!hasSpm && !hasJson) why.push_back("the folder has neither tokenizer.model nor tokenizer.json");
   std::string msg = "cannot tokenize text for the model in '" + modelDir + "': ";
   for (size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];

@@ -1,8 +1,9 @@
 // Token ids for evaluating or probing a model on text: an imported model's own tokenizer run out
-// of process (SentencePiece's tokenizer.model through spm_encode, or tokenizer.json through
-// Python's `tokenizers` package when an interpreter has it), a file of token ids, and cutting
-// them into fixed-length sequences. Says which tokenizer was used; refuses, with the reason,
-// when none is available. No model here.
+// of process (SentencePiece's tokenizer.model through the lab's depthlab-spm-encode, or
+// tokenizer.json through Python's `tokenizers` package when an interpreter has it), a file of
+// token ids, and cutting them into fixed-length sequences. Either tokenizer file gives the same
+// ids: the whole text is one string, newlines kept, BOS first as the model's tokenizer adds it.
+// Says which tokenizer was used; refuses, with the reason, when none is available. No model here.
 #pragma once
 
 #include <cstdint>
@@ -18,9 +19,15 @@ struct EncodedText {
   std::string how;  // e.g. "tokenizer.json through Python tokenizers (/path/to/python)"
 };
 
-/// Encodes `textFile` with the tokenizer in `modelDir` (tokenizer.model first when the spm
-/// tools exist, else tokenizer.json); throws HfModelError saying what is missing.
+/// Encodes the whole of `textFile` as one text with the tokenizer in `modelDir`
+/// (tokenizer.model when depthlab-spm-encode runs, else tokenizer.json); throws HfModelError
+/// saying what is missing. BOS: tokenizer.json's post-processor adds it, or for
+/// tokenizer.model tokenizer_config.json's add_bos_token (true when it is not there).
 EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile);
+
+/// The SentencePiece helper: $DEPTHLAB_SPM_ENCODE, else depthlab-spm-encode beside the running
+/// program, in the build tree, or on PATH; "" when there is none.
+std::string spmEncodeProgram();
 
 /// A tokens file: whitespace-separated ids, one sequence per line (empty lines skipped). Every
 /// id must be in [0, vocab); throws HfModelError naming the line otherwise.
