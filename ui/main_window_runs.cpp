@@ -26,7 +26,10 @@ void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
     if (!r) continue;
     if (r->status == store::RunStatus::Stopped || r->status == store::RunStatus::Crashed) {
       m_launcher->enqueueResume(id, QString::fromStdString(r->groupName));
-      queued << QString::number(id);
+      // A run killed before its first checkpoint restarts from step 0 (its seed fixes its start).
+      queued << (m_poller->store().checkpoints(id).empty()
+                     ? tr("%1 (from step 0: it wrote no checkpoint)").arg(id)
+                     : QString::number(id));
     } else {
       refused << tr("#%1 is %2").arg(id).arg(QString::fromLatin1(store::toString(r->status)));
     }

@@ -367,6 +367,8 @@ TEST(DailyUse, ResumeQueuesOnlyStoppedOrCrashedRuns) {
   w->resumeRuns({finished, stopped});
   auto* status = w->statusBar();
   EXPECT_TRUE(status->currentMessage().contains(QStringLiteral("Resuming run(s) %1").arg(stopped)));
+  EXPECT_TRUE(status->currentMessage().contains(QStringLiteral("from step 0: it wrote no checkpoint")))
+      << status->currentMessage().toStdString();
   EXPECT_TRUE(status->currentMessage().contains(QStringLiteral("#%1 is finished").arg(finished)));
   auto args = [&] { return recordedArgs(dir); };
   QTRY_VERIFY_WITH_TIMEOUT(args().find("resume " + std::to_string(stopped)) != std::string::npos, 3000);
