@@ -34,6 +34,7 @@
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "hf_actions.h"
+#include "launch/group_end_text.h"
 #include "launch/reproduce_job.h"
 #include "launch/run_launcher.h"
 #include "plot/plot_helpers.h"
@@ -212,6 +213,8 @@ void MainWindow::connectStoreAndLauncher() {
           [this](const std::vector<experiment::ExperimentConfig>& grid, int parallel) {
             m_launcher->setMaxParallel(parallel);
             auto groups = m_launcher->enqueueGroups(grid);
+            m_showWhenOpened.clear();  // the first of them to start comes to the front
+            for (const auto& g : groups) m_showWhenOpened.insert(g);
             statusBar()->showMessage(tr("Queued %1 group(s): %2")
                                          .arg(groups.size())
                                          .arg(groups.join(QStringLiteral(", "))));
@@ -228,13 +231,8 @@ void MainWindow::connectStoreAndLauncher() {
   });
   connect(m_launcher, &RunLauncher::groupFinished, this,
           [this](const QString& g, int code, const QString& tail) {
-            if (code != 0) {
-              const QString last = tail.trimmed().section(QLatin1Char('\n'), -1);
-              statusBar()->showMessage(tr("Group %1 ended with an error: %2").arg(g, last));
-            } else {
-              statusBar()->showMessage(tr("Group %1 finished").arg(g));
-            }
-            m_poller->poll();
+            m_poller->poll();  // the runs' final status, which the message reports
+            statusBar()->showMessage(groupEndMessage(g, m_poller->store().listRuns(), code, tail));
           });
 }
 
@@ -405,7 +403,11 @@ void MainWindow::onRunsChanged(const std::vector<int64_t>& changed) {
   for (const auto& r : runs) {
     if (r.status == store::RunStatus::Running &&
         std::find(changed.begin(), changed.end(), r.id) != changed.end()) {
-      dashboard(QString::fromStdString(r.groupName), true);
+      auto* d = dashboard(QString::fromStdString(r.groupName), true);
+      if (d && m_showWhenOpened.count(QString::fromStdString(r.groupName))) {  // launched here
+        showTab(d);
+        m_showWhenOpened.clear();
+      }
     }
   }
   for (auto& [group, d] : m_dashboards) d->refresh(m_poller->store(), changed);

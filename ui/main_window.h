@@ -12,6 +12,7 @@
 #include <QMainWindow>
 
 #include <map>
+#include <set>
 #include <memory>
 
 #include "export/figure_style.h"
@@ -113,6 +114,7 @@ class MainWindow : public QMainWindow {
   RunsBrowser* m_runs = nullptr;
   QTabWidget* m_tabs = nullptr;
   std::map<QString, GroupDashboard*> m_dashboards;
+  std::set<QString> m_showWhenOpened;  // groups launched from the set-up panel, not yet shown
   MainWindowOptions m_options;
   ClosePolicy m_closePolicy = ClosePolicy::Ask;
   int m_finishedGroupsSeen = -1;  // recalibrates the estimates when this changes

@@ -9,6 +9,8 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QPushButton>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QWheelEvent>
 #include <QSignalSpy>
 #include <QTest>
@@ -139,6 +141,9 @@ TEST(MainWindow, ARunLaunchedFromTheSetupPanelReachesTheDashboard) {
   for (const auto& r : runs) EXPECT_EQ(r.status, store::RunStatus::Finished);
   auto* d = w->dashboard(QString::fromStdString(runs.front().groupName));
   ASSERT_NE(d, nullptr);
+  EXPECT_EQ(w->findChild<QTabWidget*>()->currentWidget(), d);  // Launch brought its tab forward
+  EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("finished")))
+      << w->statusBar()->currentMessage().toStdString();
   QTRY_VERIFY_WITH_TIMEOUT(d->data().runs().size() == 2 &&
                                d->data().runs()[0].info.status == store::RunStatus::Finished, 3000);
   d->redraw();
@@ -163,6 +168,10 @@ TEST(MainWindow, StoppingARunMarksItStopped) {
   ASSERT_TRUE(finished.wait(30000));
   QTRY_COMPARE_WITH_TIMEOUT(statusOf(*w, id), store::RunStatus::Stopped, 5000);
   EXPECT_FALSE(w->poller()->store().checkpoints(id).empty());
+  // The status bar says what became of the group: stopped, not "finished".
+  EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("stopped")))
+      << w->statusBar()->currentMessage().toStdString();
+  EXPECT_FALSE(w->statusBar()->currentMessage().contains(QStringLiteral("finished")));
 }
 
 TEST(MainWindow, AKilledTrainingProcessShowsCrashedAndTheWindowStaysUp) {
