@@ -90,3 +90,5 @@ set_source_files_properties(hf/model_text.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
   hf/hf_export.cpp)
+# Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace depthlab::hf {
@@ -76,46 +77,186 @@ class Reader {
   std::string m_where;
 };
 
+std::string supportedList() {
+  std::string out;
+  for (const auto& a : kSupportedArchitectures) out += (out.empty() ? "" : ", ") + a;
+  return out;
+}
+
+/// Mixture-of-experts models, named as such before anything else is read.
+void refuseMixtureOfExperts(const Reader& r, const std::string& name) {
+  std::string why;
+  for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    if (r.has(key) && r.raw(key).is_number() && r.raw(key).get<double>() > 0) {
+      why = "'" + std::string(key) + "' = " + r.raw(key).dump();
+      break;
+    }
+  }
+  const bool moeName = name.find("Moe") != std::string::npos ||
+                       name.find("MoE") != std::string::npos ||
+                       name.find("moe") != std::string::npos ||
+                       name.find("Mixtral") != std::string::npos || name == "mixtral" ||
+                       name.rfind("DeepseekV2", 0) == 0 || name.rfind("DeepseekV3", 0) == 0 ||
+                       name == "deepseek_v2" || name == "deepseek_v3";
+  if (why.empty() && !moeName) return;
+  throw HfModelError(r.where() + ": " + (name.empty() ? "the model" : "'" + name + "'") +
+                     " is a mixture-of-experts model" + (why.empty() ? "" : " (" + why + ")") +
+                     "; mixture-of-experts is not supported, DepthLab reads dense decoders (" +
+                     supportedList() + ")");
+}
+
 std::string architectureOf(const Reader& r, const json& j) {
+  static const std::map<std::string, std::string> byType = {
+      {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"},
+      {"qwen2", "Qwen2ForCausalLM"}, {"qwen3", "Qwen3ForCausalLM"},
+      {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"}};
+  std::string name;
   if (r.has("architectures")) {
     const json& a = j["architectures"];
     if (!a.is_array() || a.empty() || !a[0].is_string()) {
       throw HfModelError(r.where() + ": 'architectures' must be a list of names");
     }
-    const std::string name = a[0].get<std::string>();
+    name = a[0].get<std::string>();
+  }
+  const std::string type = r.text("model_type", "");
+  refuseMixtureOfExperts(r, name.empty() ? type : name);
+  if (!name.empty()) {
     if (std::find(kSupportedArchitectures.begin(), kSupportedArchitectures.end(), name) ==
         kSupportedArchitectures.end()) {
-      throw HfModelError(r.where() + ": architecture '" + name +
-                         "' is not supported (supported: LlamaForCausalLM, MistralForCausalLM, "
-                         "Qwen2ForCausalLM)");
+      throw HfModelError(r.where() + ": 'architectures' names '" + name +
+                         "', which is not supported (supported: " + supportedList() + ")");
     }
     return name;
   }
-  const std::string type = r.text("model_type", "");
-  if (type == "llama") return "LlamaForCausalLM";
-  if (type == "mistral") return "MistralForCausalLM";
-  if (type == "qwen2") return "Qwen2ForCausalLM";
-  throw HfModelError(r.where() + ": model_type '" + type +
-                     "' is not supported (supported: llama, mistral, qwen2)");
+  if (auto it = byType.find(type); it != byType.end()) return it->second;
+  std::string types;
+  for (const auto& [t, arch] : byType) types += (types.empty() ? "" : ", ") + t;
+  throw HfModelError(r.where() + ": model_type '" + type + "' is not supported (supported: " +
+                     types + ")");
 }
 
-/// rope_theta and the rope type, from transformers 5's rope_parameters or 4's fields.
-void readRope(const Reader& r, model::ModelConfig& m) {
+/// A number of the rope settings `p`; `fallback` when absent or null (none: required).
+double ropeNumber(const Reader& r, const json& p, const char* key, std::optional<double> fallback) {
+  if (!p.contains(key) || p[key].is_null()) {
+    if (fallback) return *fallback;
+    throw HfModelError(r.where() + ": the rope settings lack '" + key + "'");
+  }
+  return r.number(p[key], key, 0.0);
+}
+
+std::vector<double> ropeFactors(const Reader& r, const json& p, const char* key, size_t n) {
+  if (!p.contains(key) || !p[key].is_array() || p[key].size() != n) {
+    throw HfModelError(r.where() + ": longrope's '" + key + "' must be a list of " +
+                       std::to_string(n) + " numbers (head dimension / 2)");
+  }
+  std::vector<double> out;
+  for (const auto& v : p[key]) out.push_back(r.number(v, key, 0.0));
+  return out;
+}
+
+/// The rope type's parameters, with transformers' defaults (modeling_rope_utils.py).
+void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int64_t maxPositions) {
+  auto& s = m.ropeScaling;
+  const double L = static_cast<double>(maxPositions);
+  // transformers gives a top-level original_max_position_embeddings (Phi-3 keeps it there)
+  // priority over the rope settings' own.
+  s.originalMaxPositions =
+      r.has("original_max_position_embeddings")
+          ? r.integer("original_max_position_embeddings", 1, int64_t{1} << 24)
+          : static_cast<int64_t>(ropeNumber(r, p, "original_max_position_embeddings", L));
+  const double L0 = static_cast<double>(s.originalMaxPositions);
+  if (s.type == "linear" || s.type == "llama3") s.factor = ropeNumber(r, p, "factor", std::nullopt);
+  if (s.type == "dynamic") s.factor = ropeNumber(r, p, "factor", 1.0);  // unused up to L
+  if (s.type == "yarn" || s.type == "longrope") s.factor = ropeNumber(r, p, "factor", L / L0);
+  if (s.type == "llama3") {
+    s.lowFreqFactor = ropeNumber(r, p, "low_freq_factor", std::nullopt);
+    s.highFreqFactor = ropeNumber(r, p, "high_freq_factor", std::nullopt);
+    if (s.highFreqFactor <= s.lowFreqFactor) {
+      throw HfModelError(r.where() + ": llama3 rope needs high_freq_factor > low_freq_factor");
+    }
+  } else if (s.type == "yarn") {
+    s.betaFast = ropeNumber(r, p, "beta_fast", 32.0);
+    s.betaSlow = ropeNumber(r, p, "beta_slow", 1.0);
+    if (p.contains("truncate") && p["truncate"].is_boolean()) s.truncate = p["truncate"].get<bool>();
+    auto given = [&](const char* key) -> std::optional<double> {  // Python's truthiness
+      if (!p.contains(key) || !p[key].is_number() || p[key].get<double>() == 0) return std::nullopt;
+      return p[key].get<double>();
+    };
+    const auto mscale = given("mscale"), mscaleAll = given("mscale_all_dim");
+    s.attentionFactor = ropeNumber(r, p, "attention_factor",
+                                   mscale && mscaleAll ? model::yarnMscale(s.factor, *mscale) /
+                                                             model::yarnMscale(s.factor, *mscaleAll)
+                                                       : model::yarnMscale(s.factor));
+  } else if (s.type == "longrope") {
+    const size_t half = static_cast<size_t>(m.headDimension() / 2);
+    s.shortFactor = ropeFactors(r, p, "short_factor", half);
+    s.longFactor = ropeFactors(r, p, "long_factor", half);
+    s.attentionFactor = ropeNumber(r, p, "attention_factor",
+                                   s.factor <= 1 ? 1.0 : std::sqrt(1 + std::log(s.factor) / std::log(L0)));
+  }
+}
+
+/// rope_theta, the rope type and its parameters, from transformers 5's rope_parameters or 4's
+/// rope_theta and rope_scaling; after the head dimension and max_position_embeddings.
+void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions) {
   std::string type = "default";
   const json& params = r.raw("rope_parameters");
   const json& scaling = r.raw("rope_scaling");
+  static const json none = json::object();
+  const json* chosen = &none;
   m.ropeBase = r.number("rope_theta", 10000.0);
   for (const json* p : {&params, &scaling}) {
     if (p->is_null()) continue;
     if (!p->is_object()) throw HfModelError(r.where() + ": rope settings must be an object");
     if (p->contains("rope_theta")) m.ropeBase = r.number((*p)["rope_theta"], "rope_theta", 10000.0);
     for (const char* key : {"rope_type", "type"}) {
-      if (p->contains(key) && (*p)[key].is_string()) type = (*p)[key].get<std::string>();
+      if (p->contains(key) && (*p)[key].is_string()) {
+        type = (*p)[key].get<std::string>();
+        chosen = p;
+      }
     }
   }
-  if (type != "default") {
-    throw HfModelError(r.where() + ": rope scaling type '" + type +
-                       "' is not supported (DepthLab implements the default RoPE only)");
+  const json& prf = chosen->contains("partial_rotary_factor") ? (*chosen)["partial_rotary_factor"]
+                                                                : r.raw("partial_rotary_factor");
+  if (!prf.is_null() && r.number(prf, "partial_rotary_factor", 1.0) != 1.0) {
+    throw HfModelError(r.where() + ": 'partial_rotary_factor' = " + prf.dump() +
+                       " is not supported (DepthLab rotates the whole head: 1.0 only)");
+  }
+  const auto& types = model::kRopeScalingTypes;
+  if (std::find(types.begin(), types.end(), type) == types.end()) {
+    std::string list;
+    for (const auto& t : types) list += (list.empty() ? "" : ", ") + t;
+    throw HfModelError(r.where() + ": rope scaling type '" + type + "' is not supported (" +
+                       "supported: " + list + ")");
+  }
+  m.ropeScaling.type = type;
+  if (type != "default") readRopeScaling(r, *chosen, m, maxPositions);
+}
+
+/// What sets each family apart from Llama: biases, q/k norms, where the norms sit, windows.
+void readFamily(const Reader& r, HfModelConfig& c) {
+  const std::string& a = c.architecture;
+  auto& m = c.model;
+  const bool qwen = a == "Qwen2ForCausalLM" || a == "Qwen3ForCausalLM";
+  if (a == "Qwen2ForCausalLM") m.qkvBias = true;
+  for (const char* key : {"attention_bias", "mlp_bias"}) {
+    if (a != "Qwen2ForCausalLM" && r.flag(key, false)) {
+      throw HfModelError(r.where() + ": '" + key + "' is true; DepthLab's decoder has no " +
+                         (std::string(key) == "mlp_bias" ? "MLP" : "output-projection") +
+                         " biases (only Qwen2's q/k/v biases)");
+    }
+  }
+  if (a == "Qwen3ForCausalLM") m.qkNorm = model::QkNorm::PerHead;
+  if (a == "Olmo2ForCausalLM") {
+    m.qkNorm = model::QkNorm::Whole;
+    m.normBeforeSublayer = false;
+    m.normAfterSublayer = true;
+  }
+  if (qwen && r.flag("use_sliding_window", false)) {
+    c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24, 4096);
+  }
+  if ((a == "MistralForCausalLM" || a == "Phi3ForCausalLM") && r.has("sliding_window")) {
+    c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
   }
 }
 
@@ -157,25 +298,9 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   m.seqLen = static_cast<int>(std::min<int64_t>(c.maxPositions, 1 << 20));
   m.norm = "rmsnorm";
   m.normEps = r.number("rms_norm_eps", 1e-6);
-  readRope(r, m);
+  readRope(r, m, c.maxPositions);
   m.tieEmbeddings = r.flag("tie_word_embeddings", false);
-  if (c.architecture == "Qwen2ForCausalLM") {
-    m.qkvBias = true;
-    if (r.flag("use_sliding_window", false)) {
-      c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24, 4096);
-    }
-  } else {
-    for (const char* key : {"attention_bias", "mlp_bias"}) {
-      if (r.flag(key, false)) {
-        throw HfModelError(where + ": '" + key + "' is true; DepthLab's Llama decoder has no " +
-                           (std::string(key) == "mlp_bias" ? "MLP" : "output-projection") +
-                           " biases");
-      }
-    }
-    if (c.architecture == "MistralForCausalLM" && r.has("sliding_window")) {
-      c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
-    }
-  }
+  readFamily(r, c);
   c.dtype = r.text("dtype", r.text("torch_dtype", ""));
   if (r.has("bos_token_id") && j["bos_token_id"].is_number_integer()) {
     c.bosTokenId = j["bos_token_id"].get<int64_t>();

@@ -1,8 +1,14 @@
 // Reading a Hugging Face model folder's config.json into DepthLab's model config, for the
-// architectures whose decoders DepthLab's Decoder reproduces exactly: LlamaForCausalLM,
-// MistralForCausalLM and Qwen2ForCausalLM. Everything DepthLab cannot reproduce is refused here
-// with a message naming it (another architecture or activation, rope scaling types other than
-// the default, Llama's attention/MLP biases), as are sizes that are zero, negative or absurd.
+// architectures DepthLab's one Decoder reproduces exactly (each a block plan and a weight map,
+// hf/hf_weight_map.h): LlamaForCausalLM (also DeepSeek LLM's dense checkpoints),
+// MistralForCausalLM, Qwen2ForCausalLM (Qwen2.5 too), Qwen3ForCausalLM (dense; q/k RMSNorm per
+// head), Olmo2ForCausalLM (norms after each sublayer, q/k RMSNorm over the whole projection)
+// and Phi3ForCausalLM (fused qkv and gate_up weights); rope types default, linear, dynamic,
+// llama3, yarn and longrope (model/rope_scaling.h). Everything DepthLab cannot reproduce is
+// refused here, before any weight is read, with a message naming the field and what is
+// supported: another architecture, mixture-of-experts models (num_local_experts, num_experts,
+// n_routed_experts; Mixtral, Qwen2/3-MoE, DeepSeek V2/V3), another activation or rope type, a
+// partial rotary factor, biases the decoder lacks, and sizes that are zero, negative or absurd.
 // Reads transformers 4.x (rope_theta, rope_scaling, torch_dtype) and 5.x (rope_parameters,
 // dtype) configs. No torch, no weights.
 #pragma once
@@ -24,7 +30,8 @@ class HfModelError : public std::runtime_error {
 };
 
 inline const std::vector<std::string> kSupportedArchitectures = {
-    "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM"};
+    "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+    "Olmo2ForCausalLM", "Phi3ForCausalLM"};
 
 struct HfModelConfig {
   std::string architecture;          // one of kSupportedArchitectures

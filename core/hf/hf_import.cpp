@@ -36,10 +36,6 @@ ImportedFile describeFile(const fs::path& dir, const std::string& name) {
   return out;
 }
 
-std::string hfName(const std::string& name) {
-  return name.rfind("lm_head.", 0) == 0 ? name : "model." + name;
-}
-
 }  // namespace
 
 nlohmann::json toJson(const ImportRecord& r) {
@@ -78,32 +74,6 @@ std::optional<ImportRecord> importRecordOf(const store::RunInfo& run) {
   }
 }
 
-std::map<std::string, std::vector<int64_t>> expectedTensors(const model::ModelConfig& m) {
-  const int64_t C = m.dModel, D = m.headDimension(), H = m.nHeads, K = m.kvHeads(), F = m.dFF;
-  std::map<std::string, std::vector<int64_t>> out;
-  out["model.embed_tokens.weight"] = {m.vocabSize, C};
-  out["model.norm.weight"] = {C};
-  if (!m.tieEmbeddings) out["lm_head.weight"] = {m.vocabSize, C};
-  for (int l = 0; l < m.nLayers; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
-    out[p + "self_attn.q_proj.weight"] = {H * D, C};
-    out[p + "self_attn.k_proj.weight"] = {K * D, C};
-    out[p + "self_attn.v_proj.weight"] = {K * D, C};
-    out[p + "self_attn.o_proj.weight"] = {C, H * D};
-    if (m.qkvBias) {
-      out[p + "self_attn.q_proj.bias"] = {H * D};
-      out[p + "self_attn.k_proj.bias"] = {K * D};
-      out[p + "self_attn.v_proj.bias"] = {K * D};
-    }
-    out[p + "mlp.gate_proj.weight"] = {F, C};
-    out[p + "mlp.up_proj.weight"] = {F, C};
-    out[p + "mlp.down_proj.weight"] = {C, F};
-    out[p + "input_layernorm.weight"] = {C};
-    out[p + "post_attention_layernorm.weight"] = {C};
-  }
-  return out;
-}
-
 ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
                            const std::string& name) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -114,7 +84,7 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
   r.config = readHfConfig(dir.string());
   const auto archive = io::SafetensorsArchive::openFolder(dir.string());
   std::map<std::string, int64_t> dtypeCount;
-  for (const auto& [tensor, shape] : expectedTensors(r.config.model)) {
+  for (const auto& [tensor, shape] : expectedTensors(r.config)) {
     auto it = archive.entries().find(tensor);
     if (it == archive.entries().end()) {
       throw HfModelError("'" + dir.string() + "' lacks tensor '" + tensor + "' that a " +
@@ -206,14 +176,23 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
     }
   }
   const auto archive = io::SafetensorsArchive::openFolder(dir.string());
+  HfModelConfig hf = readHfConfig(dir.string());
   model::ModelConfig m = model;
   m.seqLen = seqLen;
+  m.ropeScaling = hf.model.ropeScaling;
+  m.qkNorm = hf.model.qkNorm;
+  m.normBeforeSublayer = hf.model.normBeforeSublayer;
+  m.normAfterSublayer = hf.model.normAfterSublayer;
+  hf.model = m;
   model::ParameterSource source = [&](const std::string& name, const torch::Tensor& like) {
-    const std::string key = hfName(name);
-    auto t = archive.tensor(key);
+    const WeightSlot slot = weightSlot(hf, name);
+    auto t = archive.tensor(slot.tensor);
+    if (slot.rowEnd >= 0 && t.dim() == 2 && t.size(0) >= slot.rowEnd) {
+      t = t.slice(0, slot.rowBegin, slot.rowEnd);  // rows of a fused tensor: a view, no copy
+    }
     if (t.sizes() != like.sizes()) {
-      throw HfModelError("tensor '" + key + "' has shape " + c10::str(t.sizes()) +
-                         ", the model expects " + c10::str(like.sizes()));
+      throw HfModelError("tensor '" + slot.tensor + "' has shape " + c10::str(t.sizes()) +
+                         ", the model expects " + c10::str(like.sizes()) + " for " + name);
     }
     return device.is_cpu() ? t : t.to(device);
   };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hf/hf_config.h"
+#include "hf/hf_weight_map.h"
 #include "model/decoder.h"
 #include "store/run_store.h"
 
@@ -39,10 +40,6 @@ nlohmann::json toJson(const ImportRecord& r);
 /// The import section of a run, nullopt for a trained run; throws HfModelError when broken.
 std::optional<ImportRecord> importRecordOf(const store::RunInfo& run);
 
-/// name -> shape of every tensor DepthLab reads from a checkpoint of `model`'s shape, under the
-/// Hugging Face names (model.layers.N..., lm_head.weight unless tied).
-std::map<std::string, std::vector<int64_t>> expectedTensors(const model::ModelConfig& model);
-
 struct ImportResult {
   int64_t runId = 0;
   ImportRecord record;
@@ -57,6 +54,8 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dir, const
 
 /// The decoder of an imported run over its mapped weights (on CUDA: copied there), with a
 /// context of `seqLen` tokens; checks the files still have the sizes recorded at import.
+/// `model` is the run's stored config; what a run's config JSON does not keep (rope scaling,
+/// q/k norms, where the norms sit) comes from the folder's config.json, read again here.
 model::Decoder loadImportedDecoder(const ImportRecord& record, const model::ModelConfig& model,
                                    int seqLen, torch::Device device);
 

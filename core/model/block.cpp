@@ -9,11 +9,14 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
   const bool layerNorm = model.norm == "layernorm";
   self_attn = register_module(
       "self_attn", Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(),
-                                            model.headDimension(), model.qkvBias}));
+                                            model.headDimension(), model.qkvBias, model.qkNorm,
+                                            eps}));
   mlp = register_module("mlp", SwiGlu(dModel, model.dFF));
-  input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
-  post_attention_layernorm =
-      register_module("post_attention_layernorm", Norm(dModel, eps, layerNorm));
+  if (plan.normBeforeSublayer) {
+    input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
+    post_attention_layernorm =
+        register_module("post_attention_layernorm", Norm(dModel, eps, layerNorm));
+  }
   if (plan.sandwich) {
     attn_out_norm = register_module("attn_out_norm", Norm(dModel, eps, layerNorm));
     mlp_out_norm = register_module("mlp_out_norm", Norm(dModel, eps, layerNorm));
@@ -72,11 +75,18 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
   const double normScale = afterNorm && !m_plan.learnableScale ? s : 1.0;
   // Straight into the branch's first matmuls unless the learnable scale or a probe reads it.
   const bool intoMatmul = !(afterNorm && m_plan.learnableScale) && !trace;
-  auto n = intoMatmul ? norm->forwardIntoMatmul(in, normScale) : norm(in, normScale);  // (B, T, C)
-  if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
-  if (trace) (which == Branch::Attn ? trace->attnNormOut : trace->ffnNormOut) = n;
+  torch::Tensor* traced = !trace ? nullptr
+                         : which == Branch::Attn ? &trace->attnNormOut : &trace->ffnNormOut;
+  torch::Tensor n = in;  // (B, T, C)
+  if (m_plan.normBeforeSublayer) {
+    n = intoMatmul ? norm->forwardIntoMatmul(in, normScale) : norm(in, normScale);
+    if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
+    if (traced) *traced = n;
+  }
   auto y = branch(n);
   if (m_plan.sandwich) y = (which == Branch::Attn ? attn_out_norm : mlp_out_norm)(y);
+  // Norms only after the sublayers (OLMo 2): that norm's output is the one the probes read.
+  if (traced && !m_plan.normBeforeSublayer) *traced = y;
   if (p == Placement::AfterSublayer || (p == Placement::AfterAttnOnly && which == Branch::Attn) ||
       (p == Placement::AfterFfnOnly && which == Branch::Ffn)) {
     y = y * s;
@@ -88,8 +98,8 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
 
 bool BlockImpl::defersResidual() const {
   const Placement p = m_plan.placement;
-  return !m_plan.postLn && m_plan.residualAlpha == 1.0 && p != Placement::BeforeNorm &&
-         p != Placement::AfterResidual;
+  return !m_plan.postLn && m_plan.normBeforeSublayer && m_plan.residualAlpha == 1.0 &&
+         p != Placement::BeforeNorm && p != Placement::AfterResidual;
 }
 
 std::pair<torch::Tensor, torch::Tensor> BlockImpl::deferredSublayer(const torch::Tensor& x,

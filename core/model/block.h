@@ -15,8 +15,9 @@ namespace depthlab::model {
 
 /// Optional capture of a block's internals for the probes (only filled when asked).
 struct BlockTrace {
-  torch::Tensor attnNormOut;  // (B, T, C) scaled norm output entering attention (pre-LN family)
-  torch::Tensor ffnNormOut;   // (B, T, C) scaled norm output entering the MLP
+  torch::Tensor attnNormOut;  // (B, T, C) scaled norm output entering attention (pre-LN family);
+                              // with norms only after the sublayers (OLMo 2) N(A(x))
+  torch::Tensor ffnNormOut;   // (B, T, C) scaled norm output entering the MLP; OLMo 2: N(F(h))
 };
 
 class BlockImpl : public torch::nn::Module {
@@ -43,7 +44,7 @@ class BlockImpl : public torch::nn::Module {
 
   Attention self_attn{nullptr};
   SwiGlu mlp{nullptr};
-  Norm input_layernorm{nullptr}, post_attention_layernorm{nullptr};
+  Norm input_layernorm{nullptr}, post_attention_layernorm{nullptr};  // null: !normBeforeSublayer
   Norm attn_out_norm{nullptr}, mlp_out_norm{nullptr};  // sandwich only
   torch::Tensor skip_attn, skip_mlp;                   // skipinit: () scalars
   torch::Tensor layerscale_attn, layerscale_mlp;       // layerscale: (C)

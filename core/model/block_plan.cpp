@@ -63,6 +63,9 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
     } else {
       throw ConfigError("schemes: unknown scheme '" + scheme + "'");
     }
+    // Imported architectures: norms where the checkpoint has them, whatever the scheme says.
+    if (!model.normBeforeSublayer) p.normBeforeSublayer = false;
+    if (model.normAfterSublayer) p.sandwich = true;
     if (o.scaledInit) p.stdOut = model.initStd / std::sqrt(2.0 * L);
     if (o.depthScaledInit) {
       p.stdIn = model.initStd / std::sqrt(2.0 * l);

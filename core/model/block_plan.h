@@ -11,6 +11,8 @@
 //               Xavier-normal init gain b=(8L)^(-1/4) on v/o/gate/up/down, 1 on q/k
 //   deepnorm_official  same with the official code's a = sqrt(8), gain (8L)^(+1/4)
 //   sandwich    h = x + N1b(A(N1(x)));         out = h + N2b(F(N2(h)))      (Peri-LN)
+//   (OLMo 2)    h = x + N1b(A(x));             out = h + N2b(F(h))          not a scheme: an
+//               imported architecture (ModelConfig normBeforeSublayer false, normAfterSublayer)
 //   lns_learnable  lns with a learnable per-channel scale (init 1/sqrt(l)) times a gate
 //               2*sigmoid(w . causal_mean(N(x)) + b) (w=0, b=0: starts equal to lns)
 #pragma once
@@ -37,6 +39,7 @@ struct BlockPlan {
   int index = 1;                // l, 1-based original position (kept when pruning)
   bool postLn = false;          // norm after the residual add (post_ln, mix_ln head, deepnorm)
   bool sandwich = false;        // extra norm on each sublayer's output
+  bool normBeforeSublayer = true;  // false: the sublayer reads x itself (imported OLMo 2)
   double residualAlpha = 1.0;   // deepnorm: multiplies the skip path
   Placement placement = Placement::None;
   double depthScale = 1.0;      // the constant s = 1/sqrt(l); never trainable state

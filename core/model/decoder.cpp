@@ -26,7 +26,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
                          const std::string& scheme, const ParameterSource& source)
     : m_config(model), m_options(options), m_scheme(scheme),
       m_plans(planBlocks(model, options, scheme)),
-      m_rope(model.headDimension(), model.seqLen, model.ropeBase) {
+      m_rope(model.headDimension(), model.seqLen, model.ropeBase, model.ropeScaling) {
   const auto& m = m_config;
   const bool layerNorm = m.norm == "layernorm";
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));

@@ -63,6 +63,8 @@ class DecoderImpl : public torch::nn::Module {
   const std::vector<BlockPlan>& plans() const { return m_plans; }
   int nLayers() const { return static_cast<int>(m_plans.size()); }
   Block& block(int i) { return m_blocks[static_cast<size_t>(i)]; }
+  /// The rotary tables every block uses (scaled as the config says).
+  const Rope& rope() const { return m_rope; }
   /// Parameters that take the separate lns_learnable learning rate (empty otherwise).
   std::vector<torch::Tensor> lnsScaleParameters();
   std::vector<torch::Tensor> otherParameters();

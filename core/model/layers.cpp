@@ -86,27 +86,59 @@ Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
   m_sin = emb.sin().to(torch::kFloat32);
 }
 
+Rope::Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling)
+    : Rope(headDim, maxLen, base) {
+  if (scaling.isDefault()) return;  // the tables above, bit for bit
+  auto build = [&](bool longContext, torch::Tensor& cos, torch::Tensor& sin) {
+    const auto f = ropeInverseFrequencies(scaling, headDim, base, longContext);
+    auto inv = torch::tensor(f, torch::kFloat64);                  // (D/2)
+    auto freqs = torch::outer(torch::arange(maxLen, torch::kFloat64), inv);  // (T, D/2)
+    auto emb = torch::cat({freqs, freqs}, -1);                     // (T, D)
+    cos = (emb.cos() * scaling.attentionFactor).to(torch::kFloat32);
+    sin = (emb.sin() * scaling.attentionFactor).to(torch::kFloat32);
+  };
+  build(false, m_cos, m_sin);
+  if (scaling.hasLongFactors() && maxLen > scaling.originalMaxPositions) {
+    build(true, m_cosLong, m_sinLong);
+    m_longAbove = scaling.originalMaxPositions;
+  }
+}
+
+std::pair<const torch::Tensor&, const torch::Tensor&> Rope::tables(int64_t T) const {
+  if (m_longAbove > 0 && T > m_longAbove) return {m_cosLong, m_sinLong};
+  return {m_cos, m_sin};
+}
+
 void Rope::to(torch::Device device) {
   m_cos = m_cos.to(device);
   m_sin = m_sin.to(device);
+  if (m_cosLong.defined()) {
+    m_cosLong = m_cosLong.to(device);
+    m_sinLong = m_sinLong.to(device);
+  }
 }
 
 torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  if (cudaOpsApply(x)) return cudaRopeSplitHeads(x, m_cos, m_sin, heads);
+  if (cudaOpsApply(x)) {
+    const auto [cos, sin] = tables(T);
+    return cudaRopeSplitHeads(x, cos, sin, heads);
+  }
   return apply(x.view({B, T, heads, C / heads}).transpose(1, 2));
 }
 
 std::vector<torch::Tensor> Rope::applyQkvHeads(const torch::Tensor& qkv, int64_t heads,
                                                int64_t kvHeads) const {
   const int64_t T = qkv.size(1);
-  return fusedQkvHeads(qkv, m_cos.slice(0, 0, T), m_sin.slice(0, 0, T), heads, kvHeads);
+  const auto [cos, sin] = tables(T);
+  return fusedQkvHeads(qkv, cos.slice(0, 0, T), sin.slice(0, 0, T), heads, kvHeads);
 }
 
 torch::Tensor Rope::apply(const torch::Tensor& x) const {
   const int64_t T = x.size(2), D = x.size(3);
-  auto cos = m_cos.slice(0, 0, T).to(x.scalar_type());  // (T, D)
-  auto sin = m_sin.slice(0, 0, T).to(x.scalar_type());
+  const auto [cosTable, sinTable] = tables(T);
+  auto cos = cosTable.slice(0, 0, T).to(x.scalar_type());  // (T, D)
+  auto sin = sinTable.slice(0, 0, T).to(x.scalar_type());
   auto x1 = x.slice(-1, 0, D / 2);
   auto x2 = x.slice(-1, D / 2, D);
   auto rotated = torch::cat({-x2, x1}, -1);  // rotate_half
@@ -114,7 +146,7 @@ torch::Tensor Rope::apply(const torch::Tensor& x) const {
 }
 
 AttentionImpl::AttentionImpl(const AttentionShape& a)
-    : m_heads(a.heads), m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
+    : m_qkNorm(a.qkNorm), m_heads(a.heads), m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
   auto lin = [&](const char* name, int64_t in, int64_t out, bool bias) {
     return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
   };
@@ -122,12 +154,28 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
   k_proj = lin("k_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
   v_proj = lin("v_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
   o_proj = lin("o_proj", a.heads * a.headDim, a.dModel, false);
+  if (a.qkNorm != QkNorm::None) {
+    const bool perHead = a.qkNorm == QkNorm::PerHead;
+    q_norm = register_module("q_norm", Norm(perHead ? a.headDim : a.heads * a.headDim, a.normEps, false));
+    k_norm = register_module("k_norm", Norm(perHead ? a.headDim : a.kvHeads * a.headDim, a.normEps, false));
+  }
+}
+
+torch::Tensor AttentionImpl::rotatedHeads(const torch::nn::Linear& proj, Norm& norm,
+                                          const torch::Tensor& x, const Rope& rope, int64_t heads) {
+  auto y = applyLinear(proj, x);  // (B, T, heads * D)
+  if (m_qkNorm == QkNorm::Whole) y = norm(y);
+  if (m_qkNorm == QkNorm::PerHead) {  // each head's D values alone: (B, T * heads, D)
+    const int64_t B = y.size(0), T = y.size(1);
+    y = norm(y.reshape({B, T * heads, m_headDim})).view({B, T, heads * m_headDim});
+  }
+  return rope.applySplitHeads(y, heads);  // (B, heads, T, D)
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1);
   torch::Tensor q, k, v;  // (B, H, T, D), (B, K, T, D), (B, K, T, D)
-  if (fusedOpsApply(x)) {
+  if (fusedOpsApply(x) && m_qkNorm == QkNorm::None) {
     // One GEMM for q, k and v on the CPU: the input is packed once, and backward computes the
     // input's gradient in one GEMM instead of three and two adds. The product goes whole
     // into the head split (RoPE on q and k), whose backward writes one packed gradient.
@@ -142,8 +190,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
     k = heads[1];
     v = heads[2];
   } else {
-    q = rope.applySplitHeads(applyLinear(q_proj, x), m_heads);    // (B, H, T, D)
-    k = rope.applySplitHeads(applyLinear(k_proj, x), m_kvHeads);  // (B, K, T, D)
+    q = rotatedHeads(q_proj, q_norm, x, rope, m_heads);    // (B, H, T, D)
+    k = rotatedHeads(k_proj, k_norm, x, rope, m_kvHeads);  // (B, K, T, D)
     v = applyLinear(v_proj, x).view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);
   }
   if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads

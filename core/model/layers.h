@@ -1,6 +1,7 @@
-// The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm, RoPE, causal multi-head
-// attention (grouped-query when there are fewer key/value heads, q/k/v biases when asked: what
-// Llama, Mistral and Qwen2 checkpoints need) and the SwiGLU MLP. Names follow Hugging Face Llama
+// The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm, RoPE (scaled as
+// rope_scaling.h says), causal multi-head attention (grouped-query when there are fewer
+// key/value heads, q/k/v biases, q/k RMSNorm per head or over the projection when asked: what
+// Llama, Mistral, Qwen2/3, OLMo 2 and Phi-3 checkpoints need) and the SwiGLU MLP. Names follow Hugging Face Llama
 // (q_proj, ..., gate_proj) so checkpoints map one to one. Weights may be stored in a narrower
 // dtype than the activations (an imported bf16 model): each matmul then converts its weight for
 // that call only (applyLinear), so no full-precision copy of the model is ever held.
@@ -10,6 +11,8 @@
 #include <torch/torch.h>
 
 #include <utility>
+
+#include "model/model_config.h"
 
 namespace depthlab::model {
 
@@ -47,9 +50,12 @@ class NormImpl : public torch::nn::Module {
 TORCH_MODULE(Norm);
 
 /// Rotary position embedding, rotate-half convention, cached cos/sin for up to maxLen.
+/// With a scaling (rope_scaling.h) the tables come from its frequencies, times its attention
+/// factor; longrope keeps a second pair for sequences longer than its original context.
 class Rope {
  public:
   Rope(int64_t headDim, int64_t maxLen, double base);
+  Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling);
   torch::Tensor apply(const torch::Tensor& x) const;  // (B, H, T, D) -> (B, H, T, D)
   /// Splits heads and rotates in one step (one kernel on CUDA): (B, T, H*D) -> (B, H, T, D).
   torch::Tensor applySplitHeads(const torch::Tensor& x, int64_t heads) const;
@@ -60,12 +66,18 @@ class Rope {
   void to(torch::Device device);
 
  private:
-  torch::Tensor m_cos, m_sin;  // (maxLen, D)
+  /// The tables for a sequence of T positions: {cos, sin} (maxLen, D) each.
+  std::pair<const torch::Tensor&, const torch::Tensor&> tables(int64_t T) const;
+  torch::Tensor m_cos, m_sin;            // (maxLen, D)
+  torch::Tensor m_cosLong, m_sinLong;    // (maxLen, D), longrope past m_longAbove positions
+  int64_t m_longAbove = 0;               // 0: one pair of tables
 };
 
 struct AttentionShape {
   int64_t dModel = 0, heads = 0, kvHeads = 0, headDim = 0;  // kvHeads divides heads
   bool qkvBias = false;
+  QkNorm qkNorm = QkNorm::None;  // RMSNorm of q and k before RoPE
+  double normEps = 1e-6;         // its epsilon
 };
 
 class AttentionImpl : public torch::nn::Module {
@@ -77,8 +89,13 @@ class AttentionImpl : public torch::nn::Module {
 
   // q: C -> H*D, k and v: C -> K*D, o: H*D -> C
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
+  Norm q_norm{nullptr}, k_norm{nullptr};  // qkNorm only: weights (D) per head, or (H*D), (K*D)
 
  private:
+  /// proj(x) through `norm` (when there is one) and RoPE: (B, T, C) -> (B, heads, T, D).
+  torch::Tensor rotatedHeads(const torch::nn::Linear& proj, Norm& norm, const torch::Tensor& x,
+                             const Rope& rope, int64_t heads);
+  QkNorm m_qkNorm = QkNorm::None;
   int64_t m_heads, m_kvHeads, m_headDim;
   torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state; guarded
                          // in forward, which threads may call side by side)

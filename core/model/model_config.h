@@ -5,7 +5,16 @@
 
 #include <string>
 
+#include "model/rope_scaling.h"
+
 namespace depthlab::model {
+
+/// RMSNorm of the queries and keys before RoPE (imported architectures).
+enum class QkNorm {
+  None,
+  PerHead,  // over each head's D values, weights (D): Qwen3
+  Whole,    // over the whole projection, weights (H*D) for q, (K*D) for k: OLMo 2
+};
 
 struct ModelConfig {
   int vocabSize = 257;        // set from the tokenizer at run time (bytes + end-of-document)
@@ -25,6 +34,13 @@ struct ModelConfig {
   int headDim = 0;            // D; 0 = dModel / nHeads
   bool qkvBias = false;       // biases on q_proj, k_proj, v_proj (Qwen2)
   bool tieEmbeddings = false; // the LM head reuses embed_tokens' weight
+  // Architectures of imported Hugging Face models beyond Llama. DepthLab's own runs keep these
+  // defaults; they are not part of a run's config JSON (an imported run reads them again from
+  // its config.json, see hf/hf_import.h).
+  RopeScaling ropeScaling;        // how the rotary frequencies are scaled (rope_scaling.h)
+  QkNorm qkNorm = QkNorm::None;   // q/k RMSNorm before RoPE (Qwen3, OLMo 2)
+  bool normBeforeSublayer = true; // false: no norm before attention / MLP (OLMo 2)
+  bool normAfterSublayer = false; // a norm on each sublayer's output before the residual add
 
   int kvHeads() const { return nKvHeads > 0 ? nKvHeads : nHeads; }
   int headDimension() const { return headDim > 0 ? headDim : dModel / nHeads; }

@@ -1,14 +1,19 @@
 """Small random Hugging Face models for DepthLab's import/export parity tests.
 
-make OUT --arch llama|mistral|qwen2 --dtype float32|bfloat16 [--shards] [--tied] [--gqa]
+make OUT --arch llama|mistral|qwen2|qwen3|olmo2|phi3 --dtype float32|bfloat16 [--shards] [--tied]
+         [--gqa] [--rope llama3|linear|dynamic|yarn|longrope]
     builds a model with transformers, saves it (sharded when asked) and writes OUT/reference.safetensors
     with `ids` (2, 12) and the model's float32 `logits` for them (a bf16 model is loaded as saved and
     run in float32, as DepthLab does).
 make-set OUT
     all the variants the tests use, in one process (transformers is slow to import):
     OUT/llama-f32 (GQA), OUT/llama-bf16-sharded (GQA), OUT/mistral-f32 (GQA), OUT/qwen2-f32 (tied,
-    GQA, biases), OUT/qwen2-bf16-sharded (tied, biases), OUT/llama-bytes (a 256-token vocabulary,
-    for a byte-level tokenizer.json the tests add).
+    GQA, biases), OUT/qwen2-bf16-sharded (tied, biases), OUT/llama-{llama3,linear,dynamic}-f32 and
+    OUT/qwen2-yarn-f32 (rope scaling), OUT/qwen3-f32 (GQA), OUT/qwen3-bf16-sharded (tied, GQA),
+    OUT/olmo2-f32 (GQA), OUT/olmo2-bf16-sharded (tied), OUT/phi3-f32 (GQA),
+    OUT/phi3-longrope-f32 (tied, GQA, past its original context of 8: the long factors),
+    OUT/llama-bytes (a 256-token vocabulary, for a byte-level tokenizer.json the tests add).
+    A rope-scaled variant whose logits equal the unscaled model's is an error (a vacuous test).
 logits DIR IDS_FILE OUT_FILE
     loads DIR with transformers (AutoModelForCausalLM) and writes the float32 logits of the ids in
     IDS_FILE (a safetensors file with `ids`) to OUT_FILE; prints the architecture it loaded.
@@ -21,17 +26,43 @@ import torch
 from safetensors.torch import load_file, save_file
 
 
-def make(out, arch, dtype, shards, tied, gqa, vocab=97):
+ROPE = {  # rope settings of the rope-scaled variants (short contexts so the scaling shows at T = 12)
+    "llama3": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 16},
+    "linear": {"rope_type": "linear", "factor": 2.5},
+    "dynamic": {"rope_type": "dynamic", "factor": 2.0},
+    "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16},
+    # original context 8 < 12: the long factors; attention factor sqrt(1 + ln 8 / ln 8)
+    "longrope": {"rope_type": "longrope", "short_factor": [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
+                 "long_factor": [1.0, 2.0, 4.0, 8.0, 8.0, 12.0, 16.0, 24.0]},
+}
+
+
+def config_of(arch, common, rope):
     import transformers as tf
+    params = dict(ROPE.get(rope, {"rope_type": "default"}))
+    params["rope_theta"] = 5000.0
+    if arch == "llama":
+        return tf.LlamaConfig(rope_parameters=params, **common), tf.LlamaForCausalLM
+    if arch == "mistral":
+        return tf.MistralConfig(sliding_window=32, **common), tf.MistralForCausalLM
+    if arch == "qwen2":
+        return tf.Qwen2Config(rope_parameters=params if rope else None, **common), tf.Qwen2ForCausalLM
+    if arch == "qwen3":
+        return tf.Qwen3Config(head_dim=16, rope_parameters=params, **common), tf.Qwen3ForCausalLM
+    if arch == "olmo2":
+        return tf.Olmo2Config(rope_parameters=params, **common), tf.Olmo2ForCausalLM
+    if arch == "phi3":
+        extra = {"original_max_position_embeddings": 8} if rope == "longrope" else {}
+        return tf.Phi3Config(rope_parameters=params, pad_token_id=0, **extra, **common), tf.Phi3ForCausalLM
+    sys.exit(f"unknown architecture {arch}")
+
+
+def make(out, arch, dtype, shards, tied, gqa, vocab=97, rope=None):
     common = dict(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
                   num_key_value_heads=2 if gqa else 4, vocab_size=vocab, max_position_embeddings=64,
                   rms_norm_eps=1e-5, tie_word_embeddings=tied, initializer_range=0.2)
-    if arch == "llama":
-        config, cls = tf.LlamaConfig(rope_theta=5000.0, **common), tf.LlamaForCausalLM
-    elif arch == "mistral":
-        config, cls = tf.MistralConfig(sliding_window=32, **common), tf.MistralForCausalLM
-    else:
-        config, cls = tf.Qwen2Config(**common), tf.Qwen2ForCausalLM
+    config, cls = config_of(arch, common, rope)
     torch.manual_seed(7)
     model = cls(config).eval()
     with torch.no_grad():
@@ -46,6 +77,12 @@ def make(out, arch, dtype, shards, tied, gqa, vocab=97):
     reloaded = cls.from_pretrained(out).float().eval()
     with torch.no_grad():
         logits = reloaded(ids).logits.float()
+    if rope and rope != "dynamic":  # the scaling must matter, or the test proves nothing
+        plain, _ = config_of(arch, common, None)
+        unscaled = cls.from_pretrained(out, config=plain).float().eval()
+        with torch.no_grad():
+            if (unscaled(ids).logits - logits).abs().max() < 1e-2:
+                sys.exit(f"{out}: rope scaling {rope} does not change the logits")
     save_file({"ids": ids, "logits": logits.contiguous()}, f"{out}/reference.safetensors")
 
 
@@ -70,7 +107,7 @@ if __name__ == "__main__":
         args = sys.argv[3:]
         value = lambda flag, default: args[args.index(flag) + 1] if flag in args else default
         make(sys.argv[2], value("--arch", "llama"), value("--dtype", "float32"),
-             "--shards" in args, "--tied" in args, "--gqa" in args)
+             "--shards" in args, "--tied" in args, "--gqa" in args, rope=value("--rope", None))
     elif cmd == "make-set":
         out = sys.argv[2]
         make(f"{out}/llama-f32", "llama", "float32", False, False, True)
@@ -78,6 +115,15 @@ if __name__ == "__main__":
         make(f"{out}/mistral-f32", "mistral", "float32", False, False, True)
         make(f"{out}/qwen2-f32", "qwen2", "float32", False, True, True)
         make(f"{out}/qwen2-bf16-sharded", "qwen2", "bfloat16", True, True, False)
+        for rope in ["llama3", "linear", "dynamic"]:
+            make(f"{out}/llama-{rope}-f32", "llama", "float32", False, False, True, rope=rope)
+        make(f"{out}/qwen2-yarn-f32", "qwen2", "float32", False, True, True, rope="yarn")
+        make(f"{out}/qwen3-f32", "qwen3", "float32", False, False, True)
+        make(f"{out}/qwen3-bf16-sharded", "qwen3", "bfloat16", True, True, True)
+        make(f"{out}/olmo2-f32", "olmo2", "float32", False, False, True)
+        make(f"{out}/olmo2-bf16-sharded", "olmo2", "bfloat16", True, True, False)
+        make(f"{out}/phi3-f32", "phi3", "float32", False, False, True)
+        make(f"{out}/phi3-longrope-f32", "phi3", "float32", False, True, True, rope="longrope")
         make(f"{out}/llama-bytes", "llama", "float32", False, False, True, vocab=256)
     elif cmd == "logits":
         logits(sys.argv[2], sys.argv[3], sys.argv[4])

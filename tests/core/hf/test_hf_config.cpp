@@ -1,6 +1,9 @@
-// config.json of Llama / Mistral / Qwen2 folders (transformers 4 and 5 spellings) into the model
-// config, and every refusal: other architectures, rope scaling, biases Llama lacks, bad sizes.
+// config.json of Llama / Mistral / Qwen2 / Qwen3 / OLMo 2 / Phi-3 folders (transformers 4 and 5
+// spellings) into the model config, rope scaling with transformers' defaults, and every refusal:
+// other architectures, mixture-of-experts, unknown rope types, biases the decoder lacks, bad sizes.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "hf/hf_config.h"
 
@@ -70,13 +73,22 @@ TEST(HfConfig, RefusesWhatDepthLabCannotReproduce) {
     std::string s = kLlama4;
     return s.substr(0, s.size() - 1) + ", " + extra + "}";
   };
-  EXPECT_NE(errorOf(R"({"architectures": ["GPT2LMHeadModel"]})").find("'GPT2LMHeadModel' is not supported"),
-            std::string::npos);
+  const auto gpt2 = errorOf(R"({"architectures": ["GPT2LMHeadModel"]})");
+  EXPECT_NE(gpt2.find("'GPT2LMHeadModel', which is not supported (supported: LlamaForCausalLM,"),
+            std::string::npos) << gpt2;
+  EXPECT_NE(gpt2.find("Phi3ForCausalLM"), std::string::npos) << gpt2;
   EXPECT_NE(errorOf(R"({"model_type": "gemma"})").find("'gemma' is not supported"), std::string::npos);
-  const auto yarn = errorOf(with(R"("rope_parameters": {"rope_type": "yarn", "factor": 4.0})"));
-  EXPECT_NE(yarn.find("rope scaling type 'yarn'"), std::string::npos) << yarn;
+  const auto su = errorOf(with(R"("rope_parameters": {"rope_type": "su", "factor": 4.0})"));
+  EXPECT_NE(su.find("rope scaling type 'su' is not supported (supported: default, linear, "
+                    "dynamic, llama3, yarn, longrope)"), std::string::npos) << su;
   const auto llama3 = errorOf(with(R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0})"));
-  EXPECT_NE(llama3.find("'llama3'"), std::string::npos) << llama3;
+  EXPECT_NE(llama3.find("lack 'low_freq_factor'"), std::string::npos) << llama3;
+  const auto partial = errorOf(with(R"("partial_rotary_factor": 0.75)"));
+  EXPECT_NE(partial.find("'partial_rotary_factor' = 0.75 is not supported"), std::string::npos)
+      << partial;
+  const auto longrope = errorOf(with(
+      R"("rope_parameters": {"rope_type": "longrope", "short_factor": [1, 2], "long_factor": [1, 2]})"));
+  EXPECT_NE(longrope.find("'short_factor' must be a list of 8 numbers"), std::string::npos) << longrope;
   EXPECT_NE(errorOf(with(R"("attention_bias": true)")).find("attention_bias"), std::string::npos);
   EXPECT_NE(errorOf(with(R"("mlp_bias": true)")).find("mlp_bias"), std::string::npos);
   EXPECT_NE(errorOf(with(R"("hidden_act": "gelu")")).find("activation 'gelu'"), std::string::npos);
@@ -102,4 +114,87 @@ TEST(HfConfig, RefusesZeroNegativeAndHugeSizes) {
   EXPECT_NE(errorOf(sized("hidden_size", "\"64\"")).find("whole number"), std::string::npos);
   const auto missing = errorOf(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64})");
   EXPECT_NE(missing.find("is missing"), std::string::npos) << missing;
+}
+
+TEST(HfConfig, ReadsRopeScalingWithTransformersDefaults) {
+  auto with = [](const std::string& extra) {
+    std::string s = kLlama4;
+    return hf::parseHfConfig(s.substr(0, s.size() - 1) + ", " + extra + "}", "config.json");
+  };
+  // Llama 3.1's own settings (transformers 4 spelling).
+  const auto l3 = with(R"("rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0,
+    "high_freq_factor": 4.0, "original_max_position_embeddings": 8192, "rope_type": "llama3"})");
+  EXPECT_EQ(l3.model.ropeScaling.type, "llama3");
+  EXPECT_DOUBLE_EQ(l3.model.ropeScaling.factor, 8.0);
+  EXPECT_EQ(l3.model.ropeScaling.originalMaxPositions, 8192);
+  EXPECT_DOUBLE_EQ(l3.model.ropeBase, 5000.0);  // rope_theta beside rope_scaling
+  // yarn: the factor from the two contexts, attention factor 0.1 ln(s) + 1.
+  const auto yarn = with(R"("rope_parameters": {"rope_type": "yarn", "rope_theta": 1e6,
+    "original_max_position_embeddings": 16})");
+  EXPECT_DOUBLE_EQ(yarn.model.ropeScaling.factor, 4.0);  // 64 / 16
+  EXPECT_NEAR(yarn.model.ropeScaling.attentionFactor, 0.1 * std::log(4.0) + 1, 1e-12);
+  EXPECT_DOUBLE_EQ(yarn.model.ropeBase, 1e6);
+  const auto linear = with(R"("rope_scaling": {"type": "linear", "factor": 4.0})");  // deepseek-coder
+  EXPECT_EQ(linear.model.ropeScaling.type, "linear");
+  // Phi-3 keeps its original context at the top level, which wins.
+  const auto lr = with(R"("original_max_position_embeddings": 32, "rope_parameters": {"rope_type":
+    "longrope", "short_factor": [1,1,1,1,1,1,1,1], "long_factor": [2,2,2,2,2,2,2,2],
+    "original_max_position_embeddings": 4})");
+  EXPECT_EQ(lr.model.ropeScaling.originalMaxPositions, 32);
+  EXPECT_NEAR(lr.model.ropeScaling.attentionFactor, std::sqrt(1 + std::log(2.0) / std::log(32.0)),
+              1e-12);
+  EXPECT_EQ(lr.model.ropeScaling.longFactor.size(), 8u);
+}
+
+TEST(HfConfig, ReadsQwen3Olmo2Phi3AndDeepSeekLlm) {
+  const auto q3 = hf::parseHfConfig(R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 1024,
+    "intermediate_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 16, "head_dim": 128,
+    "num_key_value_heads": 8, "vocab_size": 151936, "tie_word_embeddings": true,
+    "attention_bias": false, "use_sliding_window": false, "sliding_window": null,
+    "rope_theta": 1000000, "rope_scaling": null, "hidden_act": "silu"})", "config.json");
+  EXPECT_EQ(q3.model.qkNorm, model::QkNorm::PerHead);
+  EXPECT_FALSE(q3.model.qkvBias);
+  EXPECT_EQ(q3.model.headDimension(), 128);
+  EXPECT_FALSE(q3.slidingWindow);
+  const auto olmo = hf::parseHfConfig(R"({"model_type": "olmo2", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "vocab_size": 100})", "config.json");
+  EXPECT_EQ(olmo.architecture, "Olmo2ForCausalLM");
+  EXPECT_EQ(olmo.model.qkNorm, model::QkNorm::Whole);
+  EXPECT_FALSE(olmo.model.normBeforeSublayer);
+  EXPECT_TRUE(olmo.model.normAfterSublayer);
+  const auto phi = hf::parseHfConfig(R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "vocab_size": 100, "sliding_window": 2047})", "config.json");
+  EXPECT_EQ(phi.slidingWindow, 2047);
+  // deepseek-ai/deepseek-llm-7b-base: a LlamaForCausalLM with fields of its own.
+  const auto ds = hf::parseHfConfig(R"({"architectures": ["LlamaForCausalLM"],
+    "attention_bias": false, "attention_dropout": 0.0, "bos_token_id": 100000,
+    "eos_token_id": 100001, "hidden_act": "silu", "hidden_size": 4096,
+    "initializer_range": 0.02, "intermediate_size": 11008, "max_position_embeddings": 4096,
+    "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 30,
+    "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": null,
+    "rope_theta": 10000.0, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+    "transformers_version": "4.33.1", "use_cache": true, "vocab_size": 102400})", "config.json");
+  EXPECT_EQ(ds.model.nLayers, 30);
+  EXPECT_EQ(ds.model.ropeScaling.type, "default");
+}
+
+TEST(HfConfig, RefusesMixtureOfExpertsNamingTheField) {
+  auto refused = [](const std::string& text) { return errorOf(text); };
+  const auto mixtral = refused(R"({"architectures": ["MixtralForCausalLM"], "num_local_experts": 8,
+    "hidden_size": 64})");
+  EXPECT_NE(mixtral.find("'MixtralForCausalLM' is a mixture-of-experts model ('num_local_experts' = 8)"),
+            std::string::npos) << mixtral;
+  EXPECT_NE(mixtral.find("mixture-of-experts is not supported"), std::string::npos) << mixtral;
+  EXPECT_NE(mixtral.find("LlamaForCausalLM"), std::string::npos) << mixtral;
+  const auto qwen = refused(R"({"model_type": "qwen2_moe", "num_experts": 60})");
+  EXPECT_NE(qwen.find("('num_experts' = 60)"), std::string::npos) << qwen;
+  const auto q3 = refused(R"({"architectures": ["Qwen3MoeForCausalLM"]})");
+  EXPECT_NE(q3.find("mixture-of-experts"), std::string::npos) << q3;
+  const auto v3 = refused(R"({"architectures": ["DeepseekV3ForCausalLM"], "n_routed_experts": 256})");
+  EXPECT_NE(v3.find("('n_routed_experts' = 256)"), std::string::npos) << v3;
+  // Even a name DepthLab reads is refused when the config has experts.
+  const auto llamaMoe = refused(R"({"architectures": ["LlamaForCausalLM"], "num_experts": 4})");
+  EXPECT_NE(llamaMoe.find("mixture-of-experts"), std::string::npos) << llamaMoe;
 }

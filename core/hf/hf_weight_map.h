@@ -1,0 +1,40 @@
+// Where each of the decoder's parameters lives in a Hugging Face checkpoint, per architecture:
+// the one Decoder (model/decoder.h) names its parameters as Llama does (layers.N.self_attn.q_proj
+// .weight, ...); a family that names or packs them otherwise is a map here, not another decoder.
+//   Llama, Mistral, Qwen2, Qwen3   model.<name>, lm_head.weight (Qwen3 adds self_attn.q_norm/k_norm)
+//   Olmo2    the norms after each sublayer are post_attention_layernorm (after attention: our
+//            attn_out_norm) and post_feedforward_layernorm (our mlp_out_norm); q/k_norm whole
+//   Phi3     self_attn.qkv_proj (H*D + 2*K*D, C) holds q, k, v as row blocks in that order;
+//            mlp.gate_up_proj (2F, C) holds gate then up
+// No torch here: names and shapes only.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hf/hf_config.h"
+
+namespace depthlab::hf {
+
+/// A parameter's place in the checkpoint: a whole tensor, or rows [rowBegin, rowEnd) of one.
+struct WeightSlot {
+  std::string tensor;   // the checkpoint's name, e.g. model.layers.0.self_attn.qkv_proj.weight
+  int64_t rowBegin = 0;
+  int64_t rowEnd = -1;  // -1: the whole tensor
+};
+
+/// The decoder's parameters for `model` in construction order: name -> shape (Llama names,
+/// without the "model." prefix: embed_tokens.weight, layers.0.self_attn.q_proj.weight, ...).
+std::vector<std::pair<std::string, std::vector<int64_t>>> decoderParameters(
+    const model::ModelConfig& model);
+
+/// Where `parameter` (a decoderParameters name) is in a checkpoint of `config`.
+WeightSlot weightSlot(const HfModelConfig& config, const std::string& parameter);
+
+/// Every tensor a checkpoint of `config` must hold: checkpoint name -> shape.
+std::map<std::string, std::vector<int64_t>> expectedTensors(const HfModelConfig& config);
+
+}  // namespace depthlab::hf
