@@ -13,7 +13,7 @@ constexpr int64_t kIgnoreTarget = -100;  // data::kIgnoreTarget
 }  // namespace
 
 torch::Tensor chunkedTokenLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
-                                 const torch::Tensor& targets, int64_t chunkRows) {
+                                 const torch::Tensor& targets, int64_t chunkRows, double softcap) {
   if (chunkRows < 1) chunkRows = kHeadChunkRows;
   const int64_t V = weight.size(0);
   const auto h = hidden.to(torch::kFloat32);  // (N, C)
@@ -23,6 +23,7 @@ torch::Tensor chunkedTokenLosses(const torch::Tensor& hidden, const torch::Tenso
     const int64_t v1 = std::min(V, v0 + chunkRows);
     // The decoder's head restricted to rows v0..v1: the same dot products as its logits.
     auto logits = torch::linear(h, model::weightFor(weight.slice(0, v0, v1), h));  // (N, v1-v0)
+    if (softcap > 0) logits = torch::tanh(logits / softcap) * softcap;
     auto chunkLse = logits.logsumexp(1);                                           // (N)
     lse = lse.defined() ? torch::logaddexp(lse, chunkLse) : chunkLse;
     auto inChunk = t.ge(v0).logical_and(t.lt(v1));                                 // (N)
@@ -36,9 +37,9 @@ torch::Tensor chunkedTokenLosses(const torch::Tensor& hidden, const torch::Tenso
 
 torch::Tensor chunkedSequenceLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
                                     const torch::Tensor& targets, const torch::Tensor& counted,
-                                    int64_t chunkRows) {
+                                    int64_t chunkRows, double softcap) {
   auto perToken = chunkedTokenLosses(hidden.reshape({-1, hidden.size(-1)}), weight,
-                                     targets.reshape({-1}), chunkRows);
+                                     targets.reshape({-1}), chunkRows, softcap);
   auto rows = perToken.view({targets.size(0), -1});  // (B, T); 0 at a pad
   if (!counted.defined()) return rows.mean(1);
   return rows.sum(1) / counted.clamp_min(1.0);
@@ -49,14 +50,14 @@ torch::Tensor headWeight(model::Decoder& model) {
 }
 
 torch::Tensor hiddenFrom(model::Decoder& model, const torch::Tensor& input, int startBlock,
-                         const model::ForwardOptions& opts, const model::Rope& rope) {
+                         const model::ForwardOptions& opts) {
   auto x = input;  // (B, T, C)
   for (int i = startBlock; i < model->nLayers(); ++i) {
     const auto k = static_cast<size_t>(i);
     if (!opts.skip.empty() && opts.skip[k]) continue;  // pruned: identity
     std::optional<double> s;
     if (!opts.scaleOverride.empty()) s = opts.scaleOverride[k];
-    x = model->block(i)->forward(x, rope, s);
+    x = model->block(i)->forward(x, model->rope(), s);
   }
   return model->norm->forward(x);  // (B, T, C)
 }
@@ -64,7 +65,8 @@ torch::Tensor hiddenFrom(model::Decoder& model, const torch::Tensor& input, int 
 torch::Tensor ChunkedHead::losses(model::Decoder& model, const torch::Tensor& x, int first,
                                   const model::ForwardOptions& opts, const torch::Tensor& targets,
                                   const torch::Tensor& counted) const {
-  return chunkedSequenceLosses(hiddenFrom(model, x, first, opts, rope), weight, targets, counted);
+  return chunkedSequenceLosses(hiddenFrom(model, x, first, opts), weight, targets, counted,
+                               kHeadChunkRows, softcap);
 }
 
 std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Tensor& embedded,
@@ -72,9 +74,9 @@ std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Te
                                           const torch::Tensor& counted, torch::Tensor& fullLosses) {
   const auto weight = headWeight(model);
   if (weight.size(0) <= kHeadChunkRows) return std::nullopt;
-  const auto& c = model->config();
-  ChunkedHead head{model::Rope(c.headDimension(), c.seqLen, c.ropeBase), weight};
-  head.rope.to(embedded.device());
+  // A decoder with a final logit soft-cap (imported Gemma 2) needs it here: set `softcap`
+  // from its config; until then the check below sends such a model to the logits.
+  ChunkedHead head{weight};
   auto mine = head.losses(model, embedded, 0, {}, targets, counted);  // (B)
   const double worst =
       ((mine - fullLosses).abs() / fullLosses.abs().clamp_min(1e-6)).max().item<double>();

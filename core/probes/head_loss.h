@@ -23,31 +23,33 @@ constexpr int64_t kHeadChunkRows = 4096;
 
 /// (N) float32 cross-entropy of each token: hidden (N, C) float32 against weight (V, C) (any
 /// float dtype, widened chunk by chunk), targets (N) int64; a target of -100 (a pad) gives 0,
-/// as cross_entropy's ignore_index does. `chunkRows` < 1 means kHeadChunkRows.
+/// as cross_entropy's ignore_index does. `chunkRows` < 1 means kHeadChunkRows. `softcap` > 0:
+/// the logits are softcap * tanh(logits / softcap) first (Gemma 2's final soft-capping).
 torch::Tensor chunkedTokenLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
-                                 const torch::Tensor& targets, int64_t chunkRows = kHeadChunkRows);
+                                 const torch::Tensor& targets, int64_t chunkRows = kHeadChunkRows,
+                                 double softcap = 0);
 
 /// (B) the mean cross-entropy of each sequence over its counted targets, as sequenceLosses
 /// (probe_tokens.h) on the logits of hidden (B, T, C): `counted` from countedTargets,
 /// undefined when every target counts.
 torch::Tensor chunkedSequenceLosses(const torch::Tensor& hidden, const torch::Tensor& weight,
                                     const torch::Tensor& targets, const torch::Tensor& counted,
-                                    int64_t chunkRows = kHeadChunkRows);
+                                    int64_t chunkRows = kHeadChunkRows, double softcap = 0);
 
 /// The output head's weight (V, C): lm_head's, or the embedding when they are tied.
 torch::Tensor headWeight(model::Decoder& model);
 
 /// What model->forwardFrom(x, startBlock, opts) feeds its head: blocks startBlock..L-1 on the
 /// residual stream x (B, T, C) (skipped ones the identity, scales overridden as opts says),
-/// then the final norm: (B, T, C). `rope` must be the decoder's (RoPE of its config).
+/// then the final norm: (B, T, C).
 torch::Tensor hiddenFrom(model::Decoder& model, const torch::Tensor& x, int startBlock,
-                         const model::ForwardOptions& opts, const model::Rope& rope);
+                         const model::ForwardOptions& opts);
 
 /// A pruning sweep's losses through hiddenFrom and chunkedSequenceLosses instead of the
 /// decoder's logits.
 struct ChunkedHead {
-  model::Rope rope;      // the decoder's RoPE, rebuilt from its config
   torch::Tensor weight;  // (V, C) headWeight
+  double softcap = 0;    // the decoder's final logit soft-cap (0: none)
   /// (B) per-sequence losses of the model run from block `first` on x (B, T, C), as
   /// sequenceLosses(model->forwardFrom(x, first, opts), targets, counted) gives them.
   torch::Tensor losses(model::Decoder& model, const torch::Tensor& x, int first,

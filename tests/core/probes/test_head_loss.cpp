@@ -53,6 +53,11 @@ TEST(HeadLoss, ChunkedTokenLossesEqualCrossEntropy) {
                                   F::CrossEntropyFuncOptions().reduction(torch::kNone));
     auto gotB = probes::chunkedTokenLosses(h, wb, t, 128);
     EXPECT_LT(worstRelative(gotB.slice(0, 5), wantB.slice(0, 5)), 1e-5);
+    // Gemma 2's final soft-cap, applied chunk by chunk.
+    auto capped = torch::tanh(torch::linear(h, w) / 3.0) * 3.0;
+    auto wantCap = F::cross_entropy(capped, t, F::CrossEntropyFuncOptions().reduction(torch::kNone));
+    auto gotCap = probes::chunkedTokenLosses(h, w, t, 64, 3.0);
+    EXPECT_LT(worstRelative(gotCap.slice(0, 5), wantCap.slice(0, 5)), 1e-5);
   }
 }
 
@@ -82,12 +87,11 @@ TEST(HeadLoss, HiddenFromThenTheHeadIsTheDecodersForwardFrom) {
       auto x = torch::randint(0, c.model.vocabSize, {2, 16}, torch::kInt64);
       model::ForwardTrace trace;
       m->forward(x, {}, &trace);
-      model::Rope rope(c.model.headDimension(), c.model.seqLen, c.model.ropeBase);
       model::ForwardOptions opts;
       opts.skip = {false, true, false, false};
       opts.scaleOverride = {1.0, 1.0, 0.5, 0.25};
       auto want = m->forwardFrom(trace.blockInputs[1], 1, opts);  // (B, T, V)
-      auto h = probes::hiddenFrom(m, trace.blockInputs[1], 1, opts, rope);
+      auto h = probes::hiddenFrom(m, trace.blockInputs[1], 1, opts);
       auto got = torch::linear(h, probes::headWeight(m));
       EXPECT_LT((got - want).abs().max().item<double>(), 1e-4 * want.abs().max().item<double>())
           << scheme << (tied ? " tied" : " untied");
