@@ -57,6 +57,8 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_com
   experiment/run_selection.cpp)
 # Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/lazy_layers.cpp)
+# The family table: imported models side by side by lazy and effective layers.
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/family_table.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES kernels/cpu_kernels.cpp kernels/attention_kernels.cpp
   kernels/probe_kernels.cpp kernels/blas_gemm.cpp)

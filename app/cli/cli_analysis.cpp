@@ -1,4 +1,4 @@
-// `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B`.
+// `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B` (--families: cli_families.cpp).
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli_common.h"
+#include "cli_families.h"
 #include "experiment/analyze.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
@@ -124,9 +125,26 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
                    "Each run after this many steps (its last rows at or before it; default: "
                    "its last, or the fewest steps any run was planned for when they differ)")
       ->check(CLI::NonNegativeNumber);
+  static bool families = false;
+  static FamilyOutput familyOut;
+  report->add_flag("--families", families,
+                   "The family table: per model its family, layers, lazy / low / effective layers "
+                   "by E_l and lazy layers by pruning loss");
+  report->add_option("--prune-share", familyOut.pruneShare,
+                     "With --families: a layer is lazy by pruning when removing it raises the "
+                     "probe loss by less than this share of it (default 0.01)");
+  report->add_option("--csv", familyOut.csv, "With --families: write the table as CSV");
+  report->add_option("--latex", familyOut.latex, "With --families: write the table as LaTeX");
+  report->add_option("--profiles", familyOut.profiles,
+                     "With --families: write the per-layer profiles (pruning loss, angular "
+                     "distance to the next layer, E_l against relative depth) as CSV");
   report->callback([&g, report] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
     const auto ids = experiment::resolveRunSelection(runs, s);
+    if (families) return reportFamilies(s, g, ids, familyOut);
+    for (const char* only : {"--csv", "--latex", "--profiles", "--prune-share"}) {
+      if (report->count(only)) throw std::runtime_error(std::string(only) + " goes with --families");
+    }
     // Runs planned for different lengths (one trained further) are compared at one step.
     std::optional<int64_t> at;
     if (report->count("--step"))
