@@ -360,7 +360,10 @@ void MainWindow::updateLaunchState(const std::vector<store::RunInfo>& runs) {
       m_launcher->forgetPending(p.group);
       continue;
     }
-    const QString status = p.started ? tr("starting: %1 (%2 s)").arg(p.phase).arg(p.seconds, 0, 'f', 0) : tr("queued");
+    const int place = m_launcher->queuePosition(p.group);
+    const QString status = p.started ? tr("starting: %1 (%2 s)").arg(p.phase).arg(p.seconds, 0, 'f', 0)
+                           : place > 0 ? tr("queued: %1 of %2 in line").arg(place).arg(m_launcher->queued())
+                                       : tr("queued");
     for (const auto& scheme : p.schemes) pending.emplace_back(p.group, scheme, status);
   }
   m_runs->setRuns(runs, m_poller->store().runSummaries(), pending);
@@ -382,9 +385,7 @@ int MainWindow::visibleRunCount() const { return m_runs->visibleRunCount(); }
 CompareView* MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.size() < 2) return nullptr;
   auto* v = new CompareView(m_poller->store(), runIds);
-  QStringList ids;
-  for (int64_t id : runIds) ids << QString::number(id);
-  m_tabs->addTab(v, tr("Compare %1").arg(ids.join(QLatin1Char(','))));
+  m_tabs->addTab(v, compareTitle(runIds));
   return v;
 }
 
@@ -399,6 +400,7 @@ void MainWindow::onRunsChanged(const std::vector<int64_t>& changed) {
     if (!groups.count(group)) gone.push_back(d);
   }
   for (auto* w : gone) closeTab(m_tabs->indexOf(w));
+  dropDeletedFromComparisons(runs);
   // A group that is training gets its dashboard tab automatically.
   for (const auto& r : runs) {
     if (r.status == store::RunStatus::Running &&

@@ -58,6 +58,10 @@ class MainWindow : public QMainWindow {
   /// Loads a stored run's config into the set-up panel ("clone, change, launch").
   void cloneRun(int64_t runId);
   void setClosePolicy(ClosePolicy p) { m_closePolicy = p; }
+  /// Comparison tabs lose runs deleted from the store: built again without them, or closed
+  /// when fewer than two are left (main_window_runs.cpp).
+  void dropDeletedFromComparisons(const std::vector<store::RunInfo>& runs);
+  static QString compareTitle(const std::vector<int64_t>& runIds);
   /// Every plot of the current tab back to following its data (View > Reset all zoom, Ctrl+0).
   void resetAllZoom();
   /// Brings a tab of this window (a dashboard, a comparison) to the front.

@@ -3,14 +3,18 @@
 // rest of the window is in main_window.cpp.
 #include <QDir>
 #include <QFile>
+
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QTabWidget>
 
 #include <algorithm>
 #include <limits>
+#include <set>
 
+#include "compare/compare_view.h"
 #include "experiment/run_config.h"
 #include "launch/run_launcher.h"
 #include "main_window.h"
@@ -108,6 +112,34 @@ void MainWindow::deleteRuns(const std::vector<int64_t>& runIds, bool keepCheckpo
   }
   statusBar()->showMessage(tr("Deleted %n run(s)", nullptr, deleted));
   m_poller->poll();
+}
+
+QString MainWindow::compareTitle(const std::vector<int64_t>& runIds) {
+  QStringList ids;
+  for (int64_t id : runIds) ids << QString::number(id);
+  return tr("Compare %1").arg(ids.join(QLatin1Char(',')));
+}
+
+void MainWindow::dropDeletedFromComparisons(const std::vector<store::RunInfo>& runs) {
+  std::set<int64_t> stored;
+  for (const auto& r : runs) stored.insert(r.id);
+  for (int i = m_tabs->count() - 1; i >= 1; --i) {
+    auto* v = qobject_cast<CompareView*>(m_tabs->widget(i));
+    if (!v) continue;
+    const auto shown = v->runIds();
+    std::vector<int64_t> kept;
+    for (int64_t id : shown) {
+      if (stored.count(id)) kept.push_back(id);
+    }
+    if (kept.size() == shown.size()) continue;
+    // Built again without the deleted runs (or closed when fewer than two are left).
+    const bool current = m_tabs->currentIndex() == i;
+    closeTab(i);
+    if (kept.size() < 2) continue;
+    auto* fresh = new CompareView(m_poller->store(), kept);
+    m_tabs->insertTab(i, fresh, compareTitle(kept));
+    if (current) m_tabs->setCurrentIndex(i);
+  }
 }
 
 void MainWindow::stopRun(int64_t runId) {

@@ -117,7 +117,7 @@ TEST(MainWindow, SetupPanelRejectsAnInvalidConfigNamingTheField) {
   EXPECT_EQ(issues.front().field, "model.nHeads");
   auto* label = setup->findChild<QLabel*>(QStringLiteral("issues"));
   ASSERT_NE(label, nullptr);
-  EXPECT_TRUE(label->text().contains(QStringLiteral("model.nHeads")));
+  EXPECT_TRUE(label->text().contains(QStringLiteral("Heads:"))) << label->text().toStdString();  // the form's word
   setup->setField(QStringLiteral("model.nHeads"), 4);
   EXPECT_TRUE(setup->launchEnabled());
   setup->setSchemes({});
@@ -141,7 +141,7 @@ TEST(MainWindow, ARunLaunchedFromTheSetupPanelReachesTheDashboard) {
   for (const auto& r : runs) EXPECT_EQ(r.status, store::RunStatus::Finished);
   auto* d = w->dashboard(QString::fromStdString(runs.front().groupName));
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(w->findChild<QTabWidget*>()->currentWidget(), d);  // Launch brought its tab forward
+  EXPECT_EQ(qobject_cast<QTabWidget*>(w->centralWidget())->currentWidget(), d);  // Launch brought its tab forward
   EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("finished")))
       << w->statusBar()->currentMessage().toStdString();
   QTRY_VERIFY_WITH_TIMEOUT(d->data().runs().size() == 2 &&
@@ -283,7 +283,7 @@ TEST(MainWindow, ASweepLaunchesOnePairedGroupPerGridPoint) {
   EXPECT_FALSE(w->setupPanel()->launchEnabled());
   EXPECT_EQ(w->setupPanel()->issues().size(), 0u);  // the config itself is fine...
   auto* label = w->setupPanel()->findChild<QLabel*>(QStringLiteral("issues"));
-  EXPECT_TRUE(label->text().contains(QStringLiteral("sweep.depth")));  // ...the sweep is not
+  EXPECT_TRUE(label->text().contains(QStringLiteral("Depths"))) << label->text().toStdString();  // ...the sweep is not
   w->setupPanel()->setSweep(QStringLiteral("2, 3"), QString(), QString());
   QSignalSpy finished(w->launcher(), &ui::RunLauncher::groupFinished);
   w->setupPanel()->findChild<QPushButton*>(QStringLiteral("launch"))->click();

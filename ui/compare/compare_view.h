@@ -34,6 +34,12 @@ class CompareView : public QWidget {
   CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent = nullptr);
 
   void redraw();
+  /// The runs it shows, by id (those the store still had when it loaded).
+  std::vector<int64_t> runIds() const {
+    std::vector<int64_t> ids;
+    for (const auto& r : m_runs) ids.push_back(r.info.id);
+    return ids;
+  }
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString missingText() const;
   QString statsText() const;

@@ -26,6 +26,7 @@
 #include "dashboard/diagnosis_panel.h"
 #include "plot/run_labels.h"
 #include "dashboard/panel_specs.h"
+#include "flow_layout.h"
 #include "plot/colormaps.h"
 #include "plot/live_plot.h"
 #include "plot/eliding_title.h"
@@ -85,25 +86,38 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   m_smoothing = new QSlider(Qt::Horizontal);
   m_smoothing->setRange(0, 99);
   m_smoothing->setValue(60);
-  m_smoothing->setMaximumWidth(120);
+  m_smoothing->setObjectName(QStringLiteral("smoothing"));
+  m_smoothing->setMinimumWidth(90);  // it shrank to nothing on a 1366 x 768 screen
+  m_smoothing->setMaximumWidth(140);
   m_smoothing->setToolTip(tr("Smoothing of the train loss (EMA); the raw curve stays faint"));
+  auto* smoothingValue = new QLabel;
+  smoothingValue->setObjectName(QStringLiteral("smoothingValue"));
+  smoothingValue->setMinimumWidth(smoothingValue->fontMetrics().horizontalAdvance(QStringLiteral("0.00")));
+  auto showSmoothing = [smoothingValue](int v) { smoothingValue->setText(QString::number(v / 100.0, 'f', 2)); };
+  showSmoothing(m_smoothing->value());
+  connect(m_smoothing, &QSlider::valueChanged, smoothingValue, showSmoothing);
   m_rowNormalize = new QCheckBox(tr("angular (l, n): per-row normalized"));
   m_rowNormalize->setToolTip(tr("Scale each row of the (l, n) angular matrix to [0, 1], as the paper's figure does"));
   controls->addWidget(new QLabel(tr("Step")));
   controls->addWidget(m_scrubber, 1);
   controls->addWidget(m_cursorLabel);
   outer->addLayout(controls);
-  controls = new QHBoxLayout;  // the view options on a row of their own: the scrubber keeps its width
-  controls->addWidget(m_logY);
-  controls->addWidget(m_lossAxis);
-  controls->addWidget(new QLabel(tr("smoothing")));
-  controls->addWidget(m_smoothing);
-  controls->addWidget(m_rowNormalize);
-  controls->addWidget(m_logLayers);
-  controls->addWidget(m_linkZoom);
-  controls->addWidget(m_follow);
-  controls->addStretch(1);
-  outer->addLayout(controls);
+  // The view options on rows of their own (the scrubber keeps its width), wrapping where the
+  // window is narrow; the smoothing label, slider and value stay together.
+  auto* options = new QWidget;
+  auto* flow = new FlowLayout(options);
+  flow->setContentsMargins(0, 0, 0, 0);
+  auto* smoothing = new QWidget;
+  auto* smoothingRow = new QHBoxLayout(smoothing);
+  smoothingRow->setContentsMargins(0, 0, 0, 0);
+  smoothingRow->addWidget(new QLabel(tr("smoothing")));
+  smoothingRow->addWidget(m_smoothing);
+  smoothingRow->addWidget(smoothingValue);
+  for (QWidget* w : std::initializer_list<QWidget*>{m_logY, m_lossAxis, smoothing, m_rowNormalize, m_logLayers,
+                                                    m_linkZoom, m_follow}) {
+    flow->addWidget(w);
+  }
+  outer->addWidget(options);
   m_decimation = new QLabel;
   m_decimation->setStyleSheet(QStringLiteral("color: #666;"));
   m_decimation->setWordWrap(true);  // one line held the dashboard at 1,858 px for four schemes

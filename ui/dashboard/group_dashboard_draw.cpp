@@ -95,6 +95,9 @@ void GroupDashboard::drawLoss() {
   const int columns = std::max(200, loss->axisRect()->width());
   const QString axisMode = m_lossAxis->currentData().toString();
   const bool byStep = axisMode == QLatin1String("step");
+  // Tokens read 100k, 1.5M (not 100000); steps and seconds stay plain numbers.
+  figures::useCountTicks(loss->xAxis, axisMode == QLatin1String("tokens"));
+  figures::useCountTicks(lr->xAxis, axisMode == QLatin1String("tokens"));
   // Decimation works in steps: a zoom in tokens or time decimates over every step.
   const double x0 = keepX && byStep ? loss->xAxis->range().lower : 0;
   const double x1 = keepX && byStep ? loss->xAxis->range().upper

@@ -90,6 +90,13 @@ std::vector<PendingLaunch> RunLauncher::pending() const {
 
 void RunLauncher::forgetPending(const QString& group) { m_pending.erase(group); }
 
+int RunLauncher::queuePosition(const QString& group) const {
+  for (size_t i = 0; i < m_queue.size(); ++i) {
+    if (m_queue[i].group == group) return static_cast<int>(i) + 1;
+  }
+  return 0;
+}
+
 QStringList RunLauncher::activeGroupNames() const {
   QStringList out;
   for (const auto& q : m_queue) out << q.group;

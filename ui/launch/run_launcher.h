@@ -54,6 +54,8 @@ class RunLauncher : public QObject {
   /// Groups trained at once (1 on CPU; more on a GPU with memory to spare).
   void setMaxParallel(int n);
   int queued() const { return static_cast<int>(m_queue.size()); }
+  /// A queued group's place in line (1: starts next); 0 when it is not queued.
+  int queuePosition(const QString& group) const;
   bool busy() const { return !m_running.empty(); }
   /// Pid of the oldest running training process (0 when idle).
   qint64 runningPid() const;

@@ -21,8 +21,14 @@ class LengthAwareTicker : public QCPAxisTicker {
  public:
   explicit LengthAwareTicker(QCPAxis* axis) : m_axis(axis) {}
   void setWholeNumbers(bool on) { m_wholeNumbers = on; }
+  void setCounts(bool on) { m_counts = on; }
 
  protected:
+  QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override {
+    if (m_counts) return compactCount(tick);
+    return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision);
+  }
+
   double getTickStep(const QCPRange& range) override {
     const double wanted = whole(QCPAxisTicker::getTickStep(range));
     if (!m_axis || m_axis->orientation() != Qt::Horizontal || m_axis->tickLabelRotation() != 0 ||
@@ -64,6 +70,7 @@ class LengthAwareTicker : public QCPAxisTicker {
 
   QPointer<QCPAxis> m_axis;
   bool m_wholeNumbers = false;
+  bool m_counts = false;  // labels as compactCount
 };
 
 }  // namespace
@@ -81,6 +88,23 @@ void useLengthAwareTicks(QCPAxis* axis, bool wholeNumbers) {
   ticker->setTickStepStrategy(current->tickStepStrategy());
   ticker->setWholeNumbers(wholeNumbers);
   axis->setTicker(ticker);
+}
+
+void useCountTicks(QCPAxis* axis, bool on) {
+  if (auto ticker = axis->ticker().dynamicCast<LengthAwareTicker>()) ticker->setCounts(on);
+}
+
+QString compactCount(double n) {
+  const double a = std::abs(n);
+  const char* suffix = "";
+  double scaled = n;
+  if (a >= 1e9) { scaled = n / 1e9; suffix = "B"; }
+  else if (a >= 1e6) { scaled = n / 1e6; suffix = "M"; }
+  else if (a >= 1e3) { scaled = n / 1e3; suffix = "k"; }
+  // 'g' with 4 digits: 100, 1.5, 1.025; no exponent in this range (below 1000 of a unit).
+  QString text = QString::number(scaled, 'g', 4);
+  if (text.contains(QLatin1Char('e'))) text = QString::number(std::round(scaled));
+  return text == QLatin1String("-0") ? QStringLiteral("0") : text + QLatin1String(suffix);
 }
 
 namespace {

@@ -18,6 +18,12 @@ namespace depthlab::ui::figures {
 /// are left); the tick count carries over. `wholeNumbers`: ticks only on whole numbers (a layer
 /// axis: 2, 4, 6, never 2.5, 5, 7.5); called again, it switches that alone.
 void useLengthAwareTicks(QCPAxis* axis, bool wholeNumbers = false);
+/// Tick labels of a count axis (tokens) written short: 100k, 1.5M, 2B; an axis that
+/// useLengthAwareTicks set up (its steps are chosen for these labels' widths). `on` false: plain
+/// numbers again.
+void useCountTicks(QCPAxis* axis, bool on);
+/// A count as such a tick reads: "950", "100k", "1.5M", "2B" (four significant figures at most).
+QString compactCount(double n);
 /// Gives `axis` the title `oneLine` where it fits along the axis, else `twoLines`, and picks
 /// again before every replot at the axis length of that moment: a live panel resized after it
 /// drew (the dashboard's cursor bars) had kept a title chosen for its old length.

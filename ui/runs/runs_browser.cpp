@@ -172,6 +172,7 @@ void RunsBrowser::selectRuns(const std::vector<int64_t>& runIds) {
 void RunsBrowser::setFilter(const QString& text, int column) {
   m_proxy->setRunFilter(text, column);
   m_filterNote->setText(m_proxy->filterDescription());
+  m_filterNote->setStyleSheet(m_proxy->filterInvalid() ? QStringLiteral("color: #b03a2e;") : QStringLiteral("color: #555;"));
 }
 
 int RunsBrowser::visibleRunCount() const { return m_proxy->rowCount(); }

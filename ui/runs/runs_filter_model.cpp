@@ -25,6 +25,28 @@ int columnNamed(const QString& word) {
   return -1;
 }
 
+// Why `part` reads as a comparison (a name, an operator, a value) that cannot be one: an
+// unknown column or a value that is not a number; "" when it is fine or not a comparison.
+QString invalidCondition(const QString& part) {
+  static const QRegularExpression shape(
+      QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s*(<=|>=|!=|==|=|<|>)\\s*(.*?)\\s*$"));
+  const auto m = shape.match(part);
+  if (!m.hasMatch()) return QString();
+  const QString name = m.captured(1).simplified(), value = m.captured(3);
+  if (columnNamed(name) < 0) {
+    QStringList columns;
+    for (int c = 0; c < RunsTableModel::ColumnCount; ++c) columns << RunsTableModel::columnName(c).toLower();
+    return QObject::tr("no column \"%1\" (columns: %2)").arg(name, columns.join(QStringLiteral(", ")));
+  }
+  bool ok = false;
+  value.toDouble(&ok);
+  if (!ok) {
+    return QObject::tr("\"%1\" is not a number (in \"%2\"; try e.g. %3 %4 1.5)")
+        .arg(value.isEmpty() ? QObject::tr("nothing") : value, part.trimmed(), name, m.captured(2));
+  }
+  return QString();
+}
+
 }  // namespace
 
 void RunsFilterModel::setRunFilter(const QString& text, int column) {
@@ -37,9 +59,16 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
   static const QRegularExpression word(QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s+~?\\s*(\\S+)\\s*$"));
   const QStringList parts = text.split(QRegularExpression(QStringLiteral(",|\\band\\b")), Qt::SkipEmptyParts);
   bool structured = !parts.isEmpty();
+  m_invalid = false;
   std::vector<Condition> conditions;
   for (const auto& part : parts) {
     Condition c;
+    if (const QString why = invalidCondition(part); !why.isEmpty()) {  // said, not silently empty
+      m_invalid = true;
+      m_description = tr("Not a filter: %1 (every run is shown)").arg(why);
+      invalidate();
+      return;
+    }
     if (auto m = cond.match(part); m.hasMatch() && columnNamed(m.captured(1)) >= 0) {
       bool ok = false;
       c.column = columnNamed(m.captured(1));

@@ -21,6 +21,9 @@ class RunsFilterModel : public QSortFilterProxyModel {
   void setRunFilter(const QString& text, int column);
   /// What the filter understood, or why not ("" for free text).
   QString filterDescription() const { return m_description; }
+  /// True when the text reads as a condition that cannot be one ("val loss < abc", an unknown
+  /// column): filterDescription says why, and every run stays shown.
+  bool filterInvalid() const { return m_invalid; }
 
  protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -36,6 +39,7 @@ class RunsFilterModel : public QSortFilterProxyModel {
   QString m_free;                        // free text when there are no conditions
   int m_column = -1;
   QString m_description;
+  bool m_invalid = false;
 };
 
 }  // namespace depthlab::ui

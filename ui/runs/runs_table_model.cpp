@@ -117,7 +117,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       case Scheme: return QString::fromStdString(r.scheme);
       case Status: return row.pendingStatus;
       case Id: return display ? QVariant(QStringLiteral("…")) : QVariant::fromValue<qlonglong>(1LL << 60);
-      default: return display ? QVariant() : QVariant(0);
+      default: return display ? QVariant(QStringLiteral("–")) : QVariant(0);  // not yet, not blank
     }
   }
   if (row.imported &&

@@ -1,5 +1,6 @@
 // SetupPanel; see setup_panel.h.
 #include "setup/setup_panel.h"
+#include "setup/setup_messages.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -335,6 +336,10 @@ QString SetupPanel::estimateText() const { return m_estimate->text(); }
 void SetupPanel::revalidate() {
   if (m_loading) return;
   auto problems = issues();
+  for (const auto* box : findChildren<QSpinBox*>()) {  // typed, not yet taken: said now
+    const QString typed = typedOutOfRange(box, fieldLabel(this, box->objectName()));
+    if (!typed.isEmpty()) problems.push_back({box->objectName().toStdString(), typed.toStdString()});
+  }
   std::vector<experiment::ExperimentConfig> grid;
   if (problems.empty()) {
     try {
@@ -363,7 +368,7 @@ void SetupPanel::revalidate() {
     }
   }
   QStringList lines;
-  for (const auto& i : problems) lines << QString::fromStdString(i.message);
+  for (const auto& i : problems) lines << withFieldLabels(QString::fromStdString(i.message), this);
   m_issues->setText(lines.join(QLatin1Char('\n')));
   m_launch->setEnabled(problems.empty());
   if (problems.empty()) {

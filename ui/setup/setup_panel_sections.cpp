@@ -43,6 +43,9 @@ QString describe(QWidget* editor, const char* path) {
 QSpinBox* spin(int lo, int hi) {
   auto* s = new QSpinBox;
   s->setRange(lo, hi);
+  // A number typed outside the range becomes the nearest allowed one when the focus leaves
+  // (the old value came back without a word); setup_messages.h says so while it is typed.
+  s->setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
   return s;
 }
 
@@ -323,7 +326,11 @@ void SetupPanel::connectEditors() {
   connect(m_preset, &QComboBox::currentIndexChanged, this,
           [this] { applyPreset(m_preset->currentData().toString()); });
   // Every editor revalidates on change.
-  for (auto* s : findChildren<QSpinBox*>()) connect(s, &QSpinBox::valueChanged, this, &SetupPanel::revalidate);
+  for (auto* s : findChildren<QSpinBox*>()) {
+    connect(s, &QSpinBox::valueChanged, this, &SetupPanel::revalidate);
+    // Out of range as typed: the box's own signals wait for a value it accepts.
+    if (auto* edit = s->findChild<QLineEdit*>()) connect(edit, &QLineEdit::textEdited, this, &SetupPanel::revalidate);
+  }
   for (auto* s : findChildren<QDoubleSpinBox*>()) connect(s, &QDoubleSpinBox::valueChanged, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QCheckBox*>()) connect(c, &QCheckBox::toggled, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QComboBox*>()) connect(c, &QComboBox::currentTextChanged, this, &SetupPanel::revalidate);
