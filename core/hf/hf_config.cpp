@@ -71,6 +71,7 @@ class Reader {
     return has(key) ? m_j[key] : null;
   }
   const std::string& where() const { return m_where; }
+  const json& json_() const { return m_j; }
 
  private:
   const json& m_j;
@@ -109,7 +110,8 @@ std::string architectureOf(const Reader& r, const json& j) {
   static const std::map<std::string, std::string> byType = {
       {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"},
       {"qwen2", "Qwen2ForCausalLM"}, {"qwen3", "Qwen3ForCausalLM"},
-      {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"}};
+      {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"},
+      {"gemma2", "Gemma2ForCausalLM"}};
   std::string name;
   if (r.has("architectures")) {
     const json& a = j["architectures"];
@@ -233,6 +235,30 @@ void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions) {
   if (type != "default") readRopeScaling(r, *chosen, m, maxPositions);
 }
 
+/// A soft-capping value: the class default when absent, none (0) when null.
+double softcap(const Reader& r, const json& j, const char* key, double classDefault) {
+  if (!j.contains(key)) return classDefault;
+  return j[key].is_null() ? 0.0 : r.number(j[key], key, 0.0);
+}
+
+/// Gemma 2: (1 + weight) norms before and after each sublayer, GeGLU, embeddings times sqrt(C),
+/// query_pre_attn_scalar, soft-capped scores and logits; sliding layers cap the context.
+void readGemma(const Reader& r, HfModelConfig& c) {
+  auto& m = c.model;
+  const json& j = r.json_();
+  if (r.flag("use_bidirectional_attention", false)) {
+    throw HfModelError(r.where() + ": 'use_bidirectional_attention' is true; DepthLab's "
+                       "attention is causal");
+  }
+  m.normAfterSublayer = true;
+  m.activation = "gelu_tanh";
+  m.embedScale = std::sqrt(static_cast<double>(m.dModel));
+  m.attnScale = 1.0 / std::sqrt(r.number("query_pre_attn_scalar", 256.0));
+  m.attnSoftcap = softcap(r, j, "attn_logit_softcapping", 50.0);
+  m.finalSoftcap = softcap(r, j, "final_logit_softcapping", 30.0);
+  if (r.has("sliding_window")) c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
+}
+
 /// What sets each family apart from Llama: biases, q/k norms, where the norms sit, windows.
 void readFamily(const Reader& r, HfModelConfig& c) {
   const std::string& a = c.architecture;
@@ -258,6 +284,7 @@ void readFamily(const Reader& r, HfModelConfig& c) {
   if ((a == "MistralForCausalLM" || a == "Phi3ForCausalLM") && r.has("sliding_window")) {
     c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
   }
+  if (a == "Gemma2ForCausalLM") readGemma(r, c);
 }
 
 }  // namespace
@@ -268,9 +295,13 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   Reader r(j, where);
   HfModelConfig c;
   c.architecture = architectureOf(r, j);
-  const std::string act = r.text("hidden_act", "silu");
-  if (act != "silu") {
-    throw HfModelError(where + ": activation '" + act + "' is not supported (SwiGLU uses silu)");
+  const bool gemma = c.architecture == "Gemma2ForCausalLM";
+  const std::string act = gemma ? r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"))
+                                : r.text("hidden_act", "silu");
+  const std::string expected = gemma ? "gelu_pytorch_tanh" : "silu";
+  if (act != expected) {
+    throw HfModelError(where + ": activation '" + act + "' is not supported (" + c.architecture +
+                       " is read with " + expected + ")");
   }
   auto& m = c.model;
   m.dModel = static_cast<int>(r.integer("hidden_size", 1, 1 << 16));
@@ -299,7 +330,7 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   m.norm = "rmsnorm";
   m.normEps = r.number("rms_norm_eps", 1e-6);
   readRope(r, m, c.maxPositions);
-  m.tieEmbeddings = r.flag("tie_word_embeddings", false);
+  m.tieEmbeddings = r.flag("tie_word_embeddings", gemma);  // the classes' defaults
   readFamily(r, c);
   c.dtype = r.text("dtype", r.text("torch_dtype", ""));
   if (r.has("bos_token_id") && j["bos_token_id"].is_number_integer()) {

@@ -2,8 +2,10 @@
 // architectures DepthLab's one Decoder reproduces exactly (each a block plan and a weight map,
 // hf/hf_weight_map.h): LlamaForCausalLM (also DeepSeek LLM's dense checkpoints),
 // MistralForCausalLM, Qwen2ForCausalLM (Qwen2.5 too), Qwen3ForCausalLM (dense; q/k RMSNorm per
-// head), Olmo2ForCausalLM (norms after each sublayer, q/k RMSNorm over the whole projection)
-// and Phi3ForCausalLM (fused qkv and gate_up weights); rope types default, linear, dynamic,
+// head), Olmo2ForCausalLM (norms after each sublayer, q/k RMSNorm over the whole projection),
+// Phi3ForCausalLM (fused qkv and gate_up weights) and Gemma2ForCausalLM ((1 + w) RMSNorms
+// before and after each sublayer, GeGLU, embeddings times sqrt(d), query_pre_attn_scalar,
+// attention and final soft-capping; its sliding window caps the context); rope types default, linear, dynamic,
 // llama3, yarn and longrope (model/rope_scaling.h). Everything DepthLab cannot reproduce is
 // refused here, before any weight is read, with a message naming the field and what is
 // supported: another architecture, mixture-of-experts models (num_local_experts, num_experts,
@@ -31,7 +33,7 @@ class HfModelError : public std::runtime_error {
 
 inline const std::vector<std::string> kSupportedArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-    "Olmo2ForCausalLM", "Phi3ForCausalLM"};
+    "Olmo2ForCausalLM", "Phi3ForCausalLM", "Gemma2ForCausalLM"};
 
 struct HfModelConfig {
   std::string architecture;          // one of kSupportedArchitectures

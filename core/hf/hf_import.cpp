@@ -183,6 +183,11 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
   m.qkNorm = hf.model.qkNorm;
   m.normBeforeSublayer = hf.model.normBeforeSublayer;
   m.normAfterSublayer = hf.model.normAfterSublayer;
+  m.activation = hf.model.activation;
+  m.embedScale = hf.model.embedScale;
+  m.attnScale = hf.model.attnScale;
+  m.attnSoftcap = hf.model.attnSoftcap;
+  m.finalSoftcap = hf.model.finalSoftcap;
   hf.model = m;
   model::ParameterSource source = [&](const std::string& name, const torch::Tensor& like) {
     const WeightSlot slot = weightSlot(hf, name);
@@ -190,6 +195,7 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
     if (slot.rowEnd >= 0 && t.dim() == 2 && t.size(0) >= slot.rowEnd) {
       t = t.slice(0, slot.rowBegin, slot.rowEnd);  // rows of a fused tensor: a view, no copy
     }
+    if (slot.plusOne) t = t.to(torch::kFloat32) + 1.0;  // Gemma's (1 + w) norms: (C) copies
     if (t.sizes() != like.sizes()) {
       throw HfModelError("tensor '" + slot.tensor + "' has shape " + c10::str(t.sizes()) +
                          ", the model expects " + c10::str(like.sizes()) + " for " + name);

@@ -2,6 +2,7 @@
 #include "hf/hf_weight_map.h"
 
 #include <algorithm>
+#include <map>
 
 namespace depthlab::hf {
 
@@ -25,6 +26,33 @@ WeightSlot phi3Slot(const model::ModelConfig& m, const std::string& layer, const
   if (rest == "self_attn.v_proj.weight") return {qkv, HD + KD, HD + 2 * KD};
   if (rest == "mlp.gate_proj.weight") return {gateUp, 0, F};
   if (rest == "mlp.up_proj.weight") return {gateUp, F, 2 * F};
+  return {layer + rest};
+}
+
+WeightSlot gemmaSlot(const std::string& layer, const std::string& rest) {
+  static const std::map<std::string, std::string> renamed = {
+      {"attn_out_norm.weight", "post_attention_layernorm.weight"},
+      {"post_attention_layernorm.weight", "pre_feedforward_layernorm.weight"},
+      {"mlp_out_norm.weight", "post_feedforward_layernorm.weight"}};
+  const auto it = renamed.find(rest);
+  return {layer + (it == renamed.end() ? rest : it->second)};
+}
+
+bool isNormWeight(const std::string& name) {
+  const std::string tail = "norm.weight";
+  return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+WeightSlot mappedSlot(const HfModelConfig& c, const std::string& parameter) {
+  if (parameter.rfind("lm_head.", 0) == 0) return {parameter};
+  const auto [layer, rest] = splitLayer(parameter);
+  if (layer.empty()) return {"model." + parameter};
+  if (c.architecture == "Phi3ForCausalLM") return phi3Slot(c.model, layer, rest);
+  if (c.architecture == "Gemma2ForCausalLM") return gemmaSlot(layer, rest);
+  if (c.architecture == "Olmo2ForCausalLM") {
+    if (rest == "attn_out_norm.weight") return {layer + "post_attention_layernorm.weight"};
+    if (rest == "mlp_out_norm.weight") return {layer + "post_feedforward_layernorm.weight"};
+  }
   return {layer + rest};
 }
 
@@ -67,15 +95,9 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> decoderParameters(
 }
 
 WeightSlot weightSlot(const HfModelConfig& c, const std::string& parameter) {
-  if (parameter.rfind("lm_head.", 0) == 0) return {parameter};
-  const auto [layer, rest] = splitLayer(parameter);
-  if (layer.empty()) return {"model." + parameter};
-  if (c.architecture == "Phi3ForCausalLM") return phi3Slot(c.model, layer, rest);
-  if (c.architecture == "Olmo2ForCausalLM") {
-    if (rest == "attn_out_norm.weight") return {layer + "post_attention_layernorm.weight"};
-    if (rest == "mlp_out_norm.weight") return {layer + "post_feedforward_layernorm.weight"};
-  }
-  return {layer + rest};
+  WeightSlot slot = mappedSlot(c, parameter);
+  if (c.architecture == "Gemma2ForCausalLM" && isNormWeight(parameter)) slot.plusOne = true;
+  return slot;
 }
 
 std::map<std::string, std::vector<int64_t>> expectedTensors(const HfModelConfig& c) {

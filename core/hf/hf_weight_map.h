@@ -4,6 +4,10 @@
 //   Llama, Mistral, Qwen2, Qwen3   model.<name>, lm_head.weight (Qwen3 adds self_attn.q_norm/k_norm)
 //   Olmo2    the norms after each sublayer are post_attention_layernorm (after attention: our
 //            attn_out_norm) and post_feedforward_layernorm (our mlp_out_norm); q/k_norm whole
+//   Gemma2   norms before and after each sublayer: input_layernorm, post_attention_layernorm
+//            (after attention: our attn_out_norm), pre_feedforward_layernorm (our
+//            post_attention_layernorm), post_feedforward_layernorm (our mlp_out_norm); every
+//            norm weight w is read as 1 + w
 //   Phi3     self_attn.qkv_proj (H*D + 2*K*D, C) holds q, k, v as row blocks in that order;
 //            mlp.gate_up_proj (2F, C) holds gate then up
 // No torch here: names and shapes only.
@@ -24,6 +28,7 @@ struct WeightSlot {
   std::string tensor;   // the checkpoint's name, e.g. model.layers.0.self_attn.qkv_proj.weight
   int64_t rowBegin = 0;
   int64_t rowEnd = -1;  // -1: the whole tensor
+  bool plusOne = false; // Gemma's norms scale by (1 + weight): the weight + 1, in float32
 };
 
 /// The decoder's parameters for `model` in construction order: name -> shape (Llama names,

@@ -10,8 +10,8 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
   self_attn = register_module(
       "self_attn", Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(),
                                             model.headDimension(), model.qkvBias, model.qkNorm,
-                                            eps}));
-  mlp = register_module("mlp", SwiGlu(dModel, model.dFF));
+                                            eps, model.attnScale, model.attnSoftcap}));
+  mlp = register_module("mlp", SwiGlu(dModel, model.dFF, model.activation == "gelu_tanh"));
   if (plan.normBeforeSublayer) {
     input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
     post_attention_layernorm =

@@ -49,8 +49,12 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
 }
 
 torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
-  if (lm_head) return applyLinear(lm_head, h);
-  return torch::linear(h, weightFor(embed_tokens->weight, h));  // tied: (V, C) embedding
+  auto logits = lm_head ? applyLinear(lm_head, h)
+                        : torch::linear(h, weightFor(embed_tokens->weight, h));  // tied: (V, C)
+  if (m_config.finalSoftcap > 0) {  // imported Gemma 2: cap * tanh(logits / cap)
+    logits = torch::tanh(logits / m_config.finalSoftcap) * m_config.finalSoftcap;
+  }
+  return logits;
 }
 
 void DecoderImpl::initWeights() {
@@ -97,6 +101,7 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOption
   if (x.scalar_type() == torch::kBFloat16 || x.scalar_type() == torch::kFloat16) {
     x = x.to(torch::kFloat32);  // weights stored narrow; activations are float32
   }
+  if (m_config.embedScale != 1.0) x = x * m_config.embedScale;  // imported Gemma: sqrt(C)
   return forwardFrom(x, 0, opts, trace);  // (B, T, C) -> (B, T, V)
 }
 

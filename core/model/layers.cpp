@@ -2,6 +2,7 @@
 #include "model/layers.h"
 
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 #include "model/causal_attention.h"
@@ -146,7 +147,8 @@ torch::Tensor Rope::apply(const torch::Tensor& x) const {
 }
 
 AttentionImpl::AttentionImpl(const AttentionShape& a)
-    : m_qkNorm(a.qkNorm), m_heads(a.heads), m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
+    : m_qkNorm(a.qkNorm), m_scale(a.scale), m_softcap(a.softcap), m_heads(a.heads),
+      m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
   auto lin = [&](const char* name, int64_t in, int64_t out, bool bias) {
     return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
   };
@@ -198,6 +200,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
     k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
     v = v.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
   }
+  if (m_scale > 0 || m_softcap > 0) {
+    auto y = cappedAttention(q, k, v);  // (B, H, T, D)
+    return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
+  }
 #if TORCH_VERSION_MAJOR >= 2
   auto y = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);  // (B,H,T,D)
 #else
@@ -229,7 +235,18 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
 }
 
-SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
+torch::Tensor AttentionImpl::cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                             const torch::Tensor& v) const {
+  const int64_t T = q.size(2);
+  const double scale = m_scale > 0 ? m_scale : 1.0 / std::sqrt(static_cast<double>(m_headDim));
+  auto scores = torch::matmul(q, k.transpose(2, 3)) * scale;  // (B, H, T, T)
+  if (m_softcap > 0) scores = torch::tanh(scores / m_softcap) * m_softcap;
+  auto future = torch::ones({T, T}, q.options().dtype(torch::kBool)).triu(1);  // (T, T)
+  scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
+  return torch::matmul(torch::softmax(scores, -1), v);  // (B, H, T, D)
+}
+
+SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF, bool geluTanh) : m_geluTanh(geluTanh) {
   gate_proj = register_module("gate_proj", torch::nn::Linear(
                                                torch::nn::LinearOptions(dModel, dFF).bias(false)));
   up_proj = register_module("up_proj", torch::nn::Linear(
@@ -239,6 +256,10 @@ SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF) {
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
+  if (m_geluTanh) {  // GeGLU of imported Gemma models: plainly, no fused kernels
+    auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)
+    return applyLinear(down_proj, F::gelu(g, F::GELUFuncOptions().approximate("tanh")) * u);
+  }
   if (fusedOpsApply(x)) {  // one GEMM for gate and up on the CPU (see Attention::forward)
     auto w = torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)
     return applyLinear(down_proj, fusedSwiglu(torch::linear(x, w)));  // (B, T, 2F) -> (B, T, F)

@@ -78,6 +78,8 @@ struct AttentionShape {
   bool qkvBias = false;
   QkNorm qkNorm = QkNorm::None;  // RMSNorm of q and k before RoPE
   double normEps = 1e-6;         // its epsilon
+  double scale = 0.0;            // q.k scale; 0: 1/sqrt(headDim)
+  double softcap = 0.0;          // > 0: scores -> softcap * tanh(scores / softcap)
 };
 
 class AttentionImpl : public torch::nn::Module {
@@ -95,20 +97,28 @@ class AttentionImpl : public torch::nn::Module {
   /// proj(x) through `norm` (when there is one) and RoPE: (B, T, C) -> (B, heads, T, D).
   torch::Tensor rotatedHeads(const torch::nn::Linear& proj, Norm& norm, const torch::Tensor& x,
                              const Rope& rope, int64_t heads);
+  /// softmax(softcap(q k^T * scale) + causal mask) v, plainly (imported Gemma only):
+  /// q, k, v (B, H, T, D) -> (B, H, T, D).
+  torch::Tensor cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                const torch::Tensor& v) const;
   QkNorm m_qkNorm = QkNorm::None;
+  double m_scale = 0.0, m_softcap = 0.0;
   int64_t m_heads, m_kvHeads, m_headDim;
   torch::Tensor m_mask;  // (T, T) additive causal mask, built on first use (not state; guarded
                          // in forward, which threads may call side by side)
 };
 TORCH_MODULE(Attention);
 
-/// down(silu(gate(x)) * up(x))
+/// down(silu(gate(x)) * up(x)); with `geluTanh` GeGLU: down(gelu_tanh(gate(x)) * up(x)) (Gemma)
 class SwiGluImpl : public torch::nn::Module {
  public:
-  SwiGluImpl(int64_t dModel, int64_t dFF);
+  SwiGluImpl(int64_t dModel, int64_t dFF, bool geluTanh = false);
   torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
 
   torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+
+ private:
+  bool m_geluTanh = false;
 };
 TORCH_MODULE(SwiGlu);
 

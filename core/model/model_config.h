@@ -41,6 +41,11 @@ struct ModelConfig {
   QkNorm qkNorm = QkNorm::None;   // q/k RMSNorm before RoPE (Qwen3, OLMo 2)
   bool normBeforeSublayer = true; // false: no norm before attention / MLP (OLMo 2)
   bool normAfterSublayer = false; // a norm on each sublayer's output before the residual add
+  std::string activation = "silu";  // the gated MLP's: silu (SwiGLU) | gelu_tanh (GeGLU, Gemma)
+  double embedScale = 1.0;        // the embeddings times this (Gemma: sqrt(C))
+  double attnScale = 0.0;         // q.k scale; 0: 1/sqrt(D) (Gemma: query_pre_attn_scalar^-1/2)
+  double attnSoftcap = 0.0;       // > 0: scores -> cap * tanh(scores / cap) (Gemma 2)
+  double finalSoftcap = 0.0;      // > 0: the same on the logits (Gemma 2)
 
   int kvHeads() const { return nKvHeads > 0 ? nKvHeads : nHeads; }
   int headDimension() const { return headDim > 0 ? headDim : dModel / nHeads; }

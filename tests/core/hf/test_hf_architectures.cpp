@@ -52,7 +52,8 @@ TEST(HfArchitectures, LogitsEqualTransformersForEveryRopeTypeAndFamily) {
   auto s = store::RunStore::open(dir.file("runs.db"));
   for (const char* name : {"llama-llama3-f32", "llama-linear-f32", "llama-dynamic-f32",
                            "qwen2-yarn-f32", "qwen3-f32", "qwen3-bf16-sharded", "olmo2-f32",
-                           "olmo2-bf16-sharded", "phi3-f32", "phi3-longrope-f32"}) {
+                           "olmo2-bf16-sharded", "phi3-f32", "phi3-longrope-f32", "gemma2-f32",
+                           "gemma2-bf16-sharded"}) {
     SCOPED_TRACE(name);
     auto v = importVariant(s, name);
     torch::NoGradGuard ng;
@@ -99,6 +100,17 @@ TEST(HfArchitectures, EachFamilyIsABlockPlanAndAWeightMapOverTheOneDecoder) {
   EXPECT_EQ(pa->k_proj->weight.data_ptr<float>(), pa->q_proj->weight.data_ptr<float>() + 64 * 64);
   auto& pm = phi.decoder->block(1)->mlp;
   EXPECT_EQ(pm->up_proj->weight.data_ptr<float>(), pm->gate_proj->weight.data_ptr<float>() + 96 * 64);
+  // Gemma 2: four norms a block (Peri-LN), each weight read as 1 + w in float32.
+  auto gemma = importVariant(s, "gemma2-bf16-sharded");
+  auto& gb = gemma.decoder->block(0);
+  EXPECT_TRUE(gb->plan().sandwich);
+  EXPECT_EQ(gb->mlp_out_norm->weight.scalar_type(), torch::kFloat32);
+  auto raw = io::loadSafetensors(test::hfModelSet() + "/gemma2-f32/model.safetensors");
+  auto g32 = importVariant(s, "gemma2-f32");
+  EXPECT_TRUE(torch::equal(g32.decoder->block(1)->attn_out_norm->weight,
+                           raw.at("model.layers.1.post_attention_layernorm.weight") + 1));
+  EXPECT_TRUE(torch::equal(g32.decoder->block(1)->post_attention_layernorm->weight,
+                           raw.at("model.layers.1.pre_feedforward_layernorm.weight") + 1));
 }
 
 TEST(HfArchitectures, LongropeUsesItsShortFactorsWithinTheOriginalContext) {

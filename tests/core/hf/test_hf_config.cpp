@@ -180,6 +180,34 @@ TEST(HfConfig, ReadsQwen3Olmo2Phi3AndDeepSeekLlm) {
   EXPECT_EQ(ds.model.ropeScaling.type, "default");
 }
 
+TEST(HfConfig, ReadsGemma2WithItsClassDefaults) {
+  // google/gemma-2-2b's fields that matter; no tie_word_embeddings: tied, as the class says.
+  const auto g = hf::parseHfConfig(R"({"architectures": ["Gemma2ForCausalLM"],
+    "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0, "head_dim": 256,
+    "hidden_act": "gelu_pytorch_tanh", "hidden_activation": "gelu_pytorch_tanh",
+    "hidden_size": 2304, "intermediate_size": 9216, "max_position_embeddings": 8192,
+    "model_type": "gemma2", "num_attention_heads": 8, "num_hidden_layers": 26,
+    "num_key_value_heads": 4, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
+    "rope_theta": 10000.0, "sliding_window": 4096, "vocab_size": 256000})", "config.json");
+  EXPECT_TRUE(g.model.tieEmbeddings);
+  EXPECT_TRUE(g.model.normBeforeSublayer);
+  EXPECT_TRUE(g.model.normAfterSublayer);
+  EXPECT_EQ(g.model.activation, "gelu_tanh");
+  EXPECT_DOUBLE_EQ(g.model.embedScale, std::sqrt(2304.0));
+  EXPECT_DOUBLE_EQ(g.model.attnScale, 1.0 / 16);
+  EXPECT_DOUBLE_EQ(g.model.attnSoftcap, 50.0);
+  EXPECT_DOUBLE_EQ(g.model.finalSoftcap, 30.0);
+  EXPECT_EQ(g.slidingWindow, 4096);
+  const auto uncapped = hf::parseHfConfig(R"({"model_type": "gemma2", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+    "final_logit_softcapping": null})", "config.json");
+  EXPECT_DOUBLE_EQ(uncapped.model.finalSoftcap, 0.0);  // null: none
+  EXPECT_DOUBLE_EQ(uncapped.model.attnSoftcap, 50.0);  // absent: the class default
+  const auto silu = errorOf(R"({"model_type": "gemma2", "hidden_activation": "silu"})");
+  EXPECT_NE(silu.find("activation 'silu' is not supported (Gemma2ForCausalLM is read with "
+                      "gelu_pytorch_tanh)"), std::string::npos) << silu;
+}
+
 TEST(HfConfig, RefusesMixtureOfExpertsNamingTheField) {
   auto refused = [](const std::string& text) { return errorOf(text); };
   const auto mixtral = refused(R"({"architectures": ["MixtralForCausalLM"], "num_local_experts": 8,
