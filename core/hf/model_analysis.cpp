@@ -19,6 +19,7 @@
 #include "experiment/train_loop.h"
 #include "hf/hf_import.h"
 #include "hf/model_text.h"
+#include "probes/head_loss.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -278,17 +279,14 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
   }
   if (byLength.empty()) throw HfModelError("no sequence has the two tokens a prediction needs");
   torch::NoGradGuard ng;
+  probes::WindowLosses losses(m.decoder);  // a large vocabulary's head in chunks, no (B, T, V)
   double sum = 0;
   for (const auto& [length, windows] : byLength) {
     for (size_t i = 0; i < windows.size(); i += static_cast<size_t>(o.batch)) {
       std::vector<std::vector<int32_t>> chunk(
           windows.begin() + i, windows.begin() + std::min(windows.size(), i + o.batch));
       auto [inputs, targets] = batchOf(chunk, device);
-      auto logits = m.decoder->forward(inputs).to(torch::kFloat32);  // (B, T, V)
-      auto loss = torch::nn::functional::cross_entropy(
-          logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
-          torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-      sum += loss.item<double>();
+      sum += losses.sum(inputs, targets);
       r.predictedTokens += targets.numel();
     }
   }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "model/layers.h"
+#include "probes/probe_tokens.h"
 
 namespace depthlab::probes {
 
@@ -83,6 +84,40 @@ std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Te
   if (!(worst <= 1e-5)) return std::nullopt;  // NaN too
   fullLosses = mine;
   return head;
+}
+
+namespace {
+// What the decoder's forward(idx) feeds block 0: the embedding, float32.
+torch::Tensor embedded(model::Decoder& model, const torch::Tensor& idx) {
+  auto x = model->embed_tokens(idx);  // (B, T, C)
+  const auto t = x.scalar_type();
+  return t == torch::kBFloat16 || t == torch::kFloat16 ? x.to(torch::kFloat32) : x;
+}
+}  // namespace
+
+double WindowLosses::sum(const torch::Tensor& inputs, const torch::Tensor& targets) {
+  torch::NoGradGuard ng;
+  if (!m_decided) {
+    m_decided = true;
+    if (headWeight(m_model).size(0) > kHeadChunkRows) {
+      const auto one = inputs.slice(0, 0, 1), oneTargets = targets.slice(0, 0, 1);
+      auto full = sequenceLosses(m_model->forward(one), oneTargets, {});  // (1)
+      m_head = chunkedHeadFor(m_model, embedded(m_model, one), oneTargets, {}, full);
+    }
+  }
+  if (m_head) {
+    const auto h = hiddenFrom(m_model, embedded(m_model, inputs), 0, {});  // (B, T, C)
+    return chunkedTokenLosses(h.reshape({-1, h.size(-1)}), m_head->weight, targets.reshape({-1}),
+                              kHeadChunkRows, m_head->softcap)
+        .to(torch::kFloat64)
+        .sum()
+        .item<double>();
+  }
+  auto logits = m_model->forward(inputs).to(torch::kFloat32);  // (B, T, V)
+  namespace F = torch::nn::functional;
+  return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                          F::CrossEntropyFuncOptions().reduction(torch::kSum))
+      .item<double>();
 }
 
 }  // namespace depthlab::probes

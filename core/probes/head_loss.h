@@ -4,8 +4,9 @@
 // the float32 copy of a bf16 head) most of its memory. Each chunk widens only its own rows of
 // the head (a bf16 import stays bf16 in memory). The same loss as cross_entropy on the logits
 // to ~1e-6 relative (the same dot products; only the sum of exponentials is ordered otherwise).
-// Also the blocks-only forward pass (no head) that pruning evaluations run through.
-// Does not: choose when to use it (depth_probes.cpp does) or change the model.
+// Also the blocks-only forward pass (no head) that pruning evaluations run through, and the
+// summed loss of `eval`'s windows (WindowLosses).
+// Does not: choose when the probes use it (depth_probes.cpp does) or change the model.
 // Legend: B rows, T sequence length, C width, V vocabulary, N tokens (B x T).
 #pragma once
 
@@ -66,5 +67,21 @@ struct ChunkedHead {
 std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Tensor& embedded,
                                           const torch::Tensor& targets,
                                           const torch::Tensor& counted, torch::Tensor& fullLosses);
+
+/// The summed next-token cross-entropy of a model over batches of windows (eval): inputs and
+/// targets (B, T), no pads. Through hiddenFrom and the chunked head when the vocabulary is over
+/// one chunk and, on the first batch's first row, that path gives the decoder's own loss to
+/// 1e-5 relative (chunkedHeadFor); else from the decoder's (B, T, V) logits.
+class WindowLosses {
+ public:
+  explicit WindowLosses(model::Decoder& model) : m_model(model) {}
+  double sum(const torch::Tensor& inputs, const torch::Tensor& targets);
+  bool chunked() const { return m_head.has_value(); }
+
+ private:
+  model::Decoder& m_model;
+  bool m_decided = false;
+  std::optional<ChunkedHead> m_head;
+};
 
 }  // namespace depthlab::probes

@@ -149,3 +149,27 @@ TEST(HeadLoss, ChunkedPathOnlyWhenItAgreesWithTheDecoder) {
   EXPECT_FALSE(probes::chunkedHeadFor(m, t.blockInputs[0], x, {}, other).has_value());
   EXPECT_TRUE(torch::equal(other, decoders * 1.01));
 }
+
+TEST(HeadLoss, WindowLossesSumTheDecodersLossChunkedOnlyForALargeVocabulary) {
+  namespace F = torch::nn::functional;
+  for (bool big : {false, true}) {
+    auto c = big ? bigVocabConfig(true) : test::smallConfig(3);
+    torch::manual_seed(8);
+    model::Decoder m(c.model, c.options, "pre_ln");
+    m->eval();
+    auto x = torch::randint(0, c.model.vocabSize, {3, 16}, torch::kInt64);
+    auto y = torch::randint(0, c.model.vocabSize, {3, 16}, torch::kInt64);
+    probes::WindowLosses losses(m);
+    const double got = losses.sum(x, y) + losses.sum(x.slice(0, 1), y.slice(0, 1));
+    EXPECT_EQ(losses.chunked(), big);
+    torch::NoGradGuard ng;
+    auto sumOf = [&](const torch::Tensor& in, const torch::Tensor& t) {
+      auto logits = m->forward(in);
+      return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), t.reshape({-1}),
+                              F::CrossEntropyFuncOptions().reduction(torch::kSum))
+          .item<double>();
+    };
+    const double want = sumOf(x, y) + sumOf(x.slice(0, 1), y.slice(0, 1));
+    EXPECT_NEAR(got, want, 1e-5 * want) << (big ? "chunked" : "logits");
+  }
+}
