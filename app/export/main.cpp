@@ -38,7 +38,7 @@ QCommandLineOption option(const char* name, const char* help, const char* value,
 
 Options addOptions(QCommandLineParser& p) {
   Options o{option("runs", "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)", "runs"),
-            option("figure", "loss | variance | angular | pruning | set", "kind", "variance"),
+            option("figure", "loss | variance | angular | pruning | family-pruning | family-angular | set", "kind", "variance"),
             option("format", "pdf | svg | png", "format", "pdf"),
             option("width", "Figure width (cm, in, pt)", "size", "8.5cm"),
             option("height", "Figure height (default: 0.68 x width)", "size"),

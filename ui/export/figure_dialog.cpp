@@ -46,6 +46,10 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_figure->addItem(tr("Per-layer variance over training"), QStringLiteral("variance"));
   m_figure->addItem(tr("Angular distance (l, n)"), QStringLiteral("angular"));
   m_figure->addItem(tr("Single-layer pruning"), QStringLiteral("pruning"));
+  m_figure->addItem(tr("Pruning loss against relative depth (model families)"),
+                    QStringLiteral("family-pruning"));
+  m_figure->addItem(tr("Angular distance to the next layer against relative depth (model families)"),
+                    QStringLiteral("family-angular"));
   m_figure->addItem(tr("All four, into a folder"), QStringLiteral("set"));
   m_figure->setToolTip(tr("Which figure (the same as depthlab-cli export --figure)"));
   form->addRow(tr("Figure"), m_figure);

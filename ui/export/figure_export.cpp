@@ -25,6 +25,7 @@
 #include "experiment/experiment_config.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
+#include "export/family_figures.h"
 #include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -35,12 +36,16 @@
 
 namespace depthlab::ui {
 
-const QStringList kFigureNames = {QStringLiteral("loss"), QStringLiteral("variance"),
-                                  QStringLiteral("angular"), QStringLiteral("pruning")};
+const QStringList kFigureNames = {QStringLiteral("loss"),           QStringLiteral("variance"),
+                                  QStringLiteral("angular"),        QStringLiteral("pruning"),
+                                  QStringLiteral("family-pruning"), QStringLiteral("family-angular")};
+namespace {
+constexpr int kFigureSetSize = 4;  // the set: loss, variance, angular, pruning
+}  // namespace
 
 FigureKind figureKindFromName(const QString& name) {
   const int i = kFigureNames.indexOf(name);
-  if (i < 0) throw std::invalid_argument("unknown figure '" + name.toStdString() + "' (known: loss, variance, angular, pruning, set)");
+  if (i < 0) throw std::invalid_argument("unknown figure '" + name.toStdString() + "' (known: loss, variance, angular, pruning, family-pruning, family-angular, set)");
   return static_cast<FigureKind>(i);
 }
 
@@ -361,9 +366,26 @@ void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMe
     case FigureKind::Variance: buildVariance(plot, store, runs, s, csv, warnings); break;
     case FigureKind::Angular: buildMatrices(plot, store, runs, s, csv, warnings); break;
     case FigureKind::Pruning: buildPruning(plot, store, runs, s, csv, warnings); break;
+    case FigureKind::FamilyPruning:
+    case FigureKind::FamilyAngular: {
+      const bool pruning = req.kind == FigureKind::FamilyPruning;
+      csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("relative_depth"),
+                    pruning ? QStringLiteral("delta_loss") : QStringLiteral("angular_to_next"),
+                    QStringLiteral("standard_error")};
+      std::vector<int64_t> ids;
+      QStringList labels;
+      for (const auto& r : runs) ids.push_back(r.info.id), labels << r.label;
+      buildFamilyProfile(plot, store, ids, labels, s, pruning,
+                         [&](int64_t run, int layer, double rel, double v, double e) {
+                           csv.integer(run).integer(layer).value(rel).value(v).value(e).endRow();
+                         },
+                         warnings);
+      break;
+    }
   }
   paper::applyPaperStyle(plot, s);
-  paper::fitToSize(plot, figureSizePt(req), req.kind == FigureKind::Loss || req.kind == FigureKind::Pruning);
+  const bool onePanel = req.kind != FigureKind::Variance && req.kind != FigureKind::Angular;
+  paper::fitToSize(plot, figureSizePt(req), /*legendInPanel=*/onePanel);
 }
 
 }  // namespace
@@ -381,6 +403,10 @@ QSize figureSizePt(const ExportRequest& req) {
   // A single panel: the classic 0.68 aspect; a grid: each row about as tall as a panel is wide,
   // plus its title and axis labels, never taller than the single panel.
   double h = rows * std::min(s.widthPt * 0.68, s.widthPt / columns + 4.0 * s.fontPt);
+  // A family figure names each model with its family and depth: in a narrow column its legend
+  // goes below the panel and needs the height of a few more lines.
+  const bool family = req.kind == FigureKind::FamilyPruning || req.kind == FigureKind::FamilyAngular;
+  if (family && s.widthPt < 220) h = s.widthPt * 0.68 + 2.5 * s.fontPt * static_cast<double>(req.runs.size());
   if (columns > 1 || rows > 1 || req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
     if (paper::colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
   }
@@ -459,7 +485,7 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style) {
   ExportResult all;
-  for (const auto& name : kFigureNames) {
+  for (const auto& name : kFigureNames.mid(0, kFigureSetSize)) {
     ExportRequest req;
     req.runs = runs;
     req.kind = figureKindFromName(name);

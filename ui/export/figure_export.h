@@ -1,6 +1,7 @@
 // Paper figures from stored runs: loss curves, per-layer variance over training (the paper's
 // Fig. 4 analogue), angular-distance (l, n) heatmaps side by side (Fig. 3 / 7 right) and
-// single-layer pruning deltas (Fig. 7 left), rendered in a clean paper style to PDF (vector,
+// single-layer pruning deltas (Fig. 7 left), models of several families against relative depth
+// (Fig. 1 kind: family_figures.h), rendered in a clean paper style to PDF (vector,
 // fonts embedded), SVG (vector) or PNG (DPI). Next to every figure: a CSV of exactly the
 // plotted data and a JSON with the runs' configs, the app version and the export settings.
 // Works without a display (Qt's offscreen platform).
@@ -19,8 +20,9 @@ class QCustomPlot;
 
 namespace depthlab::ui {
 
-enum class FigureKind { Loss, Variance, Angular, Pruning };
-extern const QStringList kFigureNames;  // loss, variance, angular, pruning (+ "set" = all)
+enum class FigureKind { Loss, Variance, Angular, Pruning, FamilyPruning, FamilyAngular };
+/// loss, variance, angular, pruning, family-pruning, family-angular (+ "set" = the first four).
+extern const QStringList kFigureNames;
 
 struct ExportRequest {
   std::vector<int64_t> runs;

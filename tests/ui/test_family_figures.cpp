@@ -1,0 +1,88 @@
+// The family figures: imported models of different depths against relative depth l / L, one
+// line per model labelled with its family and depth, pruning deltas with their error bars, the
+// CSV of exactly the plotted points, a warning (not a failure) for a model without the probe,
+// and the figure set still the four training figures.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include "experiment/experiment_config.h"
+#include "export/figure_export.h"
+#include "store/metric_catalogue.h"
+#include "support/model_fixtures.h"
+#include "support/temp_dir.h"
+
+using namespace depthlab;
+
+namespace {
+
+int64_t addImported(store::RunStore& s, const std::string& name, const std::string& architecture,
+                    int layers, bool probed) {
+  auto j = experiment::toJson(test::smallConfig(layers));
+  j["import"] = {{"architecture", architecture}, {"source", "/models/" + name}};
+  store::NewRun nr;
+  nr.name = name;
+  nr.scheme = "pre_ln";
+  nr.configJson = j.dump();
+  const int64_t id = s.createRun(nr);
+  if (!probed) return id;
+  store::WriteBatch b;
+  std::vector<float> delta, se, angular, el;
+  for (int l = 0; l < layers; ++l) {
+    delta.push_back(1.0f / float(l + 1));
+    se.push_back(0.05f);
+    angular.push_back(0.5f - 0.04f * float(l));
+    el.push_back(0.3f);
+  }
+  b.layer(0, metrics::kPruneDelta, delta);
+  b.layer(0, metrics::kPruneDeltaError, se);
+  b.layer(0, metrics::kAngularAdjacent, angular);
+  b.layer(0, metrics::kEffectiveness, el);
+  b.scalar(0, metrics::kLossProbe, 3.0);
+  s.write(id, b);
+  return id;
+}
+
+}  // namespace
+
+TEST(FamilyFigures, ModelsOfDifferentDepthsShareRelativeDepthWithFamilyLabels) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("f.db"));
+  const int64_t llama = addImported(s, "llama", "LlamaForCausalLM", 4, true);
+  const int64_t gemma = addImported(s, "gemma", "Gemma2ForCausalLM", 8, true);
+  const int64_t bare = addImported(s, "bare", "Qwen2ForCausalLM", 6, false);
+  ui::ExportRequest req;
+  req.runs = {llama, gemma, bare};
+  req.kind = ui::figureKindFromName(QStringLiteral("family-pruning"));
+  req.path = QString::fromStdString(dir.file("fp.pdf"));
+  const auto r = ui::exportFigure(s, req);
+  EXPECT_EQ(r.files.size(), 3);
+  EXPECT_TRUE(r.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("run %1 has no pruning probe").arg(bare)));
+  QFile csv(QString::fromStdString(dir.file("fp.csv")));
+  ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
+  const QString text = QString::fromUtf8(csv.readAll());
+  EXPECT_EQ(text.count(QLatin1Char('\n')), 1 + 4 + 8) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("%1,4,1,0.25,0.05").arg(llama))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("%1,4,0.5,0.25,0.05").arg(gemma))) << text.toStdString();
+
+  QCustomPlot plot;
+  req.kind = ui::figureKindFromName(QStringLiteral("family-angular"));
+  ui::drawFigure(&plot, s, req);
+  QStringList names;
+  for (int i = 0; i < plot.legend->itemCount(); ++i) {
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) names << item->plottable()->name();
+  }
+  EXPECT_EQ(names, (QStringList{QStringLiteral("llama (Llama, L = 4)"), QStringLiteral("gemma (Gemma 2, L = 8)")}));
+  EXPECT_EQ(plot.graph(1)->data()->size(), 8);
+  EXPECT_DOUBLE_EQ(plot.graph(1)->data()->at(7)->key, 1.0);
+  EXPECT_GE(plot.xAxis->range().lower, -1e-9);
+  EXPECT_LE(plot.xAxis->range().upper, 1.05);
+
+  const auto set = ui::exportFigureSet(s, {llama}, QStringLiteral("svg"), QString::fromStdString(dir.file("set")),
+                                       ui::FigureStyle{});
+  for (const auto& f : set.files) EXPECT_FALSE(f.contains(QStringLiteral("family"))) << f.toStdString();
+}

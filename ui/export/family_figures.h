@@ -1,0 +1,32 @@
+// The family figures: per-layer profiles of several models against relative depth l / L, one
+// line per model (the paper's Fig. 1 kind): the loss increase when a layer is removed (with its
+// standard error as error bars), and the angular distance from each layer to the next. Models of
+// different depths share one x axis. Data from experiment::FamilyTable (the store's newest probe
+// rows); figure_export.cpp saves, styles and fits the figure.
+#pragma once
+
+#include <QStringList>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "export/figure_style.h"
+#include "store/run_store.h"
+
+class QCustomPlot;
+
+namespace depthlab::ui {
+
+/// One CSV row of a family figure: run, layer (1-based), l / L, value, its standard error (NaN).
+using FamilyCsvRow = std::function<void(int64_t run, int layer, double relativeDepth, double value,
+                                        double error)>;
+
+/// Draws `runIds` (labelled `labels`) on `plot`'s main axes: pruning deltas when `pruning`, else
+/// the angular distance to the next layer; appends a warning per model without the probe.
+void buildFamilyProfile(QCustomPlot* plot, store::RunStore& store,
+                        const std::vector<int64_t>& runIds, const QStringList& labels,
+                        const FigureStyle& style, bool pruning, const FamilyCsvRow& row,
+                        QStringList& warnings);
+
+}  // namespace depthlab::ui
