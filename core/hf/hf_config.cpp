@@ -111,7 +111,7 @@ std::string architectureOf(const Reader& r, const json& j) {
       {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"},
       {"qwen2", "Qwen2ForCausalLM"}, {"qwen3", "Qwen3ForCausalLM"},
       {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"},
-      {"gemma2", "Gemma2ForCausalLM"}};
+      {"gemma2", "Gemma2ForCausalLM"}, {"gemma3_text", "Gemma3ForCausalLM"}};
   std::string name;
   if (r.has("architectures")) {
     const json& a = j["architectures"];
@@ -200,13 +200,12 @@ void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int6
 
 /// rope_theta, the rope type and its parameters, from transformers 5's rope_parameters or 4's
 /// rope_theta and rope_scaling; after the head dimension and max_position_embeddings.
-void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions) {
+void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions, const json& params,
+              const json& scaling, double theta) {
   std::string type = "default";
-  const json& params = r.raw("rope_parameters");
-  const json& scaling = r.raw("rope_scaling");
   static const json none = json::object();
   const json* chosen = &none;
-  m.ropeBase = r.number("rope_theta", 10000.0);
+  m.ropeBase = theta;
   for (const json* p : {&params, &scaling}) {
     if (p->is_null()) continue;
     if (!p->is_object()) throw HfModelError(r.where() + ": rope settings must be an object");
@@ -241,6 +240,47 @@ double softcap(const Reader& r, const json& j, const char* key, double classDefa
   return j[key].is_null() ? 0.0 : r.number(j[key], key, 0.0);
 }
 
+/// Gemma 3's two ropes: full-attention layers rope_theta (1e6) with its scaling, sliding layers
+/// rope_local_base_freq (1e4), unscaled; which layer is which from layer_types (or every
+/// sliding_window_pattern-th layer full).
+void readGemma3Rope(const Reader& r, HfModelConfig& c) {
+  auto& m = c.model;
+  static const json null;
+  const json& params = r.raw("rope_parameters");
+  const bool nested = params.is_object() &&
+                      (params.contains("full_attention") || params.contains("sliding_attention"));
+  auto part = [&](const char* key) -> const json& {
+    return nested && params.contains(key) ? params[key] : null;
+  };
+  readRope(r, m, c.maxPositions, part("full_attention"), nested ? null : r.raw("rope_scaling"),
+           r.number("rope_theta", 1e6));
+  model::ModelConfig local = m;
+  readRope(r, local, c.maxPositions, part("sliding_attention"), null,
+           r.number("rope_local_base_freq", 10000.0));
+  if (local.ropeScaling.type != "default") {
+    throw HfModelError(r.where() + ": the sliding layers' rope type '" + local.ropeScaling.type +
+                       "' is not supported (default only)");
+  }
+  m.localRopeBase = local.ropeBase;
+  const json& types = r.raw("layer_types");
+  const int64_t pattern = r.integer("sliding_window_pattern", 1, 1024, 6);
+  m.localRopeLayers.assign(static_cast<size_t>(m.nLayers), false);
+  for (int i = 0; i < m.nLayers; ++i) {
+    std::string t = (i + 1) % pattern != 0 ? "sliding_attention" : "full_attention";
+    if (!types.is_null()) {
+      if (!types.is_array() || types.size() != static_cast<size_t>(m.nLayers) || !types[i].is_string()) {
+        throw HfModelError(r.where() + ": 'layer_types' must list one type per layer");
+      }
+      t = types[i].get<std::string>();
+    }
+    if (t != "sliding_attention" && t != "full_attention") {
+      throw HfModelError(r.where() + ": layer type '" + t + "' is not supported "
+                         "(sliding_attention, full_attention)");
+    }
+    m.localRopeLayers[static_cast<size_t>(i)] = t == "sliding_attention";
+  }
+}
+
 /// Gemma 2: (1 + weight) norms before and after each sublayer, GeGLU, embeddings times sqrt(C),
 /// query_pre_attn_scalar, soft-capped scores and logits; sliding layers cap the context.
 void readGemma(const Reader& r, HfModelConfig& c) {
@@ -254,8 +294,13 @@ void readGemma(const Reader& r, HfModelConfig& c) {
   m.activation = "gelu_tanh";
   m.embedScale = std::sqrt(static_cast<double>(m.dModel));
   m.attnScale = 1.0 / std::sqrt(r.number("query_pre_attn_scalar", 256.0));
-  m.attnSoftcap = softcap(r, j, "attn_logit_softcapping", 50.0);
-  m.finalSoftcap = softcap(r, j, "final_logit_softcapping", 30.0);
+  const bool gemma3 = c.architecture == "Gemma3ForCausalLM";
+  m.attnSoftcap = softcap(r, j, "attn_logit_softcapping", gemma3 ? 0.0 : 50.0);
+  m.finalSoftcap = softcap(r, j, "final_logit_softcapping", gemma3 ? 0.0 : 30.0);
+  if (gemma3) {
+    m.qkNorm = model::QkNorm::PerHead;
+    readGemma3Rope(r, c);
+  }
   if (r.has("sliding_window")) c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
 }
 
@@ -284,7 +329,7 @@ void readFamily(const Reader& r, HfModelConfig& c) {
   if ((a == "MistralForCausalLM" || a == "Phi3ForCausalLM") && r.has("sliding_window")) {
     c.slidingWindow = r.integer("sliding_window", 1, int64_t{1} << 24);
   }
-  if (a == "Gemma2ForCausalLM") readGemma(r, c);
+  if (a == "Gemma2ForCausalLM" || a == "Gemma3ForCausalLM") readGemma(r, c);
 }
 
 }  // namespace
@@ -295,7 +340,7 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   Reader r(j, where);
   HfModelConfig c;
   c.architecture = architectureOf(r, j);
-  const bool gemma = c.architecture == "Gemma2ForCausalLM";
+  const bool gemma = c.architecture == "Gemma2ForCausalLM" || c.architecture == "Gemma3ForCausalLM";
   const std::string act = gemma ? r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"))
                                 : r.text("hidden_act", "silu");
   const std::string expected = gemma ? "gelu_pytorch_tanh" : "silu";
@@ -329,7 +374,8 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   m.seqLen = static_cast<int>(std::min<int64_t>(c.maxPositions, 1 << 20));
   m.norm = "rmsnorm";
   m.normEps = r.number("rms_norm_eps", 1e-6);
-  readRope(r, m, c.maxPositions);
+  readRope(r, m, c.maxPositions, r.raw("rope_parameters"), r.raw("rope_scaling"),
+           r.number("rope_theta", 10000.0));
   m.tieEmbeddings = r.flag("tie_word_embeddings", gemma);  // the classes' defaults
   readFamily(r, c);
   c.dtype = r.text("dtype", r.text("torch_dtype", ""));

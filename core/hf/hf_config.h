@@ -5,7 +5,9 @@
 // head), Olmo2ForCausalLM (norms after each sublayer, q/k RMSNorm over the whole projection),
 // Phi3ForCausalLM (fused qkv and gate_up weights) and Gemma2ForCausalLM ((1 + w) RMSNorms
 // before and after each sublayer, GeGLU, embeddings times sqrt(d), query_pre_attn_scalar,
-// attention and final soft-capping; its sliding window caps the context); rope types default, linear, dynamic,
+// attention and final soft-capping; its sliding window caps the context) and Gemma3ForCausalLM
+// (Gemma 3 text: as Gemma 2 with q/k norms per head, no soft caps by default, and a rope base
+// of their own for the sliding layers); rope types default, linear, dynamic,
 // llama3, yarn and longrope (model/rope_scaling.h). Everything DepthLab cannot reproduce is
 // refused here, before any weight is read, with a message naming the field and what is
 // supported: another architecture, mixture-of-experts models (num_local_experts, num_experts,
@@ -33,7 +35,7 @@ class HfModelError : public std::runtime_error {
 
 inline const std::vector<std::string> kSupportedArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-    "Olmo2ForCausalLM", "Phi3ForCausalLM", "Gemma2ForCausalLM"};
+    "Olmo2ForCausalLM", "Phi3ForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM"};
 
 struct HfModelConfig {
   std::string architecture;          // one of kSupportedArchitectures

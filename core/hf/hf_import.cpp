@@ -188,6 +188,8 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
   m.attnScale = hf.model.attnScale;
   m.attnSoftcap = hf.model.attnSoftcap;
   m.finalSoftcap = hf.model.finalSoftcap;
+  m.localRopeBase = hf.model.localRopeBase;
+  m.localRopeLayers = hf.model.localRopeLayers;
   hf.model = m;
   model::ParameterSource source = [&](const std::string& name, const torch::Tensor& like) {
     const WeightSlot slot = weightSlot(hf, name);

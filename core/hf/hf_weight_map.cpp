@@ -48,7 +48,9 @@ WeightSlot mappedSlot(const HfModelConfig& c, const std::string& parameter) {
   const auto [layer, rest] = splitLayer(parameter);
   if (layer.empty()) return {"model." + parameter};
   if (c.architecture == "Phi3ForCausalLM") return phi3Slot(c.model, layer, rest);
-  if (c.architecture == "Gemma2ForCausalLM") return gemmaSlot(layer, rest);
+  if (c.architecture == "Gemma2ForCausalLM" || c.architecture == "Gemma3ForCausalLM") {
+    return gemmaSlot(layer, rest);
+  }
   if (c.architecture == "Olmo2ForCausalLM") {
     if (rest == "attn_out_norm.weight") return {layer + "post_attention_layernorm.weight"};
     if (rest == "mlp_out_norm.weight") return {layer + "post_feedforward_layernorm.weight"};
@@ -96,7 +98,8 @@ std::vector<std::pair<std::string, std::vector<int64_t>>> decoderParameters(
 
 WeightSlot weightSlot(const HfModelConfig& c, const std::string& parameter) {
   WeightSlot slot = mappedSlot(c, parameter);
-  if (c.architecture == "Gemma2ForCausalLM" && isNormWeight(parameter)) slot.plusOne = true;
+  const bool gemma = c.architecture == "Gemma2ForCausalLM" || c.architecture == "Gemma3ForCausalLM";
+  if (gemma && isNormWeight(parameter)) slot.plusOne = true;
   return slot;
 }
 

@@ -8,6 +8,7 @@
 //            (after attention: our attn_out_norm), pre_feedforward_layernorm (our
 //            post_attention_layernorm), post_feedforward_layernorm (our mlp_out_norm); every
 //            norm weight w is read as 1 + w
+//   Gemma3   as Gemma2, with self_attn.q_norm/k_norm (per head, 1 + w too)
 //   Phi3     self_attn.qkv_proj (H*D + 2*K*D, C) holds q, k, v as row blocks in that order;
 //            mlp.gate_up_proj (2F, C) holds gate then up
 // No torch here: names and shapes only.

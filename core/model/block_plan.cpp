@@ -66,6 +66,9 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
     // Imported architectures: norms where the checkpoint has them, whatever the scheme says.
     if (!model.normBeforeSublayer) p.normBeforeSublayer = false;
     if (model.normAfterSublayer) p.sandwich = true;
+    if (static_cast<size_t>(i) < model.localRopeLayers.size()) {
+      p.localRope = model.localRopeLayers[static_cast<size_t>(i)];
+    }
     if (o.scaledInit) p.stdOut = model.initStd / std::sqrt(2.0 * L);
     if (o.depthScaledInit) {
       p.stdIn = model.initStd / std::sqrt(2.0 * l);

@@ -40,6 +40,7 @@ struct BlockPlan {
   bool postLn = false;          // norm after the residual add (post_ln, mix_ln head, deepnorm)
   bool sandwich = false;        // extra norm on each sublayer's output
   bool normBeforeSublayer = true;  // false: the sublayer reads x itself (imported OLMo 2)
+  bool localRope = false;       // rotated with the model's localRopeBase (Gemma 3's sliding layers)
   double residualAlpha = 1.0;   // deepnorm: multiplies the skip path
   Placement placement = Placement::None;
   double depthScale = 1.0;      // the constant s = 1/sqrt(l); never trainable state

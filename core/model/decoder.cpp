@@ -29,6 +29,7 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
       m_rope(model.headDimension(), model.seqLen, model.ropeBase, model.ropeScaling) {
   const auto& m = m_config;
   const bool layerNorm = m.norm == "layernorm";
+  if (m.localRopeBase > 0) m_localRope.emplace(m.headDimension(), m.seqLen, m.localRopeBase);
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));
   if (source) adopt(*embed_tokens, "embed_tokens.", source);
   layers = register_module("layers", torch::nn::ModuleList());
@@ -89,6 +90,12 @@ void DecoderImpl::initWeights() {
 void DecoderImpl::to(torch::Device device) {
   torch::nn::Module::to(device);
   m_rope.to(device);
+  if (m_localRope) m_localRope->to(device);
+}
+
+const Rope& DecoderImpl::rope(int i) const {
+  const bool local = m_localRope && m_plans[static_cast<size_t>(i)].localRope;
+  return local ? *m_localRope : m_rope;
 }
 
 torch::Tensor DecoderImpl::forward(const torch::Tensor& idx) {
@@ -121,12 +128,13 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
     std::optional<double> s;
     if (!opts.scaleOverride.empty()) s = opts.scaleOverride[i];
     if (!trace && m_blocks[i]->defersResidual()) {
-      std::tie(x, pending) = m_blocks[i]->forwardDeferred(x, pending, m_rope, s);
+      std::tie(x, pending) = m_blocks[i]->forwardDeferred(x, pending, rope(static_cast<int>(i)), s);
       continue;
     }
     if (pending.defined()) x = x + pending;
     pending = torch::Tensor();
-    x = m_blocks[i]->forward(x, m_rope, s, trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
+    x = m_blocks[i]->forward(x, rope(static_cast<int>(i)), s,
+                             trace ? &trace->blocks[i] : nullptr);  // (B, T, C)
   }
   if (trace) trace->blockInputs.push_back(x);
   return head(norm->addForward(x, pending, 1.0, /*intoMatmul=*/true).second);  // (B, T, V)

@@ -63,8 +63,8 @@ class DecoderImpl : public torch::nn::Module {
   const std::vector<BlockPlan>& plans() const { return m_plans; }
   int nLayers() const { return static_cast<int>(m_plans.size()); }
   Block& block(int i) { return m_blocks[static_cast<size_t>(i)]; }
-  /// The rotary tables every block uses (scaled as the config says).
-  const Rope& rope() const { return m_rope; }
+  /// The rotary tables block i uses (scaled as the config says; Gemma 3's local ones).
+  const Rope& rope(int i = 0) const;
   /// Parameters that take the separate lns_learnable learning rate (empty otherwise).
   std::vector<torch::Tensor> lnsScaleParameters();
   std::vector<torch::Tensor> otherParameters();
@@ -83,6 +83,7 @@ class DecoderImpl : public torch::nn::Module {
   std::vector<BlockPlan> m_plans;
   std::vector<Block> m_blocks;
   Rope m_rope;
+  std::optional<Rope> m_localRope;  // Gemma 3's sliding layers (plan.localRope)
 };
 TORCH_MODULE(Decoder);
 

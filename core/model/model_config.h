@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/rope_scaling.h"
 
@@ -46,6 +47,8 @@ struct ModelConfig {
   double attnScale = 0.0;         // q.k scale; 0: 1/sqrt(D) (Gemma: query_pre_attn_scalar^-1/2)
   double attnSoftcap = 0.0;       // > 0: scores -> cap * tanh(scores / cap) (Gemma 2)
   double finalSoftcap = 0.0;      // > 0: the same on the logits (Gemma 2)
+  double localRopeBase = 0.0;     // > 0: the base of the blocks in localRopeLayers (Gemma 3)
+  std::vector<bool> localRopeLayers;  // per block: true = rotated with localRopeBase, unscaled
 
   int kvHeads() const { return nKvHeads > 0 ? nKvHeads : nHeads; }
   int headDimension() const { return headDim > 0 ? headDim : dModel / nHeads; }

@@ -1,6 +1,6 @@
 """Small random Hugging Face models for DepthLab's import/export parity tests.
 
-make OUT --arch llama|mistral|qwen2|qwen3|olmo2|phi3|gemma2 --dtype float32|bfloat16 [--shards] [--tied]
+make OUT --arch llama|mistral|qwen2|qwen3|olmo2|phi3|gemma2|gemma3 --dtype float32|bfloat16 [--shards] [--tied]
          [--gqa] [--rope llama3|linear|dynamic|yarn|longrope]
     builds a model with transformers, saves it (sharded when asked) and writes OUT/reference.safetensors
     with `ids` (2, 12) and the model's float32 `logits` for them (a bf16 model is loaded as saved and
@@ -13,6 +13,7 @@ make-set OUT
     OUT/olmo2-f32 (GQA), OUT/olmo2-bf16-sharded (tied), OUT/phi3-f32 (GQA),
     OUT/phi3-longrope-f32 (tied, GQA, past its original context of 8: the long factors),
     OUT/gemma2-f32 (tied, GQA), OUT/gemma2-bf16-sharded (GQA; soft caps low enough to matter),
+    OUT/gemma3-f32 (tied, GQA), OUT/gemma3-bf16-sharded (untied; local and global ropes),
     OUT/llama-bytes (a 256-token vocabulary, for a byte-level tokenizer.json the tests add).
     A rope-scaled variant whose logits equal the unscaled model's is an error (a vacuous test).
 logits DIR IDS_FILE OUT_FILE
@@ -40,6 +41,7 @@ ROPE = {  # rope settings of the rope-scaled variants (short contexts so the sca
 
 
 def config_of(arch, common, rope, caps=True):
+    """caps=False: Gemma 2 without soft caps, Gemma 3 with one plain rope (the vacuity checks)."""
     import transformers as tf
     params = dict(ROPE.get(rope, {"rope_type": "default"}))
     params["rope_theta"] = 5000.0
@@ -58,6 +60,14 @@ def config_of(arch, common, rope, caps=True):
                                attn_logit_softcapping=3.0 if caps else None,
                                final_logit_softcapping=5.0 if caps else None,
                                rope_parameters=params, **common), tf.Gemma2ForCausalLM
+    if arch == "gemma3":  # a full-attention layer between two sliding ones, each with its rope
+        ropes = {"full_attention": {"rope_type": "linear", "factor": 4.0, "rope_theta": 100000.0},
+                 "sliding_attention": {"rope_type": "default", "rope_theta": 500.0}}
+        if not caps:  # one plain rope for every layer
+            ropes = {t: {"rope_type": "default", "rope_theta": 5000.0} for t in ropes}
+        return tf.Gemma3TextConfig(head_dim=16, query_pre_attn_scalar=24, sliding_window=32,
+                                   layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+                                   rope_parameters=ropes, **common), tf.Gemma3ForCausalLM
     if arch == "phi3":
         extra = {"original_max_position_embeddings": 8} if rope == "longrope" else {}
         return tf.Phi3Config(rope_parameters=params, pad_token_id=0, **extra, **common), tf.Phi3ForCausalLM
@@ -89,11 +99,11 @@ def make(out, arch, dtype, shards, tied, gqa, vocab=97, rope=None):
         with torch.no_grad():
             if (unscaled(ids).logits - logits).abs().max() < 1e-2:
                 sys.exit(f"{out}: rope scaling {rope} does not change the logits")
-    if arch == "gemma2":  # so must the soft caps
+    if arch in ("gemma2", "gemma3"):  # so must Gemma 2's soft caps and Gemma 3's two ropes
         uncapped, _ = config_of(arch, common, None, caps=False)
         with torch.no_grad():
             if (cls.from_pretrained(out, config=uncapped).float().eval()(ids).logits - logits).abs().max() < 1e-2:
-                sys.exit(f"{out}: soft-capping does not change the logits")
+                sys.exit(f"{out}: soft caps / local and global ropes do not change the logits")
     save_file({"ids": ids, "logits": logits.contiguous()}, f"{out}/reference.safetensors")
 
 
@@ -137,6 +147,8 @@ if __name__ == "__main__":
         make(f"{out}/phi3-longrope-f32", "phi3", "float32", False, True, True, rope="longrope")
         make(f"{out}/gemma2-f32", "gemma2", "float32", False, True, True)
         make(f"{out}/gemma2-bf16-sharded", "gemma2", "bfloat16", True, False, True)
+        make(f"{out}/gemma3-f32", "gemma3", "float32", False, True, True)
+        make(f"{out}/gemma3-bf16-sharded", "gemma3", "bfloat16", True, False, False)
         make(f"{out}/llama-bytes", "llama", "float32", False, False, True, vocab=256)
     elif cmd == "logits":
         logits(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -13,7 +13,8 @@ std::string transformersMissingReason();
 std::string transformersPython();
 /// The folder holding llama-f32, llama-bf16-sharded, mistral-f32, qwen2-f32, qwen2-bf16-sharded,
 /// llama-{llama3,linear,dynamic}-f32, qwen2-yarn-f32, qwen3-f32, qwen3-bf16-sharded, olmo2-f32,
-/// olmo2-bf16-sharded, phi3-f32, phi3-longrope-f32, gemma2-f32, gemma2-bf16-sharded,
+/// olmo2-bf16-sharded, phi3-f32, phi3-longrope-f32, gemma2-f32, gemma2-bf16-sharded, gemma3-f32,
+/// gemma3-bf16-sharded,
 /// llama-bytes (vocabulary 256)
 /// (each with reference.safetensors: `ids` (2, 12) and transformers' float32 `logits`).
 std::string hfModelSet();

@@ -53,7 +53,7 @@ TEST(HfArchitectures, LogitsEqualTransformersForEveryRopeTypeAndFamily) {
   for (const char* name : {"llama-llama3-f32", "llama-linear-f32", "llama-dynamic-f32",
                            "qwen2-yarn-f32", "qwen3-f32", "qwen3-bf16-sharded", "olmo2-f32",
                            "olmo2-bf16-sharded", "phi3-f32", "phi3-longrope-f32", "gemma2-f32",
-                           "gemma2-bf16-sharded"}) {
+                           "gemma2-bf16-sharded", "gemma3-f32", "gemma3-bf16-sharded"}) {
     SCOPED_TRACE(name);
     auto v = importVariant(s, name);
     torch::NoGradGuard ng;
@@ -111,6 +111,13 @@ TEST(HfArchitectures, EachFamilyIsABlockPlanAndAWeightMapOverTheOneDecoder) {
                            raw.at("model.layers.1.post_attention_layernorm.weight") + 1));
   EXPECT_TRUE(torch::equal(g32.decoder->block(1)->post_attention_layernorm->weight,
                            raw.at("model.layers.1.pre_feedforward_layernorm.weight") + 1));
+  // Gemma 3: sliding layers 0 and 2 rotate with the local rope, the full layer 1 with the global.
+  auto g3 = importVariant(s, "gemma3-f32");
+  EXPECT_TRUE(g3.decoder->plans()[0].localRope);
+  EXPECT_FALSE(g3.decoder->plans()[1].localRope);
+  EXPECT_NE(&g3.decoder->rope(0), &g3.decoder->rope(1));
+  EXPECT_EQ(&g3.decoder->rope(0), &g3.decoder->rope(2));
+  EXPECT_EQ(g3.decoder->block(1)->self_attn->q_norm->weight.sizes(), torch::IntArrayRef({16}));
 }
 
 TEST(HfArchitectures, LongropeUsesItsShortFactorsWithinTheOriginalContext) {

@@ -208,6 +208,39 @@ TEST(HfConfig, ReadsGemma2WithItsClassDefaults) {
                       "gelu_pytorch_tanh)"), std::string::npos) << silu;
 }
 
+TEST(HfConfig, ReadsGemma3LocalAndGlobalRopes) {
+  // google/gemma-3-1b-pt in transformers 4's spelling: rope_theta, rope_local_base_freq,
+  // sliding_window_pattern; no soft caps.
+  const auto g = hf::parseHfConfig(R"({"architectures": ["Gemma3ForCausalLM"],
+    "attn_logit_softcapping": null, "final_logit_softcapping": null, "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152, "intermediate_size": 6912,
+    "max_position_embeddings": 32768, "model_type": "gemma3_text", "num_attention_heads": 4,
+    "num_hidden_layers": 26, "num_key_value_heads": 1, "query_pre_attn_scalar": 256,
+    "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000, "rope_scaling": null,
+    "rope_theta": 1000000, "sliding_window": 512, "sliding_window_pattern": 6,
+    "vocab_size": 262144})", "config.json");
+  EXPECT_EQ(g.model.qkNorm, model::QkNorm::PerHead);
+  EXPECT_DOUBLE_EQ(g.model.attnSoftcap, 0.0);
+  EXPECT_DOUBLE_EQ(g.model.finalSoftcap, 0.0);
+  EXPECT_DOUBLE_EQ(g.model.ropeBase, 1e6);
+  EXPECT_DOUBLE_EQ(g.model.localRopeBase, 1e4);
+  ASSERT_EQ(g.model.localRopeLayers.size(), 26u);
+  EXPECT_TRUE(g.model.localRopeLayers[0]);
+  EXPECT_FALSE(g.model.localRopeLayers[5]);  // every sixth layer is global
+  EXPECT_EQ(g.slidingWindow, 512);
+  // The 4B's linear scaling of the global rope, transformers 5's nested spelling.
+  const auto scaled = hf::parseHfConfig(R"({"model_type": "gemma3_text", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+    "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0,
+    "rope_theta": 1000000.0}, "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+    "layer_types": ["sliding_attention", "full_attention"]})", "config.json");
+  EXPECT_EQ(scaled.model.ropeScaling.type, "linear");
+  EXPECT_DOUBLE_EQ(scaled.model.ropeScaling.factor, 8.0);
+  EXPECT_EQ(scaled.model.localRopeLayers, (std::vector<bool>{true, false}));
+  const auto multimodal = errorOf(R"({"architectures": ["Gemma3ForConditionalGeneration"]})");
+  EXPECT_NE(multimodal.find("not supported"), std::string::npos) << multimodal;
+}
+
 TEST(HfConfig, RefusesMixtureOfExpertsNamingTheField) {
   auto refused = [](const std::string& text) { return errorOf(text); };
   const auto mixtral = refused(R"({"architectures": ["MixtralForCausalLM"], "num_local_experts": 8,
