@@ -75,9 +75,7 @@ std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Te
                                           const torch::Tensor& counted, torch::Tensor& fullLosses) {
   const auto weight = headWeight(model);
   if (weight.size(0) <= kHeadChunkRows) return std::nullopt;
-  // A decoder with a final logit soft-cap (imported Gemma 2) needs it here: set `softcap`
-  // from its config; until then the check below sends such a model to the logits.
-  ChunkedHead head{weight};
+  ChunkedHead head{weight, model->config().finalSoftcap};  // Gemma 2 caps its logits
   auto mine = head.losses(model, embedded, 0, {}, targets, counted);  // (B)
   const double worst =
       ((mine - fullLosses).abs() / fullLosses.abs().clamp_min(1e-6)).max().item<double>();
@@ -87,11 +85,14 @@ std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Te
 }
 
 namespace {
-// What the decoder's forward(idx) feeds block 0: the embedding, float32.
+// What the decoder's forward(idx) feeds block 0: the embedding in float32, scaled as the
+// config says (Gemma: sqrt(C)).
 torch::Tensor embedded(model::Decoder& model, const torch::Tensor& idx) {
   auto x = model->embed_tokens(idx);  // (B, T, C)
   const auto t = x.scalar_type();
-  return t == torch::kBFloat16 || t == torch::kFloat16 ? x.to(torch::kFloat32) : x;
+  if (t == torch::kBFloat16 || t == torch::kFloat16) x = x.to(torch::kFloat32);
+  const double scale = model->config().embedScale;
+  return scale != 1.0 ? x * scale : x;
 }
 }  // namespace
 

@@ -173,3 +173,24 @@ TEST(HeadLoss, WindowLossesSumTheDecodersLossChunkedOnlyForALargeVocabulary) {
     EXPECT_NEAR(got, want, 1e-5 * want) << (big ? "chunked" : "logits");
   }
 }
+
+TEST(HeadLoss, GemmaSoftCapAndEmbeddingScaleTakeTheChunkedPath) {
+  auto c = bigVocabConfig(true);
+  c.model.finalSoftcap = 0.5;  // small enough to change every loss
+  c.model.embedScale = 3.0;
+  torch::manual_seed(9);
+  model::Decoder m(c.model, c.options, "pre_ln");
+  m->eval();
+  auto x = torch::randint(0, c.model.vocabSize, {2, 16}, torch::kInt64);
+  auto y = torch::randint(0, c.model.vocabSize, {2, 16}, torch::kInt64);
+  probes::WindowLosses losses(m);
+  const double got = losses.sum(x, y);
+  EXPECT_TRUE(losses.chunked());
+  torch::NoGradGuard ng;
+  const double want = probes::lossOf(m->forward(x), y) * static_cast<double>(y.numel());
+  EXPECT_NEAR(got, want, 1e-5 * want);
+  const auto sweep = probes::singleLayerPruning(m, x, y, false);
+  std::vector<bool> skip = {false, false, true, false};
+  const double delta = probes::lossWithout(m, x, y, skip, false) - probes::lossOf(m->forward(x), y);
+  EXPECT_NEAR(sweep.delta[2], delta, 2e-5 * std::max(1.0, std::abs(delta)));
+}
