@@ -7,13 +7,17 @@
 #include <cmath>
 
 #include "experiment/family_table.h"
+#include "export/figure_csv.h"
 
 namespace depthlab::ui {
 
 void buildFamilyProfile(QCustomPlot* plot, store::RunStore& store,
                         const std::vector<int64_t>& runIds, const QStringList& labels,
-                        const FigureStyle& style, bool pruning, const FamilyCsvRow& row,
+                        const FigureStyle& style, bool pruning, FigureCsv& csv,
                         QStringList& warnings) {
+  csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("relative_depth"),
+                pruning ? QStringLiteral("delta_loss") : QStringLiteral("angular_to_next"),
+                QStringLiteral("standard_error")};
   const auto table = experiment::makeFamilyTable(store, runIds);
   const auto colours = paletteColors(style.palette);
   const QCPScatterStyle::ScatterShape shapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
@@ -44,7 +48,7 @@ void buildFamilyProfile(QCustomPlot* plot, store::RunStore& store,
     for (size_t l = 0; l < values.size(); ++l) {
       const double rel = double(l + 1) / double(r.nLayers);
       const double err = withErrors ? r.pruneDeltaError[l] : std::nan("");
-      row(r.runId, static_cast<int>(l) + 1, rel, values[l], err);
+      csv.integer(r.runId).integer(static_cast<int64_t>(l) + 1).value(rel).value(values[l]).value(err).endRow();
       if (!std::isfinite(values[l])) continue;
       x << rel;
       y << values[l];

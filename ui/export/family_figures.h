@@ -8,7 +8,6 @@
 #include <QStringList>
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "export/figure_style.h"
@@ -18,15 +17,14 @@ class QCustomPlot;
 
 namespace depthlab::ui {
 
-/// One CSV row of a family figure: run, layer (1-based), l / L, value, its standard error (NaN).
-using FamilyCsvRow = std::function<void(int64_t run, int layer, double relativeDepth, double value,
-                                        double error)>;
+class FigureCsv;
 
 /// Draws `runIds` (labelled `labels`) on `plot`'s main axes: pruning deltas when `pruning`, else
-/// the angular distance to the next layer; appends a warning per model without the probe.
+/// the angular distance to the next layer; `csv` gets one row per point (run, layer, l / L,
+/// value, standard error); appends a warning per model without the probe.
 void buildFamilyProfile(QCustomPlot* plot, store::RunStore& store,
                         const std::vector<int64_t>& runIds, const QStringList& labels,
-                        const FigureStyle& style, bool pruning, const FamilyCsvRow& row,
+                        const FigureStyle& style, bool pruning, FigureCsv& csv,
                         QStringList& warnings);
 
 }  // namespace depthlab::ui

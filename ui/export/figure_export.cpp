@@ -14,7 +14,6 @@
 #include <QTextStream>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -26,6 +25,7 @@
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "export/family_figures.h"
+#include "export/figure_csv.h"
 #include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -50,47 +50,6 @@ FigureKind figureKindFromName(const QString& name) {
 }
 
 namespace {
-
-// The figure's data as CSV text, built cell by cell: a long run's variance figure has ~10^6
-// rows, so no string object per cell (that cost ~0.4 s of a figure set), and numbers by
-// std::to_chars, which writes exactly what printf's %.9g writes at a fraction of its cost
-// (snprintf was a quarter of a figure set's time).
-class Csv {
- public:
-  QStringList header;
-  Csv& integer(int64_t v) {
-    char buf[24];
-    return put(std::string_view(buf, static_cast<size_t>(std::to_chars(buf, buf + sizeof(buf), v).ptr - buf)));
-  }
-  Csv& value(double v) {
-    if (!std::isfinite(v)) return put("nan");
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::general, 9).ptr;
-    return put(std::string_view(buf, static_cast<size_t>(end - buf)));
-  }
-  Csv& text(const char* t) { return put(t); }
-  void endRow() {
-    m_text += '\n';
-    m_open = false;
-    ++m_rows;
-  }
-  bool empty() const { return m_rows == 0; }
-  QByteArray bytes() const {
-    return header.join(QLatin1Char(',')).toUtf8() + '\n' +
-           QByteArray(m_text.data(), static_cast<qsizetype>(m_text.size()));
-  }
-
- private:
-  Csv& put(std::string_view cell) {
-    if (m_open) m_text += ',';
-    m_text += cell;
-    m_open = true;
-    return *this;
-  }
-  std::string m_text;
-  size_t m_rows = 0;
-  bool m_open = false;
-};
 
 QColor colorFor(const QString& scheme, const FigureStyle& style) { return schemeColor(scheme, style.palette); }
 
@@ -124,7 +83,7 @@ std::vector<RunMeta> loadRuns(store::RunStore& store, const std::vector<int64_t>
 }
 
 void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-               const FigureStyle& s, Csv& csv, QStringList& warnings) {
+               const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("series"), QStringLiteral("step"), QStringLiteral("value")};
   plot->xAxis->setLabel(QStringLiteral("step"));
   plot->yAxis->setLabel(QStringLiteral("loss"));
@@ -160,7 +119,7 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
 }
 
 void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, Csv& csv, QStringList& warnings) {
+                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
@@ -256,7 +215,7 @@ std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
 }
 
 void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, Csv& csv, QStringList& warnings) {
+                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
                 QStringLiteral("angular_distance")};
   QStringList titles;
@@ -299,7 +258,7 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
 }
 
 void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                  const FigureStyle& s, Csv& csv, QStringList& warnings) {
+                  const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer"),
                 QStringLiteral("delta_loss"), QStringLiteral("standard_error")};
   plot->xAxis->setLabel(QStringLiteral("layer removed"));
@@ -359,7 +318,7 @@ namespace {
 // The figure of `req` drawn on `plot` in paper style at its size with its text fitted, its CSV
 // rows and warnings: what the preview shows and what is saved.
 void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-              const ExportRequest& req, Csv& csv, QStringList& warnings) {
+              const ExportRequest& req, FigureCsv& csv, QStringList& warnings) {
   const auto& s = req.style;
   switch (req.kind) {
     case FigureKind::Loss: buildLoss(plot, store, runs, s, csv, warnings); break;
@@ -368,18 +327,10 @@ void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMe
     case FigureKind::Pruning: buildPruning(plot, store, runs, s, csv, warnings); break;
     case FigureKind::FamilyPruning:
     case FigureKind::FamilyAngular: {
-      const bool pruning = req.kind == FigureKind::FamilyPruning;
-      csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("relative_depth"),
-                    pruning ? QStringLiteral("delta_loss") : QStringLiteral("angular_to_next"),
-                    QStringLiteral("standard_error")};
       std::vector<int64_t> ids;
       QStringList labels;
       for (const auto& r : runs) ids.push_back(r.info.id), labels << r.label;
-      buildFamilyProfile(plot, store, ids, labels, s, pruning,
-                         [&](int64_t run, int layer, double rel, double v, double e) {
-                           csv.integer(run).integer(layer).value(rel).value(v).value(e).endRow();
-                         },
-                         warnings);
+      buildFamilyProfile(plot, store, ids, labels, s, req.kind == FigureKind::FamilyPruning, csv, warnings);
       break;
     }
   }
@@ -414,7 +365,7 @@ QSize figureSizePt(const ExportRequest& req) {
 }
 
 QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
-  Csv csv;
+  FigureCsv csv;
   QStringList warnings;
   drawInto(plot, store, loadRuns(store, req.runs, req.style), req, csv, warnings);
   return warnings;
@@ -425,7 +376,7 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   const auto runs = loadRuns(store, req.runs, req.style);
   const auto& s = req.style;
   QCustomPlot plot;
-  Csv csv;
+  FigureCsv csv;
   drawInto(&plot, store, runs, req, csv, result.warnings);
   if (csv.empty()) {
     throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
