@@ -17,6 +17,7 @@
 #include <QJsonObject>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSlider>
 #include <QTableWidget>
 #include <QTest>
 #include <QWheelEvent>
@@ -31,6 +32,7 @@
 #include "dashboard/diagnosis_panel.h"
 #include "dashboard/group_dashboard.h"
 #include "experiment/resource_estimate.h"
+#include "experiment/run_config.h"
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
@@ -475,7 +477,23 @@ TEST(DailyUseViews, AnImportedModelsDashboardHasNoEmptyLossPanels) {
   EXPECT_FALSE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));
   QApplication::processEvents();  // a layout shows the panels it was given once events run
   EXPECT_FALSE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));
-  EXPECT_TRUE(d->plots().at(QStringLiteral("variance_map:pre_ln"))->isVisibleTo(d.get()));
+  // One probe step: the snapshot view, each per-layer metric once as a profile over layers.
+  EXPECT_EQ(d->plots().count(QStringLiteral("variance_map:pre_ln")), 0u);  // the curves panel has it
+  auto* variance = d->plots().at(QStringLiteral("variance:pre_ln"));
+  EXPECT_TRUE(variance->isVisibleTo(d.get()));
+  EXPECT_EQ(variance->xAxis->label(), QStringLiteral("layer"));
+  ASSERT_EQ(variance->graphCount(), 1);
+  const auto& run = s.run(id);
+  const int layers = experiment::configOf(*run).model.nLayers;
+  ASSERT_EQ(variance->graph(0)->data()->size(), layers);
+  EXPECT_DOUBLE_EQ(variance->graph(0)->data()->at(0)->key, 1.0);
+  EXPECT_DOUBLE_EQ(variance->graph(0)->data()->at(layers - 1)->key, static_cast<double>(layers));
+  auto* adjacent = d->plots().at(QStringLiteral("angular_map:pre_ln"));  // a profile now
+  EXPECT_EQ(adjacent->graphCount(), 1);
+  EXPECT_NE(adjacent->yAxis->label(), QStringLiteral("layer"));
+  auto* slider = d->findChild<QSlider*>();
+  ASSERT_NE(slider, nullptr);
+  EXPECT_FALSE(slider->isVisibleTo(d.get()));  // nothing to scrub
 }
 
 TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {

@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <set>
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -230,6 +231,20 @@ void GroupDashboard::rebuildPanels() {
   m_plots.clear();
   m_lossSection = nullptr;
   const int nSchemes = std::max<int>(1, static_cast<int>(m_schemes.size()));
+  // An imported model (one probe step) shows each per-layer metric once, as a profile over
+  // its layers: a heatmap of a metric a curves or bars panel already draws is left out.
+  const bool snapshot = m_data.progress().imported;
+  std::set<QString> profiled;
+  for (auto kind : {dashboard::PanelKind::LayerCurves, dashboard::PanelKind::LayerBarsAtCursor}) {
+    for (const auto* spec : dashboard::panelsOfKind(kind)) profiled.insert(spec->metrics.front());
+  }
+  auto snapshotSkips = [&](const dashboard::PanelSpec& spec) {
+    return snapshot && spec.kind == dashboard::PanelKind::LayerHeatmap && profiled.count(spec.metrics.front());
+  };
+  auto xLabelOf = [&](const dashboard::PanelSpec& spec) {
+    const bool layerPanel = spec.kind == dashboard::PanelKind::LayerCurves || spec.kind == dashboard::PanelKind::LayerHeatmap;
+    return snapshot && layerPanel ? tr("layer") : spec.xLabel;
+  };
   for (const auto& section : dashboard::dashboardSections()) {
     auto* box = new QGroupBox(section.title);
     auto* grid = new QGridLayout(box);
@@ -247,13 +262,14 @@ void GroupDashboard::rebuildPanels() {
         grid->addWidget(p, spec.row, spec.column, 1, spec.span < 0 ? nSchemes : spec.span);
         continue;
       }
+      if (snapshotSkips(spec)) continue;
       for (size_t i = 0; i < m_schemes.size(); ++i) {
         auto* p = addPlot(spec.key + QLatin1Char(':') + m_schemes[i], box,
                           spec.minHeight > 0 ? spec.minHeight : 220);
         p->plotLayout()->insertRow(0);
         p->plotLayout()->addElement(
             0, 0, new figures::ElidingTitle(p, labelOf(m_schemes[i]) + QStringLiteral(" — ") + spec.title));
-        p->xAxis->setLabel(spec.xLabel);
+        p->xAxis->setLabel(xLabelOf(spec));
         p->yAxis->setLabel(spec.yLabel);
         grid->addWidget(p, spec.row, static_cast<int>(i));
       }

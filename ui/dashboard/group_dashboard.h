@@ -88,6 +88,7 @@ class GroupDashboard : public QWidget {
   void drawProgress();
   void drawDiagnosis();
   void linkZoomFrom(QCustomPlot* source);
+  void drawSnapshotProfiles();  // an imported model's per-layer panels: x = layer
   void moveCrosshair(double step);
   void showPanelMenu(QCustomPlot* p, const QString& name, const QPoint& pos);
 

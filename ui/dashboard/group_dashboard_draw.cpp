@@ -147,8 +147,48 @@ void GroupDashboard::drawLoss() {
   replotWhenShown(lr);
 }
 
+// An imported model is probed at one step: each per-layer panel is the profile over its layers
+// (x = layer, with the standard error where the probe stores one), not curves or heatmaps over
+// steps one column wide.
+void GroupDashboard::drawSnapshotProfiles() {
+  using dashboard::PanelKind;
+  for (auto& [name, p] : m_plots) {
+    const auto* spec = dashboard::panelSpec(name);
+    if (!spec || (spec->kind != PanelKind::LayerCurves && spec->kind != PanelKind::LayerHeatmap)) continue;
+    p->clearPlottables();
+    const QString scheme = name.section(QLatin1Char(':'), 1);
+    const std::string metric = spec->metrics.front().toStdString();
+    for (const auto& r : m_data.runs()) {
+      auto lit = r.layers.find(metric);
+      if (schemeOf(r) != scheme || lit == r.layers.end() || lit->second.steps.empty()) continue;
+      int64_t at = -1;
+      const auto values = layerValuesAt(lit->second, INT64_MAX, &at);
+      QVector<double> x, y;
+      for (size_t l = 0; l < values.size(); ++l) x << double(l + 1), y << double(values[l]);
+      auto* g = p->addGraph(p->xAxis, p->yAxis);
+      const QColor c = schemeColor(scheme);
+      g->setPen(QPen(c, 1.5));
+      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 5));
+      g->setData(x, y, true);
+      g->setName(labelOf(scheme));
+      if (auto eit = r.layers.find(metric + "_se"); eit != r.layers.end()) {
+        figures::addErrorBars(g, layerValuesExactlyAt(eit->second, at), QPen(c, 1));
+      }
+    }
+    if (spec->kind == PanelKind::LayerHeatmap) p->yAxis->setLabel(scaleLabel(name));  // not "layer"
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>(new QCPAxisTickerFixed);
+    ticker->setTickStep(1);  // whole layers (multiples of one on deep models)
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    p->xAxis->setTicker(ticker);
+    setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec->metrics.front()));
+    if (!userZoomed(p)) figures::fitLayerProfileAxes(p->xAxis, p->yAxis, 0.5);
+    replotWhenShown(p);
+  }
+}
+
 void GroupDashboard::drawLayerPanels() {
   using dashboard::PanelKind;
+  if (m_data.progress().imported) return drawSnapshotProfiles();
   // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
   std::map<QString, std::vector<figures::Heatmap>> maps;  // per heatmap panel key
   std::map<QString, double> curvesMax;  // per curves panel, across schemes
@@ -324,6 +364,11 @@ namespace depthlab::ui {
 void GroupDashboard::drawProgress() {
   const auto p = m_data.progress();
   if (m_lossSection) m_lossSection->setVisible(!p.imported);
+  for (QWidget* w : {static_cast<QWidget*>(m_scrubber), static_cast<QWidget*>(m_follow),
+                     static_cast<QWidget*>(m_lossAxis), static_cast<QWidget*>(m_smoothing),
+                     static_cast<QWidget*>(m_logY)}) {
+    if (w) w->setVisible(!p.imported);  // one probe step: nothing to scrub, follow or smooth
+  }
   if (p.imported) {
     m_progress->setRange(0, 1);
     m_progress->setValue(1);
