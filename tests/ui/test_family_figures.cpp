@@ -1,15 +1,17 @@
 // The family figures: imported models of different depths against relative depth l / L, one
 // line per model labelled with its family and depth, pruning deltas with their error bars, the
 // CSV of exactly the plotted points, a warning (not a failure) for a model without the probe,
-// and the figure set still the four training figures.
+// and the figure set still the four training figures; Compare's family table.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QTableWidget>
 
 #include <nlohmann/json.hpp>
 
+#include "compare/compare_view.h"
 #include "experiment/experiment_config.h"
 #include "export/figure_export.h"
 #include "store/metric_catalogue.h"
@@ -85,4 +87,21 @@ TEST(FamilyFigures, ModelsOfDifferentDepthsShareRelativeDepthWithFamilyLabels) {
   const auto set = ui::exportFigureSet(s, {llama}, QStringLiteral("svg"), QString::fromStdString(dir.file("set")),
                                        ui::FigureStyle{});
   for (const auto& f : set.files) EXPECT_FALSE(f.contains(QStringLiteral("family"))) << f.toStdString();
+}
+
+// Compare shows the family table when it compares imported models, and none for runs trained
+// here.
+TEST(FamilyFigures, CompareShowsTheFamilyTableOfImportedModels) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("f.db"));
+  const int64_t llama = addImported(s, "llama", "LlamaForCausalLM", 4, true);
+  const int64_t gemma = addImported(s, "gemma", "Gemma2ForCausalLM", 8, true);
+  ui::CompareView view(s, {llama, gemma});
+  auto* table = view.findChild<QTableWidget*>(QStringLiteral("familyTable"));
+  ASSERT_NE(table, nullptr);
+  ASSERT_EQ(table->rowCount(), 2);
+  EXPECT_EQ(table->item(1, 1)->text(), QStringLiteral("Gemma 2"));
+  EXPECT_EQ(table->item(1, 2)->text(), QStringLiteral("8"));
+  EXPECT_EQ(table->item(0, 5)->text(), QStringLiteral("4 (100%)"));  // E_l 0.3: effective
+  EXPECT_EQ(table->item(0, 7)->text(), QStringLiteral("0 (0%)"));    // no delta under 1% of 3.0
 }

@@ -20,11 +20,13 @@
 #include <QVBoxLayout>
 
 #include <climits>
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/statistics.h"
 #include "compare/compare_profiles.h"
 #include "experiment/run_config.h"
+#include "compare/compare_families.h"
 #include "experiment/run_report.h"
 #include "export/figure_style.h"
 #include "flow_layout.h"
@@ -127,6 +129,12 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
   m_groups = analysis::seedGroups(store, infos, m_sharedStep);
   m_configDiff = analysis::configDiff(infos);
   m_table = analysis::resultsTable(m_groups);
+  const bool anyImported = std::any_of(infos.begin(), infos.end(), experiment::isImportedRun);
+  if (anyImported) {
+    std::vector<int64_t> ids;
+    for (const auto& r : infos) ids.push_back(r.id);
+    m_families = experiment::makeFamilyTable(store, ids);
+  }
 }
 
 QWidget* CompareView::makeControls() {
@@ -286,6 +294,7 @@ void CompareView::addTables(QGridLayout* grid) {
   rb->addWidget(saveTex);
   rl->addLayout(rb);
   grid->addWidget(resultsBox, 3, 2);
+  if (!m_families.rows.empty()) grid->addWidget(makeFamilyBox(m_families), 5, 0, 1, 3);
 
   auto saveText = [this](const QString& filter, const std::string& text) {
     auto f = QFileDialog::getSaveFileName(this, tr("Save"), QString(), filter);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/run_comparison.h"
+#include "experiment/family_table.h"
 #include "store/run_store.h"
 
 class QCheckBox;
@@ -84,6 +85,7 @@ class CompareView : public QWidget {
   std::optional<int64_t>
       m_sharedStep;  // the step finals are taken at when the runs' lengths differ
   analysis::ResultsTable m_table;
+  experiment::FamilyTable m_families;  // rows only when an imported model is compared
   std::map<QString, QCustomPlot*> m_plots;
   QCheckBox* m_relativeDepth = nullptr;
   QComboBox* m_band = nullptr;
