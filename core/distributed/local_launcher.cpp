@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -73,7 +74,15 @@ std::vector<pid_t> startRanks(const LocalLaunch& launch, int port, bool portChos
     env.rank = env.localRank = r;
     auto vars = launchVariables(env);
     if (portChosenHere) vars.emplace_back(kPortRetryVariable, "1");
+    // SIGINT / SIGTERM wait (blocked) across the fork: one sent to the child before it restores
+    // the default action would run the launcher's handler there and be lost.
+    sigset_t stopSignals, previous;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, &previous);
     const pid_t pid = ::fork();
+    if (pid != 0) pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     if (pid < 0) {
       for (pid_t p : pids) ::kill(p, SIGTERM);
       throw std::runtime_error(std::string("could not start rank ") + std::to_string(r) + ": " +
@@ -82,6 +91,7 @@ std::vector<pid_t> startRanks(const LocalLaunch& launch, int port, bool portChos
     if (pid == 0) {
       signal(SIGINT, SIG_DFL);
       signal(SIGTERM, SIG_DFL);
+      pthread_sigmask(SIG_SETMASK, &previous, nullptr);  // a pending stop now stops the child
       ::unsetenv(kPortRetryVariable);
       for (const auto& [k, v] : vars) ::setenv(k.c_str(), v.c_str(), 1);
       std::vector<char*> argv;
