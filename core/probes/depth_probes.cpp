@@ -417,13 +417,12 @@ std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor
   }
   // A private generator: the probes must not advance torch's global RNG.
   auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-  model::Rope rope(model->config().headDimension(), model->config().seqLen,
-                   model->config().ropeBase);
-  rope.to(inputs.device());
   std::vector<torch::Tensor> sums;  // (L) of () on the device, read once at the end
   for (int l = 0; l < model->nLayers(); ++l) {
     auto x = trace.blockInputs[static_cast<size_t>(l)].detach().clone().requires_grad_(true);
-    auto y = model->block(l)->forward(x, rope);
+    // The block as the model runs it: its own rotary tables (scaled as the config says; Gemma
+    // 3's local layers their own base), not a default RoPE of the config's base.
+    auto y = model->block(l)->forward(x, model->rope(l));
     torch::Tensor sum;
     for (int s = 0; s < samples; ++s) {
       // Drawn on the CPU from the private generator: the same vectors on every device.

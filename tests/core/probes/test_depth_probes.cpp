@@ -236,6 +236,30 @@ TEST(DepthProbes, JacobianOfAnIdentityBlockIsZero) {
   for (float v : jac) EXPECT_NEAR(v, 0.0f, 1e-6);
 }
 
+// The Jacobian probe differentiates each block with the block's own rotary tables: layers
+// rotated with a local base (Gemma 3) give what a model rotating every layer with that base
+// gives, and not what the global base gives.
+TEST(DepthProbes, JacobianUsesEachBlocksOwnRope) {
+  auto local = test::smallConfig(3);
+  local.model.ropeBase = 10000;
+  local.model.localRopeBase = 50;
+  local.model.localRopeLayers = {true, true, false};
+  local.model.initStd = 0.3;  // attention sharp enough for the rotation to matter
+  auto allLocal = local;  // every block rotated with base 50
+  allLocal.model.ropeBase = 50;
+  allLocal.model.localRopeBase = 0;
+  allLocal.model.localRopeLayers.clear();
+  auto allGlobal = allLocal;
+  allGlobal.model.ropeBase = 10000;
+  auto a = build(local, "pre_ln"), b = build(allLocal, "pre_ln"), g = build(allGlobal, "pre_ln");
+  const auto x = tokensFor(local);
+  const auto ja = probes::jacobianToIdentity(a, x, 2, 3), jb = probes::jacobianToIdentity(b, x, 2, 3),
+             jg = probes::jacobianToIdentity(g, x, 2, 3);
+  ASSERT_EQ(ja.size(), 3u);
+  for (int l : {0, 1}) EXPECT_NEAR(ja[l], jb[l], 1e-6 * std::abs(jb[l])) << "local layer " << l;
+  EXPECT_GT(std::abs(ja[0] - jg[0]), 1e-4 * std::abs(jg[0]));  // the base matters here
+}
+
 TEST(DepthProbes, KernelAndTensorPathsAgree) {
   // CPU runs take the one-pass kernels, GPU runs the float64 tensor path: same numbers.
   auto c = test::smallConfig(6);
