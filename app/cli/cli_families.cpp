@@ -13,12 +13,6 @@ namespace depthlab::cli {
 
 namespace {
 
-std::string countCell(std::optional<int> n, int layers) {
-  if (!n) return "-";
-  const int pct = layers > 0 ? static_cast<int>(100.0 * *n / layers + 0.5) : 0;
-  return std::to_string(*n) + " (" + std::to_string(pct) + "%)";
-}
-
 void writeText(const std::string& path, const std::string& text, const char* what) {
   if (path.empty()) return;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -62,14 +56,9 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : t.rows) {
-    const auto& c = r.byEffectiveness;
-    char th[64];
-    std::snprintf(th, sizeof th, "%g / %g", r.thresholds.lazy, r.thresholds.low);
-    rows.push_back({std::to_string(r.runId), r.name, r.family, std::to_string(r.nLayers),
-                    countCell(c ? std::optional<int>(c->lazy) : std::nullopt, r.nLayers),
-                    countCell(c ? std::optional<int>(c->low) : std::nullopt, r.nLayers),
-                    countCell(c ? std::optional<int>(c->effective) : std::nullopt, r.nLayers),
-                    th, countCell(r.lazyByPruning, r.nLayers)});
+    std::vector<std::string> row = {std::to_string(r.runId), r.name, r.family, std::to_string(r.nLayers)};
+    for (auto& cell : experiment::familyCountCells(r)) row.push_back(std::move(cell));
+    rows.push_back(std::move(row));
   }
   std::printf("%s", formatTextTable({"run", "name", "family", "layers", "lazy (E_l)", "low (E_l)",
                                      "effective (E_l)", "E_l thresholds", "lazy (pruning)"},

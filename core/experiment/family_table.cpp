@@ -10,22 +10,20 @@
 
 #include "analysis/table_text.h"
 #include "experiment/run_config.h"
+#include "experiment/run_report.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::experiment {
 
 namespace {
 
-// The newest row of a per-layer metric, or empty.
+// The newest row of a per-layer metric (its step in `step`), or empty.
 std::vector<float> newestRow(store::RunStore& s, int64_t run, const std::string& metric,
                              std::optional<int64_t>* step = nullptr) {
-  const auto at = s.lastLayerStep(run, metric, INT64_MAX);
-  if (!at) return {};
-  const auto series = s.layerSeries(run, metric, *at, *at);
-  if (series.steps.empty() || series.nLayers == 0) return {};
-  if (step) *step = *at;
-  const auto L = static_cast<long>(series.nLayers);
-  return std::vector<float>(series.values.end() - L, series.values.end());
+  auto row = lastLayerRow(s, run, metric);
+  if (!row) return {};
+  if (step) *step = row->first;
+  return std::move(row->second);
 }
 
 std::string architectureOf(const store::RunInfo& run) {
@@ -40,6 +38,10 @@ std::string share(int count, int of) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", 100.0 * count / of);
   return buf;
+}
+
+std::string countWithShare(std::optional<int> n, int of) {
+  return n ? std::to_string(*n) + " (" + share(*n, of) + ")" : "-";
 }
 
 std::string number(double v, const char* format = "%.6g") {
@@ -152,20 +154,27 @@ std::string familyTableLatex(const FamilyTable& t) {
       << "\\begin{tabular}{llrrrrr}\n\\toprule\n"
       << "Model & Family & Layers & Lazy ($E_l$) & Low ($E_l$) & Effective ($E_l$) & "
          "Lazy (pruning) \\\\\n\\midrule\n";
-  auto cell = [](std::optional<int> n, int L) {
-    if (!n) return std::string("--");
-    return std::to_string(*n) + " (" + latexText(share(*n, L)) + ")";
-  };
   for (const auto& r : t.rows) {
-    const auto& c = r.byEffectiveness;
-    out << latexText(r.name) << " & " << latexText(r.family) << " & " << r.nLayers << " & "
-        << cell(c ? std::optional<int>(c->lazy) : std::nullopt, r.nLayers) << " & "
-        << cell(c ? std::optional<int>(c->low) : std::nullopt, r.nLayers) << " & "
-        << cell(c ? std::optional<int>(c->effective) : std::nullopt, r.nLayers) << " & "
-        << cell(r.lazyByPruning, r.nLayers) << " \\\\\n";
+    out << latexText(r.name) << " & " << latexText(r.family) << " & " << r.nLayers;
+    const auto cells = familyCountCells(r);
+    for (size_t i : {0, 1, 2, 4}) out << " & " << (cells[i] == "-" ? "--" : latexText(cells[i]));
+    out << " \\\\\n";
   }
   out << "\\bottomrule\n\\end{tabular}\n";
   return out.str();
+}
+
+std::vector<std::string> familyCountCells(const FamilyRow& r) {
+  const auto& c = r.byEffectiveness;
+  auto el = [&](int analysis::LazyCounts::*field) {
+    return c ? std::optional<int>((*c).*field) : std::nullopt;
+  };
+  char thresholds[64];
+  std::snprintf(thresholds, sizeof thresholds, "%g / %g", r.thresholds.lazy, r.thresholds.low);
+  return {countWithShare(el(&analysis::LazyCounts::lazy), r.nLayers),
+          countWithShare(el(&analysis::LazyCounts::low), r.nLayers),
+          countWithShare(el(&analysis::LazyCounts::effective), r.nLayers), thresholds,
+          countWithShare(r.lazyByPruning, r.nLayers)};
 }
 
 std::string familyProfilesCsv(const FamilyTable& t) {

@@ -46,6 +46,11 @@ std::string familyOfArchitecture(const std::string& architecture);
 FamilyTable makeFamilyTable(store::RunStore& store, const std::vector<int64_t>& runIds,
                             double pruneShare = 0.01);
 
+/// What the CLI, Compare and the LaTeX table show of a row: lazy, low and effective layers by
+/// E_l, the E_l thresholds ("0.05 / 0.2") and lazy layers by pruning, each count "n (p%)", "-"
+/// when not measured.
+std::vector<std::string> familyCountCells(const FamilyRow& r);
+
 /// One line per model: counts, shares and the thresholds used (RFC 4180 quoting).
 std::string familyTableCsv(const FamilyTable& t);
 /// The same as a LaTeX tabular (booktabs), names escaped.

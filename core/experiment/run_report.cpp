@@ -21,12 +21,9 @@ double slopeAgainstIndex(const std::vector<double>& y) {
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
 
-namespace {
-
-// The last row of a per-layer metric at or before `atStep`, or nothing.
-std::optional<std::pair<int64_t, std::vector<float>>> lastRow(store::RunStore& s, int64_t run,
-                                                              const std::string& metric,
-                                                              int64_t atStep) {
+std::optional<std::pair<int64_t, std::vector<float>>> lastLayerRow(store::RunStore& s, int64_t run,
+                                                                   const std::string& metric,
+                                                                   int64_t atStep) {
   // One row read (a long run holds thousands), found by an indexed seek.
   const auto step = s.lastLayerStep(run, metric, atStep);
   if (!step) return std::nullopt;
@@ -36,6 +33,8 @@ std::optional<std::pair<int64_t, std::vector<float>>> lastRow(store::RunStore& s
   std::vector<float> v(series.values.end() - static_cast<long>(L), series.values.end());
   return std::make_pair(series.steps.back(), v);
 }
+
+namespace {
 
 double meanOf(const std::vector<float>& v, size_t from, size_t to) {
   double sum = 0;
@@ -82,7 +81,7 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   } else {
     r.missing.push_back(metrics::kLazyLayers);
   }
-  if (auto v = lastRow(s, runId, metrics::kVariance, atStep)) {
+  if (auto v = lastLayerRow(s, runId, metrics::kVariance, atStep)) {
     r.probeStep = v->first;
     const auto& var = v->second;
     r.nLayers = static_cast<int>(var.size());
@@ -94,12 +93,12 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   } else {
     r.missing.push_back(metrics::kVariance);
   }
-  if (auto a = lastRow(s, runId, metrics::kAngularAdjacent, atStep)) {
+  if (auto a = lastLayerRow(s, runId, metrics::kAngularAdjacent, atStep)) {
     r.angularDeepMean = meanOf(a->second, a->second.size() / 2, a->second.size());
   } else {
     r.missing.push_back(metrics::kAngularAdjacent);
   }
-  if (auto p = lastRow(s, runId, metrics::kPruneDelta, atStep)) {
+  if (auto p = lastLayerRow(s, runId, metrics::kPruneDelta, atStep)) {
     const size_t half = p->second.size() / 2;
     r.pruneShallowMean = meanOf(p->second, 0, half);
     r.pruneDeepMean = meanOf(p->second, half, p->second.size());

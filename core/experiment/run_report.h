@@ -4,9 +4,11 @@
 // angular distance, lazy layers, and single-layer pruning deltas deeper vs shallower half.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/run_store.h"
@@ -37,6 +39,12 @@ RunReport makeRunReport(store::RunStore& store, int64_t runId, int64_t atStep = 
 /// one diverged would hide the others' results; imported models do not count).
 std::optional<int64_t> fewestPlannedSteps(store::RunStore& store,
                                           const std::vector<int64_t>& runIds);
+/// The last row of per-layer `metric` at or before `atStep` (its step and its L values), found
+/// by one indexed seek; nullopt when the run has none.
+std::optional<std::pair<int64_t, std::vector<float>>> lastLayerRow(store::RunStore& store,
+                                                                   int64_t run,
+                                                                   const std::string& metric,
+                                                                   int64_t atStep = INT64_MAX);
 /// Least-squares slope of y against x = 1..n.
 double slopeAgainstIndex(const std::vector<double>& y);
 

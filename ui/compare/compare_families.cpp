@@ -12,18 +12,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cmath>
 
 namespace depthlab::ui {
-
-namespace {
-
-QString countCell(std::optional<int> n, int layers) {
-  if (!n) return QStringLiteral("–");
-  return QStringLiteral("%1 (%2%)").arg(*n).arg(layers > 0 ? std::lround(100.0 * *n / layers) : 0);
-}
-
-}  // namespace
 
 QGroupBox* makeFamilyBox(const experiment::FamilyTable& t) {
   auto* box = new QGroupBox(QObject::tr("Model families: lazy and effective layers"));
@@ -38,14 +28,9 @@ QGroupBox* makeFamilyBox(const experiment::FamilyTable& t) {
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   for (int i = 0; i < static_cast<int>(t.rows.size()); ++i) {
     const auto& r = t.rows[static_cast<size_t>(i)];
-    const auto& c = r.byEffectiveness;
-    const QStringList cells = {
-        QString::fromStdString(r.name), QString::fromStdString(r.family), QString::number(r.nLayers),
-        countCell(c ? std::optional<int>(c->lazy) : std::nullopt, r.nLayers),
-        countCell(c ? std::optional<int>(c->low) : std::nullopt, r.nLayers),
-        countCell(c ? std::optional<int>(c->effective) : std::nullopt, r.nLayers),
-        QStringLiteral("%1 / %2").arg(r.thresholds.lazy).arg(r.thresholds.low),
-        countCell(r.lazyByPruning, r.nLayers)};
+    QStringList cells = {QString::fromStdString(r.name), QString::fromStdString(r.family),
+                         QString::number(r.nLayers)};
+    for (const auto& cell : experiment::familyCountCells(r)) cells << QString::fromStdString(cell);
     for (int col = 0; col < cells.size(); ++col) table->setItem(i, col, new QTableWidgetItem(cells[col]));
   }
   table->resizeColumnsToContents();
