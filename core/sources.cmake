@@ -88,7 +88,8 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/process_group.cpp)
 # Hugging Face models: config, import as a run, their text, evaluation and export.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/model_text.cpp)
 # Where the build puts the SentencePiece helper (app/CMakeLists.txt), for tests run in the tree.
-set_source_files_properties(hf/model_text.cpp PROPERTIES COMPILE_DEFINITIONS
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp)
+set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
   hf/hf_export.cpp)

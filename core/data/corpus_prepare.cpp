@@ -58,6 +58,30 @@ ResolvedTokenizer byteTokenizer() {
   return {"byte", byteTokenizerHash(), kByteVocab, kByteEodId, nullptr};
 }
 
+// What a store made with a SentencePiece model depends on: the model's bytes and the route,
+// documents encoded whole (depthlab-spm-encode) or spm_encode's lines (newlines dropped; the
+// hash stores had before whole documents).
+uint64_t spmStoreHash(const std::string& model, bool wholeDocuments) {
+  const uint64_t bytes = util::hashFile(model);
+  if (!wholeDocuments) return bytes;
+  util::StreamHash h(bytes);
+  h.update("whole documents");
+  return h.digest();
+}
+
+// Why a store of the model `model` made with `storedHash` is stale; "" when it is not.
+std::string spmModelChange(const std::string& model, const std::string& storedHash) {
+  const SpmTokenizer probe(model);
+  const bool whole = probe.encodesWholeDocuments();
+  if (util::hex64(spmStoreHash(model, whole)) == storedHash) return "";
+  if (util::hex64(spmStoreHash(model, !whole)) == storedHash) {
+    return whole ? "its documents were encoded line by line (spm_encode drops their newlines); "
+                   "depthlab-spm-encode now encodes each document whole"
+                 : "depthlab-spm-encode, which encoded its documents whole, is missing";
+  }
+  return "the SentencePiece model changed";
+}
+
 // The model's own end-of-sentence id ends documents; a model without one gets an id after
 // its pieces.
 ResolvedTokenizer spmFromModel(const std::string& model) {
@@ -67,7 +91,7 @@ ResolvedTokenizer spmFromModel(const std::string& model) {
   t.vocab = t.spm->vocabSize();
   t.eod = t.spm->eosId();
   if (t.eod < 0) t.eod = t.vocab++;
-  t.hash = util::hashFile(model);
+  t.hash = spmStoreHash(model, t.spm->encodesWholeDocuments());
   return t;
 }
 
@@ -238,9 +262,8 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
     say("checking the token store " + r.storeDir);
     bool touched = false;
     std::string why = sourcesChanged(*old, sources, touched, o.verify);
-    if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte" &&
-        util::hex64(util::hashFile(spec.substr(4))) != old->tokenizerHash) {
-      why = "the SentencePiece model changed";
+    if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte") {
+      why = spmModelChange(spec.substr(4), old->tokenizerHash);
     }
     if (why.empty()) {
       if (touched || old->preparedAtNs < nowNs() - 2000000000ll) {

@@ -154,27 +154,48 @@ DoneChunk TokenizePipeline::tokenize(RawChunk& c) {
 }
 
 std::vector<int32_t> TokenizePipeline::encodeDocuments(const DocText& doc, uint64_t seq) const {
+  const std::string scratch = (fs::path(m_dir) / ("chunk-" + std::to_string(seq) + "-" +
+                                                  std::to_string(getpid()) + ".tmp")).string();
+  if (!m_tok.spm->encodesWholeDocuments()) return encodeLines(doc, scratch);
+  // Each document whole (a text file's chunk before its last holds no end: its text is the
+  // tail), the end-of-document id after each one that ends here.
+  std::vector<std::string_view> parts;
+  size_t from = 0;
+  for (size_t end : doc.docEnds) {
+    parts.emplace_back(doc.text.data() + from, end - from);
+    from = end;
+  }
+  if (from < doc.text.size()) parts.emplace_back(doc.text.data() + from, doc.text.size() - from);
+  const auto encoded = m_tok.spm->encodeDocuments(parts, scratch);
+  std::vector<int32_t> ids;
+  for (size_t i = 0; i < encoded.size(); ++i) {
+    ids.insert(ids.end(), encoded[i].begin(), encoded[i].end());
+    if (i < doc.docEnds.size()) ids.push_back(m_tok.eod);
+  }
+  return ids;
+}
+
+std::vector<int32_t> TokenizePipeline::encodeLines(const DocText& doc,
+                                                   const std::string& scratch) const {
   // spm_encode writes a line of ids for each line: each document is written as whole lines,
   // and the end-of-document id follows the ids of its last line.
   std::vector<size_t> docLines, lineEnds;
   const std::string lines = documentLines(doc, &docLines);
-  const std::string tmp = (fs::path(m_dir) / ("chunk-" + std::to_string(seq) + "-" +
-                                              std::to_string(getpid()) + ".tmp")).string();
   {
-    std::ofstream out(tmp, std::ios::binary);
+    std::ofstream out(scratch, std::ios::binary);
     out << lines;
-    if (!out) throw DataError("cannot write '" + tmp + "' (disk full?)");
+    if (!out) throw DataError("cannot write '" + scratch + "' (disk full?)");
   }
   std::vector<int32_t> encoded;
   try {
-    encoded = m_tok.spm->encodeFile(tmp, &lineEnds);
+    encoded = m_tok.spm->encodeFile(scratch, &lineEnds);
   } catch (...) {
     std::error_code ec;
-    fs::remove(tmp, ec);
+    fs::remove(scratch, ec);
     throw;
   }
   std::error_code ec;
-  fs::remove(tmp, ec);
+  fs::remove(scratch, ec);
   std::vector<int32_t> ids;
   ids.reserve(encoded.size() + docLines.size());
   size_t from = 0;

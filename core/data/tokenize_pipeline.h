@@ -68,8 +68,11 @@ class TokenizePipeline {
   void readLoop();
   void workLoop();
   DoneChunk tokenize(RawChunk& c);
-  /// SentencePiece's ids of the chunk's text, the end-of-document id after each document.
+  /// SentencePiece's ids of the chunk's text, the end-of-document id after each document:
+  /// each document encoded whole where depthlab-spm-encode runs, else by encodeLines.
   std::vector<int32_t> encodeDocuments(const DocText& doc, uint64_t seq) const;
+  /// The same through spm_encode's lines (a document's newlines are dropped).
+  std::vector<int32_t> encodeLines(const DocText& doc, const std::string& scratch) const;
 
   CorpusChunker m_chunker;
   const ResolvedTokenizer& m_tok;

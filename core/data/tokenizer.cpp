@@ -13,6 +13,7 @@
 #include "data/corpus.h"
 #include "util/paths.h"
 #include "util/run_command.h"
+#include "util/spm_program.h"
 
 namespace depthlab::data {
 
@@ -77,6 +78,40 @@ SpmTokenizer::SpmTokenizer(std::string modelPath) : m_model(std::move(modelPath)
     if (m_eos < 0 && line.rfind("</s>\t", 0) == 0) m_eos = m_vocab;
   }
   if (m_vocab <= 0) throw DataError("SentencePiece model '" + m_model + "' has no vocabulary");
+  m_helper = util::spmEncodeProgram();
+}
+
+std::vector<std::vector<int32_t>> SpmTokenizer::encodeDocuments(
+    const std::vector<std::string_view>& docs, const std::string& scratch) const {
+  if (m_helper.empty()) throw DataError("depthlab-spm-encode was not found");
+  {
+    std::ofstream out(scratch, std::ios::binary);
+    for (std::string_view d : docs) out << d.size() << '\n' << d;
+    if (!out) throw DataError("cannot write '" + scratch + "' (disk full?)");
+  }
+  std::string printed;
+  try {
+    printed = runTool({m_helper, m_model, scratch, "--documents"});
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(scratch, ec);
+    throw;
+  }
+  std::error_code ec;
+  fs::remove(scratch, ec);
+  std::vector<size_t> lineEnds;
+  const std::vector<int32_t> ids = parseIds(printed, &lineEnds);
+  if (lineEnds.size() != docs.size()) {
+    throw DataError("depthlab-spm-encode printed " + std::to_string(lineEnds.size()) +
+                    " lines of ids for " + std::to_string(docs.size()) + " documents");
+  }
+  std::vector<std::vector<int32_t>> out(docs.size());
+  size_t from = 0;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    out[i].assign(ids.begin() + static_cast<long>(from), ids.begin() + static_cast<long>(lineEnds[i]));
+    from = lineEnds[i];
+  }
+  return out;
 }
 
 std::vector<int32_t> SpmTokenizer::encodeFile(const std::string& path,

@@ -1,5 +1,6 @@
-// SentencePiece tokenizers, always run out of process (Debian's spm_train / spm_encode):
-// libsentencepiece bundles protobuf symbols that crash any process also linking LibTorch.
+// SentencePiece tokenizers, always run out of process (Debian's spm_train / spm_encode, and the
+// lab's depthlab-spm-encode for whole documents): libsentencepiece bundles protobuf symbols that
+// crash any process also linking LibTorch.
 // Models are cached next to the corpus (or in the data folder's cache when it is read-only).
 // Also the byte tokenizer's ids: bytes 0..255 and an end-of-document id of its own.
 #pragma once
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace depthlab::data {
@@ -33,6 +35,14 @@ class SpmTokenizer {
   std::vector<int32_t> encodeFile(const std::string& path,
                                   std::vector<size_t>* lineEnds = nullptr) const;
   const std::string& modelPath() const { return m_model; }
+  /// True when depthlab-spm-encode runs: documents are encoded whole, their newlines given to
+  /// the model as its own tokenizer would (spm_encode's lines drop them; with the normalisation
+  /// spm:N models are trained with, both routes give the same ids).
+  bool encodesWholeDocuments() const { return !m_helper.empty(); }
+  /// The ids of each document, encoded whole through depthlab-spm-encode --documents; `scratch`
+  /// is a file it may write. Needs encodesWholeDocuments(); throws DataError.
+  std::vector<std::vector<int32_t>> encodeDocuments(const std::vector<std::string_view>& docs,
+                                                    const std::string& scratch) const;
 
   /// Trains a BPE model of `vocab` pieces on `corpusFile` into `<prefix>.model`.
   static std::string train(const std::string& corpusFile, const std::string& prefix, int vocab,
@@ -42,6 +52,7 @@ class SpmTokenizer {
 
  private:
   std::string m_model;
+  std::string m_helper;  // depthlab-spm-encode, "" when it is not there
   int m_vocab = 0;
   int m_eos = -1;
 };

@@ -16,6 +16,7 @@
 #include "hf/hf_config.h"
 #include "util/python_env.h"
 #include "util/run_command.h"
+#include "util/spm_program.h"
 
 namespace depthlab::hf {
 
@@ -44,11 +45,6 @@ std::vector<int32_t> parseIds(const std::string& text, const std::string& what) 
   }
   if (!in.eof()) throw HfModelError(what + " printed something that is not token ids");
   return ids;
-}
-
-bool executable(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
 }
 
 // Whether the model's own SentencePiece tokenizer adds BOS: tokenizer_config.json's
@@ -88,7 +84,7 @@ bool encodeWithJson(const fs::path& json, const std::string& textFile, EncodedTe
 // cannot run.
 bool encodeWithSpm(const fs::path& model, const std::string& textFile, EncodedText& out,
                    std::vector<std::string>& why) {
-  const std::string tool = spmEncodeProgram();
+  const std::string tool = util::spmEncodeProgram();
   if (tool.empty()) {
     why.push_back("tokenizer.model needs depthlab-spm-encode, built with the lab where "
                   "libsentencepiece-dev is installed (sudo apt-get install libsentencepiece-dev, "
@@ -112,23 +108,6 @@ bool encodeWithSpm(const fs::path& model, const std::string& textFile, EncodedTe
 }
 
 }  // namespace
-
-std::string spmEncodeProgram() {
-  if (const char* env = std::getenv("DEPTHLAB_SPM_ENCODE"); env && *env) {
-    return executable(env) ? std::string(env) : std::string();
-  }
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n > 0) {
-    const fs::path beside = fs::path(std::string(self, static_cast<size_t>(n))).parent_path() /
-                            "depthlab-spm-encode";
-    if (executable(beside)) return beside.string();
-  }
-#ifdef DEPTHLAB_SPM_ENCODE_BUILT
-  if (executable(DEPTHLAB_SPM_ENCODE_BUILT)) return DEPTHLAB_SPM_ENCODE_BUILT;
-#endif
-  return util::programExists("depthlab-spm-encode") ? "depthlab-spm-encode" : "";
-}
 
 EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile) {
   std::error_code ec;

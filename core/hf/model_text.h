@@ -25,10 +25,6 @@ struct EncodedText {
 /// tokenizer.model tokenizer_config.json's add_bos_token (true when it is not there).
 EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile);
 
-/// The SentencePiece helper: $DEPTHLAB_SPM_ENCODE, else depthlab-spm-encode beside the running
-/// program, in the build tree, or on PATH; "" when there is none.
-std::string spmEncodeProgram();
-
 /// A tokens file: whitespace-separated ids, one sequence per line (empty lines skipped). Every
 /// id must be in [0, vocab); throws HfModelError naming the line otherwise.
 std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, int vocab);

@@ -5,6 +5,7 @@
 // targets: kIgnoreTarget), as a pure function of (seed, step, micro-batch).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -17,6 +18,7 @@
 #include "data/token_store.h"
 #include "data/tokenizer.h"
 #include "support/temp_dir.h"
+#include "util/run_command.h"
 
 using namespace depthlab;
 using namespace depthlab::data;
@@ -111,6 +113,55 @@ TEST(Documents, SentencePieceStoresCarryTheEndOfSentenceIdBetweenRecords) {
   const auto stored = openTokenStore(r.storeDir)->readAll();
   EXPECT_EQ(stored, expected);
   EXPECT_EQ(std::count(stored.begin(), stored.end(), 1), 120);
+}
+
+// A model that keeps newlines (identity normalisation, byte fallback: a Llama-style
+// tokenizer.model): the store encodes each record whole, so a newline inside a record is its
+// byte piece, not dropped between two lines as spm_encode's lines drop it.
+TEST(Documents, SentencePieceStoresEncodeEachDocumentWholeNewlinesKept) {
+  if (!SpmTokenizer::toolsAvailable()) GTEST_SKIP() << "sentencepiece tools not installed";
+  test::TempDir dir;
+  std::string sample;
+  for (int i = 0; i < 200; ++i) sample += "line " + std::to_string(i) + " of the sample text\n";
+  test::writeFile(dir.file("sample.txt"), sample);
+  const std::string prefix = dir.file("keeps");
+  util::CommandOptions quiet;
+  quiet.stderrMode = util::Stderr::Capture;
+  ASSERT_EQ(util::runProgram({"spm_train", "--input=" + dir.file("sample.txt"),
+                              "--model_prefix=" + prefix, "--vocab_size=300",
+                              "--normalization_rule_name=identity", "--byte_fallback=true",
+                              "--remove_extra_whitespaces=false", "--minloglevel=2"},
+                             quiet)
+                .status,
+            0);
+  SpmTokenizer tok(prefix + ".model");
+  if (!tok.encodesWholeDocuments()) GTEST_SKIP() << "depthlab-spm-encode not built";
+  const std::vector<std::string> texts = {"line 1\nline 2", "of the\n\nsample", "text"};
+  test::writeFile(dir.file("c.jsonl"), jsonl(texts));
+  auto o = small("spm:" + prefix + ".model");
+  const auto r = prepareCorpus(dir.file("c.jsonl"), o);
+  std::vector<int32_t> expected;
+  for (const auto& ids : tok.encodeDocuments({texts.begin(), texts.end()}, dir.file("scratch"))) {
+    expected.insert(expected.end(), ids.begin(), ids.end());
+    expected.push_back(r.eod);
+  }
+  const auto newline = tok.encodeDocuments({"\n"}, dir.file("scratch")).front();
+  ASSERT_FALSE(newline.empty());
+  const auto stored = openTokenStore(r.storeDir)->readAll();
+  EXPECT_EQ(stored, expected);
+  EXPECT_EQ(std::count(stored.begin(), stored.end(), newline.back()), 3);
+
+  // A store made through spm_encode's lines (the helper missing) is rebuilt, saying why.
+  setenv("DEPTHLAB_SPM_ENCODE", dir.file("missing").c_str(), 1);
+  const auto lines = prepareCorpus(dir.file("c.jsonl"), o);
+  unsetenv("DEPTHLAB_SPM_ENCODE");
+  EXPECT_FALSE(lines.reused);
+  const auto dropped = openTokenStore(lines.storeDir)->readAll();
+  EXPECT_EQ(std::count(dropped.begin(), dropped.end(), newline.back()), 0);
+  const auto again = prepareCorpus(dir.file("c.jsonl"), o);
+  EXPECT_FALSE(again.reused);
+  EXPECT_NE(again.rebuildReason.find("line by line"), std::string::npos) << again.rebuildReason;
+  EXPECT_EQ(openTokenStore(again.storeDir)->readAll(), expected);
 }
 
 TEST(Documents, AStoreMadeBeforeIsRebuiltSayingWhy) {

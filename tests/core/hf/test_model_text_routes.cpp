@@ -16,6 +16,7 @@
 #include "support/temp_dir.h"
 #include "util/python_env.h"
 #include "util/run_command.h"
+#include "util/spm_program.h"
 
 using namespace depthlab;
 namespace fs = std::filesystem;
@@ -26,7 +27,7 @@ const std::string kScript = std::string(DEPTHLAB_SOURCE_DIR) + "/tests/python/to
 
 std::string missingReason() {
   if (!util::programExists("spm_train")) return "spm_train is not installed (sudo apt-get install sentencepiece)";
-  if (hf::spmEncodeProgram().empty()) {
+  if (util::spmEncodeProgram().empty()) {
     return "no depthlab-spm-encode (libsentencepiece-dev was not installed when the lab was built)";
   }
   if (util::pythonWithModule("transformers").empty()) {
