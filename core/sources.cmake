@@ -57,6 +57,8 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_com
   experiment/run_selection.cpp)
 # Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/lazy_layers.cpp)
+# Whether compared runs share corpus, tokenizer, sequence length and steps (Compare's warning).
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/run_mismatch.cpp)
 # The family table: imported models side by side by lazy and effective layers.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/family_table.cpp)
 # Fused CPU kernels (raw loops, no torch) and their autograd / optimizer wiring.

@@ -2,6 +2,7 @@
 #include "analysis/layer_diagnosis.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -89,8 +90,16 @@ const std::vector<std::string>& diagnosisMetrics() {
 }
 
 LayerDiagnosis diagnoseLayers(store::RunStore& store, int64_t runId, std::optional<int64_t> atStep) {
+  // Only the rows the diagnosis reads (a long run holds thousands of each): the pruning row
+  // at the step chosen and each proxy's last row at or before it.
   std::map<std::string, store::LayerSeries> layers;
-  for (const auto& k : diagnosisMetrics()) layers[k] = store.layerSeries(runId, k);
+  const auto step = store.lastLayerStep(runId, metrics::kPruneDelta, atStep.value_or(INT64_MAX));
+  for (const auto& k : diagnosisMetrics()) {
+    if (!step) break;
+    if (const auto s = store.lastLayerStep(runId, k, *step)) {
+      layers[k] = store.layerSeries(runId, k, *s, *s);
+    }
+  }
   auto d = diagnoseLayers(layers, atStep);
   d.runId = runId;
   return d;
