@@ -76,7 +76,7 @@ set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/cpu_kernels.cpp
 # Paper-scale corpora: streaming tokenization into memory-mapped token stores.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES data/mapped_file.cpp data/token_source.cpp
   data/token_store.cpp data/jsonl_text.cpp data/corpus_sources.cpp data/corpus_chunker.cpp
-  data/tokenize_pipeline.cpp data/corpus_prepare.cpp data/corpus_sample.cpp data/document_split.cpp
+  data/tokenize_pipeline.cpp data/corpus_prepare.cpp data/shard_stream.cpp data/corpus_sample.cpp data/document_split.cpp
   util/stream_hash.cpp bench/data_bench.cpp)
 # Data-parallel training on c10d (Gloo on the CPU, NCCL on CUDA GPUs).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/launch_env.cpp distributed/batch_shard.cpp

@@ -1,5 +1,5 @@
 // See corpus_prepare.h. The threads are TokenizePipeline's; this file decides what to tokenize
-// (reuse, resume, rebuild) and writes the pipeline's chunks, in order, into shards.
+// (reuse, resume, rebuild); ShardStream writes the pipeline's chunks, in order, into shards.
 #include "data/corpus_prepare.h"
 
 #include <chrono>
@@ -9,6 +9,7 @@
 
 #include "data/corpus.h"
 #include "data/corpus_chunker.h"
+#include "data/shard_stream.h"
 #include "data/tokenize_pipeline.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
@@ -226,11 +227,131 @@ std::string storeDirFor(const std::string& corpusPath, const std::string& tokeni
   return (fs::path(dir) / (name + ".dlstore")).string();
 }
 
+namespace {
+
+// Step 1: true (and `r` filled) when the store at r.storeDir is complete and up to date.
+// Otherwise r.rebuildReason says why not, and `old` keeps an interrupted preparation's index.
+bool reuseStore(const std::string& spec, const std::vector<SourceFile>& sources,
+                const PrepareOptions& o, std::unique_ptr<StoreIndex>& old, PrepareReport& r) {
+  try {
+    old = readStoreIndex(r.storeDir);
+  } catch (const StaleStoreError& e) {
+    r.rebuildReason = e.reason();
+  } catch (const DataError& e) {
+    r.rebuildReason = std::string("its index was unreadable (") + e.what() + ")";
+  }
+  if (old && old->tokenizerSpec != spec) {
+    r.rebuildReason = "the tokenizer changed";
+    old.reset();
+  }
+  if (!old || !old->complete) return false;
+  if (o.phase) o.phase("checking the token store " + r.storeDir);
+  bool touched = false;
+  std::string why = sourcesChanged(*old, sources, touched, o.verify);
+  if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte") {
+    why = spmModelChange(spec.substr(4), old->tokenizerHash);
+  }
+  if (!why.empty()) {
+    r.rebuildReason = why;
+    old.reset();
+    return false;
+  }
+  if (touched || old->preparedAtNs < nowNs() - 2000000000ll) {
+    old->preparedAtNs = nowNs();
+    try {
+      writeStoreIndex(r.storeDir, *old);
+    } catch (const DataError&) {  // a read-only store is still usable
+    }
+  }
+  r.reused = true;
+  r.tokenizerName = old->tokenizerName;
+  r.vocab = old->vocab;
+  r.eod = old->eod;
+  r.tokens = old->tokens();
+  r.shards = old->shards.size();
+  r.skipped = old->skipped;
+  return true;
+}
+
+// Where tokenizing starts: the tokenizer, the index, and the first chunk to tokenize.
+struct StoreStart {
+  ResolvedTokenizer tok;
+  StoreIndex index;
+  uint64_t resumeChunk = 0;
+};
+
+// An interrupted preparation of the same input resumes after its last shard.
+bool resumeStore(const std::string& spec, const std::vector<SourceFile>& sources,
+                 size_t chunkBytes, const PrepareOptions& o, const StoreIndex& old,
+                 StoreStart& s) {
+  if (old.complete || !sameStats(old, sources)) return false;
+  try {
+    s.tok = spec == "byte" ? byteTokenizer() : spmFromModel(old.tokenizerName.substr(4));
+    const uint64_t build = buildIdOf(spec, s.tok.hash, sources, chunkBytes, o.shardTokens);
+    if (util::hex64(s.tok.hash) != old.tokenizerHash || util::hex64(build) != old.buildId) return false;
+  } catch (const DataError&) {  // its tokenizer is gone: start over
+    return false;
+  }
+  s.index = old;
+  s.resumeChunk = old.shards.empty() ? 0 : old.shards.back().endChunk;
+  return true;
+}
+
+// Step 2: the tokenizer and an index to fill, resumed or new (the store folder emptied).
+StoreStart startStore(const std::string& corpusPath, const std::string& spec,
+                      const std::vector<SourceFile>& sources, size_t chunkBytes,
+                      const PrepareOptions& o, const StoreIndex* old, PrepareReport& r) {
+  StoreStart s;
+  if (old && resumeStore(spec, sources, chunkBytes, o, *old, s)) {
+    r.resumedShards = s.index.shards.size();
+  } else {
+    if (old && !old->complete) r.rebuildReason = "an interrupted preparation of other input was there";
+    if (spec == "byte") s.tok = byteTokenizer();
+    else if (isSpmVocabSpec(spec)) s.tok = trainSpmOnSample(corpusPath, spec, o);
+    else s.tok = spmFromModel(spec.substr(4));
+    StoreIndex& index = s.index;
+    index.tokenizerSpec = spec;
+    index.tokenizerName = s.tok.name;
+    index.tokenizerHash = util::hex64(s.tok.hash);
+    index.vocab = s.tok.vocab;
+    index.eod = s.tok.eod;
+    index.bytesPerToken = bytesPerTokenFor(s.tok.vocab);
+    index.buildId = util::hex64(buildIdOf(spec, s.tok.hash, sources, chunkBytes, o.shardTokens));
+    std::error_code ec;
+    index.corpusPath = fs::absolute(corpusPath, ec).string();
+    index.inputBytes = r.inputBytes;
+    for (const auto& src : sources) index.sources.push_back({src.relative, src.size, src.mtimeNs, ""});
+    fs::create_directories(r.storeDir, ec);
+    if (!fs::is_directory(r.storeDir, ec)) throw DataError("cannot create the token store '" + r.storeDir + "'");
+    removeStoreFiles(r.storeDir);
+  }
+  s.index.complete = false;
+  writeStoreIndex(r.storeDir, s.index);
+  r.tokenizerName = s.tok.name;
+  r.vocab = s.index.vocab;
+  r.eod = s.index.eod;
+  return s;
+}
+
+// A corpus that gave no text: the error naming why (every file binary, or nothing to read).
+[[noreturn]] void throwNoText(const std::string& corpusPath, const StoreIndex& index,
+                              size_t sourceCount) {
+  const auto& binary = index.skipped.binaryFiles;
+  if (!binary.empty() && binary.size() == sourceCount) {
+    std::string names;
+    for (size_t i = 0; i < binary.size() && i < 5; ++i) names += (i ? ", " : "") + binary[i];
+    throw DataError("corpus folder '" + corpusPath + "' holds no text files: all " +
+                    std::to_string(binary.size()) + " are binary (" + names +
+                    (binary.size() > 5 ? ", ..." : "") + ")");
+  }
+  const std::string skippedNote = index.skipped.total() ? " (skipped: " + index.skipped.summary() + ")" : "";
+  throw DataError("corpus '" + corpusPath + "' is empty: it holds no text to tokenize" + skippedNote);
+}
+
+}  // namespace
+
 PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions& o) {
   const auto t0 = Clock::now();
-  auto say = [&](const std::string& s) {
-    if (o.phase) o.phase(s);
-  };
   std::error_code ec;
   const bool folder = fs::is_directory(corpusPath, ec);
   const std::vector<SourceFile> sources = listCorpusSources(corpusPath);
@@ -245,187 +366,35 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   const size_t chunkBytes = o.chunkBytes ? o.chunkBytes : spec == "byte" ? (4u << 20) : (8u << 20);
   for (const auto& s : sources) r.inputBytes += s.size;
 
-  // 1. An up-to-date store is used as it is.
   std::unique_ptr<StoreIndex> old;
-  try {
-    old = readStoreIndex(r.storeDir);
-  } catch (const StaleStoreError& e) {
-    r.rebuildReason = e.reason();
-  } catch (const DataError& e) {
-    r.rebuildReason = std::string("its index was unreadable (") + e.what() + ")";
+  if (reuseStore(spec, sources, o, old, r)) {
+    r.seconds = since(t0);
+    return r;
   }
-  if (old && old->tokenizerSpec != spec) {
-    r.rebuildReason = "the tokenizer changed";
-    old.reset();
-  }
-  if (old && old->complete) {
-    say("checking the token store " + r.storeDir);
-    bool touched = false;
-    std::string why = sourcesChanged(*old, sources, touched, o.verify);
-    if (why.empty() && !isSpmVocabSpec(spec) && spec != "byte") {
-      why = spmModelChange(spec.substr(4), old->tokenizerHash);
-    }
-    if (why.empty()) {
-      if (touched || old->preparedAtNs < nowNs() - 2000000000ll) {
-        old->preparedAtNs = nowNs();
-        try {
-          writeStoreIndex(r.storeDir, *old);
-        } catch (const DataError&) {  // a read-only store is still usable
-        }
-      }
-      r.reused = true;
-      r.tokenizerName = old->tokenizerName;
-      r.vocab = old->vocab;
-      r.eod = old->eod;
-      r.tokens = old->tokens();
-      r.shards = old->shards.size();
-      r.skipped = old->skipped;
-      r.seconds = since(t0);
-      return r;
-    }
-    r.rebuildReason = why;
-    old.reset();
-  }
-
-  // 2. The tokenizer; an interrupted preparation of the same input resumes.
-  ResolvedTokenizer tok;
-  uint64_t resumeChunk = 0;
-  StoreIndex index;
-  if (old && !old->complete && sameStats(*old, sources)) {
-    try {
-      tok = spec == "byte" ? byteTokenizer() : spmFromModel(old->tokenizerName.substr(4));
-      const uint64_t build = buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens);
-      if (util::hex64(tok.hash) == old->tokenizerHash && util::hex64(build) == old->buildId) {
-        index = *old;
-        resumeChunk = index.shards.empty() ? 0 : index.shards.back().endChunk;
-        r.resumedShards = index.shards.size();
-      }
-    } catch (const DataError&) {  // its tokenizer is gone: start over
-    }
-  }
-  if (r.resumedShards == 0) {
-    if (old && !old->complete) r.rebuildReason = "an interrupted preparation of other input was there";
-    if (spec == "byte") tok = byteTokenizer();
-    else if (isSpmVocabSpec(spec)) tok = trainSpmOnSample(corpusPath, spec, o);
-    else tok = spmFromModel(spec.substr(4));
-    index = StoreIndex{};
-    index.tokenizerSpec = spec;
-    index.tokenizerName = tok.name;
-    index.tokenizerHash = util::hex64(tok.hash);
-    index.vocab = tok.vocab;
-    index.eod = tok.eod;
-    index.bytesPerToken = bytesPerTokenFor(tok.vocab);
-    index.buildId = util::hex64(buildIdOf(spec, tok.hash, sources, chunkBytes, o.shardTokens));
-    index.corpusPath = fs::absolute(corpusPath, ec).string();
-    index.inputBytes = r.inputBytes;
-    for (const auto& s : sources) index.sources.push_back({s.relative, s.size, s.mtimeNs, ""});
-    fs::create_directories(r.storeDir, ec);
-    if (!fs::is_directory(r.storeDir, ec)) throw DataError("cannot create the token store '" + r.storeDir + "'");
-    removeStoreFiles(r.storeDir);
-  }
-  index.complete = false;
-  writeStoreIndex(r.storeDir, index);
-  r.tokenizerName = tok.name;
-  r.vocab = index.vocab;
-  r.eod = index.eod;
+  StoreStart start = startStore(corpusPath, spec, sources, chunkBytes, o, old.get(), r);
+  StoreIndex& index = start.index;
 
   // 3. Tokenize in a stream: chunks in order into shards.
-  TokenizePipeline pipe(sources, folder, tok, o.threads, chunkBytes, resumeChunk, r.storeDir);
+  TokenizePipeline pipe(sources, folder, start.tok, o.threads, chunkBytes, start.resumeChunk, r.storeDir);
+  auto say = [&](const std::string& s) {
+    if (o.phase) o.phase(s);
+  };
   if (!r.rebuildReason.empty()) say("rebuilding the token store " + r.storeDir + ": " + r.rebuildReason);
   say(std::string(r.resumedShards ? "resuming" : "tokenizing") + " " + corpusPath + " with " +
-      tok.name + " on " + std::to_string(pipe.threads()) + " thread(s)");
+      start.tok.name + " on " + std::to_string(pipe.threads()) + " thread(s)");
   pipe.start();
   PrepareProgress prog;
   prog.rawTotal = r.inputBytes;
   prog.resumedShards = r.resumedShards;
   prog.shards = index.shards.size();
   prog.tokens = index.tokens();
-  auto lastReport = Clock::now();
-  const auto tTok = Clock::now();
-  std::unique_ptr<ShardWriter> shard;
-  auto closeShard = [&](uint64_t endChunk) {
-    shard->finish();
-    index.shards.push_back({shardFileName(index.shards.size()), shard->count(), endChunk});
-    shard.reset();
-    writeStoreIndex(r.storeDir, index);
-    prog.shards = index.shards.size();
-  };
-  bool anyText = resumeChunk > 0;
-  uint64_t seq = resumeChunk;
-  DoneChunk d;
-  size_t newShards = 0;
-  // Ctrl-C in a terminal reaches the spm_encode children too: a worker failing while a stop is
-  // asked for is the interruption, not an error.
-  auto nextChunk = [&]() {
-    try {
-      return pipe.next(seq, d);
-    } catch (const DataError&) {
-      if (o.stop && o.stop->load()) {
-        pipe.stop();
-        r.interrupted = true;
-        return false;
-      }
-      throw;
-    }
-  };
-  while (nextChunk()) {
-    if (!shard) {
-      ShardHeader h;
-      h.bytesPerToken = static_cast<uint32_t>(index.bytesPerToken);
-      h.vocab = static_cast<uint32_t>(index.vocab);
-      h.tokenizerHash = tok.hash;
-      h.buildId = std::stoull(index.buildId, nullptr, 16);
-      h.shardNumber = index.shards.size();
-      shard = std::make_unique<ShardWriter>((fs::path(r.storeDir) / shardFileName(h.shardNumber)).string(), h);
-    }
-    shard->appendEncoded(d.encoded.data(), d.count);
-    anyText = anyText || d.hasText;
-    index.skipped.linesWithoutText += d.skipped.linesWithoutText;
-    index.skipped.invalidJsonLines += d.skipped.invalidJsonLines;
-    index.skipped.invalidUtf8Lines += d.skipped.invalidUtf8Lines;
-    prog.rawDone = d.rawDone;
-    prog.textBytes += d.textBytes;
-    prog.tokens += d.count;
-    ++seq;
-    if (shard->count() >= o.shardTokens) {
-      closeShard(seq);
-      ++newShards;
-      const bool stopNow = (o.stop && o.stop->load()) || (o.stopAfterShards && newShards >= o.stopAfterShards);
-      if (stopNow) {
-        pipe.stop();
-        r.interrupted = true;
-        break;
-      }
-    } else if (o.stop && o.stop->load()) {
-      pipe.stop();
-      shard.reset();  // the unfinished shard is dropped; the next run redoes its chunks
-      r.interrupted = true;
-      break;
-    }
-    if (o.progress && since(lastReport) >= 0.5 && prog.rawDone < prog.rawTotal) {  // the end is reported once, below
-      prog.seconds = since(tTok);
-      prog.rawDone = std::max(prog.rawDone, pipe.skippedRawDone());
-      o.progress(prog);
-      lastReport = Clock::now();
-    }
-  }
+  ShardStream stream(pipe, start.tok, index, r.storeDir, o);
+  r.interrupted = !stream.run(start.resumeChunk, prog);
   if (!r.interrupted) {
-    if (shard && shard->count() > 0) closeShard(seq);
-    shard.reset();
-    pipe.stop();
     index.skipped.binaryFiles = pipe.chunker().binaryFiles();
-    if (!anyText) {
+    if (!stream.anyText()) {
       removeStoreFiles(r.storeDir);
-      const auto& binary = index.skipped.binaryFiles;
-      if (!binary.empty() && binary.size() == sources.size()) {
-        std::string names;
-        for (size_t i = 0; i < binary.size() && i < 5; ++i) names += (i ? ", " : "") + binary[i];
-        throw DataError("corpus folder '" + corpusPath + "' holds no text files: all " +
-                        std::to_string(binary.size()) + " are binary (" + names +
-                        (binary.size() > 5 ? ", ..." : "") + ")");
-      }
-      const std::string skippedNote = index.skipped.total() ? " (skipped: " + index.skipped.summary() + ")" : "";
-      throw DataError("corpus '" + corpusPath + "' is empty: it holds no text to tokenize" + skippedNote);
+      throwNoText(corpusPath, index, sources.size());
     }
     const auto& hashes = pipe.chunker().hashes();
     for (size_t i = 0; i < index.sources.size(); ++i) index.sources[i].hash = hashes[i];
@@ -433,7 +402,6 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
     index.preparedAtNs = nowNs();
     writeStoreIndex(r.storeDir, index);
   }
-  prog.seconds = since(tTok);
   prog.rawDone = r.interrupted ? prog.rawDone : prog.rawTotal;
   if (o.progress) o.progress(prog);
   r.tokens = index.tokens();
