@@ -8,7 +8,7 @@ TORCH2_BUILD_DIR ?= build/torch2
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: run test build deps configure bench clean torch2-configure build-torch2 test-torch2 run-torch2
+.PHONY: run test build deps configure bench clean torch2-configure build-torch2 test-torch2 run-torch2 screenshot
 
 deps:
 	@bash scripts/install-deps.sh
@@ -40,6 +40,11 @@ test-torch2: build-torch2
 
 run-torch2: build-torch2
 	@bash scripts/run-lab.sh $(TORCH2_BUILD_DIR)
+
+# The README's dashboard screenshot, made by the lab itself: a cpu-demo group trained into a
+# temporary database, rendered offscreen (scripts/make-screenshot.sh).
+screenshot: build
+	@bash scripts/make-screenshot.sh $(BUILD_DIR) docs/images/dashboard.png
 
 bench: build
 	$(BUILD_DIR)/app/depthlab-cli bench store
