@@ -47,6 +47,7 @@ void addHfCommands(CLI::App& app, GlobalOptions& g);
 void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 void addReproduceCommand(CLI::App& app, GlobalOptions& g);
+void addSchemesCommand(CLI::App& app, GlobalOptions& g);
 /// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.
 void addBenchData(CLI::App* bench, GlobalOptions& g);
 /// `bench checkpoint` (cli_bench_checkpoint.cpp), registered under `bench` likewise.

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   depthlab::cli::addBenchCommand(app, g);
   depthlab::cli::addCorpusCommand(app, g);
   depthlab::cli::addReproduceCommand(app, g);
+  depthlab::cli::addSchemesCommand(app, g);
 
   try {
     app.parse(argc, argv);

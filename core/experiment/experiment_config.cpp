@@ -20,17 +20,14 @@
 #include "data/tokenizer.h"
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
+#include "model/scheme_catalogue.h"
 
 namespace depthlab::experiment {
 
 using nlohmann::json;
 
-const std::vector<std::string> kSchemes = {"pre_ln",   "lns",      "post_ln",
-                                           "mix_ln",   "deepnorm", "deepnorm_official",
-                                           "sandwich", "lns_learnable"};
-const std::vector<std::string> kLnsPlacements = {"after_norm",     "before_norm",
-                                                 "after_sublayer", "after_residual",
-                                                 "after_attn_only", "after_ffn_only"};
+const std::vector<std::string> kSchemes = model::schemeIds();
+const std::vector<std::string> kLnsPlacements = model::lnsPlacements();
 
 namespace {
 

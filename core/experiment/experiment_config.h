@@ -54,6 +54,7 @@ struct ExperimentConfig {
   ProbeConfig probes;
 };
 
+/// The scheme ids of model::schemeCatalogue(), in its order.
 extern const std::vector<std::string> kSchemes;
 extern const std::vector<std::string> kLnsPlacements;
 

@@ -18,12 +18,11 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include <map>
-
 #include "data/default_corpus.h"
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
+#include "model/scheme_catalogue.h"
 #include "train/devices.h"
 
 namespace depthlab::ui {
@@ -104,21 +103,11 @@ QGroupBox* SetupPanel::makeSchemeBox() {
   // Schemes (multi-select: one paired group)
   auto* schemeBox = new QGroupBox(tr("Schemes (trained as one paired group)"));
   auto* sl = new QVBoxLayout(schemeBox);
-  static const std::map<std::string, const char*> help = {
-      {"pre_ln", "Pre-LN: norm before each sublayer (the LLaMA baseline; the Curse of Depth)"},
-      {"lns", "LayerNorm Scaling: each block's norm outputs times 1/sqrt(l) (the paper's fix)"},
-      {"post_ln", "Post-LN: norm after the residual add (original Transformer)"},
-      {"mix_ln", "Mix-LN: Post-LN in the first quarter of the blocks, Pre-LN after"},
-      {"deepnorm", "DeepNorm: Post-LN with the residual scaled up and the init scaled down"},
-      {"deepnorm_official", "DeepNorm with the official repository's constants"},
-      {"sandwich", "Sandwich / Peri-LN: norms before and after each sublayer"},
-      {"lns_learnable", "LNS with a learnable per-block scale, initialised at 1/sqrt(l)"}};
-  for (const auto& s : experiment::kSchemes) {
-    auto* cb = new QCheckBox(QString::fromStdString(s));
-    cb->setObjectName(QStringLiteral("scheme.") + QString::fromStdString(s));
-    if (s == "lns_learnable") cb->setText(cb->text() + tr(" (experimental)"));
-    auto it = help.find(s);
-    cb->setToolTip(it != help.end() ? tr(it->second) : QString::fromStdString(s));
+  for (const auto& e : model::schemeCatalogue()) {
+    auto* cb = new QCheckBox(QString::fromStdString(e.id));
+    cb->setObjectName(QStringLiteral("scheme.") + QString::fromStdString(e.id));
+    if (e.experimental) cb->setText(cb->text() + tr(" (experimental)"));
+    cb->setToolTip(QString::fromStdString(e.displayName + ": " + e.description + "\n" + e.reference));
     m_schemeBoxes.push_back(cb);
     sl->addWidget(cb);
   }

@@ -1,0 +1,169 @@
+// The scheme catalogue; see scheme_catalogue.h. Formulas: block_plan.h's notation.
+#include "model/scheme_catalogue.h"
+
+#include <cmath>
+
+#include "util/config_error.h"
+
+namespace depthlab::model {
+
+namespace {
+
+double invSqrt(int l) { return 1.0 / std::sqrt(static_cast<double>(l)); }
+
+void planPreLn(BlockPlan&, int, int, const SchemeOptions&) {}
+
+void planLns(BlockPlan& p, int l, int, const SchemeOptions& o) {
+  p.placement = placementFromString(o.lnsPlacement);
+  p.depthScale = invSqrt(l);
+}
+
+void planLnsLearnable(BlockPlan& p, int l, int, const SchemeOptions&) {
+  p.placement = Placement::AfterNorm;
+  p.depthScale = invSqrt(l);
+  p.learnableScale = true;
+}
+
+void planPostLn(BlockPlan& p, int, int, const SchemeOptions&) { p.postLn = true; }
+
+void planMixLn(BlockPlan& p, int l, int L, const SchemeOptions& o) {
+  p.postLn = l - 1 < mixLnPostBlocks(L, o.mixLnAlpha);
+}
+
+void planDeepNorm(BlockPlan& p, int L, bool official) {
+  p.postLn = true;
+  p.residualAlpha = deepnormAlpha(L, official);
+  p.xavierGainQK = 1.0;
+  p.xavierGainVOF = deepnormGain(L, official);
+}
+
+void planDeepNormPaper(BlockPlan& p, int, int L, const SchemeOptions&) {
+  planDeepNorm(p, L, false);
+}
+void planDeepNormOfficial(BlockPlan& p, int, int L, const SchemeOptions&) {
+  planDeepNorm(p, L, true);
+}
+
+void planSandwich(BlockPlan& p, int, int, const SchemeOptions&) { p.sandwich = true; }
+
+std::vector<SchemeEntry> makeCatalogue() {
+  const std::string curse =
+      "Sun et al. 2025, The Curse of Depth in Large Language Models, arXiv:2502.05795";
+  const std::string deepnet =
+      "Wang et al. 2022, DeepNet: Scaling Transformers to 1,000 Layers, arXiv:2203.00555";
+  std::vector<SchemeEntry> c;
+  c.push_back({"pre_ln",
+               "Pre-LN",
+               "norm before each sublayer: the LLaMA baseline, whose deep layers the Curse of "
+               "Depth makes lazy",
+               "Xiong et al. 2020, On Layer Normalization in the Transformer Architecture, "
+               "arXiv:2002.04745",
+               planPreLn,
+               {},
+               "lns",
+               true,
+               false});
+  c.push_back({"lns", "LNS",
+               "LayerNorm Scaling: each block's norm outputs times 1/sqrt(l) (the paper's fix)",
+               curse, planLns, lnsPlacements(), "pre_ln", true, false});
+  c.push_back({"post_ln",
+               "Post-LN",
+               "norm after each residual add (the original Transformer)",
+               "Vaswani et al. 2017, Attention Is All You Need, arXiv:1706.03762",
+               planPostLn,
+               {},
+               "pre_ln",
+               false,
+               false});
+  c.push_back(
+      {"mix_ln",
+       "Mix-LN",
+       "Post-LN in the first round(alpha L) blocks (alpha = options.mixLnAlpha, 0.25), Pre-LN "
+       "after",
+       "Li et al. 2024, Mix-LN: Unleashing the Power of Deeper Layers by Combining Pre-LN and "
+       "Post-LN, arXiv:2412.13795",
+       planMixLn,
+       {},
+       "pre_ln",
+       false,
+       false});
+  c.push_back({"deepnorm",
+               "DeepNorm",
+               "Post-LN with the skip path times (2L)^(1/4) and v/o/MLP init gain (8L)^(-1/4)",
+               deepnet,
+               planDeepNormPaper,
+               {},
+               "pre_ln",
+               false,
+               false});
+  c.push_back({"deepnorm_official",
+               "DeepNorm (official)",
+               "DeepNorm with the Curse of Depth code's constants: skip times sqrt(8), init gain "
+               "(8L)^(1/4)",
+               deepnet + "; constants of the official code of arXiv:2502.05795",
+               planDeepNormOfficial,
+               {},
+               "pre_ln",
+               false,
+               false});
+  c.push_back(
+      {"sandwich",
+       "Sandwich-LN",
+       "Sandwich / Peri-LN: norms before and after each sublayer",
+       "Ding et al. 2021, CogView, arXiv:2105.13290; Kim et al. 2025, Peri-LN, arXiv:2502.02732",
+       planSandwich,
+       {},
+       "pre_ln",
+       false,
+       false});
+  c.push_back({"lns_learnable",
+               "LNS (learnable)",
+               "LNS with a learnable per-channel scale, initialised at 1/sqrt(l), and a gate",
+               "DepthLab's own variant of " + curse,
+               planLnsLearnable,
+               {"after_norm"},
+               "lns",
+               false,
+               true});
+  return c;
+}
+
+}  // namespace
+
+const std::vector<std::string>& lnsPlacements() {
+  static const std::vector<std::string> p = {"after_norm",     "before_norm",     "after_sublayer",
+                                             "after_residual", "after_attn_only", "after_ffn_only"};
+  return p;
+}
+
+const std::vector<SchemeEntry>& schemeCatalogue() {
+  static const std::vector<SchemeEntry> c = makeCatalogue();
+  return c;
+}
+
+std::vector<std::string> schemeIds() {
+  std::vector<std::string> ids;
+  for (const auto& e : schemeCatalogue()) ids.push_back(e.id);
+  return ids;
+}
+
+const SchemeEntry* findScheme(const std::string& id) {
+  for (const auto& e : schemeCatalogue()) {
+    if (e.id == id) return &e;
+  }
+  return nullptr;
+}
+
+const SchemeEntry& requireScheme(const std::string& id) {
+  if (const SchemeEntry* e = findScheme(id)) return *e;
+  std::string known;
+  for (const auto& e : schemeCatalogue()) known += (known.empty() ? "" : ", ") + e.id;
+  throw util::ConfigError("schemes: unknown scheme '" + id + "' (known: " + known + ")");
+}
+
+std::string schemeDisplayName(const std::string& id) {
+  const SchemeEntry* e = findScheme(id);
+  return e ? e->displayName : id;
+}
+
+}  // namespace depthlab::model
