@@ -41,83 +41,125 @@ nlohmann::json reportJson(const experiment::RunReport& r) {
           {"prune_delta_shallow_mean", opt(r.pruneShallowMean)}, {"missing", r.missing}};
 }
 
-}  // namespace
-
-void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
-  static int64_t runId = 0, step = -1;
-  static std::string probes = "all", runs;
-  static hf::ModelAnalysisOptions text;
-  auto* analyze = app.add_subcommand(
-      "analyze", "Run depth probes on a stored checkpoint, or on an imported model over a text");
-  analyze->add_option("--run", runId, "Run id")->required();
-  analyze->add_option("--step", step, "Checkpoint step (latest at or before it; default: last)");
-  analyze->add_option("--probes", probes,
-                      "all | variance,angular,pruning,block_pruning,jacobian")
-      ->capture_default_str();
-  analyze->add_option("--corpus", text.text.corpus,
-                      "Imported models: the text to probe on (tokenized by the model's tokenizer)");
-  analyze->add_option("--tokens", text.text.tokensFile,
-                      "Imported models: token ids instead of a text (one sequence per line)");
-  analyze->add_option("--sequences", text.sequences, "Imported models: probe sequences")
-      ->capture_default_str();
-  analyze->add_option("--seq-len", text.seqLen, "Imported models: tokens per sequence (0: 128, fewer when the model has fewer positions or a smaller attention window)")
-      ->capture_default_str();
-  analyze->add_option("--device", text.device, "Imported models: cpu, cuda or cuda:N")
-      ->capture_default_str();
-  analyze->add_option("--threads", text.threads, "Imported models: CPU threads (0 = every core)")
-      ->capture_default_str();
-  analyze->callback([&g, analyze] {
-    if (analyze->count("--step") && step < 0) {
-      throw std::runtime_error("--step must be 0 or more (got " + std::to_string(step) + ")");
-    }
-    auto s = openStore(g);
-    auto run = s.run(runId);
-    if (run && hf::importRecordOf(*run)) {
-      if (analyze->count("--probes")) text.probes = experiment::parseProbeList(probes);
-      if (!g.json) text.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-      auto r = hf::analyzeImportedRun(s, runId, text);
-      if (g.json) {
-        std::cout << nlohmann::json{{"run_id", runId}, {"tokens", r.tokens}, {"tokenizer", r.tokensHow},
-                                    {"seconds", r.seconds}, {"values", r.valuesWritten}}.dump(2) << "\n";
-      } else {
-        std::printf("analyzed imported run %lld on %lld tokens (%s): %zu values in %.1f s\n",
-                    static_cast<long long>(runId), static_cast<long long>(r.tokens),
-                    r.tokensHow.c_str(), r.valuesWritten, r.seconds);
-      }
-      return;
-    }
-    for (const char* opt : {"--corpus", "--tokens", "--sequences", "--seq-len", "--device", "--threads"}) {
-      if (analyze->count(opt)) {
-        throw std::runtime_error(std::string(opt) + " is for imported models; run " +
-                                 std::to_string(runId) + " is probed on its own probe batch");
-      }
-    }
-    if (run && step >= 0) {  // a step past the newest checkpoint is not quietly the newest
-      const auto saved = s.checkpoints(runId);
-      if (!saved.empty() && step > saved.back().step) {
-        throw std::runtime_error("--step " + std::to_string(step) + ": run " +
-                                 std::to_string(runId) + "'s newest checkpoint is at step " +
-                                 std::to_string(saved.back().step) +
-                                 " (leave --step out to analyze it)");
-      }
-    }
-    auto which = experiment::parseProbeList(probes);
-    auto r = experiment::analyzeCheckpoint(s, runId,
-                                           step >= 0 ? std::optional<int64_t>(step) : std::nullopt,
-                                           which);
+// `analyze`: an imported model on a text, or a trained run's checkpoint.
+void runAnalyze(GlobalOptions& g, const CLI::App* analyze, int64_t runId, int64_t step,
+                const std::string& probes, hf::ModelAnalysisOptions& text) {
+  if (analyze->count("--step") && step < 0) {
+    throw std::runtime_error("--step must be 0 or more (got " + std::to_string(step) + ")");
+  }
+  auto s = openStore(g);
+  auto run = s.run(runId);
+  if (run && hf::importRecordOf(*run)) {
+    if (analyze->count("--probes")) text.probes = experiment::parseProbeList(probes);
+    if (!g.json) text.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    auto r = hf::analyzeImportedRun(s, runId, text);
     if (g.json) {
-      std::cout << nlohmann::json{{"run_id", runId}, {"step", r.step}, {"checkpoint", r.checkpointPath},
-                                  {"skipped", r.skipped}, {"seconds", r.seconds},
-                                  {"values", r.valuesWritten}}.dump(2) << "\n";
+      std::cout << nlohmann::json{{"run_id", runId}, {"tokens", r.tokens}, {"tokenizer", r.tokensHow},
+                                  {"seconds", r.seconds}, {"values", r.valuesWritten}}.dump(2) << "\n";
     } else {
-      for (const auto& why : r.skipped) std::printf("skipped the checkpoint at %s\n", why.c_str());
-      std::printf("analyzed run %lld at step %lld (%s): %zu values in %.1f s\n",
-                  static_cast<long long>(runId), static_cast<long long>(r.step),
-                  r.checkpointPath.c_str(), r.valuesWritten, r.seconds);
+      std::printf("analyzed imported run %lld on %lld tokens (%s): %zu values in %.1f s\n",
+                  static_cast<long long>(runId), static_cast<long long>(r.tokens),
+                  r.tokensHow.c_str(), r.valuesWritten, r.seconds);
     }
-  });
+    return;
+  }
+  for (const char* opt : {"--corpus", "--tokens", "--sequences", "--seq-len", "--device", "--threads"}) {
+    if (analyze->count(opt)) {
+      throw std::runtime_error(std::string(opt) + " is for imported models; run " +
+                               std::to_string(runId) + " is probed on its own probe batch");
+    }
+  }
+  if (run && step >= 0) {  // a step past the newest checkpoint is not quietly the newest
+    const auto saved = s.checkpoints(runId);
+    if (!saved.empty() && step > saved.back().step) {
+      throw std::runtime_error("--step " + std::to_string(step) + ": run " +
+                               std::to_string(runId) + "'s newest checkpoint is at step " +
+                               std::to_string(saved.back().step) +
+                               " (leave --step out to analyze it)");
+    }
+  }
+  auto which = experiment::parseProbeList(probes);
+  auto r = experiment::analyzeCheckpoint(s, runId,
+                                         step >= 0 ? std::optional<int64_t>(step) : std::nullopt,
+                                         which);
+  if (g.json) {
+    std::cout << nlohmann::json{{"run_id", runId}, {"step", r.step}, {"checkpoint", r.checkpointPath},
+                                {"skipped", r.skipped}, {"seconds", r.seconds},
+                                {"values", r.valuesWritten}}.dump(2) << "\n";
+  } else {
+    for (const auto& why : r.skipped) std::printf("skipped the checkpoint at %s\n", why.c_str());
+    std::printf("analyzed run %lld at step %lld (%s): %zu values in %.1f s\n",
+                static_cast<long long>(runId), static_cast<long long>(r.step),
+                r.checkpointPath.c_str(), r.valuesWritten, r.seconds);
+  }
+}
 
+// The report's table: a row per quantity, a column per run.
+void printReportTable(const std::vector<experiment::RunReport>& reports) {
+  const char* rows[] = {"scheme", "status", "steps", "val loss", "val ppl", "last-layer var",
+                        "mean var", "log-var slope", "angular (deep half)", "lazy layers",
+                        "prune delta deep", "prune delta shallow"};
+  std::printf("%-22s", "run");
+  for (const auto& r : reports) std::printf("%16lld", static_cast<long long>(r.runId));
+  std::printf("\n");
+  for (size_t row = 0; row < std::size(rows); ++row) {
+    std::printf("%-22s", rows[row]);
+    for (const auto& r : reports) {
+      std::string v;
+      switch (row) {
+        case 0: v = r.scheme; break;
+        case 1: v = r.status; break;
+        case 2: v = std::to_string(r.steps); break;
+        case 3: v = fmt(r.lossVal); break;
+        case 4: v = fmt(r.pplVal); break;
+        case 5: v = fmt(r.varianceLast); break;
+        case 6: v = fmt(r.varianceMean); break;
+        case 7: v = fmt(r.logVarianceSlope, "%.4f"); break;
+        case 8: v = fmt(r.angularDeepMean); break;
+        case 9:
+          v = r.lazyLayers ? std::to_string(*r.lazyLayers) + "/" + std::to_string(r.nLayers)
+                           : "-";
+          break;
+        case 10: v = fmt(r.pruneDeepMean); break;
+        case 11: v = fmt(r.pruneShallowMean); break;
+      }
+      std::printf("%16s", v.c_str());
+    }
+    std::printf("\n");
+  }
+}
+
+// What a report lacks, and the command that measures it.
+void printWhatIsMissing(const std::vector<experiment::RunReport>& reports) {
+  for (const auto& r : reports) {
+    // Probes come from `analyze`; a validation loss from training, or from `eval` on the
+    // run's own validation split.
+    std::string probes;
+    bool noValLoss = false;
+    for (const auto& m : r.missing) {
+      if (m == metrics::kLossVal)
+        noValLoss = true;
+      else
+        probes += " " + m;
+    }
+    const auto id = static_cast<long long>(r.runId);
+    if (!probes.empty()) {
+      std::printf("run %lld lacks:%s (run `depthlab-cli analyze --run %lld` to compute them)\n",
+                  id, probes.c_str(), id);
+    }
+    if (noValLoss) {
+      std::printf(
+          "run %lld has no validation loss (runs measure it while they train; "
+          "`depthlab-cli eval --run %lld` measures it on the run's validation split)\n",
+          id, id);
+    }
+  }
+}
+
+// `report`: runs side by side, or imported models as the family table.
+void addReportCommand(CLI::App& app, GlobalOptions& g) {
   auto* report = app.add_subcommand("report", "Curse-of-Depth summary of runs side by side");
+  static std::string runs;
   report->add_option("--runs", runs, "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)")->required();
   static int64_t reportStep = -1;
   report
@@ -169,63 +211,42 @@ void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
       std::cout << j.dump(2) << "\n";
       return;
     }
-    const char* rows[] = {"scheme", "status", "steps", "val loss", "val ppl", "last-layer var",
-                          "mean var", "log-var slope", "angular (deep half)", "lazy layers",
-                          "prune delta deep", "prune delta shallow"};
-    std::printf("%-22s", "run");
-    for (const auto& r : reports) std::printf("%16lld", static_cast<long long>(r.runId));
-    std::printf("\n");
-    for (size_t row = 0; row < std::size(rows); ++row) {
-      std::printf("%-22s", rows[row]);
-      for (const auto& r : reports) {
-        std::string v;
-        switch (row) {
-          case 0: v = r.scheme; break;
-          case 1: v = r.status; break;
-          case 2: v = std::to_string(r.steps); break;
-          case 3: v = fmt(r.lossVal); break;
-          case 4: v = fmt(r.pplVal); break;
-          case 5: v = fmt(r.varianceLast); break;
-          case 6: v = fmt(r.varianceMean); break;
-          case 7: v = fmt(r.logVarianceSlope, "%.4f"); break;
-          case 8: v = fmt(r.angularDeepMean); break;
-          case 9:
-            v = r.lazyLayers ? std::to_string(*r.lazyLayers) + "/" + std::to_string(r.nLayers)
-                             : "-";
-            break;
-          case 10: v = fmt(r.pruneDeepMean); break;
-          case 11: v = fmt(r.pruneShallowMean); break;
-        }
-        std::printf("%16s", v.c_str());
-      }
-      std::printf("\n");
-    }
-    for (const auto& r : reports) {
-      // Probes come from `analyze`; a validation loss from training, or from `eval` on the
-      // run's own validation split.
-      std::string probes;
-      bool noValLoss = false;
-      for (const auto& m : r.missing) {
-        if (m == metrics::kLossVal)
-          noValLoss = true;
-        else
-          probes += " " + m;
-      }
-      const auto id = static_cast<long long>(r.runId);
-      if (!probes.empty()) {
-        std::printf("run %lld lacks:%s (run `depthlab-cli analyze --run %lld` to compute them)\n",
-                    id, probes.c_str(), id);
-      }
-      if (noValLoss) {
-        std::printf(
-            "run %lld has no validation loss (runs measure it while they train; "
-            "`depthlab-cli eval --run %lld` measures it on the run's validation split)\n",
-            id, id);
-      }
-    }
+    printReportTable(reports);
+    printWhatIsMissing(reports);
     std::printf("Angular distance and pruning at small scale may run opposite to the paper, whose\n"
                 "pattern was reported after ~2B tokens; variance and loss are the robust signals.\n");
   });
+}
+
+}  // namespace
+
+void addAnalysisCommands(CLI::App& app, GlobalOptions& g) {
+  static int64_t runId = 0, step = -1;
+  static std::string probes = "all";
+  static hf::ModelAnalysisOptions text;
+  auto* analyze = app.add_subcommand(
+      "analyze", "Run depth probes on a stored checkpoint, or on an imported model over a text");
+  analyze->add_option("--run", runId, "Run id")->required();
+  analyze->add_option("--step", step, "Checkpoint step (latest at or before it; default: last)");
+  analyze->add_option("--probes", probes,
+                      "all | variance,angular,pruning,block_pruning,jacobian")
+      ->capture_default_str();
+  analyze->add_option("--corpus", text.text.corpus,
+                      "Imported models: the text to probe on (tokenized by the model's tokenizer)");
+  analyze->add_option("--tokens", text.text.tokensFile,
+                      "Imported models: token ids instead of a text (one sequence per line)");
+  analyze->add_option("--sequences", text.sequences, "Imported models: probe sequences")
+      ->capture_default_str();
+  analyze->add_option("--seq-len", text.seqLen, "Imported models: tokens per sequence (0: 128, fewer when the model has fewer positions or a smaller attention window)")
+      ->capture_default_str();
+  analyze->add_option("--device", text.device, "Imported models: cpu, cuda or cuda:N")
+      ->capture_default_str();
+  analyze->add_option("--threads", text.threads, "Imported models: CPU threads (0 = every core)")
+      ->capture_default_str();
+  analyze->callback([&g, analyze] {
+    runAnalyze(g, analyze, runId, step, probes, text);
+  });
+  addReportCommand(app, g);
 }
 
 }  // namespace depthlab::cli

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <functional>
+#include <optional>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -51,17 +53,182 @@ void noteTokenizerVocabulary(const std::string& file, const experiment::Experime
                file.c_str(), c.model.vocabSize, data::kByteVocab, data::kByteVocab);
 }
 
+struct TrainArgs {
+  std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name, packing;
+  std::string checkpointDir;
+  int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0, tokenizerSampleMB = 0;
+  double checkpointMinutes = -1;
+  int64_t seed = -1;
+  bool quiet = false;
+};
+
+void requireTrainArgs(const TrainArgs& a, const CLI::App* train) {
+  if (train->count("--steps") && a.steps <= 0) {
+    throw std::runtime_error("--steps must be at least 1 (got " + std::to_string(a.steps) + ")");
+  }
+  if (train->count("--threads") && a.threads < 0) {
+    throw std::runtime_error("--threads must be 0 (the default) or more (got " +
+                             std::to_string(a.threads) + ")");
+  }
+  if (train->count("--micro-batch") && a.microBatch <= 0) {
+    throw std::runtime_error("--micro-batch must be at least 1 (got " +
+                             std::to_string(a.microBatch) + ")");
+  }
+  if (train->count("--checkpoint-minutes") && !(a.checkpointMinutes >= 0)) {
+    throw std::runtime_error("--checkpoint-minutes must be >= 0");
+  }
+  if (train->count("--keep-checkpoints") && a.keepCheckpoints < 1) {
+    throw std::runtime_error("--keep-checkpoints must be at least 1");
+  }
+}
+
+// The group's config: the preset (or a config file over it), then every flag given.
+experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* train) {
+  requireTrainArgs(a, train);
+  experiment::ExperimentConfig c =
+      a.configFile.empty()
+          ? experiment::requirePreset(a.preset)
+          : experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
+  if (train->count("--scheme")) {
+    c.schemes = splitList(a.schemes);
+    if (c.schemes.empty()) {
+      throw std::runtime_error("--scheme names no scheme (known: " +
+                               joinList(experiment::kSchemes) + "); leave it out for the preset's");
+    }
+  }
+  if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
+  if (!a.corpus.empty()) c.data.corpus = a.corpus;
+  if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
+  if (!a.packing.empty()) c.data.packing = a.packing;
+  if (a.tokenizerSampleMB > 0) c.data.tokenizerSampleMB = a.tokenizerSampleMB;
+  if (a.steps > 0) {
+    c.optim.steps = a.steps;
+    if (c.optim.warmupSteps >= a.steps) c.optim.warmupSteps = a.steps / 10;
+  }
+  if (!a.device.empty()) c.run.device = a.device;
+  if (a.seed >= 0) c.run.seed = a.seed;
+  if (a.threads >= 0) c.run.threads = a.threads;
+  if (train->count("--checkpoint-minutes")) c.run.checkpointMinutes = a.checkpointMinutes;
+  if (train->count("--keep-checkpoints")) c.run.checkpointKeep = a.keepCheckpoints;
+  if (a.microBatch > 0) {
+    try {
+      experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("--micro-batch: ") + e.what());
+    }
+    c.optim.autoMicroBatch = false;
+  }
+  if (!a.name.empty()) c.name = a.name;
+  return c;
+}
+
+using TrainHere = std::function<experiment::GroupResult(store::RunStore&, experiment::RunGroupOptions&)>;
+
+// Trains (or resumes) in this process: rank 0, or a single process, writes the store and
+// prints through a RunConsole; the other ranks keep a scratch store in memory and print
+// notices only.
+void trainInThisProcess(const std::optional<experiment::DataParallelGroup>& group,
+                        GlobalOptions& g, const std::string& checkpointDir, double bucketMB,
+                        bool quiet, const TrainHere& train) {
+  const bool writer = !group || group->rank == 0;
+  auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
+  RunConsole console(store.path(), g.json, quiet);
+  experiment::RunGroupOptions o = console.groupOptions();
+  if (!writer) {
+    o.onProgress = nullptr;
+    o.onPhase = nullptr;
+    o.onCost = nullptr;
+  }
+  o.checkpointDir = checkpointDir;
+  o.dist = group ? group->context.get() : nullptr;
+  o.bucketMB = bucketMB;
+  auto result = train(store, o);
+  if (writer) printSummary(result, g.json);
+}
+
+// `resume ID`: continues a run where its newest checkpoint left it (`checkpointDir`: the
+// --checkpoint-dir that `train` also reads).
+void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDir) {
+  static int64_t resumeId = 0;
+  auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
+  resume->add_option("id", resumeId, "Run id")->required();
+  resume->add_option("--checkpoint-dir", checkpointDir, "Where checkpoints go");
+  static int64_t resumeSteps = 0;
+  resume
+      ->add_option("--steps", resumeSteps,
+                   "Train to this many steps instead of the configured count (a finished run "
+                   "further); the learning-rate schedule keeps its planned length, past it the "
+                   "rate stays at its floor")
+      ->check(CLI::PositiveNumber);
+  static int resumeThreads = -1;
+  resume->add_option("--threads", resumeThreads,
+                     "Intra-op threads from now on, recorded in the run's config (0 = default)");
+  static bool resumeQuiet = false;
+  resume->add_flag("--quiet", resumeQuiet, "No live progress line");
+  static DistArgs resumeDist;
+  addDistOptions(resume, resumeDist);
+  resume->callback([&g, &checkpointDir, resume] {
+    // The run's device and its number of ranks (any number may continue it: the global batch
+    // is the same). Every rank reads them, so the store must be reachable from every node.
+    experiment::ExperimentConfig runConfig;
+    {
+      auto reader = openStoreToRead(g);
+      auto run = reader.run(resumeId);
+      if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
+      runConfig = experiment::configOf(*run);
+    }
+    if (resume->count("--threads") && resumeThreads < 0) {
+      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
+                               std::to_string(resumeThreads) + ")");
+    }
+    if (resume->count("--threads") && resumeThreads != runConfig.run.threads) {
+      runConfig.run.threads = resumeThreads;  // the run continues with the config it is read from
+      openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
+    }
+    const bool nprocGiven = resume->count("--nproc") > 0;
+    requireValid(resumeDist, nprocGiven);
+    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g,
+                                          runConfig.run.device)) {
+      g.exitCode = *rc;
+      return;
+    }
+    const auto group = joinLaunchedGroup(resumeDist, nprocGiven, runConfig.run.device);
+    trainInThisProcess(group, g, checkpointDir, resumeDist.bucketMB, resumeQuiet,
+                       [](store::RunStore& store, experiment::RunGroupOptions& o) {
+                         o.resumeToStep = resumeSteps;
+                         return experiment::resumeRun(resumeId, store, o);
+                       });
+  });
+}
+
+// `presets`: every preset with its shape and parameter count.
+void addPresetsCommand(CLI::App& app, GlobalOptions& g) {
+  auto* presets = app.add_subcommand("presets", "List presets with parameter counts");
+  presets->callback([&g] {
+    nlohmann::json j = nlohmann::json::array();
+    if (!g.json) {
+      std::printf("%-12s %10s %6s %6s %6s %6s %6s %8s %8s  %s\n", "PRESET", "PARAMS", "WIDTH",
+                  "DEPTH", "HEADS", "FFN", "SEQ", "STEPS", "LR", "DESCRIPTION");
+    }
+    for (const auto& p : experiment::presets()) {
+      const auto& m = p.config.model;
+      const auto params = experiment::parameterCount(m);
+      if (g.json) {
+        j.push_back({{"name", p.name}, {"params", params}, {"description", p.description},
+                     {"config", experiment::toJson(p.config)}});
+        continue;
+      }
+      std::printf("%-12s %9.2fM %6d %6d %6d %6d %6d %8d %8.0e  %s\n", p.name.c_str(),
+                  static_cast<double>(params) / 1e6, m.dModel, m.nLayers, m.nHeads, m.dFF,
+                  m.seqLen, p.config.optim.steps, p.config.optim.lr, p.description.c_str());
+    }
+    if (g.json) std::cout << j.dump(2) << "\n";
+  });
+}
+
 }  // namespace
 
 void addTrainCommands(CLI::App& app, GlobalOptions& g) {
-  struct TrainArgs {
-    std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name, packing;
-    std::string checkpointDir;
-    int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0, tokenizerSampleMB = 0;
-    double checkpointMinutes = -1;
-    int64_t seed = -1;
-    bool quiet = false;
-  };
   static TrainArgs a;
   static DistArgs dist;
   auto* train = app.add_subcommand("train", "Train a paired group of schemes");
@@ -95,59 +262,7 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                     "Checkpoints kept besides the best and the final (default 3)");
   train->add_flag("--quiet", a.quiet, "No live progress line");
   train->callback([&g, train] {
-    if (train->count("--steps") && a.steps <= 0) {
-      throw std::runtime_error("--steps must be at least 1 (got " + std::to_string(a.steps) + ")");
-    }
-    if (train->count("--threads") && a.threads < 0) {
-      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
-                               std::to_string(a.threads) + ")");
-    }
-    if (train->count("--micro-batch") && a.microBatch <= 0) {
-      throw std::runtime_error("--micro-batch must be at least 1 (got " +
-                               std::to_string(a.microBatch) + ")");
-    }
-    experiment::ExperimentConfig c;
-    if (!a.configFile.empty()) {
-      c = experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
-    } else {
-      c = experiment::requirePreset(a.preset);
-    }
-    if (train->count("--scheme")) {
-      c.schemes = splitList(a.schemes);
-      if (c.schemes.empty()) {
-        throw std::runtime_error("--scheme names no scheme (known: " +
-                                 joinList(experiment::kSchemes) + "); leave it out for the preset's");
-      }
-    }
-    if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
-    if (!a.corpus.empty()) c.data.corpus = a.corpus;
-    if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
-    if (!a.packing.empty()) c.data.packing = a.packing;
-    if (a.tokenizerSampleMB > 0) c.data.tokenizerSampleMB = a.tokenizerSampleMB;
-    if (a.steps > 0) {
-      c.optim.steps = a.steps;
-      if (c.optim.warmupSteps >= a.steps) c.optim.warmupSteps = a.steps / 10;
-    }
-    if (!a.device.empty()) c.run.device = a.device;
-    if (a.seed >= 0) c.run.seed = a.seed;
-    if (a.threads >= 0) c.run.threads = a.threads;
-    if (train->count("--checkpoint-minutes")) {
-      if (!(a.checkpointMinutes >= 0)) throw std::runtime_error("--checkpoint-minutes must be >= 0");
-      c.run.checkpointMinutes = a.checkpointMinutes;
-    }
-    if (train->count("--keep-checkpoints")) {
-      if (a.keepCheckpoints < 1) throw std::runtime_error("--keep-checkpoints must be at least 1");
-      c.run.checkpointKeep = a.keepCheckpoints;
-    }
-    if (a.microBatch > 0) {
-      try {
-        experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
-      } catch (const std::invalid_argument& e) {
-        throw std::runtime_error(std::string("--micro-batch: ") + e.what());
-      }
-      c.optim.autoMicroBatch = false;
-    }
-    if (!a.name.empty()) c.name = a.name;
+    experiment::ExperimentConfig c = configFromArgs(a, train);
     const bool nprocGiven = train->count("--nproc") > 0;
     requireValid(dist, nprocGiven);
     {  // a config the ranks would refuse is refused once, before any rank starts
@@ -159,109 +274,15 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
       g.exitCode = *rc;  // this process only started the ranks and waited for them
       return;
     }
-    auto group = joinLaunchedGroup(dist, nprocGiven, c.run.device);
+    const auto group = joinLaunchedGroup(dist, nprocGiven, c.run.device);
     c.run.processes = group ? group->worldSize : 1;
-    const bool writer = !group || group->rank == 0;
-    // Rank 0 alone writes the store: the other ranks keep a scratch one in memory.
-    auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
-    experiment::RunGroupOptions o;
-    o.checkpointDir = a.checkpointDir;
-    o.stopFlag = &g_stop;
-    o.dist = group ? group->context.get() : nullptr;
-    o.bucketMB = dist.bucketMB;
-    if (writer && !a.quiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
-    o.onNotice = printNotice;
-    if (writer && !g.json) o.onPhase = printPhase;
-    if (writer) o.onCost = printCost;
-    SignalWatcher watcher(store.path());
-    o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
-    auto result = experiment::runGroup(c, store, o);
-    if (writer) printSummary(result, g.json);
+    trainInThisProcess(group, g, a.checkpointDir, dist.bucketMB, a.quiet,
+                       [&c](store::RunStore& store, experiment::RunGroupOptions& o) {
+                         return experiment::runGroup(c, store, o);
+                       });
   });
-
-  static int64_t resumeId = 0;
-  auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
-  resume->add_option("id", resumeId, "Run id")->required();
-  resume->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
-  static int64_t resumeSteps = 0;
-  resume
-      ->add_option("--steps", resumeSteps,
-                   "Train to this many steps instead of the configured count (a finished run "
-                   "further); the learning-rate schedule keeps its planned length, past it the "
-                   "rate stays at its floor")
-      ->check(CLI::PositiveNumber);
-  static int resumeThreads = -1;
-  resume->add_option("--threads", resumeThreads,
-                     "Intra-op threads from now on, recorded in the run's config (0 = default)");
-  static bool resumeQuiet = false;
-  resume->add_flag("--quiet", resumeQuiet, "No live progress line");
-  static DistArgs resumeDist;
-  addDistOptions(resume, resumeDist);
-  resume->callback([&g, resume] {
-    // The run's device and its number of ranks (any number may continue it: the global batch
-    // is the same). Every rank reads them, so the store must be reachable from every node.
-    experiment::ExperimentConfig runConfig;
-    {
-      auto reader = openStoreToRead(g);
-      auto run = reader.run(resumeId);
-      if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
-      runConfig = experiment::configOf(*run);
-    }
-    if (resume->count("--threads") && resumeThreads < 0) {
-      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
-                               std::to_string(resumeThreads) + ")");
-    }
-    if (resume->count("--threads") && resumeThreads != runConfig.run.threads) {
-      runConfig.run.threads = resumeThreads;  // the run continues with the config it is read from
-      openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
-    }
-    const bool nprocGiven = resume->count("--nproc") > 0;
-    requireValid(resumeDist, nprocGiven);
-    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g,
-                                          runConfig.run.device)) {
-      g.exitCode = *rc;
-      return;
-    }
-    auto group = joinLaunchedGroup(resumeDist, nprocGiven, runConfig.run.device);
-    const bool writer = !group || group->rank == 0;
-    auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
-    experiment::RunGroupOptions o;
-    o.checkpointDir = a.checkpointDir;
-    o.stopFlag = &g_stop;
-    o.dist = group ? group->context.get() : nullptr;
-    o.bucketMB = resumeDist.bucketMB;
-    o.resumeToStep = resumeSteps;
-    if (writer && !resumeQuiet && !g.json && isatty(STDERR_FILENO)) o.onProgress = printProgress;
-    o.onNotice = printNotice;
-    if (writer && !g.json) o.onPhase = printPhase;
-    if (writer) o.onCost = printCost;
-    SignalWatcher watcher(store.path());
-    o.onRunsStarted = [&watcher](const std::vector<int64_t>& ids) { watcher.setRuns(ids); };
-    auto result = experiment::resumeRun(resumeId, store, o);
-    if (writer) printSummary(result, g.json);
-  });
-
-  auto* presets = app.add_subcommand("presets", "List presets with parameter counts");
-  presets->callback([&g] {
-    nlohmann::json j = nlohmann::json::array();
-    if (!g.json) {
-      std::printf("%-12s %10s %6s %6s %6s %6s %6s %8s %8s  %s\n", "PRESET", "PARAMS", "WIDTH",
-                  "DEPTH", "HEADS", "FFN", "SEQ", "STEPS", "LR", "DESCRIPTION");
-    }
-    for (const auto& p : experiment::presets()) {
-      const auto& m = p.config.model;
-      const auto params = experiment::parameterCount(m);
-      if (g.json) {
-        j.push_back({{"name", p.name}, {"params", params}, {"description", p.description},
-                     {"config", experiment::toJson(p.config)}});
-        continue;
-      }
-      std::printf("%-12s %9.2fM %6d %6d %6d %6d %6d %8d %8.0e  %s\n", p.name.c_str(),
-                  static_cast<double>(params) / 1e6, m.dModel, m.nLayers, m.nHeads, m.dFF,
-                  m.seqLen, p.config.optim.steps, p.config.optim.lr, p.description.c_str());
-    }
-    if (g.json) std::cout << j.dump(2) << "\n";
-  });
+  addResumeCommand(app, g, a.checkpointDir);
+  addPresetsCommand(app, g);
 }
 
 }  // namespace depthlab::cli
