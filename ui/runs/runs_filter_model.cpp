@@ -16,9 +16,13 @@ RunsFilterModel::RunsFilterModel(QObject* parent) : QSortFilterProxyModel(parent
 
 namespace {
 
-// The column a user's word names ("val loss", "valloss", "lr", ...); -1 when none.
+// Runs' notes are no column of the table (they are its rows' tooltips) but can be filtered on.
+constexpr int kNotes = RunsTableModel::ColumnCount;
+
+// The column a user's word names ("val loss", "valloss", "lr", "notes", ...); -1 when none.
 int columnNamed(const QString& word) {
   const QString w = word.simplified().remove(QLatin1Char(' ')).toLower();
+  if (w == QLatin1String("notes") || w == QLatin1String("note")) return kNotes;
   for (int c = 0; c < RunsTableModel::ColumnCount; ++c) {
     if (RunsTableModel::columnName(c).remove(QLatin1Char(' ')).toLower() == w) return c;
   }
@@ -36,7 +40,11 @@ QString invalidCondition(const QString& part) {
   if (columnNamed(name) < 0) {
     QStringList columns;
     for (int c = 0; c < RunsTableModel::ColumnCount; ++c) columns << RunsTableModel::columnName(c).toLower();
+    columns << QStringLiteral("notes");
     return QObject::tr("no column \"%1\" (columns: %2)").arg(name, columns.join(QStringLiteral(", ")));
+  }
+  if (columnNamed(name) == kNotes) {
+    return QObject::tr("notes are searched for a word, not compared (try e.g. notes warmup)");
   }
   bool ok = false;
   value.toDouble(&ok);
@@ -75,7 +83,9 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
       c.op = m.captured(2) == QLatin1String("==") ? QStringLiteral("=") : m.captured(2);
       c.number = m.captured(3).toDouble(&ok);
       if (!ok) { structured = false; break; }
-    } else if (auto w = word.match(part); w.hasMatch() && columnNamed(w.captured(1)) >= 0 && parts.size() > 1) {
+    } else if (auto w = word.match(part);
+               w.hasMatch() && columnNamed(w.captured(1)) >= 0 &&
+               (parts.size() > 1 || columnNamed(w.captured(1)) == kNotes)) {
       c.column = columnNamed(w.captured(1));
       c.op = QStringLiteral("~");
       c.text = w.captured(2);
@@ -89,7 +99,8 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
     m_conditions = std::move(conditions);
     QStringList said;
     for (const auto& c : m_conditions) {
-      said << RunsTableModel::columnName(c.column) + QLatin1Char(' ') + c.op + QLatin1Char(' ') +
+      const QString name = c.column == kNotes ? tr("Notes") : RunsTableModel::columnName(c.column);
+      said << name + QLatin1Char(' ') + c.op + QLatin1Char(' ') +
                   (c.op == QLatin1String("~") ? c.text : QString::number(c.number));
     }
     m_description = tr("runs where %1").arg(said.join(tr(" and ")));
@@ -103,6 +114,11 @@ bool RunsFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const
   auto* m = sourceModel();
   if (!m_conditions.empty()) {
     for (const auto& c : m_conditions) {
+      if (c.column == kNotes) {  // notes: a substring test only
+        const QString notes = m->data(m->index(row, 0, parent), RunsTableModel::NotesRole).toString();
+        if (c.op != QLatin1String("~") || !notes.contains(c.text, Qt::CaseInsensitive)) return false;
+        continue;
+      }
       const QModelIndex idx = m->index(row, c.column, parent);
       if (c.op == QLatin1String("~")) {
         if (!m->data(idx, Qt::DisplayRole).toString().contains(c.text, Qt::CaseInsensitive)) return false;
@@ -124,6 +140,11 @@ bool RunsFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const
     return true;
   }
   if (m_free.isEmpty()) return true;
+  if (m_column < 0 && m->data(m->index(row, 0, parent), RunsTableModel::NotesRole)
+                          .toString()
+                          .contains(m_free, Qt::CaseInsensitive)) {
+    return true;  // free text finds a run by its notes too
+  }
   for (int c = 0; c < m->columnCount(parent); ++c) {
     if (m_column >= 0 && c != m_column) continue;
     if (m->data(m->index(row, c, parent), Qt::DisplayRole).toString().contains(m_free, Qt::CaseInsensitive)) return true;

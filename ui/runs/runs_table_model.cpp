@@ -105,6 +105,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       default: return {};
     }
   }
+  if (role == NotesRole) return QString::fromStdString(r.notes);
   if (role == Qt::ToolTipRole && !r.notes.empty()) return QString::fromStdString(r.notes);
   // EditRole carries sortable values (numbers stay numbers).
   if (role != Qt::DisplayRole && role != Qt::EditRole) return {};

@@ -22,6 +22,8 @@ class RunsTableModel : public QAbstractTableModel {
  public:
   enum Column { Id, Name, Group, Scheme, Seed, Params, Depth, Width, Lr, Corpus, Status, Steps,
                 LossVal, PplVal, Tokens, Device, Duration, Created, Tags, ColumnCount };
+  /// A run's notes (every column; also its tooltip), for the filter.
+  static constexpr int NotesRole = Qt::UserRole + 1;
   using QAbstractTableModel::QAbstractTableModel;
 
   /// Replaces the rows. Returns true when the set of rows changed (else they were updated in
