@@ -13,7 +13,9 @@ namespace depthlab::cli {
 void addHfCommands(CLI::App& app, GlobalOptions& g) {
   static std::string importDir, importName;
   auto* imp = app.add_subcommand(
-      "import-hf", "Import a Hugging Face Llama / Mistral / Qwen2 folder as a run (weights stay where they are)");
+      "import-hf",
+      "Import a Hugging Face model folder as a run (Llama, Mistral, Qwen2/3, OLMo 2, Phi-3, "
+      "Gemma 2/3, GPT-2, GPT-NeoX / Pythia; weights stay where they are)");
   imp->add_option("dir", importDir, "Model folder: config.json and *.safetensors")->required();
   imp->add_option("--name", importName, "Run name (default: the folder's name)");
   imp->callback([&g] {

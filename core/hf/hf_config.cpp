@@ -1,6 +1,8 @@
 // See hf_config.h.
 #include "hf/hf_config.h"
 
+#include "hf/config_reader.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -15,68 +17,7 @@ namespace depthlab::hf {
 namespace {
 
 using json = nlohmann::json;
-
-class Reader {
- public:
-  Reader(const json& j, std::string where) : m_j(j), m_where(std::move(where)) {}
-
-  bool has(const char* key) const { return m_j.contains(key) && !m_j[key].is_null(); }
-
-  /// A whole number in [lo, hi]; `fallback` when absent (none: required).
-  int64_t integer(const char* key, int64_t lo, int64_t hi,
-                  std::optional<int64_t> fallback = std::nullopt) const {
-    if (!has(key)) {
-      if (fallback) return *fallback;
-      throw HfModelError(m_where + ": '" + key + "' is missing");
-    }
-    const json& v = m_j[key];
-    if (!v.is_number_integer()) {
-      throw HfModelError(m_where + ": '" + key + "' must be a whole number (got " +
-                         v.dump().substr(0, 40) + ")");
-    }
-    const int64_t x = v.get<int64_t>();
-    if (x < lo || x > hi) {
-      throw HfModelError(m_where + ": '" + key + "' = " + std::to_string(x) + " is outside [" +
-                         std::to_string(lo) + ", " + std::to_string(hi) + "]");
-    }
-    return x;
-  }
-
-  double number(const json& v, const std::string& key, double fallback) const {
-    if (v.is_null()) return fallback;
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() <= 0) {
-      throw HfModelError(m_where + ": '" + key + "' must be a positive number (got " +
-                         v.dump().substr(0, 40) + ")");
-    }
-    return v.get<double>();
-  }
-  double number(const char* key, double fallback) const {
-    return number(has(key) ? m_j[key] : json(), key, fallback);
-  }
-
-  bool flag(const char* key, bool fallback) const {
-    if (!has(key)) return fallback;
-    if (!m_j[key].is_boolean()) throw HfModelError(m_where + ": '" + key + "' must be true or false");
-    return m_j[key].get<bool>();
-  }
-
-  std::string text(const char* key, const std::string& fallback) const {
-    if (!has(key)) return fallback;
-    if (!m_j[key].is_string()) throw HfModelError(m_where + ": '" + key + "' must be a string");
-    return m_j[key].get<std::string>();
-  }
-
-  const json& raw(const char* key) const {
-    static const json null;
-    return has(key) ? m_j[key] : null;
-  }
-  const std::string& where() const { return m_where; }
-  const json& json_() const { return m_j; }
-
- private:
-  const json& m_j;
-  std::string m_where;
-};
+using Reader = detail::ConfigReader;
 
 std::string supportedList() {
   std::string out;
@@ -111,7 +52,8 @@ std::string architectureOf(const Reader& r, const json& j) {
       {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"},
       {"qwen2", "Qwen2ForCausalLM"}, {"qwen3", "Qwen3ForCausalLM"},
       {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"},
-      {"gemma2", "Gemma2ForCausalLM"}, {"gemma3_text", "Gemma3ForCausalLM"}};
+      {"gemma2", "Gemma2ForCausalLM"}, {"gemma3_text", "Gemma3ForCausalLM"},
+      {"gpt2", "GPT2LMHeadModel"}, {"gpt_neox", "GPTNeoXForCausalLM"}};
   std::string name;
   if (r.has("architectures")) {
     const json& a = j["architectures"];
@@ -190,7 +132,7 @@ void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int6
                                                              model::yarnMscale(s.factor, *mscaleAll)
                                                        : model::yarnMscale(s.factor));
   } else if (s.type == "longrope") {
-    const size_t half = static_cast<size_t>(m.headDimension() / 2);
+    const size_t half = static_cast<size_t>(m.rotaryDims() / 2);  // of the rotated dims
     s.shortFactor = ropeFactors(r, p, "short_factor", half);
     s.longFactor = ropeFactors(r, p, "long_factor", half);
     s.attentionFactor = ropeNumber(r, p, "attention_factor",
@@ -198,10 +140,12 @@ void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int6
   }
 }
 
-/// rope_theta, the rope type and its parameters, from transformers 5's rope_parameters or 4's
-/// rope_theta and rope_scaling; after the head dimension and max_position_embeddings.
+}  // namespace
+
+namespace detail {
+
 void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions, const json& params,
-              const json& scaling, double theta) {
+              const json& scaling, double theta, PartialRotary partial) {
   std::string type = "default";
   static const json none = json::object();
   const json* chosen = &none;
@@ -217,11 +161,24 @@ void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions, cons
       }
     }
   }
-  const json& prf = chosen->contains("partial_rotary_factor") ? (*chosen)["partial_rotary_factor"]
-                                                                : r.raw("partial_rotary_factor");
-  if (!prf.is_null() && r.number(prf, "partial_rotary_factor", 1.0) != 1.0) {
-    throw HfModelError(r.where() + ": 'partial_rotary_factor' = " + prf.dump() +
-                       " is not supported (DepthLab rotates the whole head: 1.0 only)");
+  const json* prf = &r.raw("partial_rotary_factor");
+  for (const json* p : {&scaling, &params, chosen}) {
+    if (p->is_object() && p->contains("partial_rotary_factor")) {
+      prf = &(*p)["partial_rotary_factor"];
+    }
+  }
+  m.rotaryFraction = r.number(*prf, "partial_rotary_factor", partial.fallback);
+  if (m.rotaryFraction != 1.0 && !partial.allowed) {
+    throw HfModelError(r.where() + ": 'partial_rotary_factor' = " + prf->dump() +
+                       " is not supported for this architecture (DepthLab rotates part of a head "
+                       "for GPTNeoXForCausalLM and Phi3ForCausalLM only; 1.0 here)");
+  }
+  if (m.rotaryFraction > 1.0 || m.rotaryDims() < 2 || m.rotaryDims() % 2 != 0) {
+    throw HfModelError(r.where() + ": 'partial_rotary_factor' = " +
+                       std::to_string(m.rotaryFraction) + " rotates " +
+                       std::to_string(m.rotaryDims()) + " of a head's " +
+                       std::to_string(m.headDimension()) + " dims; it must be an even number "
+                       "from 2 to the head dimension");
   }
   const auto& types = model::kRopeScalingTypes;
   if (std::find(types.begin(), types.end(), type) == types.end()) {
@@ -233,6 +190,12 @@ void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions, cons
   m.ropeScaling.type = type;
   if (type != "default") readRopeScaling(r, *chosen, m, maxPositions);
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::readRope;
 
 /// A soft-capping value: the class default when absent, none (0) when null.
 double softcap(const Reader& r, const json& j, const char* key, double classDefault) {
@@ -340,6 +303,21 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   Reader r(j, where);
   HfModelConfig c;
   c.architecture = architectureOf(r, j);
+  auto finish = [&]() -> HfModelConfig {
+    c.dtype = r.text("dtype", r.text("torch_dtype", ""));
+    if (r.has("bos_token_id") && j["bos_token_id"].is_number_integer()) {
+      c.bosTokenId = j["bos_token_id"].get<int64_t>();
+    }
+    return c;
+  };
+  if (c.architecture == "GPT2LMHeadModel") {
+    detail::readGpt2(r, c);
+    return finish();
+  }
+  if (c.architecture == "GPTNeoXForCausalLM") {
+    detail::readGptNeox(r, c);
+    return finish();
+  }
   const bool gemma = c.architecture == "Gemma2ForCausalLM" || c.architecture == "Gemma3ForCausalLM";
   const std::string act = gemma ? r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"))
                                 : r.text("hidden_act", "silu");
@@ -375,14 +353,11 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   m.norm = "rmsnorm";
   m.normEps = r.number("rms_norm_eps", 1e-6);
   readRope(r, m, c.maxPositions, r.raw("rope_parameters"), r.raw("rope_scaling"),
-           r.number("rope_theta", 10000.0));
+           r.number("rope_theta", 10000.0),
+           {c.architecture == "Phi3ForCausalLM", 1.0});  // Phi-4-mini rotates 3/4 of a head
   m.tieEmbeddings = r.flag("tie_word_embeddings", gemma);  // the classes' defaults
   readFamily(r, c);
-  c.dtype = r.text("dtype", r.text("torch_dtype", ""));
-  if (r.has("bos_token_id") && j["bos_token_id"].is_number_integer()) {
-    c.bosTokenId = j["bos_token_id"].get<int64_t>();
-  }
-  return c;
+  return finish();
 }
 
 HfModelConfig readHfConfig(const std::string& dir) {

@@ -7,12 +7,16 @@
 // before and after each sublayer, GeGLU, embeddings times sqrt(d), query_pre_attn_scalar,
 // attention and final soft-capping; its sliding window caps the context) and Gemma3ForCausalLM
 // (Gemma 3 text: as Gemma 2 with q/k norms per head, no soft caps by default, and a rope base
-// of their own for the sliding layers); rope types default, linear, dynamic,
+// of their own for the sliding layers), GPT2LMHeadModel (LayerNorm with bias, learned absolute
+// positions, no RoPE, biases on every projection, an ungated MLP, tied head; hf_config_gpt.cpp)
+// and GPTNeoXForCausalLM (Pythia: LayerNorm with bias, biases, partial rotary, parallel or
+// sequential residual, an ungated MLP); rope types default, linear, dynamic,
 // llama3, yarn and longrope (model/rope_scaling.h). Everything DepthLab cannot reproduce is
 // refused here, before any weight is read, with a message naming the field and what is
 // supported: another architecture, mixture-of-experts models (num_local_experts, num_experts,
 // n_routed_experts; Mixtral, Qwen2/3-MoE, DeepSeek V2/V3), another activation or rope type, a
-// partial rotary factor, biases the decoder lacks, and sizes that are zero, negative or absurd.
+// partial rotary factor outside GPT-NeoX and Phi-3, biases the decoder lacks, GPT-2's layer-wise
+// attention scaling and cross-attention, and sizes that are zero, negative or absurd.
 // Reads transformers 4.x (rope_theta, rope_scaling, torch_dtype) and 5.x (rope_parameters,
 // dtype) configs. No torch, no weights.
 #pragma once
@@ -35,7 +39,8 @@ class HfModelError : public std::runtime_error {
 
 inline const std::vector<std::string> kSupportedArchitectures = {
     "LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-    "Olmo2ForCausalLM", "Phi3ForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM"};
+    "Olmo2ForCausalLM", "Phi3ForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM",
+    "GPT2LMHeadModel", "GPTNeoXForCausalLM"};
 
 struct HfModelConfig {
   std::string architecture;          // one of kSupportedArchitectures

@@ -36,6 +36,36 @@ ImportedFile describeFile(const fs::path& dir, const std::string& name) {
   return out;
 }
 
+/// `name` as `entries` holds it: as it is, or without the family's base prefix when the
+/// checkpoint was saved from the base model alone (the original gpt2 weights: wte.weight).
+std::string storedName(const std::map<std::string, io::TensorEntry>& entries,
+                       const HfModelConfig& config, const std::string& name) {
+  const std::string prefix = basePrefix(config);
+  if (entries.count(name) || name.rfind(prefix, 0) != 0) return name;
+  const std::string bare = name.substr(prefix.size());
+  return entries.count(bare) ? bare : name;
+}
+
+/// The parameter's tensor from the mapped checkpoint tensor `t` as `slot` says: transposed
+/// (a view), its rows (a view; rows of each group: a copy), plus one (Gemma).
+torch::Tensor slotTensor(torch::Tensor t, const WeightSlot& slot) {
+  if (slot.transposed && t.dim() == 2) t = t.t();  // (in, out) -> (out, in)
+  if (slot.rowEnd >= 0 && t.dim() >= 1 && t.size(0) % slot.groups == 0 &&
+      t.size(0) / slot.groups >= slot.rowEnd) {
+    if (slot.groups == 1) {
+      t = t.slice(0, slot.rowBegin, slot.rowEnd);  // rows of a fused tensor: a view, no copy
+    } else {  // GPT-NeoX: (groups, rows per group, ...) -> these rows of each, joined
+      std::vector<int64_t> grouped = {slot.groups, t.size(0) / slot.groups};
+      for (int64_t d = 1; d < t.dim(); ++d) grouped.push_back(t.size(d));
+      std::vector<int64_t> joined = {-1};
+      for (int64_t d = 1; d < t.dim(); ++d) joined.push_back(t.size(d));
+      t = t.view(grouped).slice(1, slot.rowBegin, slot.rowEnd).reshape(joined);
+    }
+  }
+  if (slot.plusOne) t = t.to(torch::kFloat32) + 1.0;  // Gemma's (1 + w) norms: (C) copies
+  return t;
+}
+
 }  // namespace
 
 nlohmann::json toJson(const ImportRecord& r) {
@@ -85,7 +115,7 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
   const auto archive = io::SafetensorsArchive::openFolder(dir.string());
   std::map<std::string, int64_t> dtypeCount;
   for (const auto& [tensor, shape] : expectedTensors(r.config)) {
-    auto it = archive.entries().find(tensor);
+    auto it = archive.entries().find(storedName(archive.entries(), r.config, tensor));
     if (it == archive.entries().end()) {
       throw HfModelError("'" + dir.string() + "' lacks tensor '" + tensor + "' that a " +
                          r.config.architecture + " of this config needs");
@@ -190,14 +220,16 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
   m.finalSoftcap = hf.model.finalSoftcap;
   m.localRopeBase = hf.model.localRopeBase;
   m.localRopeLayers = hf.model.localRopeLayers;
+  m.outBias = hf.model.outBias;
+  m.mlpBias = hf.model.mlpBias;
+  m.gatedMlp = hf.model.gatedMlp;
+  m.rotaryFraction = hf.model.rotaryFraction;
+  m.learnedPositions = hf.model.learnedPositions;
+  m.parallelResidual = hf.model.parallelResidual;
   hf.model = m;
   model::ParameterSource source = [&](const std::string& name, const torch::Tensor& like) {
     const WeightSlot slot = weightSlot(hf, name);
-    auto t = archive.tensor(slot.tensor);
-    if (slot.rowEnd >= 0 && t.dim() == 2 && t.size(0) >= slot.rowEnd) {
-      t = t.slice(0, slot.rowBegin, slot.rowEnd);  // rows of a fused tensor: a view, no copy
-    }
-    if (slot.plusOne) t = t.to(torch::kFloat32) + 1.0;  // Gemma's (1 + w) norms: (C) copies
+    auto t = slotTensor(archive.tensor(storedName(archive.entries(), hf, slot.tensor)), slot);
     if (t.sizes() != like.sizes()) {
       throw HfModelError("tensor '" + slot.tensor + "' has shape " + c10::str(t.sizes()) +
                          ", the model expects " + c10::str(like.sizes()) + " for " + name);

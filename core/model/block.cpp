@@ -8,10 +8,13 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
   const double eps = model.normEps;
   const bool layerNorm = model.norm == "layernorm";
   self_attn = register_module(
-      "self_attn", Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(),
-                                            model.headDimension(), model.qkvBias, model.qkNorm,
-                                            eps, model.attnScale, model.attnSoftcap}));
-  mlp = register_module("mlp", SwiGlu(dModel, model.dFF, model.activation == "gelu_tanh"));
+      "self_attn",
+      Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(), model.headDimension(),
+                               model.qkvBias, model.outBias, model.qkNorm, eps, model.attnScale,
+                               model.attnSoftcap}));
+  mlp = register_module("mlp", SwiGlu(MlpShape{dModel, model.dFF,
+                                               activationFromString(model.activation),
+                                               model.gatedMlp, model.mlpBias}));
   if (plan.normBeforeSublayer) {
     input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
     post_attention_layernorm =
@@ -50,23 +53,30 @@ torch::Tensor BlockImpl::learnableScaleOut(const torch::Tensor& n) {
   return n * lns_scale * gate;
 }
 
+torch::Tensor BlockImpl::branchScale(torch::Tensor y, Branch which) const {
+  if (m_plan.skipInit) y = y * (which == Branch::Attn ? skip_attn : skip_mlp);
+  if (m_plan.layerScale) y = y * (which == Branch::Attn ? layerscale_attn : layerscale_mlp);
+  return y;
+}
+
 torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Rope& rope,
                                   double s, BlockTrace* trace) {
+  if (m_plan.postLn) {  // N(alpha*x + F(x))
+    Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
+    auto y = branchScale(which == Branch::Attn ? self_attn(x, rope) : mlp(x), which);
+    return norm(m_plan.residualAlpha == 1.0 ? x + y : m_plan.residualAlpha * x + y);
+  }
+  auto out = x + branchOutput(x, which, rope, s, trace);
+  if (m_plan.placement == Placement::AfterResidual) out = out * s;
+  return out;
+}
+
+torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, const Rope& rope,
+                                      double s, BlockTrace* trace) {
   Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
   auto branch = [&](const torch::Tensor& in) {
     return which == Branch::Attn ? self_attn(in, rope) : mlp(in);
   };
-  auto branchScale = [&](torch::Tensor y) {
-    if (m_plan.skipInit) y = y * (which == Branch::Attn ? skip_attn : skip_mlp);
-    if (m_plan.layerScale) y = y * (which == Branch::Attn ? layerscale_attn : layerscale_mlp);
-    return y;
-  };
-
-  if (m_plan.postLn) {  // N(alpha*x + F(x))
-    auto y = branchScale(branch(x));
-    return norm(m_plan.residualAlpha == 1.0 ? x + y : m_plan.residualAlpha * x + y);
-  }
-
   const Placement p = m_plan.placement;
   auto in = p == Placement::BeforeNorm ? x * s : x;
   // The constant LNS factor after the norm is folded into the norm's own kernel;
@@ -91,14 +101,13 @@ torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Ro
       (p == Placement::AfterFfnOnly && which == Branch::Ffn)) {
     y = y * s;
   }
-  auto out = x + branchScale(y);
-  if (p == Placement::AfterResidual) out = out * s;
-  return out;
+  return branchScale(y, which);
 }
 
 bool BlockImpl::defersResidual() const {
   const Placement p = m_plan.placement;
-  return !m_plan.postLn && m_plan.normBeforeSublayer && m_plan.residualAlpha == 1.0 &&
+  return !m_plan.postLn && !m_plan.parallel && m_plan.normBeforeSublayer &&
+         m_plan.residualAlpha == 1.0 &&
          p != Placement::BeforeNorm && p != Placement::AfterResidual;
 }
 
@@ -135,6 +144,10 @@ std::pair<torch::Tensor, torch::Tensor> BlockImpl::forwardDeferred(
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const Rope& rope,
                                  std::optional<double> scaleOverride, BlockTrace* trace) {
   const double s = scaleOverride.value_or(m_plan.depthScale);
+  if (m_plan.parallel) {  // GPT-NeoX: both branches read x; summed as transformers sums them
+    auto a = branchOutput(x, Branch::Attn, rope, s, trace);  // (B, T, C)
+    return branchOutput(x, Branch::Ffn, rope, s, trace) + a + x;
+  }
   auto h = sublayer(x, Branch::Attn, rope, s, trace);  // (B, T, C)
   return sublayer(h, Branch::Ffn, rope, s, trace);     // (B, T, C)
 }

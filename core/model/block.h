@@ -17,7 +17,8 @@ namespace depthlab::model {
 struct BlockTrace {
   torch::Tensor attnNormOut;  // (B, T, C) scaled norm output entering attention (pre-LN family);
                               // with norms only after the sublayers (OLMo 2) N(A(x))
-  torch::Tensor ffnNormOut;   // (B, T, C) scaled norm output entering the MLP; OLMo 2: N(F(h))
+  torch::Tensor ffnNormOut;   // (B, T, C) scaled norm output entering the MLP; OLMo 2: N(F(h));
+                              // a parallel block (GPT-NeoX): N2 of the block's input x
 };
 
 class BlockImpl : public torch::nn::Module {
@@ -33,7 +34,7 @@ class BlockImpl : public torch::nn::Module {
 
   /// True when the residual adds of this block can be deferred into the following norms:
   /// the Pre-LN family (norm before the sublayer, the skip path unscaled), not Post-LN,
-  /// norm-input scaling or scaling after the residual add.
+  /// norm-input scaling, scaling after the residual add or a parallel block.
   bool defersResidual() const;
   /// forward() with each residual add fused into the norm after it: the block's input is
   /// x + pending (pending undefined: x alone), and it returns {x', pending'} whose sum is what
@@ -53,8 +54,15 @@ class BlockImpl : public torch::nn::Module {
 
  private:
   enum class Branch { Attn, Ffn };
+  /// x + the branch's output (the Post-LN family: its norm of that), (B, T, C).
   torch::Tensor sublayer(const torch::Tensor& x, Branch which, const Rope& rope, double s,
                          BlockTrace* trace);
+  /// What one sublayer adds to the stream it reads (not Post-LN): norm, branch, sandwich norm,
+  /// depth and branch scales; (B, T, C) -> (B, T, C).
+  torch::Tensor branchOutput(const torch::Tensor& x, Branch which, const Rope& rope, double s,
+                             BlockTrace* trace);
+  /// skipinit's and layerscale's learnable scales on a branch output.
+  torch::Tensor branchScale(torch::Tensor y, Branch which) const;
   /// {x + pending, the scaled branch output} for one sublayer of forwardDeferred.
   std::pair<torch::Tensor, torch::Tensor> deferredSublayer(const torch::Tensor& x,
                                                            const torch::Tensor& pending,

@@ -66,6 +66,15 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
     // Imported architectures: norms where the checkpoint has them, whatever the scheme says.
     if (!model.normBeforeSublayer) p.normBeforeSublayer = false;
     if (model.normAfterSublayer) p.sandwich = true;
+    if (model.parallelResidual) {
+      if (p.postLn || p.placement == Placement::BeforeNorm ||
+          p.placement == Placement::AfterResidual) {
+        throw ConfigError("model.parallelResidual: scheme '" + scheme +
+                          "' adds or scales the residual between the sublayers; a parallel block "
+                          "is Pre-LN only");
+      }
+      p.parallel = true;
+    }
     if (static_cast<size_t>(i) < model.localRopeLayers.size()) {
       p.localRope = model.localRopeLayers[static_cast<size_t>(i)];
     }

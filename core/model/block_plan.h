@@ -13,6 +13,8 @@
 //   sandwich    h = x + N1b(A(N1(x)));         out = h + N2b(F(N2(h)))      (Peri-LN)
 //   (OLMo 2)    h = x + N1b(A(x));             out = h + N2b(F(h))          not a scheme: an
 //               imported architecture (ModelConfig normBeforeSublayer false, normAfterSublayer)
+//   (GPT-NeoX)  out = x + A(N1(x)) + F(N2(x))  parallel: both sublayers read the block's input
+//               (ModelConfig parallelResidual; Pre-LN schemes only)
 //   lns_learnable  lns with a learnable per-channel scale (init 1/sqrt(l)) times a gate
 //               2*sigmoid(w . causal_mean(N(x)) + b) (w=0, b=0: starts equal to lns)
 #pragma once
@@ -41,6 +43,7 @@ struct BlockPlan {
   bool sandwich = false;        // extra norm on each sublayer's output
   bool normBeforeSublayer = true;  // false: the sublayer reads x itself (imported OLMo 2)
   bool localRope = false;       // rotated with the model's localRopeBase (Gemma 3's sliding layers)
+  bool parallel = false;        // out = x + A(N1(x)) + F(N2(x)) (imported GPT-NeoX)
   double residualAlpha = 1.0;   // deepnorm: multiplies the skip path
   Placement placement = Placement::None;
   double depthScale = 1.0;      // the constant s = 1/sqrt(l); never trainable state

@@ -26,12 +26,21 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
                          const std::string& scheme, const ParameterSource& source)
     : m_config(model), m_options(options), m_scheme(scheme),
       m_plans(planBlocks(model, options, scheme)),
-      m_rope(model.headDimension(), model.seqLen, model.ropeBase, model.ropeScaling) {
+      m_rope(model.headDimension(), model.seqLen, model.ropeBase, model.ropeScaling,
+             model.rotaryDims()) {
   const auto& m = m_config;
   const bool layerNorm = m.norm == "layernorm";
-  if (m.localRopeBase > 0) m_localRope.emplace(m.headDimension(), m.seqLen, m.localRopeBase);
+  if (m.localRopeBase > 0) {
+    m_localRope.emplace(m.headDimension(), m.seqLen, m.localRopeBase, RopeScaling{},
+                        m.rotaryDims());
+  }
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));
   if (source) adopt(*embed_tokens, "embed_tokens.", source);
+  if (m.learnedPositions > 0) {  // GPT-2's wpe: (positions, C)
+    embed_positions = register_module("embed_positions",
+                                      torch::nn::Embedding(m.learnedPositions, m.dModel));
+    if (source) adopt(*embed_positions, "embed_positions.", source);
+  }
   layers = register_module("layers", torch::nn::ModuleList());
   for (size_t i = 0; i < m_plans.size(); ++i) {
     Block b(m_plans[i], m);
@@ -62,10 +71,14 @@ void DecoderImpl::initWeights() {
   torch::NoGradGuard ng;
   const double std = m_config.initStd;
   embed_tokens->weight.normal_(0.0, m_config.embedStd);
+  if (embed_positions) embed_positions->weight.normal_(0.0, m_config.embedStd);
   if (lm_head) lm_head->weight.normal_(0.0, std);
-  auto normalInit = [](torch::nn::Linear& l, double s) { l->weight.normal_(0.0, s); };
+  // A missing module (an ungated MLP's gate) is left out; biases keep LibTorch's own init.
+  auto normalInit = [](torch::nn::Linear& l, double s) {
+    if (l) l->weight.normal_(0.0, s);
+  };
   auto xavier = [](torch::nn::Linear& l, double gain) {
-    torch::nn::init::xavier_normal_(l->weight, gain);
+    if (l) torch::nn::init::xavier_normal_(l->weight, gain);
   };
   for (auto& b : m_blocks) {
     const BlockPlan& p = b->plan();
@@ -102,14 +115,24 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& idx) {
   return forward(idx, ForwardOptions{}, nullptr);
 }
 
-torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOptions& opts,
-                                   ForwardTrace* trace) {
+torch::Tensor DecoderImpl::embed(const torch::Tensor& idx) {
   auto x = embed_tokens(idx);  // (B, T, C)
   if (x.scalar_type() == torch::kBFloat16 || x.scalar_type() == torch::kFloat16) {
     x = x.to(torch::kFloat32);  // weights stored narrow; activations are float32
   }
   if (m_config.embedScale != 1.0) x = x * m_config.embedScale;  // imported Gemma: sqrt(C)
-  return forwardFrom(x, 0, opts, trace);  // (B, T, C) -> (B, T, V)
+  if (embed_positions) {  // GPT-2: + wpe[0..T)
+    const int64_t T = idx.size(1), P = embed_positions->weight.size(0);
+    TORCH_CHECK(T <= P, "a sequence of ", T, " tokens is longer than the model's ", P,
+                " learned positions");
+    x = x + weightFor(embed_positions->weight.slice(0, 0, T), x);  // (T, C) over (B, T, C)
+  }
+  return x;
+}
+
+torch::Tensor DecoderImpl::forward(const torch::Tensor& idx, const ForwardOptions& opts,
+                                   ForwardTrace* trace) {
+  return forwardFrom(embed(idx), 0, opts, trace);  // (B, T, C) -> (B, T, V)
 }
 
 torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBlock,

@@ -2,7 +2,8 @@
 // the config says so: then there is no lm_head module), a stack of Blocks planned by the scheme,
 // a final norm that is never depth-scaled. Activations are float32 (or the autocast dtype);
 // parameters may be stored in bf16/fp16 (an imported model, see ParameterSource).
-// Parameter names follow Hugging Face Llama: embed_tokens, layers.N.*, norm, lm_head.
+// Parameter names follow Hugging Face Llama: embed_tokens, layers.N.*, norm, lm_head (and
+// embed_positions where the model learns absolute positions, GPT-2).
 // Legend: B batch, T time, C width, V vocab, L blocks.
 #pragma once
 
@@ -43,10 +44,13 @@ class DecoderImpl : public torch::nn::Module {
               const ParameterSource& source = nullptr);
 
   torch::Tensor forward(const torch::Tensor& idx);  // (B, T) int64 -> (B, T, V) logits
+  /// What block 0 reads: the token embeddings in float32, scaled as the config says (Gemma:
+  /// sqrt(C)), plus the learned positions (GPT-2): (B, T) int64 -> (B, T, C).
+  torch::Tensor embed(const torch::Tensor& idx);
   torch::Tensor forward(const torch::Tensor& idx, const ForwardOptions& opts,
                         ForwardTrace* trace = nullptr);
   /// Runs blocks startBlock..L-1 on a residual stream x (B, T, C) entering block startBlock,
-  /// then the final norm and head: (B, T, V). forward() is embedding + forwardFrom(0).
+  /// then the final norm and head: (B, T, V). forward() is embed() + forwardFrom(0).
   torch::Tensor forwardFrom(const torch::Tensor& x, int startBlock, const ForwardOptions& opts,
                             ForwardTrace* trace = nullptr);
   /// Mean token cross-entropy of next-token prediction: idx, targets (B, T); targets of -100
@@ -70,6 +74,7 @@ class DecoderImpl : public torch::nn::Module {
   std::vector<torch::Tensor> otherParameters();
 
   torch::nn::Embedding embed_tokens{nullptr};
+  torch::nn::Embedding embed_positions{nullptr};  // learnedPositions only (GPT-2)
   torch::nn::ModuleList layers{nullptr};
   Norm norm{nullptr};
   torch::nn::Linear lm_head{nullptr};  // null when tieEmbeddings

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 
 #include "model/causal_attention.h"
 #include "model/cuda_ops.h"
@@ -85,6 +86,7 @@ Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
   auto emb = torch::cat({freqs, freqs}, -1);                                             // (T, D)
   m_cos = emb.cos().to(torch::kFloat32);
   m_sin = emb.sin().to(torch::kFloat32);
+  m_headDim = m_rotaryDims = headDim;
 }
 
 Rope::Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling)
@@ -105,6 +107,12 @@ Rope::Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scal
   }
 }
 
+Rope::Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling,
+           int64_t rotaryDims)
+    : Rope(rotaryDims, maxLen, base, scaling) {  // the tables of a head of R dims
+  m_headDim = headDim;
+}
+
 std::pair<const torch::Tensor&, const torch::Tensor&> Rope::tables(int64_t T) const {
   if (m_longAbove > 0 && T > m_longAbove) return {m_cosLong, m_sinLong};
   return {m_cos, m_sin};
@@ -121,7 +129,7 @@ void Rope::to(torch::Device device) {
 
 torch::Tensor Rope::applySplitHeads(const torch::Tensor& x, int64_t heads) const {
   const int64_t B = x.size(0), T = x.size(1), C = x.size(2);
-  if (cudaOpsApply(x)) {
+  if (cudaOpsApply(x) && rotatesWholeHead()) {
     const auto [cos, sin] = tables(T);
     return cudaRopeSplitHeads(x, cos, sin, heads);
   }
@@ -136,6 +144,14 @@ std::vector<torch::Tensor> Rope::applyQkvHeads(const torch::Tensor& qkv, int64_t
 }
 
 torch::Tensor Rope::apply(const torch::Tensor& x) const {
+  if (rotatesWholeHead()) return rotate(x);
+  if (m_rotaryDims == 0) return x;  // no rotary positions (GPT-2)
+  // GPT-NeoX: the first R dims rotate as a whole head of R would, the rest pass through.
+  auto rotated = rotate(x.slice(-1, 0, m_rotaryDims));                     // (B, H, T, R)
+  return torch::cat({rotated, x.slice(-1, m_rotaryDims, m_headDim)}, -1);  // (B, H, T, D)
+}
+
+torch::Tensor Rope::rotate(const torch::Tensor& x) const {
   const int64_t T = x.size(2), D = x.size(3);
   const auto [cosTable, sinTable] = tables(T);
   auto cos = cosTable.slice(0, 0, T).to(x.scalar_type());  // (T, D)
@@ -155,7 +171,7 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
   q_proj = lin("q_proj", a.dModel, a.heads * a.headDim, a.qkvBias);
   k_proj = lin("k_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
   v_proj = lin("v_proj", a.dModel, a.kvHeads * a.headDim, a.qkvBias);
-  o_proj = lin("o_proj", a.heads * a.headDim, a.dModel, false);
+  o_proj = lin("o_proj", a.heads * a.headDim, a.dModel, a.outBias);
   if (a.qkNorm != QkNorm::None) {
     const bool perHead = a.qkNorm == QkNorm::PerHead;
     q_norm = register_module("q_norm", Norm(perHead ? a.headDim : a.heads * a.headDim, a.normEps, false));
@@ -177,7 +193,7 @@ torch::Tensor AttentionImpl::rotatedHeads(const torch::nn::Linear& proj, Norm& n
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1);
   torch::Tensor q, k, v;  // (B, H, T, D), (B, K, T, D), (B, K, T, D)
-  if (fusedOpsApply(x) && m_qkNorm == QkNorm::None) {
+  if (fusedOpsApply(x) && m_qkNorm == QkNorm::None && rope.rotatesWholeHead()) {
     // One GEMM for q, k and v on the CPU: the input is packed once, and backward computes the
     // input's gradient in one GEMM instead of three and two adds. The product goes whole
     // into the head split (RoPE on q and k), whose backward writes one packed gradient.
@@ -246,19 +262,41 @@ torch::Tensor AttentionImpl::cappedAttention(const torch::Tensor& q, const torch
   return torch::matmul(torch::softmax(scores, -1), v);  // (B, H, T, D)
 }
 
-SwiGluImpl::SwiGluImpl(int64_t dModel, int64_t dFF, bool geluTanh) : m_geluTanh(geluTanh) {
-  gate_proj = register_module("gate_proj", torch::nn::Linear(
-                                               torch::nn::LinearOptions(dModel, dFF).bias(false)));
-  up_proj = register_module("up_proj", torch::nn::Linear(
-                                           torch::nn::LinearOptions(dModel, dFF).bias(false)));
-  down_proj = register_module("down_proj", torch::nn::Linear(
-                                               torch::nn::LinearOptions(dFF, dModel).bias(false)));
+Activation activationFromString(const std::string& name) {
+  if (name == "silu") return Activation::Silu;
+  if (name == "gelu_tanh") return Activation::GeluTanh;
+  if (name == "gelu") return Activation::Gelu;
+  if (name == "relu") return Activation::Relu;
+  throw std::invalid_argument("unknown MLP activation '" + name +
+                              "' (silu, gelu_tanh, gelu, relu)");
+}
+
+SwiGluImpl::SwiGluImpl(const MlpShape& m)
+    : m_activation(m.activation),
+      m_plain(m.activation != Activation::Silu || !m.gated || m.bias) {
+  auto lin = [&](const char* name, int64_t in, int64_t out) {
+    return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(m.bias)));
+  };
+  if (m.gated) gate_proj = lin("gate_proj", m.dModel, m.dFF);
+  up_proj = lin("up_proj", m.dModel, m.dFF);
+  down_proj = lin("down_proj", m.dFF, m.dModel);
+}
+
+torch::Tensor SwiGluImpl::activate(const torch::Tensor& x) const {
+  switch (m_activation) {
+    case Activation::Silu: return F::silu(x);
+    case Activation::GeluTanh: return F::gelu(x, F::GELUFuncOptions().approximate("tanh"));
+    case Activation::Gelu: return F::gelu(x);
+    case Activation::Relu: return F::relu(x);
+  }
+  return x;
 }
 
 torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
-  if (m_geluTanh) {  // GeGLU of imported Gemma models: plainly, no fused kernels
-    auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)
-    return applyLinear(down_proj, F::gelu(g, F::GELUFuncOptions().approximate("tanh")) * u);
+  if (m_plain) {  // imported architectures (Gemma's GeGLU, GPT-2, GPT-NeoX): no fused kernels
+    auto u = applyLinear(up_proj, x);  // (B, T, F)
+    auto h = gate_proj ? activate(applyLinear(gate_proj, x)) * u : activate(u);
+    return applyLinear(down_proj, h);
   }
   if (fusedOpsApply(x)) {  // one GEMM for gate and up on the CPU (see Attention::forward)
     auto w = torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)

@@ -1,15 +1,20 @@
-// The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm, RoPE (scaled as
-// rope_scaling.h says), causal multi-head attention (grouped-query when there are fewer
-// key/value heads, q/k/v biases, q/k RMSNorm per head or over the projection when asked: what
-// Llama, Mistral, Qwen2/3, OLMo 2 and Phi-3 checkpoints need) and the SwiGLU MLP. Names follow Hugging Face Llama
-// (q_proj, ..., gate_proj) so checkpoints map one to one. Weights may be stored in a narrower
-// dtype than the activations (an imported bf16 model): each matmul then converts its weight for
-// that call only (applyLinear), so no full-precision copy of the model is ever held.
-// Legend: B batch, T time, C model width, H heads, K key/value heads, D head dim, F FFN width.
+// The decoder's building blocks: RMSNorm (fp32 inside) / LayerNorm (with bias), RoPE (scaled as
+// rope_scaling.h says; over a head's first dims only when partial, or none), causal multi-head
+// attention (grouped-query when there are fewer key/value heads, q/k/v and output biases, q/k
+// RMSNorm per head or over the projection when asked: what Llama, Mistral, Qwen2/3, OLMo 2,
+// Phi-3, GPT-2 and GPT-NeoX checkpoints need) and the MLP (SwiGLU; GeGLU; or ungated with biases,
+// GPT-2 / GPT-NeoX). Names follow Hugging Face Llama (q_proj, ..., gate_proj) so checkpoints map
+// one to one. Weights may be stored in a narrower dtype than the activations (an imported bf16
+// model): each matmul then converts its weight for that call only (applyLinear), so no
+// full-precision copy of the model is ever held. What imported architectures add takes the
+// plain LibTorch path; DepthLab's own runs keep the fused CPU / CUDA kernels.
+// Legend: B batch, T time, C model width, H heads, K key/value heads, D head dim, F FFN width,
+// R rotated dims of a head.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <string>
 #include <utility>
 
 #include "model/model_config.h"
@@ -52,10 +57,16 @@ TORCH_MODULE(Norm);
 /// Rotary position embedding, rotate-half convention, cached cos/sin for up to maxLen.
 /// With a scaling (rope_scaling.h) the tables come from its frequencies, times its attention
 /// factor; longrope keeps a second pair for sequences longer than its original context.
+/// Partial (GPT-NeoX, rotaryDims R < D): the first R dims of each head rotate as a head of R
+/// would, the rest pass through; R = 0: no rotation at all (GPT-2's learned positions).
 class Rope {
  public:
   Rope(int64_t headDim, int64_t maxLen, double base);
   Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling);
+  Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scaling,
+       int64_t rotaryDims);
+  /// True when every dim of a head rotates (the fused kernels' case).
+  bool rotatesWholeHead() const { return m_rotaryDims == m_headDim; }
   torch::Tensor apply(const torch::Tensor& x) const;  // (B, H, T, D) -> (B, H, T, D)
   /// Splits heads and rotates in one step (one kernel on CUDA): (B, T, H*D) -> (B, H, T, D).
   torch::Tensor applySplitHeads(const torch::Tensor& x, int64_t heads) const;
@@ -66,16 +77,20 @@ class Rope {
   void to(torch::Device device);
 
  private:
-  /// The tables for a sequence of T positions: {cos, sin} (maxLen, D) each.
+  /// x rotated over all its last dim (D, or R of a partial rope): (B, H, T, R) -> (B, H, T, R).
+  torch::Tensor rotate(const torch::Tensor& x) const;
+  /// The tables for a sequence of T positions: {cos, sin} (maxLen, R) each.
   std::pair<const torch::Tensor&, const torch::Tensor&> tables(int64_t T) const;
-  torch::Tensor m_cos, m_sin;            // (maxLen, D)
-  torch::Tensor m_cosLong, m_sinLong;    // (maxLen, D), longrope past m_longAbove positions
+  torch::Tensor m_cos, m_sin;            // (maxLen, R)
+  torch::Tensor m_cosLong, m_sinLong;    // (maxLen, R), longrope past m_longAbove positions
   int64_t m_longAbove = 0;               // 0: one pair of tables
+  int64_t m_headDim = 0, m_rotaryDims = 0;  // D, R
 };
 
 struct AttentionShape {
   int64_t dModel = 0, heads = 0, kvHeads = 0, headDim = 0;  // kvHeads divides heads
   bool qkvBias = false;
+  bool outBias = false;          // a bias on o_proj (GPT-2, GPT-NeoX)
   QkNorm qkNorm = QkNorm::None;  // RMSNorm of q and k before RoPE
   double normEps = 1e-6;         // its epsilon
   double scale = 0.0;            // q.k scale; 0: 1/sqrt(headDim)
@@ -109,16 +124,34 @@ class AttentionImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Attention);
 
-/// down(silu(gate(x)) * up(x)); with `geluTanh` GeGLU: down(gelu_tanh(gate(x)) * up(x)) (Gemma)
+/// The MLP's nonlinearity: silu, gelu with the tanh approximation (Gemma's gelu_pytorch_tanh,
+/// GPT-2's gelu_new), exact gelu (GPT-NeoX), relu.
+enum class Activation { Silu, GeluTanh, Gelu, Relu };
+/// "silu" | "gelu_tanh" | "gelu" | "relu" (ModelConfig::activation); throws on anything else.
+Activation activationFromString(const std::string& name);
+
+struct MlpShape {
+  int64_t dModel = 0, dFF = 0;
+  Activation activation = Activation::Silu;
+  bool gated = true;   // false: down(act(up(x))), no gate_proj (GPT-2, GPT-NeoX)
+  bool bias = false;   // biases on every projection (GPT-2, GPT-NeoX)
+};
+
+/// The MLP: down(silu(gate(x)) * up(x)) (SwiGLU, DepthLab's own, fused kernels); another
+/// activation in the gate (GeGLU: Gemma); ungated, down(act(up(x))) with biases (GPT-2, GPT-NeoX).
 class SwiGluImpl : public torch::nn::Module {
  public:
-  SwiGluImpl(int64_t dModel, int64_t dFF, bool geluTanh = false);
+  explicit SwiGluImpl(const MlpShape& shape);
+  SwiGluImpl(int64_t dModel, int64_t dFF, bool geluTanh = false)
+      : SwiGluImpl(MlpShape{dModel, dFF, geluTanh ? Activation::GeluTanh : Activation::Silu}) {}
   torch::Tensor forward(const torch::Tensor& x);  // (B,T,C) -> (B,T,C)
 
-  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};
+  torch::nn::Linear gate_proj{nullptr}, up_proj{nullptr}, down_proj{nullptr};  // gate: gated only
 
  private:
-  bool m_geluTanh = false;
+  torch::Tensor activate(const torch::Tensor& x) const;
+  Activation m_activation = Activation::Silu;
+  bool m_plain = false;  // not SwiGLU without biases: no fused kernels
 };
 TORCH_MODULE(SwiGlu);
 

@@ -42,16 +42,28 @@ struct ModelConfig {
   QkNorm qkNorm = QkNorm::None;   // q/k RMSNorm before RoPE (Qwen3, OLMo 2)
   bool normBeforeSublayer = true; // false: no norm before attention / MLP (OLMo 2)
   bool normAfterSublayer = false; // a norm on each sublayer's output before the residual add
-  std::string activation = "silu";  // the gated MLP's: silu (SwiGLU) | gelu_tanh (GeGLU, Gemma)
+  std::string activation = "silu";  // the MLP's: silu (SwiGLU) | gelu_tanh (GeGLU, Gemma; GPT-2's
+                                    // gelu_new) | gelu (exact, GPT-NeoX) | relu
   double embedScale = 1.0;        // the embeddings times this (Gemma: sqrt(C))
   double attnScale = 0.0;         // q.k scale; 0: 1/sqrt(D) (Gemma: query_pre_attn_scalar^-1/2)
   double attnSoftcap = 0.0;       // > 0: scores -> cap * tanh(scores / cap) (Gemma 2)
   double finalSoftcap = 0.0;      // > 0: the same on the logits (Gemma 2)
   double localRopeBase = 0.0;     // > 0: the base of the blocks in localRopeLayers (Gemma 3)
   std::vector<bool> localRopeLayers;  // per block: true = rotated with localRopeBase, unscaled
+  // GPT-2 and GPT-NeoX (Pythia); each off by default, where it costs nothing.
+  bool outBias = false;           // a bias on o_proj
+  bool mlpBias = false;           // biases on the MLP's projections
+  bool gatedMlp = true;           // false: down(act(up(x))), no gate_proj
+  double rotaryFraction = 1.0;    // share of each head RoPE rotates, its first dims (GPT-NeoX's
+                                  // rotary_pct); 0: no RoPE (GPT-2)
+  int learnedPositions = 0;       // > 0: a table of this many absolute positions added to the
+                                  // embeddings (GPT-2's wpe, n_positions rows)
+  bool parallelResidual = false;  // x + A(N1(x)) + F(N2(x)) (GPT-NeoX's use_parallel_residual)
 
   int kvHeads() const { return nKvHeads > 0 ? nKvHeads : nHeads; }
   int headDimension() const { return headDim > 0 ? headDim : dModel / nHeads; }
+  /// The dims of each head RoPE rotates, as transformers counts them: int(D * fraction).
+  int rotaryDims() const { return static_cast<int>(headDimension() * rotaryFraction); }
 };
 
 struct SchemeOptions {

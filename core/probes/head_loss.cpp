@@ -58,7 +58,7 @@ torch::Tensor hiddenFrom(model::Decoder& model, const torch::Tensor& input, int 
     if (!opts.skip.empty() && opts.skip[k]) continue;  // pruned: identity
     std::optional<double> s;
     if (!opts.scaleOverride.empty()) s = opts.scaleOverride[k];
-    x = model->block(i)->forward(x, model->rope(), s);
+    x = model->block(i)->forward(x, model->rope(i), s);  // each block its own tables (Gemma 3)
   }
   return model->norm->forward(x);  // (B, T, C)
 }
@@ -85,14 +85,9 @@ std::optional<ChunkedHead> chunkedHeadFor(model::Decoder& model, const torch::Te
 }
 
 namespace {
-// What the decoder's forward(idx) feeds block 0: the embedding in float32, scaled as the
-// config says (Gemma: sqrt(C)).
+// What the decoder's forward(idx) feeds block 0 (scaled embeddings, learned positions).
 torch::Tensor embedded(model::Decoder& model, const torch::Tensor& idx) {
-  auto x = model->embed_tokens(idx);  // (B, T, C)
-  const auto t = x.scalar_type();
-  if (t == torch::kBFloat16 || t == torch::kFloat16) x = x.to(torch::kFloat32);
-  const double scale = model->config().embedScale;
-  return scale != 1.0 ? x * scale : x;
+  return model->embed(idx);  // (B, T, C)
 }
 }  // namespace
 

@@ -1,7 +1,8 @@
 """Small random Hugging Face models for DepthLab's import/export parity tests.
 
-make OUT --arch llama|mistral|qwen2|qwen3|olmo2|phi3|gemma2|gemma3 --dtype float32|bfloat16 [--shards] [--tied]
-         [--gqa] [--rope llama3|linear|dynamic|yarn|longrope]
+make OUT --arch llama|mistral|qwen2|qwen3|olmo2|phi3|gemma2|gemma3|gpt2|gpt_neox|gpt_neox_seq
+         --dtype float32|bfloat16 [--shards] [--tied]
+         [--gqa] [--rope llama3|linear|dynamic|yarn|longrope|partial]
     builds a model with transformers, saves it (sharded when asked) and writes OUT/reference.safetensors
     with `ids` (2, 12) and the model's float32 `logits` for them (a bf16 model is loaded as saved and
     run in float32, as DepthLab does).
@@ -14,6 +15,9 @@ make-set OUT
     OUT/phi3-longrope-f32 (tied, GQA, past its original context of 8: the long factors),
     OUT/gemma2-f32 (tied, GQA), OUT/gemma2-bf16-sharded (GQA; soft caps low enough to matter),
     OUT/gemma3-f32 (tied, GQA), OUT/gemma3-bf16-sharded (untied; local and global ropes),
+    OUT/phi3-partial-f32 (GQA, partial_rotary_factor 0.5), OUT/gpt2-f32 (tied: LayerNorm with bias, learned positions, Conv1D, gelu_new),
+    OUT/gpt_neox-f32 (parallel residual, rotary_pct 0.25), OUT/gpt_neox-seq-f32 (sequential,
+    rotary_pct 1.0), OUT/gpt_neox-bf16-sharded (parallel, 0.25; untied as Pythia),
     OUT/llama-bytes (a 256-token vocabulary, for a byte-level tokenizer.json the tests add).
     A rope-scaled variant whose logits equal the unscaled model's is an error (a vacuous test).
 logits DIR IDS_FILE OUT_FILE
@@ -35,6 +39,7 @@ ROPE = {  # rope settings of the rope-scaled variants (short contexts so the sca
     "dynamic": {"rope_type": "dynamic", "factor": 2.0},
     "yarn": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 16},
     # original context 8 < 12: the long factors; attention factor sqrt(1 + ln 8 / ln 8)
+    "partial": {"rope_type": "default", "partial_rotary_factor": 0.5},  # Phi-4-mini's kind (0.75)
     "longrope": {"rope_type": "longrope", "short_factor": [1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0],
                  "long_factor": [1.0, 2.0, 4.0, 8.0, 8.0, 12.0, 16.0, 24.0]},
 }
@@ -71,6 +76,22 @@ def config_of(arch, common, rope, caps=True):
     if arch == "phi3":
         extra = {"original_max_position_embeddings": 8} if rope == "longrope" else {}
         return tf.Phi3Config(rope_parameters=params, pad_token_id=0, **extra, **common), tf.Phi3ForCausalLM
+    if arch == "gpt2":  # GPT-2's own field names; no dropout
+        return tf.GPT2Config(n_embd=common["hidden_size"], n_layer=common["num_hidden_layers"],
+                             n_head=common["num_attention_heads"], n_inner=common["intermediate_size"],
+                             n_positions=common["max_position_embeddings"],
+                             vocab_size=common["vocab_size"], layer_norm_epsilon=1e-5,
+                             activation_function="gelu_new", resid_pdrop=0.0, embd_pdrop=0.0,
+                             attn_pdrop=0.0, tie_word_embeddings=common["tie_word_embeddings"],
+                             initializer_range=common["initializer_range"], bos_token_id=0,
+                             eos_token_id=0), tf.GPT2LMHeadModel
+    if arch in ("gpt_neox", "gpt_neox_seq"):  # caps=False: the other residual form and rotary share
+        parallel = (arch == "gpt_neox") == caps
+        neox = {k: v for k, v in common.items() if k not in ("num_key_value_heads", "rms_norm_eps")}
+        params = {"rope_type": "default", "rope_theta": 5000.0,
+                  "partial_rotary_factor": 0.25 if parallel else 1.0}
+        return tf.GPTNeoXConfig(use_parallel_residual=parallel, rope_parameters=params,
+                                layer_norm_eps=1e-5, hidden_act="gelu", **neox), tf.GPTNeoXForCausalLM
     sys.exit(f"unknown architecture {arch}")
 
 
@@ -83,10 +104,10 @@ def make(out, arch, dtype, shards, tied, gqa, vocab=97, rope=None):
     model = cls(config).eval()
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if "norm" in name:
-                p.uniform_(-0.5, 0.5) if arch.startswith("gemma") else p.uniform_(0.5, 1.5)
-            elif name.endswith(".bias"):
+            if name.endswith(".bias"):
                 p.uniform_(-0.2, 0.2)
+            elif "norm" in name or ".ln_" in name:
+                p.uniform_(-0.5, 0.5) if arch.startswith("gemma") else p.uniform_(0.5, 1.5)
     model = model.to(getattr(torch, dtype))
     model.save_pretrained(out, max_shard_size="40KB" if shards else "2GB")
     ids = torch.randint(0, vocab, (2, 12), generator=torch.Generator().manual_seed(3))
@@ -99,7 +120,8 @@ def make(out, arch, dtype, shards, tied, gqa, vocab=97, rope=None):
         with torch.no_grad():
             if (unscaled(ids).logits - logits).abs().max() < 1e-2:
                 sys.exit(f"{out}: rope scaling {rope} does not change the logits")
-    if arch in ("gemma2", "gemma3"):  # so must Gemma 2's soft caps and Gemma 3's two ropes
+    if arch in ("gemma2", "gemma3", "gpt_neox", "gpt_neox_seq"):
+        # so must Gemma 2's soft caps, Gemma 3's two ropes, GPT-NeoX's residual form and rotary share
         uncapped, _ = config_of(arch, common, None, caps=False)
         with torch.no_grad():
             if (cls.from_pretrained(out, config=uncapped).float().eval()(ids).logits - logits).abs().max() < 1e-2:
@@ -149,6 +171,11 @@ if __name__ == "__main__":
         make(f"{out}/gemma2-bf16-sharded", "gemma2", "bfloat16", True, False, True)
         make(f"{out}/gemma3-f32", "gemma3", "float32", False, True, True)
         make(f"{out}/gemma3-bf16-sharded", "gemma3", "bfloat16", True, False, False)
+        make(f"{out}/phi3-partial-f32", "phi3", "float32", False, False, True, rope="partial")
+        make(f"{out}/gpt2-f32", "gpt2", "float32", False, True, False)
+        make(f"{out}/gpt_neox-f32", "gpt_neox", "float32", False, False, False)
+        make(f"{out}/gpt_neox-seq-f32", "gpt_neox_seq", "float32", False, True, False)
+        make(f"{out}/gpt_neox-bf16-sharded", "gpt_neox", "bfloat16", True, False, False)
         make(f"{out}/llama-bytes", "llama", "float32", False, False, True, vocab=256)
     elif cmd == "logits":
         logits(sys.argv[2], sys.argv[3], sys.argv[4])

@@ -44,8 +44,8 @@ class BadInputs : public ::testing::Test {
                     "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
     // Hugging Face folders: no config, an unsupported architecture, weights that do not match.
     fs::create_directories(dir_->file("hf-empty"));
-    fs::create_directories(dir_->file("hf-gpt2"));
-    test::writeFile(dir_->file("hf-gpt2/config.json"), R"({"architectures": ["GPT2LMHeadModel"]})");
+    fs::create_directories(dir_->file("hf-bloom"));
+    test::writeFile(dir_->file("hf-bloom/config.json"), R"({"architectures": ["BloomForCausalLM"]})");
     fs::create_directories(dir_->file("hf-noweights"));
     test::writeFile(dir_->file("hf-noweights/config.json"),
                     R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 8,
@@ -128,7 +128,7 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"export bad runs", " --db " + db() + " export --runs abc --figure loss --out " + dir_->file("x.pdf"), {"'abc'"}},
       {"import-hf no folder", " --db " + db() + " import-hf " + dir_->file("absent"), {"absent", "not a folder"}},
       {"import-hf no config", " --db " + db() + " import-hf " + dir_->file("hf-empty"), {"config.json"}},
-      {"import-hf architecture", " --db " + db() + " import-hf " + dir_->file("hf-gpt2"), {"GPT2LMHeadModel", "not supported"}},
+      {"import-hf architecture", " --db " + db() + " import-hf " + dir_->file("hf-bloom"), {"BloomForCausalLM", "not supported"}},
       {"import-hf no weights", " --db " + db() + " import-hf " + dir_->file("hf-noweights"), {"model.safetensors"}},
       {"import-hf bad header", " --db " + db() + " import-hf " + dir_->file("hf-badweights"), {"model.safetensors", "malformed"}},
       {"eval batch 0", " --db " + db() + " eval --run 1 --batch 0", {"--batch"}},

@@ -73,10 +73,11 @@ TEST(HfConfig, RefusesWhatDepthLabCannotReproduce) {
     std::string s = kLlama4;
     return s.substr(0, s.size() - 1) + ", " + extra + "}";
   };
-  const auto gpt2 = errorOf(R"({"architectures": ["GPT2LMHeadModel"]})");
-  EXPECT_NE(gpt2.find("'GPT2LMHeadModel', which is not supported (supported: LlamaForCausalLM,"),
-            std::string::npos) << gpt2;
-  EXPECT_NE(gpt2.find("Phi3ForCausalLM"), std::string::npos) << gpt2;
+  const auto bloom = errorOf(R"({"architectures": ["BloomForCausalLM"]})");
+  EXPECT_NE(bloom.find("'BloomForCausalLM', which is not supported (supported: LlamaForCausalLM,"),
+            std::string::npos) << bloom;
+  EXPECT_NE(bloom.find("Phi3ForCausalLM"), std::string::npos) << bloom;
+  EXPECT_NE(bloom.find("GPTNeoXForCausalLM"), std::string::npos) << bloom;
   EXPECT_NE(errorOf(R"({"model_type": "gemma"})").find("'gemma' is not supported"), std::string::npos);
   const auto su = errorOf(with(R"("rope_parameters": {"rope_type": "su", "factor": 4.0})"));
   EXPECT_NE(su.find("rope scaling type 'su' is not supported (supported: default, linear, "
