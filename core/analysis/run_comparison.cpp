@@ -59,6 +59,7 @@ std::map<std::string, std::vector<std::string>> configDiff(const std::vector<sto
 std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<store::RunInfo>& runs,
                                   std::optional<int64_t> atStep) {
   std::map<std::string, SeedGroup> groups;
+  const auto names = store.displayNames();
   for (const auto& r : runs) {
     auto j = nlohmann::json::parse(r.configJson, nullptr, false);
     std::string identity;
@@ -79,6 +80,7 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
     auto& g = groups[key];
     g.key = key;
     g.scheme = r.scheme;
+    g.schemeName = schemeName(names, r.scheme);
     g.depth = depth;
     g.width = width;
     g.params = params;
@@ -111,6 +113,10 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
   // Rows in the paper's order where known.
   for (const auto& s : experiment::kSchemes) if (schemes.count(s)) t.rows.push_back(s);
   for (const auto& s : schemes) if (std::find(t.rows.begin(), t.rows.end(), s) == t.rows.end()) t.rows.push_back(s);
+  for (const auto& row : t.rows) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const SeedGroup& x) { return x.scheme == row; });
+    t.rowNames.push_back(g->schemeName.empty() ? defaultSchemeName(row) : g->schemeName);
+  }
   for (const auto& [params, dw] : sizes) {
     std::ostringstream c;
     c.precision(3);
@@ -155,7 +161,7 @@ std::string ResultsTable::toLatex() const {
   for (const auto& c : columns) o << " & " << latexText(c);
   o << " \\\\\n\\hline\n";
   for (size_t r = 0; r < rows.size(); ++r) {
-    o << latexText(rows[r]);
+    o << latexText(r < rowNames.size() ? rowNames[r] : defaultSchemeName(rows[r]));
     for (size_t c = 0; c < columns.size(); ++c) {
       o << " & ";
       if (!ppl[r][c]) { o << "--"; continue; }

@@ -26,6 +26,7 @@ struct SeedGroup {
   int64_t params = 0;
   std::vector<int64_t> runIds;
   std::vector<double> finalValLoss;  // runs without a validation loss are left out
+  std::string schemeName;  // the scheme's display name (the store's, else "Pre-LN", ...)
 };
 /// `atStep`: each trained run's validation loss at or before that step (runs trained to
 /// different lengths compared at one point; experiment::fewestPlannedSteps); imported models'
@@ -36,6 +37,7 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
 struct ResultsTable {
   std::vector<std::string> columns;               // model sizes, e.g. "1.2M (L=24)"
   std::vector<std::string> rows;                  // schemes
+  std::vector<std::string> rowNames;              // their display names (LaTeX); empty: defaults
   std::vector<std::vector<std::optional<double>>> ppl;  // [row][column], mean over seeds
   std::vector<std::vector<int>> n;                // seeds behind each cell
   std::string toCsv() const;

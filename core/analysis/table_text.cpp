@@ -33,4 +33,19 @@ std::string latexText(std::string_view s) {
   return out;
 }
 
+std::string defaultSchemeName(std::string_view scheme) {
+  static const std::map<std::string, std::string, std::less<>> names = {
+      {"pre_ln", "Pre-LN"},           {"lns", "LNS"},
+      {"post_ln", "Post-LN"},         {"mix_ln", "Mix-LN"},
+      {"deepnorm", "DeepNorm"},       {"deepnorm_official", "DeepNorm (official)"},
+      {"sandwich", "Sandwich-LN"},    {"lns_learnable", "LNS (learnable)"}};
+  const auto it = names.find(scheme);
+  return it == names.end() ? std::string(scheme) : it->second;
+}
+
+std::string schemeName(const std::map<std::string, std::string>& names, const std::string& scheme) {
+  const auto it = names.find("scheme:" + scheme);
+  return it == names.end() || it->second.empty() ? defaultSchemeName(scheme) : it->second;
+}
+
 }  // namespace depthlab::analysis

@@ -118,6 +118,13 @@ class RunStore {
   std::vector<CheckpointInfo> checkpoints(int64_t runId);
   std::vector<EventInfo> events(int64_t runId, int64_t afterId = 0);
 
+  // --- display names (run_store_display_names.cpp) -----------------------------------
+  /// What figures, `export` and LaTeX tables call schemes and runs, as named in the figure
+  /// window: keys "scheme:pre_ln" and "run:7". Empty when none was named.
+  std::map<std::string, std::string> displayNames();
+  /// Names a scheme or run ("scheme:lns", "run:7"); an empty `name` removes the name.
+  void setDisplayName(const std::string& key, const std::string& name);
+
   // --- change tracking ----------------------------------------------------------------
   /// Increases whenever anything is written, by any connection.
   int64_t changeCounter();

@@ -63,7 +63,7 @@ TEST(RunComparison, SeedGroupsTableAndDepthScaling) {
   EXPECT_FALSE(table.ppl[2][1]);
   const auto latex = table.toLatex();
   EXPECT_NE(latex.find("\\begin{tabular}"), std::string::npos);
-  EXPECT_NE(latex.find("pre\\_ln"), std::string::npos);
+  EXPECT_NE(latex.find("\nPre-LN & "), std::string::npos) << latex;  // its display name
   char best[32];
   std::snprintf(best, sizeof(best), "\\textbf{%.2f}", *table.ppl[1][0]);
   EXPECT_NE(latex.find(best), std::string::npos) << latex;
