@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <map>
 
 #include "experiment/run_config.h"
 #include "hf/hf_import.h"
@@ -135,6 +137,28 @@ TEST(HfGptFamilies, EachIsABlockPlanAndAWeightMapOverTheOneDecoder) {
   EXPECT_FALSE(seq.decoder->plans()[0].parallel);
   EXPECT_EQ(seq.decoder->config().rotaryDims(), 16);
   EXPECT_TRUE(seq.decoder->lm_head.is_empty());
+}
+
+TEST(HfGptFamilies, Gpt2SavedFromTheBaseModelReadsWithoutItsPrefix) {
+  SKIP_WITHOUT_TRANSFORMERS();
+  // The original gpt2 weights name their tensors wte.weight, h.0.attn.c_attn.weight, ...
+  test::TempDir dir;
+  const std::string from = test::hfModelSet() + "/gpt2-f32";
+  std::filesystem::create_directories(dir.file("bare"));
+  std::filesystem::copy_file(from + "/config.json", dir.file("bare/config.json"));
+  std::map<std::string, torch::Tensor> bare;
+  for (const auto& [name, t] : io::loadSafetensors(from + "/model.safetensors")) {
+    bare[name.rfind("transformer.", 0) == 0 ? name.substr(12) : name] = t;
+  }
+  ASSERT_TRUE(bare.count("wte.weight"));
+  io::saveSafetensors(dir.file("bare/model.safetensors"), bare);
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const auto run = *s.run(hf::importHfModel(s, dir.file("bare"), "").runId);
+  auto d = hf::loadImportedDecoder(*hf::importRecordOf(run), experiment::configOf(run).model, 16,
+                                   torch::kCPU);
+  auto ref = io::loadSafetensors(from + "/reference.safetensors");
+  torch::NoGradGuard ng;
+  EXPECT_LT(maxDiff(d->forward(ref.at("ids")), ref.at("logits")), 1e-4);
 }
 
 TEST(HfGptFamilies, ProbesOfAParallelBlockSeeTheWholeBlock) {
