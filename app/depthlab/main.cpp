@@ -13,6 +13,7 @@
 #include "dashboard/group_dashboard.h"
 #include "export/figure_dialog.h"
 #include "main_window.h"
+#include "plot/plot_theme.h"
 #include "util/openblas_kernels.h"
 #include "util/paths.h"
 
@@ -34,6 +35,11 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName(QStringLiteral("DepthLab"));
   QApplication::setApplicationVersion(QStringLiteral(DEPTHLAB_VERSION));
+  // The system's palette, or a dark one where the desktop does not pass its theme to Qt.
+  if (qEnvironmentVariable("DEPTHLAB_PALETTE") == QLatin1String("dark")) {
+    QApplication::setStyle(QStringLiteral("Fusion"));
+    QApplication::setPalette(depthlab::ui::darkFusionPalette());
+  }
 
   QCommandLineParser cli;
   cli.addHelpOption();

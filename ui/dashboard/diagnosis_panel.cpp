@@ -14,6 +14,7 @@
 
 #include "flow_layout.h"
 #include "plot/figure_layout.h"
+#include "plot/plot_theme.h"
 
 namespace depthlab::ui {
 
@@ -26,7 +27,7 @@ DiagnosisPanel::DiagnosisPanel(QWidget* parent) : QWidget(parent) {
       "their ranks. ρ: Spearman rank correlation of a proxy with the measured pruning (1 = it "
       "orders the layers exactly as removing them does)."));
   help->setWordWrap(true);
-  help->setStyleSheet(QStringLiteral("color: #555;"));
+  help->setStyleSheet(mutedTextStyle(palette()));
   outer->addWidget(help);
   m_row = new FlowLayout;
   outer->addLayout(m_row);

@@ -25,6 +25,7 @@
 
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
+#include "plot/plot_theme.h"
 #include "plot/run_labels.h"
 #include "dashboard/panel_specs.h"
 #include "flow_layout.h"
@@ -120,7 +121,7 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   }
   outer->addWidget(options);
   m_decimation = new QLabel;
-  m_decimation->setStyleSheet(QStringLiteral("color: #666;"));
+  m_decimation->setStyleSheet(mutedTextStyle(palette()));
   m_decimation->setWordWrap(true);  // one line held the dashboard at 1,858 px for four schemes
   outer->addWidget(m_decimation);
 

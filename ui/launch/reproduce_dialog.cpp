@@ -31,6 +31,7 @@
 #include "experiment/reproduction.h"
 #include "flow_layout.h"
 #include "launch/reproduce_text.h"
+#include "plot/plot_theme.h"
 #include "train/devices.h"
 
 namespace depthlab::ui {
@@ -223,7 +224,7 @@ QWidget* ReproduceDialog::makeCostBox() {
   m_command->setObjectName(QStringLiteral("command"));
   m_command->setWordWrap(true);
   m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_command->setStyleSheet(QStringLiteral("color: #555555;"));
+  m_command->setStyleSheet(mutedTextStyle(palette()));
   v->addWidget(m_cost);
   v->addWidget(m_refusalLabel);
   v->addWidget(m_command);

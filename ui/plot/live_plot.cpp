@@ -1,6 +1,8 @@
 // See live_plot.h.
 #include "plot/live_plot.h"
 
+#include "plot/plot_theme.h"
+
 namespace depthlab::ui {
 
 namespace {
@@ -28,8 +30,12 @@ LivePlot::LivePlot(QWidget* parent) : QCustomPlot(parent) {
   // has none, and keeps the first whatever the layers' modes.
   mPaintBuffers.append(QSharedPointer<QCPAbstractPaintBuffer>(
       new OpaquePixmapBuffer(viewport().size(), bufferDevicePixelRatio(), this)));
-  // Any replot (a zoom, a resize) brings the buffer up to date.
-  connect(this, &QCustomPlot::beforeReplot, this, [this] { m_replotPending = false; });
+  // Any replot (a zoom, a resize) brings the buffer up to date and, on a dark palette, takes
+  // what was added since into the palette's colours.
+  connect(this, &QCustomPlot::beforeReplot, this, [this] {
+    m_replotPending = false;
+    applyDarkPalette(this, palette());
+  });
 }
 
 QColor LivePlot::bufferClearColour() const {

@@ -9,6 +9,7 @@
 // and savePng draw the layers directly, without paint buffers). It falls back to QCustomPlot's
 // own painting while the background is not one opaque colour, a background pixmap is set, or
 // a layer has a buffer of its own.
+// On a dark palette every replot first recolours what is new for it (plot_theme.h).
 // replotWhenShown() replots a panel that is on screen and leaves one scrolled out of view, in a
 // hidden tab or not yet shown stale: it replots when it is next painted (scrolled into view,
 // shown, grabbed), so new rows cost the GUI thread only the panels in view.

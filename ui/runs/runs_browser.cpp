@@ -18,6 +18,7 @@
 #include <QLabel>
 
 #include "flow_layout.h"
+#include "plot/plot_theme.h"
 #include "runs/checkpoints_dialog.h"
 #include "runs/runs_filter_model.h"
 #include "runs/runs_table_model.h"
@@ -116,7 +117,7 @@ QWidget* RunsBrowser::makeFilterRow() {
                           "\"steps > 100 and scheme lns\"."));
   m_filter->setClearButtonEnabled(true);
   m_filterNote = new QLabel;
-  m_filterNote->setStyleSheet(QStringLiteral("color: #555;"));
+  m_filterNote->setStyleSheet(mutedTextStyle(palette()));
   m_filterColumn = new QComboBox;
   m_filterColumn->setToolTip(tr("The column free text is matched in"));
   m_filterColumn->addItem(tr("all columns"), -1);
@@ -172,7 +173,7 @@ void RunsBrowser::selectRuns(const std::vector<int64_t>& runIds) {
 void RunsBrowser::setFilter(const QString& text, int column) {
   m_proxy->setRunFilter(text, column);
   m_filterNote->setText(m_proxy->filterDescription());
-  m_filterNote->setStyleSheet(m_proxy->filterInvalid() ? QStringLiteral("color: #b03a2e;") : QStringLiteral("color: #555;"));
+  m_filterNote->setStyleSheet(m_proxy->filterInvalid() ? QStringLiteral("color: #b03a2e;") : mutedTextStyle(palette()));
 }
 
 int RunsBrowser::visibleRunCount() const { return m_proxy->rowCount(); }

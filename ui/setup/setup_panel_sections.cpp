@@ -23,6 +23,7 @@
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
 #include "model/scheme_catalogue.h"
+#include "plot/plot_theme.h"
 #include "train/devices.h"
 
 namespace depthlab::ui {
@@ -80,7 +81,7 @@ QGroupBox* SetupPanel::makeModelBox() {
   m_presetDescription = new QLabel;
   m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
   m_presetDescription->setWordWrap(true);
-  m_presetDescription->setStyleSheet(QStringLiteral("color: #555;"));
+  m_presetDescription->setStyleSheet(mutedTextStyle(palette()));
   mf->addRow(QString(), m_presetDescription);
   m_width = spin(8, 16384);
   m_depth = spin(0, 512);
