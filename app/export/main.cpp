@@ -1,10 +1,12 @@
 // depthlab-export: headless figure export (`depthlab-cli export` runs it; the CLI itself has
-// no Qt). Uses Qt's offscreen platform when there is no display.
+// no Qt). Uses Qt's offscreen platform when there is no display. Schemes and runs go by the
+// names the figure window kept in the database unless --label or --style names them.
 //   depthlab-export --runs 3,4 --figure variance|angular|pruning|loss|set
 //                   --format pdf|svg|png --width 8.5cm [--height 6cm] [--dpi 300]
 //                   [--font "Latin Modern Roman"] [--font-size 8] [--line-width 1]
 //                   [--palette okabe-ito|tol-bright] [--style style.json] [--save-style FILE]
 //                   [--label pre_ln=Pre-LN --label "lns=LNS (ours)" --label 7=baseline]
+//                   [--smoothing 0.6]
 //                   --out PATH [--db PATH]
 #include <QApplication>
 #include <QCommandLineParser>
@@ -26,7 +28,7 @@ namespace {
 // The command line's options (see the header comment).
 struct Options {
   QCommandLineOption runs, figure, format, width, height, dpi, font, fontSize, lineWidth, palette,
-      styleFile, saveStyle, out, db, label;
+      styleFile, saveStyle, out, db, label, smoothing;
 };
 
 QCommandLineOption option(const char* name, const char* help, const char* value,
@@ -52,10 +54,12 @@ Options addOptions(QCommandLineParser& p) {
             option("out", "Output file (a folder for --figure set)", "path"),
             option("db", "Run database", "path"),
             option("label", "A display name, repeatable: SCHEME=NAME (pre_ln=Pre-LN, lns='LNS (ours)') "
-                            "or RUNID=NAME (7=baseline); kept by --save-style", "key=name")};
+                            "or RUNID=NAME (7=baseline); kept by --save-style", "key=name"),
+            option("smoothing", "Loss figure: EMA weight of the train curves, 0 (raw) to 0.99, "
+                                "as the dashboard's smoothing", "weight", "0")};
   for (const auto* opt : {&o.runs, &o.figure, &o.format, &o.width, &o.height, &o.dpi, &o.font,
                           &o.fontSize, &o.lineWidth, &o.palette, &o.styleFile, &o.saveStyle,
-                          &o.out, &o.db, &o.label}) {
+                          &o.out, &o.db, &o.label, &o.smoothing}) {
     p.addOption(*opt);
   }
   return o;
@@ -89,6 +93,10 @@ ui::FigureStyle styleFrom(const QCommandLineParser& p, const Options& o) {
   if (fresh || p.isSet(o.fontSize)) style.fontPt = p.value(o.fontSize).toDouble();
   if (fresh || p.isSet(o.lineWidth)) style.lineWidth = p.value(o.lineWidth).toDouble();
   if (fresh || p.isSet(o.palette)) style.palette = p.value(o.palette);
+  if (fresh || p.isSet(o.smoothing)) style.smoothing = p.value(o.smoothing).toDouble();
+  if (!(style.smoothing >= 0 && style.smoothing <= 0.99)) {
+    throw std::invalid_argument("--smoothing '" + p.value(o.smoothing).toStdString() + "' must be from 0 to 0.99");
+  }
   for (const auto& l : p.values(o.label)) {
     const int eq = l.indexOf(QLatin1Char('='));
     if (eq <= 0) throw std::invalid_argument("--label '" + l.toStdString() + "': use SCHEME=NAME or RUNID=NAME");
@@ -120,13 +128,14 @@ int main(int argc, char** argv) {
   p.process(arguments);
   try {
     if (!p.isSet(o.runs) || !p.isSet(o.out)) throw std::invalid_argument("--runs and --out are required");
-    const ui::FigureStyle style = styleFrom(p, o);
+    ui::FigureStyle style = styleFrom(p, o);
+    auto store = store::RunStore::open(util::defaultDatabasePath(p.value(o.db).toStdString()),
+                                       store::RunStore::Mode::ReadOnly);
+    ui::addStoredNames(style, store);  // names set in the window, under --label / --style
     if (p.isSet(o.saveStyle)) {
       QFile f(p.value(o.saveStyle));
       if (f.open(QIODevice::WriteOnly)) f.write(ui::styleToJson(style).toUtf8());
     }
-    auto store = store::RunStore::open(util::defaultDatabasePath(p.value(o.db).toStdString()),
-                                       store::RunStore::Mode::ReadOnly);
     const auto ids = experiment::resolveRunSelection(p.value(o.runs).toStdString(), store);
     ui::ExportResult r;
     if (p.value(o.figure) == QLatin1String("set")) {

@@ -35,6 +35,7 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
                            FigureStyle style, QWidget* parent)
     : QDialog(parent), m_store(store), m_runIds(std::move(runIds)), m_base(std::move(style)) {
   setWindowTitle(tr("Paper figure"));
+  addStoredNames(m_base, m_store);  // the names the database keeps, as the CLI's export uses
   auto* outer = new QHBoxLayout(this);
   auto* left = new QVBoxLayout;
   outer->addLayout(left, 0);
@@ -86,6 +87,16 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_palette->setCurrentText(m_base.palette);
   m_palette->setToolTip(tr("Colour-blind-safe palettes"));
   form->addRow(tr("Palette"), m_palette);
+  m_smoothing = new QDoubleSpinBox;
+  m_smoothing->setObjectName(QStringLiteral("smoothing"));
+  m_smoothing->setRange(0, 0.99);
+  m_smoothing->setDecimals(2);
+  m_smoothing->setSingleStep(0.05);
+  m_smoothing->setSpecialValueText(tr("0 (raw)"));
+  m_smoothing->setValue(m_base.smoothing);
+  m_smoothing->setToolTip(tr("Loss figure: EMA weight of the train curves, as the dashboard's "
+                             "smoothing (the raw curve stays faint; the key says the weight)"));
+  form->addRow(tr("Loss smoothing"), m_smoothing);
 
   left->addWidget(new QLabel(tr("Runs")));
   m_runs = new QListWidget;
@@ -141,7 +152,7 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   connect(m_figure, &QComboBox::currentIndexChanged, this, later);
   connect(m_format, &QComboBox::currentIndexChanged, this, later);
   connect(m_palette, &QComboBox::currentIndexChanged, this, later);
-  for (auto* spin : {m_width, m_height, m_font}) connect(spin, &QDoubleSpinBox::valueChanged, this, later);
+  for (auto* spin : {m_width, m_height, m_font, m_smoothing}) connect(spin, &QDoubleSpinBox::valueChanged, this, later);
   connect(m_runs, &QListWidget::itemChanged, this, later);
   connect(m_names, &QTableWidget::itemChanged, this, later);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -207,6 +218,7 @@ FigureStyle FigureDialog::style() const {
   s.heightPt = m_height->value() * kPtPerCm;
   s.fontPt = m_font->value();
   s.palette = m_palette->currentText();
+  s.smoothing = m_smoothing->value();
   for (int r = 0; r < m_names->rowCount(); ++r) {
     const QString key = m_names->item(r, 0)->text();
     const QString name = m_names->item(r, 1) ? m_names->item(r, 1)->text().trimmed() : QString();
@@ -296,6 +308,19 @@ QStringList FigureDialog::saveTo(const QString& path) {
     r = exportFigure(m_store, req);
   }
   m_base = req.style;
+  // The names go to the database too: `depthlab-cli export` and Compare's LaTeX table read them.
+  std::vector<QString> schemes;
+  std::vector<qint64> runs;
+  for (int row = 0; row < m_names->rowCount(); ++row) {
+    const QString key = m_names->item(row, 0)->text();
+    if (key.startsWith(QLatin1Char('#'))) runs.push_back(key.mid(1).toLongLong());
+    else schemes.push_back(key);
+  }
+  try {
+    storeNames(req.style, m_store, schemes, runs);
+  } catch (const std::exception& e) {  // a read-only database: the figure is saved all the same
+    m_warnings->setText(tr("Names not kept in the database: %1").arg(QString::fromStdString(e.what())));
+  }
   Q_EMIT styleSaved(req.style);
   return r.files;
 }

@@ -1,6 +1,7 @@
 // FigureDialog: the window's way to make a paper figure. Pick the figure (loss, variance,
 // angular, pruning, or all four into a folder), the runs, the format, the physical size and the
-// font, rename schemes and runs for the legend ("Pre-LN", "LNS (ours)"), and see a live preview
+// font, the loss figure's smoothing, rename schemes and runs for the legend ("Pre-LN", "LNS
+// (ours)"; kept in the run database, where the CLI's export and Compare's LaTeX table read them), and see a live preview
 // that is the exported figure (the same drawFigure the CLI's export uses, at the same size).
 // Saving writes the figure with its CSV and JSON and keeps the style (names included) for the
 // next export. Reads the store; trains nothing.
@@ -66,7 +67,7 @@ class FigureDialog : public QDialog {
   std::vector<int64_t> m_runIds;
   FigureStyle m_base;
   QComboBox *m_figure, *m_format, *m_palette;
-  QDoubleSpinBox *m_width, *m_height, *m_font;
+  QDoubleSpinBox *m_width, *m_height, *m_font, *m_smoothing;
   QListWidget* m_runs;
   QTableWidget* m_names;
   QLabel* m_previewLabel;

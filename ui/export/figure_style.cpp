@@ -6,6 +6,10 @@
 #include <QRegularExpression>
 
 #include <stdexcept>
+#include <string>
+
+#include "analysis/table_text.h"
+#include "store/run_store.h"
 
 namespace depthlab::ui {
 
@@ -22,21 +26,38 @@ double parseLengthToPoints(const QString& text) {
 }
 
 QString defaultSchemeName(const QString& scheme) {
-  static const QMap<QString, QString> names = {
-      {QStringLiteral("pre_ln"), QStringLiteral("Pre-LN")},
-      {QStringLiteral("lns"), QStringLiteral("LNS")},
-      {QStringLiteral("post_ln"), QStringLiteral("Post-LN")},
-      {QStringLiteral("mix_ln"), QStringLiteral("Mix-LN")},
-      {QStringLiteral("deepnorm"), QStringLiteral("DeepNorm")},
-      {QStringLiteral("deepnorm_official"), QStringLiteral("DeepNorm (official)")},
-      {QStringLiteral("sandwich"), QStringLiteral("Sandwich-LN")},
-      {QStringLiteral("lns_learnable"), QStringLiteral("LNS (learnable)")}};
-  return names.value(scheme, scheme);
+  return QString::fromStdString(analysis::defaultSchemeName(scheme.toStdString()));
 }
 
 QString schemeDisplayName(const FigureStyle& style, const QString& scheme) {
   const QString named = style.schemeNames.value(scheme);
   return named.isEmpty() ? defaultSchemeName(scheme) : named;
+}
+
+void addStoredNames(FigureStyle& style, store::RunStore& store) {
+  for (const auto& [key, name] : store.displayNames()) {
+    const QString k = QString::fromStdString(key), n = QString::fromStdString(name);
+    if (k.startsWith(QLatin1String("scheme:"))) {
+      const QString scheme = k.mid(7);
+      if (!style.schemeNames.contains(scheme)) style.schemeNames[scheme] = n;
+    } else if (k.startsWith(QLatin1String("run:"))) {
+      bool ok = false;
+      const qint64 id = k.mid(4).toLongLong(&ok);
+      if (ok && !style.runNames.contains(id)) style.runNames[id] = n;
+    }
+  }
+}
+
+void storeNames(const FigureStyle& style, store::RunStore& store,
+                const std::vector<QString>& schemes, const std::vector<qint64>& runs) {
+  const auto stored = store.displayNames();
+  auto keep = [&](const std::string& key, const QString& name) {
+    const auto it = stored.find(key);
+    const std::string now = it == stored.end() ? std::string() : it->second;
+    if (now != name.toStdString()) store.setDisplayName(key, name.toStdString());
+  };
+  for (const auto& s : schemes) keep("scheme:" + s.toStdString(), style.schemeNames.value(s));
+  for (qint64 id : runs) keep("run:" + std::to_string(id), style.runNames.value(id));
 }
 
 QString styleToJson(const FigureStyle& s) {
@@ -46,7 +67,7 @@ QString styleToJson(const FigureStyle& s) {
   QJsonObject o{{QStringLiteral("schemeNames"), schemes}, {QStringLiteral("runNames"), runs},{QStringLiteral("widthPt"), s.widthPt}, {QStringLiteral("heightPt"), s.heightPt},
                 {QStringLiteral("dpi"), s.dpi},       {QStringLiteral("fontFamily"), s.fontFamily},
                 {QStringLiteral("fontPt"), s.fontPt}, {QStringLiteral("lineWidth"), s.lineWidth},
-                {QStringLiteral("palette"), s.palette}};
+                {QStringLiteral("palette"), s.palette}, {QStringLiteral("smoothing"), s.smoothing}};
   return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
 }
 
@@ -62,6 +83,7 @@ FigureStyle styleFromJson(const QString& json) {
   s.fontPt = o.value(QStringLiteral("fontPt")).toDouble(s.fontPt);
   s.lineWidth = o.value(QStringLiteral("lineWidth")).toDouble(s.lineWidth);
   s.palette = o.value(QStringLiteral("palette")).toString(s.palette);
+  s.smoothing = o.value(QStringLiteral("smoothing")).toDouble(s.smoothing);
   const auto schemes = o.value(QStringLiteral("schemeNames")).toObject();
   for (auto it = schemes.begin(); it != schemes.end(); ++it) {
     if (!it.value().isString()) throw std::invalid_argument("schemeNames: the name of " + it.key().toStdString() + " is not a string");
@@ -74,7 +96,7 @@ FigureStyle styleFromJson(const QString& json) {
     if (!ok || !it.value().isString()) throw std::invalid_argument("runNames: use {\"<run id>\": \"name\"} (got key '" + it.key().toStdString() + "')");
     s.runNames[id] = it.value().toString();
   }
-  if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2)) throw std::invalid_argument("figure style out of range");
+  if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2) || !(s.smoothing >= 0 && s.smoothing < 1)) throw std::invalid_argument("figure style out of range");
   return s;
 }
 

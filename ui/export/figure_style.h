@@ -1,7 +1,8 @@
 // FigureStyle: how an exported figure looks on paper: physical size (cm, in or pt), DPI for
 // PNG, font family and size, line width, a colour-blind-safe palette, and the clean paper
 // look (white background, no UI chrome). Styles round-trip through JSON so they can be saved
-// and reused.
+// and reused; the names of schemes and runs are also kept in the run database, so that the
+// window, `depthlab-cli export` and Compare's LaTeX table call them the same.
 #pragma once
 
 #include <QColor>
@@ -10,6 +11,10 @@
 
 #include <cstdint>
 #include <vector>
+
+namespace depthlab::store {
+class RunStore;
+}
 
 namespace depthlab::ui {
 
@@ -21,6 +26,9 @@ struct FigureStyle {
   double fontPt = 8;
   double lineWidth = 1.0;      // pt
   QString palette = QStringLiteral("okabe-ito");  // okabe-ito | tol-bright
+  /// The loss figure's train curves: EMA weight 0..0.99 as the dashboard's smoothing slider
+  /// (0: raw), written in the figure's key.
+  double smoothing = 0;
   /// What a scheme is called in figures ("pre_ln" -> "Pre-LN"); schemes not listed use
   /// defaultSchemeName().
   QMap<QString, QString> schemeNames;
@@ -32,6 +40,14 @@ struct FigureStyle {
 QString defaultSchemeName(const QString& scheme);
 /// The style's name for `scheme`, else the default spelling.
 QString schemeDisplayName(const FigureStyle& style, const QString& scheme);
+
+/// Adds the names kept in the database (RunStore::displayNames) for what the style does not
+/// name itself: a name given by --label, a saved style or the window wins.
+void addStoredNames(FigureStyle& style, store::RunStore& store);
+/// Keeps the style's names of `schemes` and `runs` in the database; one the style no longer
+/// names (back to its default) loses its stored name.
+void storeNames(const FigureStyle& style, store::RunStore& store,
+                const std::vector<QString>& schemes, const std::vector<qint64>& runs);
 
 /// "8.5cm", "3.35in", "241pt", "241" (pt) -> points; throws std::invalid_argument.
 double parseLengthToPoints(const QString& text);

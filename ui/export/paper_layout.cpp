@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "export/figure_marks.h"
 #include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
@@ -142,12 +143,16 @@ void fitToSize(QCustomPlot* plot, const QSize& sizePt, bool legendInPanel) {
   figures::fitTickLabels(plot);
   figures::fitAxisLabels(plot);
   if (legendInPanel) {
-    // Ticks and legend move each other (a legend below shrinks the axes; new ticks move the
-    // data under an inside legend): settle them together.
-    for (int round = 0; round < 3; ++round) {
+    // Ticks, legend and the values written at the top frame move each other (a legend below
+    // shrinks the axes; new ticks move the data under an inside legend; room above the data
+    // for a value or the legend moves the data again): settle them together. The legend and
+    // the values must clear error bars too, which the legend's own placement does not see.
+    for (int round = 0; round < 4; ++round) {
+      lineUpFitValues(plot);
       figures::placeLegend(plot, plot->axisRect());
       figures::fitTickLabels(plot);
       figures::fitAxisLabels(plot);
+      if (raiseOverLabels(plot, plot->axisRect())) continue;
       if (figures::pointsUnderLegend(plot, plot->axisRect()) == 0) break;
     }
   }

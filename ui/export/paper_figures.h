@@ -1,0 +1,47 @@
+// The panels of the paper figures over stored runs, drawn onto a plot before the paper style
+// and the fit at physical size (paper_layout.h): loss curves (loss_figure.cpp), per-layer
+// variance over training (Fig. 4 analogue), the angular-distance (l, n) matrices side by side
+// (Fig. 3 / 7 right) and single-layer pruning bars (Fig. 7 left). Each also fills the CSV of
+// exactly what it plots and warns about what a run lacks. Saving is figure_export.cpp's.
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "export/figure_style.h"
+#include "store/run_store.h"
+
+class QCustomPlot;
+
+namespace depthlab::ui {
+
+class FigureCsv;
+
+/// A run of the figure and what the figure calls it (display names, distinct).
+struct RunMeta {
+  store::RunInfo info;
+  QString label;
+};
+
+/// The colour of the next run of its scheme: the scheme's colour, then darker and lighter
+/// shades, so seeds of one scheme stay apart while the scheme stays recognisable.
+QColor nextRunColour(const RunMeta& run, const FigureStyle& style,
+                     std::map<std::string, int>& perScheme);
+
+/// Train and validation losses, one colour per run, a key saying which line is which, the
+/// train curves smoothed by the style's EMA weight (its value in the key).
+void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+               const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
+void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
+void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
+void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+                  const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
+
+}  // namespace depthlab::ui
