@@ -17,6 +17,9 @@ namespace depthlab::ui::compare {
 /// variance are loaded (RunStore::layerSeriesSampled).
 constexpr int kHeatmapColumns = 400;
 
+/// The EMA weight of Compare's train loss curves (the hover reads the same smoothed values).
+constexpr double kLossSmoothing = 0.9;
+
 /// The per-layer metrics Compare shows as "final value per layer" profiles.
 inline const std::vector<std::string>& profiles() {
   static const auto keys = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);

@@ -23,6 +23,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/layer_diagnosis.h"
+#include "analysis/lazy_layers.h"
+#include "analysis/run_mismatch.h"
 #include "analysis/statistics.h"
 #include "compare/compare_profiles.h"
 #include "experiment/run_config.h"
@@ -53,6 +56,18 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   m_missing->setStyleSheet(QStringLiteral("color: #a04000;"));
   m_missing->setWordWrap(true);
   outer->addWidget(m_missing);
+  // Before any trend or gain is read: the runs are not like for like.
+  m_mismatch = new QLabel;
+  m_mismatch->setObjectName(QStringLiteral("mismatchWarning"));
+  m_mismatch->setWordWrap(true);
+  m_mismatch->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_mismatch->setStyleSheet(
+      QStringLiteral("color: #8a1c00; background: #fff1e0; border: 1px solid #e0a060; padding: 4px;"));
+  m_mismatch->setText(tr("\u26a0 Not like for like \u2014 %1. The losses, the depth trend and the LNS "
+                         "gain below set runs trained differently side by side.")
+                          .arg(m_mismatchText));
+  m_mismatch->setVisible(!m_mismatchText.isEmpty());
+  outer->addWidget(m_mismatch);
   auto* scroll = new QScrollArea;
   scroll->setWidgetResizable(true);
   auto* host = new QWidget;
@@ -128,6 +143,13 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
   for (size_t i = 0; i < infos.size(); ++i) m_labels[infos[i].id] = labels[static_cast<int>(i)];
   m_groups = analysis::seedGroups(store, infos, m_sharedStep);
   m_configDiff = analysis::configDiff(infos);
+  m_mismatchText = QString::fromStdString(analysis::mismatchWarning(infos));
+  for (const auto& r : infos) {  // each run's diagnosis at the step its finals are taken
+    const auto until = m_sharedStep && !experiment::isImportedRun(r) ? m_sharedStep : std::nullopt;
+    compare::DiagnosisRun d{r.id, labelWithId(r.id), analysis::diagnoseLayers(store, r.id, until), {}};
+    if (const auto c = experiment::tryConfigOf(r)) d.thresholds = analysis::layerThresholds(c->probes);
+    m_diagnoses.push_back(std::move(d));
+  }
   m_table = analysis::resultsTable(m_groups);
   const bool anyImported = std::any_of(infos.begin(), infos.end(), experiment::isImportedRun);
   if (anyImported) {
@@ -215,7 +237,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     auto* p = new LivePlot;
     p->setObjectName(name);
     p->setMinimumHeight(240);
-    p->setMinimumWidth(280);
+    p->setMinimumWidth(250);  // three to a row beside the set-up panel at 1366 px
     QFont small = p->legend->font();
     small.setPointSizeF(std::round(small.pointSizeF() * 0.8));
     p->legend->setFont(small);
@@ -234,7 +256,8 @@ void CompareView::addPlots(QGridLayout* grid) {
     m_plots[name] = p;
     return p;
   };
-  addPlot(QStringLiteral("loss"), tr("step"), tr("loss (train smoothed, val dashed)"), 0, 0, 2);
+  auto* loss = addPlot(QStringLiteral("loss"), tr("step"), tr("loss (train smoothed, val dashed)"), 0, 0, 2);
+  compare::installStepHover(loss, [this](double step) { return stepHoverText(step); });
   addPlot(QStringLiteral("difference"), tr("step"), tr("layer"), 0, 2);
   for (size_t i = 0; i < profiles().size(); ++i) {
     addPlot(QString::fromStdString(profiles()[i]), tr("layer"), profileTitle(profiles()[i]), 1,
@@ -250,7 +273,7 @@ void CompareView::addPlots(QGridLayout* grid) {
     const QString name = QStringLiteral("variance_map:%1").arg(m_runs[i].info.id);
     p->setObjectName(name);
     p->setMinimumHeight(200);
-    p->setMinimumWidth(240);
+    p->setMinimumWidth(190);  // four to a row within ~870 px (240 gave Compare a side scroll)
     p->plotLayout()->insertRow(0);
     p->plotLayout()->addElement(0, 0, new QCPTextElement(p, labelWithId(m_runs[i].info.id)));
     p->xAxis->setLabel(tr("step"));
@@ -295,6 +318,7 @@ void CompareView::addTables(QGridLayout* grid) {
   rl->addLayout(rb);
   grid->addWidget(resultsBox, 3, 2);
   if (!m_families.rows.empty()) grid->addWidget(makeFamilyBox(m_families), 5, 0, 1, 3);
+  grid->addWidget(compare::makeDiagnosisBox(m_diagnoses), 6, 0, 1, 3);
 
   auto saveText = [this](const QString& filter, const std::string& text) {
     auto f = QFileDialog::getSaveFileName(this, tr("Save"), QString(), filter);
@@ -309,6 +333,12 @@ void CompareView::addTables(QGridLayout* grid) {
 }
 
 QString CompareView::missingText() const { return m_missing->text(); }
+
+QString CompareView::mismatchText() const { return m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
+
+QString CompareView::stepHoverText(double step) const {
+  return compare::stepHoverText(m_hover, step, compare::kLossSmoothing);
+}
 
 void CompareView::setColorBy(const QString& key) {
   const int i = m_colorBy->findData(key);

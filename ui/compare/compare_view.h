@@ -6,7 +6,9 @@
 // seed groups with mean and a chosen band plus Welch's t-test and a bootstrap interval on the
 // final validation loss; the config keys that differ; final loss against depth per scheme
 // with the LNS gain; and a Table-1-style results table (CSV / LaTeX). Missing metrics are
-// listed, never fatal.
+// listed, never fatal. Runs of different corpus, tokenizer, sequence length or steps get a
+// warning above everything (analysis::mismatchWarning); the loss plot's hover lists every
+// run's value at the step; each run's layer diagnosis (compare_diagnosis.h) closes the page.
 #pragma once
 
 #include <QWidget>
@@ -16,6 +18,8 @@
 #include <vector>
 
 #include "analysis/run_comparison.h"
+#include "compare/compare_diagnosis.h"
+#include "compare/compare_hover.h"
 #include "experiment/family_table.h"
 #include "store/run_store.h"
 
@@ -43,6 +47,12 @@ class CompareView : public QWidget {
   }
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString missingText() const;
+  /// The warning that the runs differ in corpus, tokenizer, sequence length or steps ("" when
+  /// they do not), as the window shows it above the plots and before the LNS gain.
+  QString mismatchText() const;
+  /// The loss plot's hover at `step`: every run's (smoothed) train and validation loss at the
+  /// nearest step it logged.
+  QString stepHoverText(double step) const;
   QString statsText() const;
   const analysis::ResultsTable& resultsTable() const { return m_table; }
   QTableWidget* configDiffTable() const { return m_diff; }
@@ -96,6 +106,10 @@ class CompareView : public QWidget {
   std::map<int64_t, QString> m_labels;
   std::map<std::string, std::vector<std::string>> m_configDiff;
   QLabel* m_missing = nullptr;
+  QLabel* m_mismatch = nullptr;
+  QString m_mismatchText;
+  std::vector<compare::HoverRun> m_hover;         // the loss curves as drawn, for the hover
+  std::vector<compare::DiagnosisRun> m_diagnoses;  // each run's, at its final step
   QLabel* m_stats = nullptr;
   QLabel* m_gain = nullptr;
   QTableWidget* m_diff = nullptr;

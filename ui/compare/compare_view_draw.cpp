@@ -73,14 +73,16 @@ void CompareView::drawLoss() {
   loss->clearGraphs();
   std::map<std::string, int> perScheme;
   std::vector<figures::LossRun> runs;
+  m_hover.clear();
   for (const auto& r : m_runs) {
+    m_hover.push_back({labelWithId(r.info.id), smooth(r.lossTrain, compare::kLossSmoothing), r.lossVal});
     const int k = perScheme[r.info.scheme]++;
     runs.push_back({labelOf(r.info.id), colorOf(r.info),
                     m_colorBy->currentData().toString() == QLatin1String("#run") ? Qt::SolidLine : styleFor(k),
                     r.lossTrain, r.lossVal, {}});
   }
   figures::LossStyle style;  // smoothed, one legend entry per run
-  style.smoothing = 0.9;
+  style.smoothing = compare::kLossSmoothing;
   style.columns = 800;
   style.trainWidth = 1.4;
   style.valWidth = 2.0;

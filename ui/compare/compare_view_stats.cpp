@@ -144,8 +144,12 @@ void CompareView::drawGroups() {
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {
     gains << tr("L=%1: %2%").arg(depth).arg(gain, 0, 'f', 2);
   }
-  m_gain->setText(gains.isEmpty() ? tr("LNS gain: needs pre_ln and lns runs at the same depth")
-                                  : tr("LNS perplexity gain over Pre-LN — ") + gains.join(QStringLiteral(", ")));
+  QString gain = gains.isEmpty() ? tr("LNS gain: needs pre_ln and lns runs at the same depth")
+                                 : tr("LNS perplexity gain over Pre-LN — ") + gains.join(QStringLiteral(", "));
+  // The warning comes first where the runs differ in what sets the loss scale.
+  if (!m_mismatchText.isEmpty()) gain.prepend(tr("\u26a0 Not like for like \u2014 %1: the depth trend and the gain mix them.\n").arg(m_mismatchText));
+  m_gain->setWordWrap(true);
+  m_gain->setText(gain);
 }
 
 }  // namespace depthlab::ui
