@@ -41,7 +41,9 @@ void addExportCommand(CLI::App& app, GlobalOptions&) {
   // Listed for --help; runExportIfAsked() handles the call before CLI11 parses anything.
   app.add_subcommand("export", "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
                                "--runs IDS --figure variance|angular|pruning|loss|family-pruning|family-angular|set "
-                               "--format pdf|svg|png --width 8.5cm [--dpi 300] --out PATH "
+                               "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
+                               "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
+                               "names set in the window's figure dialog "
                                "(depthlab-export --help lists every option)");
 }
 
