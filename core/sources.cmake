@@ -21,7 +21,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
   experiment/experiment_config.cpp
   experiment/run_config.cpp
-  experiment/config_fields.cpp
+  experiment/config_fields.cpp experiment/config_set.cpp
   experiment/presets.cpp
   model/block_plan.cpp model/scheme_catalogue.cpp
   data/corpus.cpp

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -19,6 +20,7 @@
 
 #include "cli_common.h"
 #include "cli_distributed.h"
+#include "experiment/config_set.h"
 #include "data/tokenizer.h"
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
@@ -53,38 +55,30 @@ void noteTokenizerVocabulary(const std::string& file, const experiment::Experime
                file.c_str(), c.model.vocabSize, data::kByteVocab, data::kByteVocab);
 }
 
+// Flags that set one config field each: checked by the config table's ranges (config_fields).
+const std::vector<std::pair<const char*, const char*>> kFieldFlags = {
+    {"--corpus", "data.corpus"},
+    {"--tokenizer", "data.tokenizer"},
+    {"--packing", "data.packing"},
+    {"--tokenizer-sample-mb", "data.tokenizerSampleMB"},
+    {"--steps", "optim.steps"},
+    {"--device", "run.device"},
+    {"--seed", "run.seed"},
+    {"--threads", "run.threads"},
+    {"--checkpoint-minutes", "run.checkpointMinutes"},
+    {"--keep-checkpoints", "run.checkpointKeep"}};
+
 struct TrainArgs {
-  std::string preset = "tiny", schemes, corpus, tokenizer, device, configFile, name, packing;
-  std::string checkpointDir;
-  int steps = 0, threads = -1, microBatch = 0, keepCheckpoints = 0, tokenizerSampleMB = 0;
-  double checkpointMinutes = -1;
-  int64_t seed = -1;
+  std::string preset = "tiny", schemes, configFile, name, checkpointDir;
+  std::map<std::string, std::string> fieldFlags;  // kFieldFlags' values as given
+  std::vector<std::string> sets;                  // --set section.key=value
+  int microBatch = 0;
   bool quiet = false;
 };
 
-void requireTrainArgs(const TrainArgs& a, const CLI::App* train) {
-  if (train->count("--steps") && a.steps <= 0) {
-    throw std::runtime_error("--steps must be at least 1 (got " + std::to_string(a.steps) + ")");
-  }
-  if (train->count("--threads") && a.threads < 0) {
-    throw std::runtime_error("--threads must be 0 (the default) or more (got " +
-                             std::to_string(a.threads) + ")");
-  }
-  if (train->count("--micro-batch") && a.microBatch <= 0) {
-    throw std::runtime_error("--micro-batch must be at least 1 (got " +
-                             std::to_string(a.microBatch) + ")");
-  }
-  if (train->count("--checkpoint-minutes") && !(a.checkpointMinutes >= 0)) {
-    throw std::runtime_error("--checkpoint-minutes must be >= 0");
-  }
-  if (train->count("--keep-checkpoints") && a.keepCheckpoints < 1) {
-    throw std::runtime_error("--keep-checkpoints must be at least 1");
-  }
-}
-
-// The group's config: the preset (or a config file over it), then every flag given.
+// The group's config: the preset (or a config file over it), then every flag given, then
+// every --set (in order).
 experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* train) {
-  requireTrainArgs(a, train);
   experiment::ExperimentConfig c =
       a.configFile.empty()
           ? experiment::requirePreset(a.preset)
@@ -97,20 +91,17 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     }
   }
   if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
-  if (!a.corpus.empty()) c.data.corpus = a.corpus;
-  if (!a.tokenizer.empty()) c.data.tokenizer = a.tokenizer;
-  if (!a.packing.empty()) c.data.packing = a.packing;
-  if (a.tokenizerSampleMB > 0) c.data.tokenizerSampleMB = a.tokenizerSampleMB;
-  if (a.steps > 0) {
-    c.optim.steps = a.steps;
-    if (c.optim.warmupSteps >= a.steps) c.optim.warmupSteps = a.steps / 10;
+  for (const auto& [flag, path] : kFieldFlags) {
+    if (train->count(flag)) experiment::setConfigField(c, path, a.fieldFlags.at(flag), flag);
   }
-  if (!a.device.empty()) c.run.device = a.device;
-  if (a.seed >= 0) c.run.seed = a.seed;
-  if (a.threads >= 0) c.run.threads = a.threads;
-  if (train->count("--checkpoint-minutes")) c.run.checkpointMinutes = a.checkpointMinutes;
-  if (train->count("--keep-checkpoints")) c.run.checkpointKeep = a.keepCheckpoints;
-  if (a.microBatch > 0) {
+  if (train->count("--steps") && c.optim.warmupSteps >= c.optim.steps) {
+    c.optim.warmupSteps = c.optim.steps / 10;
+  }
+  if (train->count("--micro-batch")) {
+    if (a.microBatch <= 0) {
+      throw std::runtime_error("--micro-batch must be at least 1 (got " +
+                               std::to_string(a.microBatch) + ")");
+    }
     try {
       experiment::applyMicroBatch(c, a.microBatch);  // the validation windows stay
     } catch (const std::invalid_argument& e) {
@@ -119,6 +110,7 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     c.optim.autoMicroBatch = false;
   }
   if (!a.name.empty()) c.name = a.name;
+  for (const auto& s : a.sets) experiment::applyConfigAssignment(c, s);
   return c;
 }
 
@@ -235,19 +227,18 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   addDistOptions(train, dist);
   train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
   train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
-  train->add_option("--corpus", a.corpus, "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
-  train->add_option("--tokenizer", a.tokenizer, "byte | spm:N | spm:/path/to.model");
-  train->add_option("--packing", a.packing,
+  train->add_option("--corpus", a.fieldFlags["--corpus"], "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
+  train->add_option("--tokenizer", a.fieldFlags["--tokenizer"], "byte | spm:N | spm:/path/to.model");
+  train->add_option("--packing", a.fieldFlags["--packing"],
                     "packed (windows run across documents, an end-of-document token between "
                     "them; the default) | document (one document a row, cut and padded; the "
                     "paper's code)");
-  train->add_option("--tokenizer-sample-mb", a.tokenizerSampleMB,
-                    "Text spm:N trains on, from evenly spaced places of the corpus (default 100)")
-      ->check(CLI::Range(1, 100000));
-  train->add_option("--steps", a.steps, "Optimizer updates");
-  train->add_option("--device", a.device, "cpu | cuda | cuda:N");
-  train->add_option("--seed", a.seed, "Seed (same seed = same batches and initial weights)");
-  train->add_option("--threads", a.threads, "Intra-op threads (0 = default)");
+  train->add_option("--tokenizer-sample-mb", a.fieldFlags["--tokenizer-sample-mb"],
+                    "Text spm:N trains on, from evenly spaced places of the corpus (default 100)");
+  train->add_option("--steps", a.fieldFlags["--steps"], "Optimizer updates");
+  train->add_option("--device", a.fieldFlags["--device"], "cpu | cuda | cuda:N");
+  train->add_option("--seed", a.fieldFlags["--seed"], "Seed (same seed = same batches and initial weights)");
+  train->add_option("--threads", a.fieldFlags["--threads"], "Intra-op threads (0 = default)");
   train->add_option("--micro-batch", a.microBatch,
                     "Sequences per micro-batch (the global batch stays; default on a GPU for "
                     "the paper presets: as many as free memory allows)");
@@ -256,10 +247,14 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                     "one the file names): a partial file changes only what it names");
   train->add_option("--name", a.name, "Group name");
   train->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
-  train->add_option("--checkpoint-minutes", a.checkpointMinutes,
+  train->add_option("--checkpoint-minutes", a.fieldFlags["--checkpoint-minutes"],
                     "Wall time between checkpoints (default 10; 0 = only at the end)");
-  train->add_option("--keep-checkpoints", a.keepCheckpoints,
+  train->add_option("--keep-checkpoints", a.fieldFlags["--keep-checkpoints"],
                     "Checkpoints kept besides the best and the final (default 3)");
+  train->add_option("--set", a.sets,
+                    "section.key=value: any config field (repeatable; after the other flags), "
+                    "checked by the config table, e.g. --set optim.lr=0.003 --set "
+                    "probes.forwardEvery=50");
   train->add_flag("--quiet", a.quiet, "No live progress line");
   train->callback([&g, train] {
     experiment::ExperimentConfig c = configFromArgs(a, train);

@@ -217,6 +217,19 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
       kLnsPlacements.end()) {
     is.bad("options.lnsPlacement",
            "unknown placement '" + o.lnsPlacement + "' (known: " + joined(kLnsPlacements) + ")");
+  } else if (o.lnsPlacement != kLnsPlacements.front()) {  // a placement some scheme must read
+    std::vector<std::string> takers;
+    bool read = false;
+    for (const auto& e : model::schemeCatalogue()) {
+      const bool takes = std::find(e.placements.begin(), e.placements.end(), o.lnsPlacement) !=
+                         e.placements.end();
+      if (takes) takers.push_back(e.id);
+      read = read || (takes && std::find(c.schemes.begin(), c.schemes.end(), e.id) != c.schemes.end());
+    }
+    if (!read && !c.schemes.empty()) {
+      is.bad("options.lnsPlacement", "'" + o.lnsPlacement + "' is read by no scheme of the group (" +
+                                         joined(c.schemes) + "); schemes that take it: " + joined(takers));
+    }
   }
 }
 

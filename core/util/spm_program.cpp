@@ -28,8 +28,8 @@ std::string spmEncodeProgram() {
   char self[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n > 0) {
-    const fs::path beside = fs::path(std::string(self, static_cast<size_t>(n))).parent_path() /
-                            "depthlab-spm-encode";
+    const fs::path beside =
+        fs::path(std::string(self, static_cast<size_t>(n))).parent_path() / "depthlab-spm-encode";
     if (executable(beside)) return beside.string();
   }
 #ifdef DEPTHLAB_SPM_ENCODE_BUILT

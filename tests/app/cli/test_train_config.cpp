@@ -29,3 +29,41 @@ TEST(TrainConfig, APartialConfigFileLayersOntoThePresetGiven) {
   EXPECT_EQ(config["preset"], "tiny");
   EXPECT_EQ(run["group"].get<std::string>().rfind("tiny-", 0), 0u) << run["group"];
 }
+
+// `train --set section.key=value` sets any field of the config table, after the other flags,
+// with the table's checks; a flag that sets a field is checked by the same table.
+TEST(TrainConfig, SetChangesAnyFieldWithTheTablesChecks) {
+  test::TempDir dir;
+  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
+  std::string text;
+  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 31) + "\n";
+  test::writeFile(dir.file("text.txt"), text);
+  const std::string train = cli + " train --preset tiny --scheme pre_ln --steps 2 --quiet --corpus " +
+                            dir.file("text.txt");
+  std::string out;
+  ASSERT_EQ(test::runCommand(train + " --set optim.lr=0.0021 --set model.nLayers=3 --set "
+                                     "run.bf16=false --set optim.steps=3 2>&1",
+                             &out), 0) << out;
+  ASSERT_EQ(test::runCommand(cli + " --json runs show 1 2>/dev/null", &out), 0) << out;
+  const auto config = nlohmann::json::parse(out, nullptr, false)["config"];
+  EXPECT_DOUBLE_EQ(config["optim"]["lr"].get<double>(), 0.0021);
+  EXPECT_EQ(config["model"]["nLayers"], 3);
+  EXPECT_EQ(config["optim"]["steps"], 3);  // --set comes after --steps 2
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {" --set optim.lr=fast", "--set optim.lr: 'fast' is not a number"},
+      {" --set model.nLayers=0", "--set model.nLayers: depth must be at least 1 (got 0)"},
+      {" --set model.nLayers=2.5", "is not a whole number"},
+      {" --set optim.learningRate=1", "no field 'optim.learningRate' (optim's: optim.optimizer"},
+      {" --set lr=1", "--set lr: no field 'lr' (paths are section.key"},
+      {" --set lr", "write section.key=value"},
+      {" --threads -1", "--threads: must be >= 0 (0 = default) (got -1)"},
+      {" --keep-checkpoints 0", "--keep-checkpoints: must be at least 1 (got 0)"},
+      {" --set options.lnsPlacement=before_norm", "read by no scheme of the group (pre_ln); schemes "
+                                                  "that take it: lns"}};
+  for (const auto& [args, says] : refused) {
+    EXPECT_NE(test::runCommand(train + args + " 2>&1", &out), 0) << args;
+    EXPECT_NE(out.find(says), std::string::npos) << args << "\n" << out;
+  }
+  ASSERT_EQ(test::runCommand(cli + " --json runs list 2>/dev/null", &out), 0);
+  EXPECT_EQ(nlohmann::json::parse(out).size(), 1u);  // nothing refused made a run
+}
