@@ -16,9 +16,9 @@ namespace depthlab::analysis {
 
 /// One setting the trained runs do not share.
 struct RunMismatch {
-  std::string key;               // config key, e.g. "model.seqLen"
-  std::string label;             // in words, e.g. "sequence length"
-  std::vector<int64_t> runIds;   // the trained runs compared, in the order given
+  std::string key;                  // config key, e.g. "model.seqLen"
+  std::string label;                // in words, e.g. "sequence length"
+  std::vector<int64_t> runIds;      // the trained runs compared, in the order given
   std::vector<std::string> values;  // each one's value, as the message prints it
   /// "runs 3 and 5 differ in sequence length: 128 vs 256"; where a value is shared by several
   /// runs, each value names its runs: "runs 1, 2, 3 and 4 differ in ...: 64 (runs 1, 2) vs 32

@@ -56,11 +56,13 @@ TEST(RunMismatch, EachDifferingSettingIsOneMessageAndSharedValuesNameTheirRuns) 
   }
   const auto m = analysis::runMismatches(runs);
   ASSERT_EQ(m.size(), 3u);  // corpus, sequence length, steps: in that order; tokenizer shared
-  EXPECT_EQ(m[0].message(),
-            "runs 1, 2, 3 and 4 differ in corpus: default (run 1) vs /data/wiki.txt (runs 2, 3, 4)");
+  EXPECT_EQ(
+      m[0].message(),
+      "runs 1, 2, 3 and 4 differ in corpus: default (run 1) vs /data/wiki.txt (runs 2, 3, 4)");
   EXPECT_EQ(m[1].message(),
             "runs 1, 2, 3 and 4 differ in sequence length: 64 (runs 1, 2) vs 32 (runs 3, 4)");
-  EXPECT_EQ(m[2].message(), "runs 1, 2, 3 and 4 differ in steps: 150 (runs 1, 2, 3) vs 300 (run 4)");
+  EXPECT_EQ(m[2].message(),
+            "runs 1, 2, 3 and 4 differ in steps: 150 (runs 1, 2, 3) vs 300 (run 4)");
   EXPECT_EQ(analysis::mismatchWarning(runs),
             m[0].message() + "; " + m[1].message() + "; " + m[2].message());
 }
