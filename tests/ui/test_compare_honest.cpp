@@ -77,6 +77,11 @@ TEST(CompareHonest, RunsOfDifferentSequenceLengthAreWarnedAboutAboveThePlotsAndB
   EXPECT_TRUE(gain->text().startsWith(QStringLiteral("\u26a0"))) << gain->text().toStdString();
   EXPECT_LT(gain->text().indexOf(expected),
             gain->text().indexOf(QStringLiteral("LNS perplexity gain")));
+  // The depth trend's panel says so too.
+  auto* depth = v.plots().at(QStringLiteral("depth_scaling"));
+  auto* title = qobject_cast<QCPTextElement*>(depth->plotLayout()->element(0, 0));
+  ASSERT_NE(title, nullptr);
+  EXPECT_EQ(title->text(), QStringLiteral("\u26a0 mixes runs of different sequence length"));
 }
 
 TEST(CompareHonest, RunsOfOneSetupGetNoWarning) {
@@ -87,6 +92,9 @@ TEST(CompareHonest, RunsOfOneSetupGetNoWarning) {
   EXPECT_TRUE(v.findChild<QLabel*>(QStringLiteral("mismatchWarning"))->isHidden());
   ASSERT_NE(gainLabel(v), nullptr);
   EXPECT_FALSE(gainLabel(v)->text().contains(QStringLiteral("\u26a0")));
+  EXPECT_EQ(qobject_cast<QCPTextElement*>(
+                v.plots().at(QStringLiteral("depth_scaling"))->plotLayout()->element(0, 0)),
+            nullptr);
 }
 
 TEST(CompareHonest, HoverOverTheLossPlotListsEveryRunsValueAtTheNearestLoggedStep) {

@@ -144,6 +144,7 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
   m_groups = analysis::seedGroups(store, infos, m_sharedStep);
   m_configDiff = analysis::configDiff(infos);
   m_mismatchText = QString::fromStdString(analysis::mismatchWarning(infos));
+  for (const auto& m : analysis::runMismatches(infos)) m_mismatchLabels << QString::fromStdString(m.label);
   for (const auto& r : infos) {  // each run's diagnosis at the step its finals are taken
     const auto until = m_sharedStep && !experiment::isImportedRun(r) ? m_sharedStep : std::nullopt;
     compare::DiagnosisRun d{r.id, labelWithId(r.id), analysis::diagnoseLayers(store, r.id, until), {}};

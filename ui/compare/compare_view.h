@@ -108,6 +108,8 @@ class CompareView : public QWidget {
   QLabel* m_missing = nullptr;
   QLabel* m_mismatch = nullptr;
   QString m_mismatchText;
+  QStringList m_mismatchLabels;  // "sequence length", "steps": what the runs differ in
+  QCPTextElement* m_depthWarning = nullptr;  // over the depth-scaling panel
   std::vector<compare::HoverRun> m_hover;         // the loss curves as drawn, for the hover
   std::vector<compare::DiagnosisRun> m_diagnoses;  // each run's, at its final step
   QLabel* m_stats = nullptr;

@@ -135,6 +135,13 @@ void CompareView::drawGroups() {
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
     for (const auto& pt : points) g->addData(pt.depth, pt.lossVal);
   }
+  if (!m_mismatchLabels.isEmpty() && !m_depthWarning) {  // the trend itself says it mixes them
+    d->plotLayout()->insertRow(0);
+    m_depthWarning = new QCPTextElement(
+        d, tr("\u26a0 mixes runs of different %1").arg(m_mismatchLabels.join(QStringLiteral(", "))));
+    m_depthWarning->setTextColor(QColor(0x8a, 0x1c, 0x00));
+    d->plotLayout()->addElement(0, 0, m_depthWarning);
+  }
   d->rescaleAxes();
   d->yAxis->scaleRange(1.2, d->yAxis->range().center());
   d->xAxis->scaleRange(1.2, d->xAxis->range().center());
