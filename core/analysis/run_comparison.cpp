@@ -125,16 +125,23 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
   }
   t.ppl.assign(t.rows.size(), std::vector<std::optional<double>>(sizes.size()));
   t.n.assign(t.rows.size(), std::vector<int>(sizes.size(), 0));
+  // Groups of one scheme and size that differ otherwise (sequence length, steps: Compare warns)
+  // share the cell, every run counted: the last had replaced the others, n=1 of two.
+  std::vector<std::vector<std::vector<double>>> cells(
+      t.rows.size(), std::vector<std::vector<double>>(sizes.size()));
   for (const auto& g : groups) {
-    if (g.finalValLoss.empty()) continue;
     const size_t r = static_cast<size_t>(std::find(t.rows.begin(), t.rows.end(), g.scheme) - t.rows.begin());
     const size_t c = static_cast<size_t>(std::find(sizes.begin(), sizes.end(),
                                                    std::make_pair(g.params, std::make_pair(g.depth, g.width))) -
                                          sizes.begin());
-    std::vector<double> ppl;
-    for (double l : g.finalValLoss) ppl.push_back(std::exp(std::min(l, 700.0)));
-    t.ppl[r][c] = summarize(ppl).mean;
-    t.n[r][c] = static_cast<int>(ppl.size());
+    for (double l : g.finalValLoss) cells[r][c].push_back(std::exp(std::min(l, 700.0)));
+  }
+  for (size_t r = 0; r < cells.size(); ++r) {
+    for (size_t c = 0; c < cells[r].size(); ++c) {
+      if (cells[r][c].empty()) continue;
+      t.ppl[r][c] = summarize(cells[r][c]).mean;
+      t.n[r][c] = static_cast<int>(cells[r][c].size());
+    }
   }
   return t;
 }

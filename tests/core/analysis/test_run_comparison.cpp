@@ -77,3 +77,21 @@ TEST(RunComparison, SeedGroupsTableAndDepthScaling) {
   EXPECT_GT(gain[24], gain[12]);  // the gain grows with depth in this made-up data
   EXPECT_GT(gain[12], 0);
 }
+
+// Two groups of one scheme and size that differ in sequence length (Compare warns about them)
+// share one results cell with every run counted; the last group had replaced the first (n=1).
+TEST(RunComparison, GroupsOfOneSchemeAndSizeShareTheirResultsCellWithEveryRunCounted) {
+  analysis::SeedGroup a, b;
+  a.scheme = b.scheme = "lns";
+  a.depth = b.depth = 24;
+  a.width = b.width = 64;
+  a.params = b.params = 1220000;
+  a.finalValLoss = {2.0};
+  b.finalValLoss = {3.0};
+  const auto t = analysis::resultsTable({a, b});
+  ASSERT_EQ(t.rows.size(), 1u);
+  ASSERT_EQ(t.columns.size(), 1u);
+  EXPECT_EQ(t.n[0][0], 2);
+  ASSERT_TRUE(t.ppl[0][0].has_value());
+  EXPECT_NEAR(*t.ppl[0][0], (std::exp(2.0) + std::exp(3.0)) / 2, 1e-9);
+}
