@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kTrainSteps = 30;       // the tour's 600 steps take minutes; 30 give every panel data
-constexpr int kCommandSeconds = 120;  // a command past it (a window waiting on a dialog) fails
+constexpr int kCommandSeconds = 240;  // past it a command fails (a window waiting on a dialog)
 const std::string kCliPath = "build/release/app/depthlab-cli";  // as the README writes them
 const std::string kGuiPath = "build/release/app/depthlab";
 
