@@ -4,8 +4,9 @@
 // content: it is reused while every source has the size, time and hash it had; a changed
 // source rebuilds it; an interrupted preparation resumes after its last finished shard.
 // Every document (a .jsonl record, a text file) is followed by the tokenizer's end-of-document
-// id. SentencePiece runs out of process (spm_encode, one per worker) and, for spm:N, is trained
-// on a sample of the corpus spread over its files. Nothing here knows about batches.
+// id. SentencePiece runs out of process (spm_encode, one per worker, or depthlab-spm-encode
+// with each document whole for a model whose ids depend on its newlines) and, for spm:N, is
+// trained on a sample of the corpus spread over its files. Nothing here knows about batches.
 #pragma once
 
 #include <atomic>

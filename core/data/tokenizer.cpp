@@ -79,6 +79,30 @@ SpmTokenizer::SpmTokenizer(std::string modelPath) : m_model(std::move(modelPath)
   }
   if (m_vocab <= 0) throw DataError("SentencePiece model '" + m_model + "' has no vocabulary");
   m_helper = util::spmEncodeProgram();
+  if (!m_helper.empty() && linesLoseNothing()) m_helper.clear();  // the faster route, same ids
+}
+
+bool SpmTokenizer::linesLoseNothing() const {
+  // Newlines, a blank line, indentation, a tab, runs of spaces and a line end without text.
+  static const std::string probe =
+      "The first line\nand a second one\n\n  indented, with\ta tab  and spaces\nend\n";
+  const std::string scratch = (fs::temp_directory_path() /
+                               ("depthlab-spm-probe-" + std::to_string(getpid()) + ".txt")).string();
+  try {
+    const auto whole = encodeDocuments({probe}, scratch).front();
+    {
+      std::ofstream out(scratch, std::ios::binary);
+      out << probe;
+    }
+    const auto lines = encodeFile(scratch);
+    std::error_code ec;
+    fs::remove(scratch, ec);
+    return lines == whole;
+  } catch (const DataError&) {  // the helper failed: the lines it is
+    std::error_code ec;
+    fs::remove(scratch, ec);
+    return true;
+  }
 }
 
 std::vector<std::vector<int32_t>> SpmTokenizer::encodeDocuments(
