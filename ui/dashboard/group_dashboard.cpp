@@ -46,6 +46,19 @@ using dashboard::schemeOf;
 GroupDashboard::GroupDashboard(QString group, QWidget* parent)
     : QWidget(parent), m_data(std::move(group)) {
   auto* outer = new QVBoxLayout(this);
+  addProgressRows(outer);
+  addViewControls(outer);
+  auto* scroll = new QScrollArea;
+  scroll->setWidgetResizable(true);
+  m_panelHost = new QWidget;
+  m_panels = new QVBoxLayout(m_panelHost);
+  scroll->setWidget(m_panelHost);
+  outer->addWidget(scroll, 1);
+  connectViewControls();
+}
+
+// The group's progress bar and ETA, and its runs' status lines.
+void GroupDashboard::addProgressRows(QVBoxLayout* outer) {
   auto* progressRow = new QHBoxLayout;
   m_progress = new QProgressBar;
   m_progress->setObjectName(QStringLiteral("progress"));
@@ -61,7 +74,10 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   m_status->setObjectName(QStringLiteral("status"));
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
   outer->addWidget(m_status);
+}
 
+// The step scrubber and the view options (wrapping where the window is narrow).
+void GroupDashboard::addViewControls(QVBoxLayout* outer) {
   auto* controls = new QHBoxLayout;
   m_scrubber = new QSlider(Qt::Horizontal);
   m_scrubber->setObjectName(QStringLiteral("scrubber"));
@@ -124,14 +140,9 @@ GroupDashboard::GroupDashboard(QString group, QWidget* parent)
   m_decimation->setStyleSheet(mutedTextStyle(palette()));
   m_decimation->setWordWrap(true);  // one line held the dashboard at 1,858 px for four schemes
   outer->addWidget(m_decimation);
+}
 
-  auto* scroll = new QScrollArea;
-  scroll->setWidgetResizable(true);
-  m_panelHost = new QWidget;
-  m_panels = new QVBoxLayout(m_panelHost);
-  scroll->setWidget(m_panelHost);
-  outer->addWidget(scroll, 1);
-
+void GroupDashboard::connectViewControls() {
   m_zoomTimer.setSingleShot(true);
   m_zoomTimer.setInterval(80);
   connect(&m_zoomTimer, &QTimer::timeout, this, [this] {

@@ -17,11 +17,14 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dashboard/group_data.h"
+#include "dashboard/panel_specs.h"
 
 class QCheckBox;
 class QComboBox;
@@ -80,11 +83,18 @@ class GroupDashboard : public QWidget {
   void resizeEvent(QResizeEvent* e) override;
 
  private:
+  void addProgressRows(QVBoxLayout* outer);
+  void addViewControls(QVBoxLayout* outer);
+  void connectViewControls();
   void rebuildPanels();          // when the set of schemes changes
   QCustomPlot* addPlot(const QString& name, QWidget* parent, int minHeight = 220);
   void drawLoss();
   void drawLayerPanels();
   void drawCursorPanels();
+  void drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric, bool thresholds);
+  using MatrixOf = std::function<const store::Matrix*(const RunData&)>;
+  void drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf, const MatrixOf& errorsOf,
+                        bool rowNormalise, const QString& labelSuffix);
   void drawProgress();
   void drawDiagnosis();
   void linkZoomFrom(QCustomPlot* source);

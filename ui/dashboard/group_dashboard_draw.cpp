@@ -242,109 +242,115 @@ void GroupDashboard::drawLayerPanels() {
   }
 }
 
-void GroupDashboard::drawCursorPanels() {
-  auto bars = [&](const dashboard::PanelSpec& spec, const std::string& metric, bool thresholds) {
-    auto it = m_plots.find(spec.key);
-    if (it == m_plots.end()) return;
-    auto* p = it->second;
-    p->clearPlottables();
-    for (int i = p->itemCount() - 1; i >= 0; --i) {  // the thresholds go; the crosshair stays
-      if (p->item(i)->objectName().isEmpty()) p->removeItem(i);
-    }
-    std::vector<figures::BarSeries> series;
-    std::vector<double> lines;  // the runs' thresholds, each value once
-    int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
-    QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
-    for (const auto& r : m_data.runs()) {
-      int64_t found = -1;
-      auto lit = r.layers.find(metric);
-      figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
-                           lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
-                           {}};
-      shown = std::max(shown, found);
-      if (found >= 0) runSteps << QString::number(found);
-      // Pruning deltas carry their standard error (over the probe sequences) from that step.
-      if (auto eit = r.layers.find(metrics::kPruneDeltaError);
-          metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
-        auto errors = layerValuesExactlyAt(eit->second, found);
-        if (errors.size() == b.values.size()) b.errors = std::move(errors);
-      }
-      if (thresholds && !b.values.empty()) {  // by the run's own thresholds, as `report` counts
-        b.name += tr(" (%1 lazy)").arg(analysis::classifyLayers(b.values, r.thresholds).lazy);
-        for (double t : {r.thresholds.lazy, r.thresholds.low}) {
-          if (std::find(lines.begin(), lines.end(), t) == lines.end()) lines.push_back(t);
-        }
-      }
-      series.push_back(std::move(b));
-    }
-    const int L = figures::layerBars(p->xAxis, p->yAxis, series);
-    // The step goes on a line of its own where the title would run past the axis (the
-    // panels of a three-panel row are about 170 px tall).
-    runSteps.removeDuplicates();
-    const QString when = shown < 0 ? tr("(not measured by step %1)").arg(m_cursor)
-                         : runSteps.size() > 1
-                             ? tr("at steps %1").arg(runSteps.join(QStringLiteral(" / ")))
-                             : tr("at step %1").arg(shown);
-    // Chosen again before each replot: a resize lays the panel out after this draw.
-    figures::setAxisTitleToFit(p->yAxis, spec.yLabel + QLatin1Char(' ') + when,
-                               spec.yLabel + QLatin1Char('\n') + when);
-    setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
-    if (thresholds && L > 0) {
-      for (double t : lines) {
-        auto* line = new QCPItemStraightLine(p);
-        line->point1->setCoords(0, t);
-        line->point2->setCoords(1, t);
-        line->setPen(QPen(QColor(192, 57, 43), 1, Qt::DashLine));
-      }
-    }
-    if (!userZoomed(p)) {
-      figures::fitLayerBarAxes(
-          p->xAxis, p->yAxis, L,
-          thresholds && L > 0 ? lines : std::vector<double>{});
-    }
-    figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
-    replotWhenShown(p);
-  };
-  for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
-    bars(*spec, spec->metrics.front().toStdString(), spec->thresholds);
+// One per-layer bar panel at the cursor: each run's values at its last measured step at or
+// before it, pruning's standard errors, and (thresholds) the runs' own lazy / low lines.
+void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric,
+                                      bool thresholds) {
+  auto it = m_plots.find(spec.key);
+  if (it == m_plots.end()) return;
+  auto* p = it->second;
+  p->clearPlottables();
+  for (int i = p->itemCount() - 1; i >= 0; --i) {  // the thresholds go; the crosshair stays
+    if (p->item(i)->objectName().isEmpty()) p->removeItem(i);
   }
-  // Gromov block pruning (stored at the end of a run, or by `analyze`).
+  std::vector<figures::BarSeries> series;
+  std::vector<double> lines;  // the runs' thresholds, each value once
+  int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
+  QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
+  for (const auto& r : m_data.runs()) {
+    int64_t found = -1;
+    auto lit = r.layers.find(metric);
+    figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
+                         lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
+                         {}};
+    shown = std::max(shown, found);
+    if (found >= 0) runSteps << QString::number(found);
+    // Pruning deltas carry their standard error (over the probe sequences) from that step.
+    if (auto eit = r.layers.find(metrics::kPruneDeltaError);
+        metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
+      auto errors = layerValuesExactlyAt(eit->second, found);
+      if (errors.size() == b.values.size()) b.errors = std::move(errors);
+    }
+    if (thresholds && !b.values.empty()) {  // by the run's own thresholds, as `report` counts
+      b.name += tr(" (%1 lazy)").arg(analysis::classifyLayers(b.values, r.thresholds).lazy);
+      for (double t : {r.thresholds.lazy, r.thresholds.low}) {
+        if (std::find(lines.begin(), lines.end(), t) == lines.end()) lines.push_back(t);
+      }
+    }
+    series.push_back(std::move(b));
+  }
+  const int L = figures::layerBars(p->xAxis, p->yAxis, series);
+  // The step goes on a line of its own where the title would run past the axis (the
+  // panels of a three-panel row are about 170 px tall).
+  runSteps.removeDuplicates();
+  const QString when = shown < 0 ? tr("(not measured by step %1)").arg(m_cursor)
+                       : runSteps.size() > 1
+                           ? tr("at steps %1").arg(runSteps.join(QStringLiteral(" / ")))
+                           : tr("at step %1").arg(shown);
+  // Chosen again before each replot: a resize lays the panel out after this draw.
+  figures::setAxisTitleToFit(p->yAxis, spec.yLabel + QLatin1Char(' ') + when,
+                             spec.yLabel + QLatin1Char('\n') + when);
+  setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
+  if (thresholds && L > 0) {
+    for (double t : lines) {
+      auto* line = new QCPItemStraightLine(p);
+      line->point1->setCoords(0, t);
+      line->point2->setCoords(1, t);
+      line->setPen(QPen(QColor(192, 57, 43), 1, Qt::DashLine));
+    }
+  }
+  if (!userZoomed(p)) {
+    figures::fitLayerBarAxes(
+        p->xAxis, p->yAxis, L,
+        thresholds && L > 0 ? lines : std::vector<double>{});
+  }
+  figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
+  replotWhenShown(p);
+}
+
+// The (l, n) matrix panels of `kind`, one colour scale across the runs' panels.
+void GroupDashboard::drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf,
+                                      const MatrixOf& errorsOf, bool rowNormalise,
+                                      const QString& labelSuffix) {
+  for (const auto* spec : dashboard::panelsOfKind(kind)) {
+    std::vector<figures::Heatmap> row;  // one colour scale across the runs' panels
+    for (const auto& r : m_data.runs()) {
+      auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
+      if (it == m_plots.end()) continue;
+      auto* p = it->second;
+      if (const store::Matrix* m = matrixOf(r)) {
+        row.push_back(figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
+                                             spec->metrics.front().toStdString()));
+        const store::Matrix* errors = errorsOf(r);
+        setCellErrors(row.back().map, errors && errors->rows == m->rows && errors->cols == m->cols
+                                          ? errors
+                                          : nullptr);
+        if (!userZoomed(p)) p->rescaleAxes();
+      } else {
+        figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
+        replotWhenShown(p);
+      }
+    }
+    figures::shareColourRange(row);
+    for (const auto& heat : row) {
+      figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
+      replotWhenShown(heat.map->parentPlot());
+    }
+  }
+}
+
+void GroupDashboard::drawCursorPanels() {
+  for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
+    drawBarsAtCursor(*spec, spec->metrics.front().toStdString(), spec->thresholds);
+  }
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
-  auto matrices = [&](dashboard::PanelKind kind, auto matrixOf, auto errorsOf, bool rowNormalise,
-                      const QString& labelSuffix) {
-    for (const auto* spec : dashboard::panelsOfKind(kind)) {
-      std::vector<figures::Heatmap> row;  // one colour scale across the runs' panels
-      for (const auto& r : m_data.runs()) {
-        auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
-        if (it == m_plots.end()) continue;
-        auto* p = it->second;
-        if (const store::Matrix* m = matrixOf(r)) {
-          row.push_back(figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
-                                               spec->metrics.front().toStdString()));
-          const store::Matrix* errors = errorsOf(r);
-          setCellErrors(row.back().map, errors && errors->rows == m->rows && errors->cols == m->cols
-                                            ? errors
-                                            : nullptr);
-          if (!userZoomed(p)) p->rescaleAxes();
-        } else {
-          figures::colourMapOn(p->xAxis, p->yAxis)->data()->clear();
-          replotWhenShown(p);
-        }
-      }
-      figures::shareColourRange(row);
-      for (const auto& heat : row) {
-        figures::heatmapColourBar(heat.map, scaleLabel(spec->key) + labelSuffix, 1, 1);
-        replotWhenShown(heat.map->parentPlot());
-      }
-    }
-  };
-  matrices(dashboard::PanelKind::MatrixAtEnd,
+  drawMatrixPanels(dashboard::PanelKind::MatrixAtEnd,
            [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; },
            [](const RunData& r) { return r.blockPruneError ? &*r.blockPruneError : nullptr; },
            false, QString());
   const bool rowNormalise = m_rowNormalize->isChecked();
-  matrices(dashboard::PanelKind::MatrixAtCursor,
+  drawMatrixPanels(dashboard::PanelKind::MatrixAtCursor,
            [this](const RunData& r) { return r.angularAt(m_cursor); },
            [](const RunData&) -> const store::Matrix* { return nullptr; }, rowNormalise,
            rowNormalise ? tr(", row-normalised") : QString());
