@@ -1,6 +1,8 @@
 // See table_text.h.
 #include "analysis/table_text.h"
 
+#include "model/scheme_catalogue.h"
+
 namespace depthlab::analysis {
 
 std::string csvCell(std::string_view s) {
@@ -34,13 +36,7 @@ std::string latexText(std::string_view s) {
 }
 
 std::string defaultSchemeName(std::string_view scheme) {
-  static const std::map<std::string, std::string, std::less<>> names = {
-      {"pre_ln", "Pre-LN"},           {"lns", "LNS"},
-      {"post_ln", "Post-LN"},         {"mix_ln", "Mix-LN"},
-      {"deepnorm", "DeepNorm"},       {"deepnorm_official", "DeepNorm (official)"},
-      {"sandwich", "Sandwich-LN"},    {"lns_learnable", "LNS (learnable)"}};
-  const auto it = names.find(scheme);
-  return it == names.end() ? std::string(scheme) : it->second;
+  return model::schemeDisplayName(std::string(scheme));
 }
 
 std::string schemeName(const std::map<std::string, std::string>& names, const std::string& scheme) {

@@ -16,7 +16,7 @@ namespace depthlab::analysis {
 std::string csvCell(std::string_view s);
 /// `s` as LaTeX text: \ { } $ & # % _ ~ ^ escaped (\textbackslash{}, \{, ..., \textasciitilde{}).
 std::string latexText(std::string_view s);
-/// The paper's spelling of a scheme id: "Pre-LN", "LNS", "Post-LN", ...; an unknown id as it is.
+/// The scheme catalogue's name of a scheme id: "Pre-LN", "LNS", "Post-LN", ...; an unknown id as it is.
 std::string defaultSchemeName(std::string_view scheme);
 /// The scheme's name in `names` (RunStore::displayNames(): "scheme:<id>"), else its default.
 std::string schemeName(const std::map<std::string, std::string>& names, const std::string& scheme);

@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include "model/scheme_catalogue.h"
+
 namespace depthlab::model {
 
 using util::ConfigError;
@@ -32,7 +34,7 @@ Placement placementFromString(const std::string& s) {
 std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions& o,
                                   const std::string& scheme) {
   const int L = model.nLayers;
-  const int mixPost = mixLnPostBlocks(L, o.mixLnAlpha);
+  const SchemeEntry& entry = requireScheme(scheme);  // throws, naming the known ones
   std::vector<BlockPlan> plans(static_cast<size_t>(L));
   for (int i = 0; i < L; ++i) {
     BlockPlan& p = plans[static_cast<size_t>(i)];
@@ -40,29 +42,7 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
     p.index = l;
     p.stdIn = model.initStd;
     p.stdOut = model.initStd;
-    if (scheme == "pre_ln") {
-    } else if (scheme == "lns") {
-      p.placement = placementFromString(o.lnsPlacement);
-      p.depthScale = 1.0 / std::sqrt(static_cast<double>(l));
-    } else if (scheme == "lns_learnable") {
-      p.placement = Placement::AfterNorm;
-      p.depthScale = 1.0 / std::sqrt(static_cast<double>(l));
-      p.learnableScale = true;
-    } else if (scheme == "post_ln") {
-      p.postLn = true;
-    } else if (scheme == "mix_ln") {
-      p.postLn = i < mixPost;
-    } else if (scheme == "deepnorm" || scheme == "deepnorm_official") {
-      const bool official = scheme == "deepnorm_official";
-      p.postLn = true;
-      p.residualAlpha = deepnormAlpha(L, official);
-      p.xavierGainQK = 1.0;
-      p.xavierGainVOF = deepnormGain(L, official);
-    } else if (scheme == "sandwich") {
-      p.sandwich = true;
-    } else {
-      throw ConfigError("schemes: unknown scheme '" + scheme + "'");
-    }
+    entry.plan(p, l, L, o);
     // Imported architectures: norms where the checkpoint has them, whatever the scheme says.
     if (!model.normBeforeSublayer) p.normBeforeSublayer = false;
     if (model.normAfterSublayer) p.sandwich = true;

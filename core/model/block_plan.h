@@ -1,6 +1,7 @@
-// BlockPlan: what a normalization scheme means for one block, as data. planBlocks() turns an
-// scheme and the model config (its SchemeOptions) into one plan per block; the single Block
-// implementation reads it. Schemes are cases here, not subclasses. No torch here.
+// BlockPlan: what a normalization scheme means for one block, as data. planBlocks() turns a
+// scheme (its entry in scheme_catalogue.h) and the model config (its SchemeOptions) into one
+// plan per block; the single Block implementation reads it. Schemes are data, not subclasses.
+// No torch here.
 //
 // Notation (l = 1-based block index, L blocks, N = norm, A = attention, F = SwiGLU MLP):
 //   pre_ln      h = x + A(N1(x));              out = h + F(N2(h))
@@ -59,7 +60,8 @@ struct BlockPlan {
   double xavierGainVOF = 0.0;
 };
 
-/// One plan per block for `scheme` (one of kSchemes); throws ConfigError on unknown names.
+/// One plan per block for `scheme` (its scheme_catalogue entry's plan, then the options every
+/// scheme shares and the imported architecture's norms); throws ConfigError on unknown names.
 std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions& options,
                                   const std::string& scheme);
 /// round(alpha * L) leading Post-LN blocks of mix_ln.
