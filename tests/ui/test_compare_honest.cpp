@@ -97,6 +97,21 @@ TEST(CompareHonest, RunsOfOneSetupGetNoWarning) {
             nullptr);
 }
 
+// Two Pre-LN seed groups of one shape that differ in sequence length: the statistics name each
+// by its runs (both had read "pre_ln | L=6 d=64").
+TEST(CompareHonest, SeedGroupsThatDifferOnlyInWhatTheWarningNamesAreToldApartByTheirRuns) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("c.db"));
+  const int64_t a = test::addFakeRun(s, {"g", "pre_ln", 1});
+  const int64_t b = test::addFakeRun(s, {"h", "pre_ln", 2});
+  auto c = experiment::configOf(*s.run(b));
+  c.model.seqLen = 32;
+  s.setRunConfig(b, experiment::toJson(c).dump());
+  ui::CompareView v(s, {a, b});
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("L=6 d=64 (#%1)").arg(a))) << v.statsText().toStdString();
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("L=6 d=64 (#%1)").arg(b))) << v.statsText().toStdString();
+}
+
 TEST(CompareHonest, HoverOverTheLossPlotListsEveryRunsValueAtTheNearestLoggedStep) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("c.db"));

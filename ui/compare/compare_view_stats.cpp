@@ -3,6 +3,9 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QStringList>
+
+#include <algorithm>
 #include <QLabel>
 
 #include "analysis/statistics.h"
@@ -63,16 +66,33 @@ void CompareView::drawGroups() {
   QStringList lines;
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   int x = 0;
+  // Groups of one scheme and shape (their configs differ elsewhere) are told apart by their runs.
+  auto shape = [](const analysis::SeedGroup& g) { return g.key.substr(0, g.key.rfind(" |")); };
+  auto sameName = [&](const analysis::SeedGroup& g) {
+    return std::count_if(m_groups.begin(), m_groups.end(),
+                         [&](const auto& o) { return shape(o) == shape(g); }) > 1;
+  };
+  auto runsOf = [](const analysis::SeedGroup& g) {
+    QStringList ids;
+    for (int64_t id : g.runIds) ids << QStringLiteral("#%1").arg(id);
+    return QStringLiteral(" (") + ids.join(QStringLiteral(", ")) + QLatin1Char(')');
+  };
   for (const auto& g : m_groups) {
     ++x;
     auto s = analysis::summarize(g.finalValLoss);
-    ticker->addTick(x, defaultSchemeName(QString::fromStdString(g.scheme)) + QStringLiteral("\nL=%1").arg(g.depth));
+    ticker->addTick(x, defaultSchemeName(QString::fromStdString(g.scheme)) +
+                           QStringLiteral("\nL=%1").arg(g.depth) +
+                           (sameName(g) ? QStringLiteral("\n") + runsOf(g).trimmed() : QString()));
     if (s.n == 0) continue;
     double lo = s.mean - s.std, hi = s.mean + s.std;
     if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
     if (band == 2) { lo = s.min; hi = s.max; }
     auto* graph = p->addGraph();
-    graph->setName(QStringLiteral("%1 L=%2 (n=%3)").arg(defaultSchemeName(QString::fromStdString(g.scheme))).arg(g.depth).arg(s.n));
+    graph->setName(QStringLiteral("%1 L=%2 (n=%3)%4")
+                       .arg(defaultSchemeName(QString::fromStdString(g.scheme)))
+                       .arg(g.depth)
+                       .arg(s.n)
+                       .arg(sameName(g) ? runsOf(g) : QString()));
     graph->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 2));
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 7));
@@ -82,7 +102,8 @@ void CompareView::drawGroups() {
     err->setDataPlottable(graph);
     err->setData(QVector<double>{s.mean - lo}, QVector<double>{hi - s.mean});
     err->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 1.5));
-    const QString name = QString::fromStdString(g.key.substr(0, g.key.rfind(" |")));
+    QString name = QString::fromStdString(g.key.substr(0, g.key.rfind(" |")));
+    if (sameName(g)) name += runsOf(g);  // groups that differ only in what the warning names
     if (s.n < 2) {  // one seed has no spread to show
       lines << tr("%1: %2, one seed (no %3)")
                    .arg(name)
