@@ -118,7 +118,7 @@ void benchDashboard(int layers, int steps) {
   // Two numbers: the replot proper (every panel repainted from its plot data, what a zoom,
   // pan or cursor move costs) and the rebuild (decimating the stored series into plot data,
   // done when new rows arrive). 120 rounds over ~5 s rather than 25 in one: this machine's
-  // speed drifts over seconds (see the README's GUI figures).
+  // speed drifts over seconds (see docs/performance.md, bench gui).
   constexpr int kRounds = 120;
   std::vector<double> replot, rebuild;
   std::map<QString, std::vector<double>> perPanel;  // each panel's own replot times

@@ -8,8 +8,8 @@
 // hundreds of times an update and moves every activation between the cores. On this project's
 // 2-vCPU machines the host moves the virtual CPUs between core complexes while a run goes on,
 // and a core-to-core round trip then costs 330 ns instead of 57: per-op splitting halved its
-// speed for whole minutes (measured, see README "Speed on the CPU"). Two passes over halves of
-// the batch share nothing but the (read-only) weights.
+// speed for whole minutes (measured: docs/performance.md, "Speed on the CPU"). Two passes over
+// halves of the batch share nothing but the (read-only) weights.
 //
 // Does not: clip, step or look at the gradients (the trainer does, with every thread); run on
 // CUDA or beside data-parallel ranks (the trainer decides when it applies).

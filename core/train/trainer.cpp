@@ -62,7 +62,7 @@ torch::Device resolveDevice(const std::string& spec) {
   if (!torch::cuda::is_available()) {
     throw std::runtime_error("device '" + spec + "' requested but this LibTorch sees no CUDA GPU"
                              " (Debian's libtorch is CPU only; build against an upstream CUDA "
-                             "LibTorch, see README)");
+                             "LibTorch, see docs/gpu.md)");
   }
   int index = spec.size() > 5 ? std::stoi(spec.substr(5)) : 0;
   if (index >= static_cast<int>(torch::cuda::device_count())) {
