@@ -55,7 +55,8 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dir, const
 /// The decoder of an imported run over its mapped weights (on CUDA: copied there), with a
 /// context of `seqLen` tokens; checks the files still have the sizes recorded at import.
 /// `model` is the run's stored config; what a run's config JSON does not keep (rope scaling,
-/// q/k norms, where the norms sit) comes from the folder's config.json, read again here.
+/// q/k norms, where the norms sit, GPT-2's and GPT-NeoX's biases, learned positions, rotary
+/// share, ungated MLP and parallel blocks) comes from the folder's config.json, read again here.
 model::Decoder loadImportedDecoder(const ImportRecord& record, const model::ModelConfig& model,
                                    int seqLen, torch::Device device);
 
