@@ -15,7 +15,7 @@
 #include "experiment/experiment_config.h"
 #include "export/figure_export.h"
 #include "store/metric_catalogue.h"
-#include "support/model_fixtures.h"
+#include "support/imported_run.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -24,28 +24,16 @@ namespace {
 
 int64_t addImported(store::RunStore& s, const std::string& name, const std::string& architecture,
                     int layers, bool probed) {
-  auto j = experiment::toJson(test::smallConfig(layers));
-  j["import"] = {{"architecture", architecture}, {"source", "/models/" + name}};
-  store::NewRun nr;
-  nr.name = name;
-  nr.scheme = "pre_ln";
-  nr.configJson = j.dump();
-  const int64_t id = s.createRun(nr);
+  const int64_t id = test::addImportedRun(s, name, architecture, layers);
   if (!probed) return id;
-  store::WriteBatch b;
-  std::vector<float> delta, se, angular, el;
+  test::ImportedProbes p;
   for (int l = 0; l < layers; ++l) {
-    delta.push_back(1.0f / float(l + 1));
-    se.push_back(0.05f);
-    angular.push_back(0.5f - 0.04f * float(l));
-    el.push_back(0.3f);
+    p.pruneDelta.push_back(1.0f / float(l + 1));
+    p.pruneDeltaError.push_back(0.05f);
+    p.angularAdjacent.push_back(0.5f - 0.04f * float(l));
+    p.effectiveness.push_back(0.3f);
   }
-  b.layer(0, metrics::kPruneDelta, delta);
-  b.layer(0, metrics::kPruneDeltaError, se);
-  b.layer(0, metrics::kAngularAdjacent, angular);
-  b.layer(0, metrics::kEffectiveness, el);
-  b.scalar(0, metrics::kLossProbe, 3.0);
-  s.write(id, b);
+  test::writeImportedProbes(s, id, p);
   return id;
 }
 

@@ -10,7 +10,7 @@
 #include "experiment/experiment_config.h"
 #include "store/metric_catalogue.h"
 #include "store/run_store.h"
-#include "support/model_fixtures.h"
+#include "support/imported_run.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -18,19 +18,9 @@ using namespace depthlab;
 namespace {
 
 int64_t addImported(store::RunStore& s, const std::string& name, const std::string& architecture) {
-  auto j = experiment::toJson(test::smallConfig(4));
-  j["import"] = {{"architecture", architecture}, {"source", "/models/" + name}};
-  store::NewRun nr;
-  nr.name = name;
-  nr.scheme = "pre_ln";
-  nr.configJson = j.dump();
-  const int64_t id = s.createRun(nr);
-  store::WriteBatch b;
-  b.layer(0, metrics::kEffectiveness, {0.6f, 0.3f, 0.03f, 0.01f});
-  b.layer(0, metrics::kPruneDelta, {1.5f, 0.4f, 0.02f, 0.001f});
-  b.layer(0, metrics::kAngularAdjacent, {0.4f, 0.3f, 0.2f, 0.1f});
-  b.scalar(0, metrics::kLossProbe, 4.0);
-  s.write(id, b);
+  const int64_t id = test::addImportedRun(s, name, architecture, 4);
+  test::writeImportedProbes(s, id, {{0.6f, 0.3f, 0.03f, 0.01f}, {1.5f, 0.4f, 0.02f, 0.001f}, {},
+                                    {0.4f, 0.3f, 0.2f, 0.1f}, 4.0});
   return id;
 }
 

@@ -6,11 +6,8 @@
 // launcher for another port only when the launcher chose it.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,6 +16,7 @@
 #include <iterator>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "distributed/local_launcher.h"
@@ -26,6 +24,7 @@
 #include "experiment/run_config.h"
 #include "model/decoder.h"
 #include "store/run_store.h"
+#include "support/held_port.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
@@ -301,16 +300,8 @@ TEST(DataParallelCli, RankZeroOnATakenPortAsksTheLauncherForAnotherOnlyWhenItCho
   test::TempDir dir;
   auto c = dpConfig(dir);
   experiment::saveConfigFile(c, dir.file("exp.json"));
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t len = sizeof(a);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
-  const std::string port = std::to_string(ntohs(a.sin_port));
+  auto held = std::make_unique<test::HeldPort>();
+  const std::string port = std::to_string(held->port());
   std::map<std::string, std::string> env = {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"},
                                             {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}};
   const std::vector<std::string> args = {"--db", dir.file("runs.db"), "train", "--config", dir.file("exp.json"),
@@ -320,7 +311,7 @@ TEST(DataParallelCli, RankZeroOnATakenPortAsksTheLauncherForAnotherOnlyWhenItCho
   EXPECT_NE(slurp(log).find(port), std::string::npos) << slurp(log);
   env[distributed::kPortRetryVariable] = "1";
   EXPECT_EQ(run(args, log, env), distributed::kExitPortTaken) << slurp(log);
-  ::close(fd);
+  held.reset();
   auto s = store::RunStore::open(dir.file("runs.db"));
   EXPECT_TRUE(s.listRuns().empty()) << "no run is created before the group exists";
 }

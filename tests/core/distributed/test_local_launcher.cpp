@@ -4,9 +4,6 @@
 // only while attempts remain). The ranks here are small shell scripts that act as rank 0 does.
 #include <gtest/gtest.h>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +14,7 @@
 
 #include "distributed/local_launcher.h"
 #include "distributed/process_group.h"
+#include "support/held_port.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -92,19 +90,11 @@ TEST(LocalLauncher, APortTheUserChoseIsNeverSwappedAndTheLastAttemptFailsPlainly
 }
 
 TEST(LocalLauncher, RankZeroOnATakenPortSaysThePortIsTaken) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  socklen_t len = sizeof(a);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  ASSERT_EQ(::listen(fd, 4), 0);
-  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const test::HeldPort held;
   distributed::LaunchEnv env;
   env.rank = 0;
   env.worldSize = 2;
-  env.masterPort = ntohs(a.sin_port);
+  env.masterPort = held.port();
   try {
     distributed::DistContext::create(env, "gloo", torch::kCPU, 5);
     ADD_FAILURE() << "rank 0 served a port another socket holds";
@@ -113,7 +103,6 @@ TEST(LocalLauncher, RankZeroOnATakenPortSaysThePortIsTaken) {
   } catch (const std::exception& e) {
     ADD_FAILURE() << "not a PortTakenError: " << e.what();
   }
-  ::close(fd);
   EXPECT_TRUE(distributed::saysAddressInUse("bind: errno: 98 - Address already in use"));
   EXPECT_TRUE(distributed::saysAddressInUse("uv_listen: address already in use (EADDRINUSE)"));
   EXPECT_FALSE(distributed::saysAddressInUse("connection refused"));

@@ -8,7 +8,7 @@
 #include "experiment/experiment_config.h"
 #include "experiment/family_table.h"
 #include "store/metric_catalogue.h"
-#include "support/model_fixtures.h"
+#include "support/imported_run.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -19,21 +19,9 @@ namespace {
 int64_t addModel(store::RunStore& s, const std::string& name, const std::string& architecture,
                  int layers, double lazyThreshold, const std::vector<float>& effectiveness,
                  const std::vector<float>& pruneDelta, double probeLoss) {
-  auto c = test::smallConfig(layers);
-  c.probes.lazyThreshold = lazyThreshold;
-  auto j = experiment::toJson(c);
-  if (!architecture.empty()) j["import"] = {{"architecture", architecture}, {"source", "/m/" + name}};
-  store::NewRun nr;
-  nr.name = name;
-  nr.scheme = "pre_ln";
-  nr.configJson = j.dump();
-  const int64_t id = s.createRun(nr);
-  store::WriteBatch b;
-  b.layer(0, metrics::kEffectiveness, effectiveness);
-  b.layer(0, metrics::kPruneDelta, pruneDelta);
-  b.layer(0, metrics::kAngularAdjacent, std::vector<float>(layers, 0.25f));
-  b.scalar(0, metrics::kLossProbe, probeLoss);
-  s.write(id, b);
+  const int64_t id = test::addImportedRun(s, name, architecture, layers, lazyThreshold);
+  test::writeImportedProbes(
+      s, id, {effectiveness, pruneDelta, {}, std::vector<float>(layers, 0.25f), probeLoss});
   return id;
 }
 
