@@ -31,6 +31,7 @@
 #include "experiment/run_config.h"
 #include "compare/compare_families.h"
 #include "experiment/run_report.h"
+#include "model/scheme_catalogue.h"
 #include "export/figure_style.h"
 #include "flow_layout.h"
 #include "plot/colormaps.h"
@@ -208,20 +209,21 @@ QWidget* CompareView::makeControls() {
   m_diffA->setToolTip(tr("Difference heatmap: this run is subtracted"));
   m_diffB->setToolTip(tr("Difference heatmap: variance of this run minus that of the first"));
   int64_t a = m_runs.empty() ? 0 : m_runs.front().info.id, b = m_runs.size() > 1 ? m_runs[1].info.id : a;
-  bool paired = false;
+  // A scheme (B) against the one it pairs with in the scheme catalogue (A, the earlier entry):
+  // its designated partner first (Pre-LN and LNS), one seed before two, else the first two.
+  int best = -1;
   for (const auto& x : m_runs) {
     for (const auto& y : m_runs) {
-      if (!paired && x.info.scheme == "pre_ln" && y.info.scheme == "lns" && x.info.seed == y.info.seed) {
+      const auto* ex = model::findScheme(x.info.scheme);
+      const auto* ey = model::findScheme(y.info.scheme);
+      if (!ex || !ey || ex >= ey || (ey->pairsWith != ex->id && ex->pairsWith != ey->id)) continue;
+      const int score = (x.info.seed == y.info.seed ? 2 : 0) + (ex->pairsWith == ey->id ? 1 : 0);
+      if (score > best) {
+        best = score;
         a = x.info.id;
         b = y.info.id;
-        paired = true;
       }
     }
-  }
-  if (!paired) {  // a Pre-LN and an LNS run of different seeds, else the first two
-    for (const auto& x : m_runs) if (x.info.scheme == "pre_ln") { a = x.info.id; break; }
-    for (const auto& y : m_runs) if (y.info.scheme == "lns") { b = y.info.id; break; }
-    if (a == b && m_runs.size() > 1) b = m_runs[a == m_runs[0].info.id ? 1 : 0].info.id;
   }
   m_diffA->setCurrentIndex(m_diffA->findData(QVariant::fromValue<qlonglong>(a)));
   m_diffB->setCurrentIndex(m_diffB->findData(QVariant::fromValue<qlonglong>(b)));
