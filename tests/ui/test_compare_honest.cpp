@@ -191,8 +191,8 @@ TEST(CompareHonest, DiagnosisTablesShowEveryRowInThreeSignificantFiguresUnderDis
             .arg(id == ids[1] ? QStringLiteral("0.1") : QStringLiteral("0.05"))))
         << thresholds->text().toStdString();
   }
-  EXPECT_EQ(ui::compare::sig3(0.3 / 7), QStringLiteral("0.0429"));
-  EXPECT_EQ(ui::compare::sig3(1234.5), QStringLiteral("1.23e+03"));
+  EXPECT_EQ(ui::sig3(0.3 / 7), QStringLiteral("0.0429"));
+  EXPECT_EQ(ui::sig3(1234.5), QStringLiteral("1.23e+03"));
 }
 
 TEST(CompareHonest, EachProxyScatterPrintsTheSpearmanRhoOfItsOwnPoints) {

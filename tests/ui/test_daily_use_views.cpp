@@ -826,11 +826,15 @@ TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNo
   d.pruningError = {0.02, 0.001, 0.003};
   d.dropOrder = {2, 1, 0};
   ui::DiagnosisPanel panel;
-  panel.setDiagnoses({{QStringLiteral("LNS"), d}});
+  panel.setDiagnoses({{7, QStringLiteral("LNS"), d, analysis::LayerThresholds{0.1, 0.3}}});
   auto* t = panel.table(0);
   ASSERT_EQ(t->rowCount(), 3);
-  EXPECT_EQ(t->item(0, 2)->text(), QStringLiteral("-0.001 ± 0.003"));  // layer 3, within noise
-  EXPECT_EQ(t->item(1, 2)->text(), QStringLiteral("0.004 ± 0.001"));
+  EXPECT_EQ(t->item(0, 2)->text(), QStringLiteral("-0.001"));  // layer 3, within noise
+  EXPECT_EQ(t->item(0, 3)->text(), QStringLiteral("0.003"));   // its standard error
+  EXPECT_EQ(t->item(1, 2)->text(), QStringLiteral("0.004"));
+  EXPECT_EQ(t->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);  // full height
+  EXPECT_TRUE(panel.summary(0).contains(QStringLiteral("E_l below 0.1 is lazy, below 0.3 low")))
+      << panel.summary(0).toStdString();
   EXPECT_EQ(t->item(0, 2)->foreground().color(), QColor(128, 128, 128));
   EXPECT_NE(t->item(1, 2)->foreground().color(), QColor(128, 128, 128));
   EXPECT_TRUE(panel.summary(0).contains(QStringLiteral("1 of 3 deltas lie within two standard errors")))

@@ -13,26 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/layer_diagnosis.h"
-#include "analysis/lazy_layers.h"
+#include "diagnosis_table.h"
 
 class QGroupBox;
 
 namespace depthlab::ui::compare {
 
-struct DiagnosisRun {
-  int64_t runId = 0;
-  QString label;                         // "Pre-LN (#3)"
-  analysis::LayerDiagnosis diagnosis;    // step -1: no pruning measured
-  analysis::LayerThresholds thresholds;  // from the run's config
-};
-
-/// `v` to three significant figures ("0.0123", "2.27", "-0.5", "1.23e+03"); "–" for NaN.
-QString sig3(double v);
-/// A proxy's short column name: "angular d", "BI", "E_l" (the key itself for others).
-QString proxyShortName(const std::string& key);
-/// "E_l: lazy below 0.05, low below 0.2, effective at or above (this run's config) ...".
-QString thresholdText(const analysis::LayerThresholds& t);
+using ui::DiagnosisRun;
 
 /// A group box with every run's table (named "diagnosisTable:<id>"), thresholds line
 /// ("diagnosisThresholds:<id>") and one scatter per proxy ("diagnosisScatter:<id>:<key>",

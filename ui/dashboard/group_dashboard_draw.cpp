@@ -396,11 +396,11 @@ void GroupDashboard::drawProgress() {
 
 void GroupDashboard::drawDiagnosis() {
   if (!m_diagnosis) return;
-  std::vector<std::pair<QString, analysis::LayerDiagnosis>> runs;
+  std::vector<DiagnosisRun> runs;
   for (const auto& r : m_data.runs()) {
     auto d = analysis::diagnoseLayers(r.layers, m_cursor);
     d.runId = r.info.id;
-    runs.emplace_back(labelOf(schemeOf(r)), std::move(d));
+    runs.push_back({r.info.id, labelOf(schemeOf(r)), std::move(d), r.thresholds});
   }
   m_diagnosis->setDiagnoses(runs);
 }
