@@ -93,3 +93,25 @@ TEST(FamilyFigures, CompareShowsTheFamilyTableOfImportedModels) {
   EXPECT_EQ(table->item(0, 5)->text(), QStringLiteral("4 (100%)"));  // E_l 0.3: effective
   EXPECT_EQ(table->item(0, 7)->text(), QStringLiteral("0 (0%)"));    // no delta under 1% of 3.0
 }
+
+// Comparing imported models only: the training panels (loss over steps, seed groups, depth
+// trend, statistics, results, variance over steps) are hidden rather than drawn empty, and no
+// "run 1 has no train loss" note; the per-layer profiles and the family table stay. A trained
+// run beside them brings the training panels back.
+TEST(FamilyFigures, CompareOfImportedModelsOnlyHidesTheTrainingPanels) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("f.db"));
+  const int64_t llama = addImported(s, "llama", "LlamaForCausalLM", 4, true);
+  const int64_t gemma = addImported(s, "gemma", "Gemma2ForCausalLM", 8, true);
+  ui::CompareView models(s, {llama, gemma});
+  models.resize(1200, 900);
+  models.show();
+  EXPECT_TRUE(models.plots().at(QStringLiteral("loss"))->isHidden());
+  EXPECT_TRUE(models.plots().at(QStringLiteral("seed_groups"))->isHidden());
+  EXPECT_FALSE(models.plots().at(QStringLiteral("variance"))->isHidden());
+  EXPECT_TRUE(models.missingText().isEmpty()) << models.missingText().toStdString();
+  EXPECT_NE(models.findChild<QTableWidget*>(QStringLiteral("familyTable")), nullptr);
+  const int64_t trained = test::addImportedRun(s, "trained here", "", 4);  // no import record
+  ui::CompareView mixed(s, {llama, trained});
+  EXPECT_FALSE(mixed.plots().at(QStringLiteral("loss"))->isHidden());
+}

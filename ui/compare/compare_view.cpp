@@ -83,6 +83,10 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   connect(m_diffA, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
   connect(m_diffB, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
   redraw();
+  if (m_allImported) {  // "no train loss" is not something a model lacks; no steps to subtract
+    m_missing->hide();
+    for (QWidget* unit : {m_diffA->parentWidget(), m_diffB->parentWidget()}) unit->hide();
+  }
 }
 
 QString CompareView::labelOf(int64_t runId) const {
@@ -154,6 +158,7 @@ void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& r
   }
   m_table = analysis::resultsTable(m_groups);
   const bool anyImported = std::any_of(infos.begin(), infos.end(), experiment::isImportedRun);
+  m_allImported = !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isImportedRun);
   if (anyImported) {
     std::vector<int64_t> ids;
     for (const auto& r : infos) ids.push_back(r.id);
@@ -288,6 +293,12 @@ void CompareView::addPlots(QGridLayout* grid) {
     m_plots[name] = p;
   }
   grid->addWidget(heatBox, 4, 0, 1, 3);
+  if (m_allImported) {  // models at one step: nothing trained to plot over steps or seeds
+    for (const char* name : {"loss", "difference", "seed_groups", "depth_scaling"}) {
+      m_plots[QString::fromLatin1(name)]->hide();
+    }
+    heatBox->hide();
+  }
 }
 
 void CompareView::addTables(QGridLayout* grid) {
@@ -320,6 +331,8 @@ void CompareView::addTables(QGridLayout* grid) {
   rb->addWidget(saveTex);
   rl->addLayout(rb);
   grid->addWidget(resultsBox, 3, 2);
+  statsBox->setVisible(!m_allImported);
+  resultsBox->setVisible(!m_allImported);
   if (!m_families.rows.empty()) grid->addWidget(makeFamilyBox(m_families), 5, 0, 1, 3);
   grid->addWidget(compare::makeDiagnosisBox(m_diagnoses), 6, 0, 1, 3);
 
@@ -335,7 +348,7 @@ void CompareView::addTables(QGridLayout* grid) {
   connect(saveTex, &QPushButton::clicked, this, [this, saveText] { saveText(tr("LaTeX (*.tex)"), m_table.toLatex()); });
 }
 
-QString CompareView::missingText() const { return m_missing->text(); }
+QString CompareView::missingText() const { return m_missing->isHidden() ? QString() : m_missing->text(); }
 
 QString CompareView::mismatchText() const { return m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
 

@@ -96,6 +96,10 @@ class CompareView : public QWidget {
       m_sharedStep;  // the step finals are taken at when the runs' lengths differ
   analysis::ResultsTable m_table;
   experiment::FamilyTable m_families;  // rows only when an imported model is compared
+  // Every run an imported model: the training panels (loss, seeds, depth, statistics, results,
+  // variance over steps) have nothing to show and are hidden; profiles, families and the
+  // diagnosis stay.
+  bool m_allImported = false;
   std::map<QString, QCustomPlot*> m_plots;
   QCheckBox* m_relativeDepth = nullptr;
   QComboBox* m_band = nullptr;
