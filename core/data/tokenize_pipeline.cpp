@@ -181,21 +181,7 @@ std::vector<int32_t> TokenizePipeline::encodeLines(const DocText& doc,
   // and the end-of-document id follows the ids of its last line.
   std::vector<size_t> docLines, lineEnds;
   const std::string lines = documentLines(doc, &docLines);
-  {
-    std::ofstream out(scratch, std::ios::binary);
-    out << lines;
-    if (!out) throw DataError("cannot write '" + scratch + "' (disk full?)");
-  }
-  std::vector<int32_t> encoded;
-  try {
-    encoded = m_tok.spm->encodeFile(scratch, &lineEnds);
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(scratch, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove(scratch, ec);
+  const std::vector<int32_t> encoded = m_tok.spm->encodeText(lines, scratch, &lineEnds);
   std::vector<int32_t> ids;
   ids.reserve(encoded.size() + docLines.size());
   size_t from = 0;

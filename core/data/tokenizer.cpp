@@ -61,6 +61,29 @@ std::vector<int32_t> parseIds(const std::string& text, std::vector<size_t>* line
   return ids;
 }
 
+// A file written for a tool to read, removed when it goes (also when the tool fails).
+class ScratchFile {
+ public:
+  ScratchFile(std::string path, const std::string& content) : m_path(std::move(path)) {
+    std::ofstream out(m_path, std::ios::binary);
+    out << content;
+    if (!out) throw DataError("cannot write '" + m_path + "' (disk full?)");
+  }
+  ~ScratchFile() {
+    std::error_code ec;
+    fs::remove(m_path, ec);
+  }
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+std::string tempPath(const char* what) {
+  return (fs::temp_directory_path() / (std::string("depthlab-spm-") + what + "-" +
+                                       std::to_string(getpid()) + ".txt")).string();
+}
+
 }  // namespace
 
 bool SpmTokenizer::toolsAvailable() {
@@ -86,21 +109,9 @@ bool SpmTokenizer::linesLoseNothing() const {
   // Newlines, a blank line, indentation, a tab, runs of spaces and a line end without text.
   static const std::string probe =
       "The first line\nand a second one\n\n  indented, with\ta tab  and spaces\nend\n";
-  const std::string scratch = (fs::temp_directory_path() /
-                               ("depthlab-spm-probe-" + std::to_string(getpid()) + ".txt")).string();
   try {
-    const auto whole = encodeDocuments({probe}, scratch).front();
-    {
-      std::ofstream out(scratch, std::ios::binary);
-      out << probe;
-    }
-    const auto lines = encodeFile(scratch);
-    std::error_code ec;
-    fs::remove(scratch, ec);
-    return lines == whole;
+    return encodeText(probe, tempPath("probe")) == encodeDocuments({probe}, tempPath("probe")).front();
   } catch (const DataError&) {  // the helper failed: the lines it is
-    std::error_code ec;
-    fs::remove(scratch, ec);
     return true;
   }
 }
@@ -108,21 +119,10 @@ bool SpmTokenizer::linesLoseNothing() const {
 std::vector<std::vector<int32_t>> SpmTokenizer::encodeDocuments(
     const std::vector<std::string_view>& docs, const std::string& scratch) const {
   if (m_helper.empty()) throw DataError("depthlab-spm-encode was not found");
-  {
-    std::ofstream out(scratch, std::ios::binary);
-    for (std::string_view d : docs) out << d.size() << '\n' << d;
-    if (!out) throw DataError("cannot write '" + scratch + "' (disk full?)");
-  }
-  std::string printed;
-  try {
-    printed = runTool({m_helper, m_model, scratch, "--documents"});
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(scratch, ec);
-    throw;
-  }
-  std::error_code ec;
-  fs::remove(scratch, ec);
+  std::string framed;
+  for (std::string_view d : docs) framed.append(std::to_string(d.size())).append(1, '\n').append(d);
+  const ScratchFile file(scratch, framed);
+  const std::string printed = runTool({m_helper, m_model, file.path(), "--documents"});
   std::vector<size_t> lineEnds;
   const std::vector<int32_t> ids = parseIds(printed, &lineEnds);
   if (lineEnds.size() != docs.size()) {
@@ -145,15 +145,13 @@ std::vector<int32_t> SpmTokenizer::encodeFile(const std::string& path,
 }
 
 std::vector<int32_t> SpmTokenizer::encode(const std::string& text) const {
-  std::string tmp = (fs::temp_directory_path() /
-                     ("depthlab-spm-in-" + std::to_string(getpid()) + ".txt")).string();
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-  }
-  auto ids = encodeFile(tmp);
-  fs::remove(tmp);
-  return ids;
+  return encodeText(text, tempPath("in"));
+}
+
+std::vector<int32_t> SpmTokenizer::encodeText(const std::string& text, const std::string& scratch,
+                                              std::vector<size_t>* lineEnds) const {
+  const ScratchFile file(scratch, text);
+  return encodeFile(file.path(), lineEnds);
 }
 
 std::string SpmTokenizer::train(const std::string& corpusFile, const std::string& prefix,

@@ -29,6 +29,9 @@ class SpmTokenizer {
   /// spm_encode never writes it: the store puts it between documents.
   int eosId() const { return m_eos; }
   std::vector<int32_t> encode(const std::string& text) const;
+  /// encodeFile of `text` written to `scratch` (removed afterwards, also on failure).
+  std::vector<int32_t> encodeText(const std::string& text, const std::string& scratch,
+                                  std::vector<size_t>* lineEnds = nullptr) const;
   /// Encodes a file without loading it first (spm_encode reading the file). spm_encode writes
   /// one line of ids for every line of the file; `lineEnds`, when given, gets the number of
   /// ids up to the end of each of them.
