@@ -26,12 +26,6 @@ using namespace depthlab::data;
 
 namespace {
 
-std::vector<int32_t> bytesOf(const std::string& s) {
-  std::vector<int32_t> t;
-  for (unsigned char c : s) t.push_back(c);
-  return t;
-}
-
 // The byte tokens of documents, each followed by the end-of-document id.
 std::vector<int32_t> docs(const std::vector<std::string>& texts) {
   std::vector<int32_t> t;
