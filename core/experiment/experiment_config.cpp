@@ -217,19 +217,28 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
       kLnsPlacements.end()) {
     is.bad("options.lnsPlacement",
            "unknown placement '" + o.lnsPlacement + "' (known: " + joined(kLnsPlacements) + ")");
-  } else if (o.lnsPlacement != kLnsPlacements.front()) {  // a placement some scheme must read
-    std::vector<std::string> takers;
-    bool read = false;
-    for (const auto& e : model::schemeCatalogue()) {
-      const bool takes = std::find(e.placements.begin(), e.placements.end(), o.lnsPlacement) !=
-                         e.placements.end();
-      if (takes) takers.push_back(e.id);
-      read = read || (takes && std::find(c.schemes.begin(), c.schemes.end(), e.id) != c.schemes.end());
-    }
-    if (!read && !c.schemes.empty()) {
-      is.bad("options.lnsPlacement", "'" + o.lnsPlacement + "' is read by no scheme of the group (" +
-                                         joined(c.schemes) + "); schemes that take it: " + joined(takers));
-    }
+  }
+}
+
+// A group's LNS placement that no scheme of the group reads (a group check: one run's stored
+// config names its own scheme alone).
+void checkPlacementIsRead(const ExperimentConfig& c, Issues& is) {
+  const auto& o = c.options;
+  if (o.lnsPlacement == kLnsPlacements.front() ||
+      std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) == kLnsPlacements.end()) {
+    return;
+  }
+  std::vector<std::string> takers;
+  bool read = false;
+  for (const auto& e : model::schemeCatalogue()) {
+    const bool takes = std::find(e.placements.begin(), e.placements.end(), o.lnsPlacement) !=
+                       e.placements.end();
+    if (takes) takers.push_back(e.id);
+    read = read || (takes && std::find(c.schemes.begin(), c.schemes.end(), e.id) != c.schemes.end());
+  }
+  if (!read && !c.schemes.empty()) {
+    is.bad("options.lnsPlacement", "'" + o.lnsPlacement + "' is read by no scheme of the group (" +
+                                       joined(c.schemes) + "); schemes that take it: " + joined(takers));
   }
 }
 
@@ -317,10 +326,11 @@ void checkSizes(const ExperimentConfig& c, Issues& is) {
 
 }  // namespace
 
-std::vector<ConfigIssue> validate(const ExperimentConfig& c) {
+std::vector<ConfigIssue> validate(const ExperimentConfig& c, ConfigScope scope) {
   // The ranges of the field table, section by section, and each section's own checks.
   Issues is;
   checkModelAndSchemes(c, is);
+  if (scope == ConfigScope::Group) checkPlacementIsRead(c, is);
   checkDataAndTraining(c, is);
   checkRunAndProbes(c, is);
   checkSizes(c, is);

@@ -71,7 +71,11 @@ struct ConfigIssue {
   std::string field;    // dotted path, e.g. "model.nHeads"
   std::string message;  // full sentence naming the field
 };
-std::vector<ConfigIssue> validate(const ExperimentConfig& c);
+/// What a config is checked as: a group about to be trained (every check), or one run of a
+/// group (its stored config names its own scheme alone: checks about the group's schemes
+/// together, such as an LNS placement no scheme of it reads, are left out).
+enum class ConfigScope { Group, Run };
+std::vector<ConfigIssue> validate(const ExperimentConfig& c, ConfigScope scope = ConfigScope::Group);
 /// Throws ConfigError listing every issue.
 void requireValid(const ExperimentConfig& c);
 

@@ -133,7 +133,7 @@ void retarget(store::RunStore& store, const store::RunInfo& run, ExperimentConfi
   const int64_t planned = config.optim.steps;
   if (config.optim.scheduleSteps <= 0) config.optim.scheduleSteps = config.optim.steps;
   config.optim.steps = static_cast<int>(to);
-  if (auto problems = validate(config); !problems.empty()) {
+  if (auto problems = validate(config, ConfigScope::Run); !problems.empty()) {
     throw std::runtime_error("cannot train run " + std::to_string(run.id) + " to step " +
                              std::to_string(to) + ": " + problems.front().message);
   }

@@ -223,3 +223,16 @@ TEST(ExperimentConfig, InvalidJsonIsNamedByLineAndColumn) {
     EXPECT_NE(what.find("line 4, column 11"), std::string::npos) << what;  // after "steps"
   }
 }
+
+// A group's LNS placement must be read by one of its schemes; one run of such a group (its
+// stored config names its own scheme, e.g. the Pre-LN run resumed) is valid on its own.
+TEST(ExperimentConfig, APlacementNoSchemeOfTheGroupReadsIsAGroupCheckOnly) {
+  ExperimentConfig c = *presetConfig("tiny");
+  c.options.lnsPlacement = "before_norm";
+  c.schemes = {"pre_ln", "lns"};
+  EXPECT_TRUE(validate(c).empty());
+  c.schemes = {"pre_ln"};
+  ASSERT_FALSE(validate(c).empty());
+  EXPECT_NE(validate(c).front().message.find("schemes that take it: lns"), std::string::npos);
+  EXPECT_TRUE(validate(c, ConfigScope::Run).empty());
+}
