@@ -70,17 +70,24 @@ uint64_t spmStoreHash(const std::string& model, bool wholeDocuments) {
   return h.digest();
 }
 
-// Why a store of the model `model` made with `storedHash` is stale; "" when it is not.
+// Why a store of the model `model` made with `storedHash` is stale; "" when it is not. The
+// hashes need no SentencePiece tools: a store is reused where they are not installed; where
+// they are, a store made by the other route than this machine's is rebuilt, saying why.
 std::string spmModelChange(const std::string& model, const std::string& storedHash) {
-  const SpmTokenizer probe(model);
-  const bool whole = probe.encodesWholeDocuments();
-  if (util::hex64(spmStoreHash(model, whole)) == storedHash) return "";
-  if (util::hex64(spmStoreHash(model, !whole)) == storedHash) {
-    return whole ? "its documents were encoded line by line (spm_encode drops their newlines); "
-                   "depthlab-spm-encode now encodes each document whole"
-                 : "depthlab-spm-encode, which encoded its documents whole, is missing";
+  const bool madeWhole = util::hex64(spmStoreHash(model, true)) == storedHash;
+  if (!madeWhole && util::hex64(spmStoreHash(model, false)) != storedHash) {
+    return "the SentencePiece model changed";
   }
-  return "the SentencePiece model changed";
+  bool wholeHere = madeWhole;
+  try {
+    wholeHere = SpmTokenizer(model).encodesWholeDocuments();
+  } catch (const DataError&) {  // no tools here: the store is read as it was made
+    return "";
+  }
+  if (wholeHere == madeWhole) return "";
+  return wholeHere ? "its documents were encoded line by line (spm_encode drops their newlines); "
+                     "depthlab-spm-encode now encodes each document whole"
+                   : "depthlab-spm-encode, which encoded its documents whole, is missing";
 }
 
 // The model's own end-of-sentence id ends documents; a model without one gets an id after

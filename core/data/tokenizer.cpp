@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -67,6 +68,7 @@ class ScratchFile {
   ScratchFile(std::string path, const std::string& content) : m_path(std::move(path)) {
     std::ofstream out(m_path, std::ios::binary);
     out << content;
+    out.close();
     if (!out) throw DataError("cannot write '" + m_path + "' (disk full?)");
   }
   ~ScratchFile() {
@@ -79,9 +81,12 @@ class ScratchFile {
   std::string m_path;
 };
 
+// A scratch name of its own: tokenizers of one process may encode at once (threads).
 std::string tempPath(const char* what) {
+  static std::atomic<uint64_t> next{0};
   return (fs::temp_directory_path() / (std::string("depthlab-spm-") + what + "-" +
-                                       std::to_string(getpid()) + ".txt")).string();
+                                       std::to_string(getpid()) + "-" + std::to_string(next++) +
+                                       ".txt")).string();
 }
 
 }  // namespace
