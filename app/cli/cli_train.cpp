@@ -91,11 +91,9 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     }
   }
   if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
+  const int plannedSteps = c.optim.steps;
   for (const auto& [flag, path] : kFieldFlags) {
     if (train->count(flag)) experiment::setConfigField(c, path, a.fieldFlags.at(flag), flag);
-  }
-  if (train->count("--steps") && c.optim.warmupSteps >= c.optim.steps) {
-    c.optim.warmupSteps = c.optim.steps / 10;
   }
   if (train->count("--micro-batch")) {
     if (a.microBatch <= 0) {
@@ -110,7 +108,15 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     c.optim.autoMicroBatch = false;
   }
   if (!a.name.empty()) c.name = a.name;
-  for (const auto& s : a.sets) experiment::applyConfigAssignment(c, s);
+  bool warmupSet = false;
+  for (const auto& s : a.sets) {
+    experiment::applyConfigAssignment(c, s);
+    warmupSet = warmupSet || s.rfind("optim.warmupSteps=", 0) == 0;
+  }
+  // Fewer steps than the warm-up (--steps or --set optim.steps): a tenth of them warms up.
+  if (c.optim.steps != plannedSteps && !warmupSet && c.optim.warmupSteps >= c.optim.steps) {
+    c.optim.warmupSteps = c.optim.steps / 10;
+  }
   return c;
 }
 
@@ -152,7 +158,7 @@ void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDi
                    "further); the learning-rate schedule keeps its planned length, past it the "
                    "rate stays at its floor")
       ->check(CLI::PositiveNumber);
-  static int resumeThreads = -1;
+  static std::string resumeThreads;
   resume->add_option("--threads", resumeThreads,
                      "Intra-op threads from now on, recorded in the run's config (0 = default)");
   static bool resumeQuiet = false;
@@ -169,13 +175,12 @@ void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDi
       if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
       runConfig = experiment::configOf(*run);
     }
-    if (resume->count("--threads") && resumeThreads < 0) {
-      throw std::runtime_error("--threads must be 0 (the default) or more (got " +
-                               std::to_string(resumeThreads) + ")");
-    }
-    if (resume->count("--threads") && resumeThreads != runConfig.run.threads) {
-      runConfig.run.threads = resumeThreads;  // the run continues with the config it is read from
-      openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
+    if (resume->count("--threads")) {  // the run continues with the config it is read from
+      const int before = runConfig.run.threads;
+      experiment::setConfigField(runConfig, "run.threads", resumeThreads, "--threads");
+      if (runConfig.run.threads != before) {
+        openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
+      }
     }
     const bool nprocGiven = resume->count("--nproc") > 0;
     requireValid(resumeDist, nprocGiven);

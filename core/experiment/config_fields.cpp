@@ -133,7 +133,7 @@ std::vector<ConfigField> optimFields() {
 
 std::vector<ConfigField> runFields() {
   return {
-    FIELD(run, seed, "Seed", "initialisation and batch order", std::nullopt),
+    FIELD(run, seed, "Seed", "initialisation and batch order", atLeast(0, "must be >= 0")),
     FIELD(run, device, "Device", "cpu, cuda or cuda:N", std::nullopt),
     FIELD(run, threads, "Threads (0 = default)", "intra-op threads; 0 = the measured default",
           atLeast(0, "must be >= 0 (0 = default)")),

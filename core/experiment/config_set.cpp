@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 
 #include "experiment/config_fields.h"
@@ -35,14 +36,25 @@ std::string fieldsOf(const std::string& section) {
                     "; `depthlab-cli presets --json` shows every field)");
 }
 
-// The number `text` holds, whole (no trailing characters); nullopt otherwise.
-std::optional<double> numberOf(const std::string& text, bool whole) {
+// The number `text` holds, all of it; nullopt otherwise.
+std::optional<double> realOf(const std::string& text) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
   char* end = nullptr;
   errno = 0;
-  const double v = whole ? static_cast<double>(std::strtoll(text.c_str(), &end, 10))
-                         : std::strtod(text.c_str(), &end);
+  const double v = std::strtod(text.c_str(), &end);
   if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// The whole number `text` holds, exactly (no rounding through a double); nullopt otherwise,
+// out_of_range when it does not fit 64 bits.
+std::optional<long long> wholeOf(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front()))) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (end != text.c_str() + text.size()) return std::nullopt;
+  if (errno == ERANGE) throw std::out_of_range(text);
   return v;
 }
 
@@ -68,17 +80,24 @@ void setConfigField(ExperimentConfig& c, const std::string& path, const std::str
           const auto b = boolOf(value);
           if (!b) throw ConfigError(what + ": '" + value + "' is not true or false");
           *member = *b;
-        } else {
-          const bool whole = std::is_integral_v<T>;
-          const auto v = numberOf(value, whole);
-          if (!v) {
-            throw ConfigError(what + ": '" + value + "' is not " +
-                              (whole ? "a whole number" : "a number"));
-          }
-          if (whole && (*v < static_cast<double>(std::numeric_limits<T>::min()) ||
-                        *v > static_cast<double>(std::numeric_limits<T>::max()))) {
+        } else if constexpr (std::is_integral_v<T>) {
+          std::optional<long long> v;
+          try {
+            v = wholeOf(value);
+          } catch (const std::out_of_range&) {
             throw ConfigError(what + ": " + value + " is out of range");
           }
+          if (!v) throw ConfigError(what + ": '" + value + "' is not a whole number");
+          if (*v < std::numeric_limits<T>::min() || *v > std::numeric_limits<T>::max()) {
+            throw ConfigError(what + ": " + value + " is out of range");
+          }
+          if (f->range && !f->range->contains(static_cast<double>(*v))) {
+            throw ConfigError(what + ": " + f->range->rule + " (got " + value + ")");
+          }
+          *member = static_cast<T>(*v);
+        } else {
+          const auto v = realOf(value);
+          if (!v) throw ConfigError(what + ": '" + value + "' is not a number");
           if (f->range && !f->range->contains(*v)) {
             throw ConfigError(what + ": " + f->range->rule + " (got " + value + ")");
           }

@@ -42,7 +42,7 @@ TEST(TrainConfig, SetChangesAnyFieldWithTheTablesChecks) {
                             dir.file("text.txt");
   std::string out;
   ASSERT_EQ(test::runCommand(train + " --set optim.lr=0.0021 --set model.nLayers=3 --set "
-                                     "run.bf16=false --set optim.steps=3 2>&1",
+                                     "run.bf16=false --set optim.steps=3 --set model.nLayers=3 2>&1",
                              &out), 0) << out;
   ASSERT_EQ(test::runCommand(cli + " --json runs show 1 2>/dev/null", &out), 0) << out;
   const auto config = nlohmann::json::parse(out, nullptr, false)["config"];

@@ -17,10 +17,12 @@ TEST(ConfigSet, EachTypeIsReadAndCheckedByTheTable) {
   EXPECT_TRUE(c.run.bf16);
   applyConfigAssignment(c, "data.corpus=/data/c4 with spaces");
   EXPECT_EQ(c.data.corpus, "/data/c4 with spaces");
-  applyConfigAssignment(c, "run.seed=-7");
-  EXPECT_EQ(c.run.seed, -7);
+  applyConfigAssignment(c, "run.seed=9007199254740993");  // 2^53 + 1: exact, not through a double
+  EXPECT_EQ(c.run.seed, 9007199254740993LL);
   auto refused = [&](const std::string& a) { return test::errorOf([&] { applyConfigAssignment(c, a); }); };
   EXPECT_NE(refused("model.nLayers=99999999999").find("out of range"), std::string::npos);
+  EXPECT_NE(refused("run.seed=9223372036854775808").find("out of range"), std::string::npos);
+  EXPECT_NE(refused("run.seed=-1").find("must be >= 0 (got -1)"), std::string::npos);
   EXPECT_NE(refused("model.nLayers= 4").find("is not a whole number"), std::string::npos);
   EXPECT_NE(refused("run.bf16=maybe").find("'maybe' is not true or false"), std::string::npos);
   EXPECT_NE(refused("data.valFraction=0.5").find("must be in (0, 0.5) (got 0.5)"), std::string::npos);
