@@ -58,6 +58,10 @@ void fitWhole(QTableWidget* t) {
 
 }  // namespace
 
+QString diagnosisTitle(const DiagnosisRun& run) {
+  return QObject::tr("%1 \u2014 layers to drop, at step %2").arg(run.label).arg(run.diagnosis.step);
+}
+
 QTableWidget* makeDiagnosisTable(const DiagnosisRun& run) {
   const auto& d = run.diagnosis;
   QStringList headers{QObject::tr("drop\nrank"), QObject::tr("layer"),

@@ -32,6 +32,8 @@ QString sig3(double v);
 QString proxyShortName(const std::string& key);
 /// "Thresholds, from this run's config: E_l below 0.05 is lazy, below 0.2 low, ...".
 QString thresholdText(const analysis::LayerThresholds& t);
+/// "Pre-LN (#3) — layers to drop, at step 300": the title of a run's diagnosis.
+QString diagnosisTitle(const DiagnosisRun& run);
 /// The table of `run` (object name "diagnosisTable:<id>"), sized to show every row and column.
 QTableWidget* makeDiagnosisTable(const DiagnosisRun& run);
 

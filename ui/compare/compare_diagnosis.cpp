@@ -130,7 +130,7 @@ QCustomPlot* makeScatter(const DiagnosisRun& run, const analysis::ProxyColumn& p
 QWidget* makeRunBox(const DiagnosisRun& run) {
   const auto& d = run.diagnosis;
   auto* box =
-      new QGroupBox(QObject::tr("%1 \u2014 layers to drop, at step %2").arg(run.label).arg(d.step));
+      new QGroupBox(diagnosisTitle(run));
   auto* v = new QVBoxLayout(box);
   auto* thresholds = new QLabel(thresholdText(run.thresholds));
   thresholds->setObjectName(QStringLiteral("diagnosisThresholds:%1").arg(run.runId));

@@ -83,8 +83,7 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   connect(m_diffA, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
   connect(m_diffB, &QComboBox::currentIndexChanged, this, [this] { drawDifference(); });
   redraw();
-  if (m_allImported) {  // "no train loss" is not something a model lacks; no steps to subtract
-    m_missing->hide();
+  if (m_allImported) {  // models at one step: no steps to subtract
     for (QWidget* unit : {m_diffA->parentWidget(), m_diffB->parentWidget()}) unit->hide();
   }
 }

@@ -57,8 +57,9 @@ void CompareView::drawMissing() {
   QStringList missing;
   for (const auto& r : m_runs) {
     QStringList m;
-    if (r.lossTrain.empty()) m << QStringLiteral("train loss");
-    if (r.lossVal.empty()) m << QStringLiteral("validation loss");
+    const bool imported = experiment::isImportedRun(r.info);  // a model trains nothing here
+    if (r.lossTrain.empty() && !imported) m << QStringLiteral("train loss");
+    if (r.lossVal.empty() && !imported) m << QStringLiteral("validation loss");
     for (const auto& p : profiles()) {
       if (r.layers.at(p).steps.empty()) m << QString::fromStdString(p);
     }

@@ -45,6 +45,7 @@ void DiagnosisPanel::setDiagnoses(const std::vector<DiagnosisRun>& runs) {
     m_boxes.pop_back();
     m_tables.pop_back();
     m_summaries.pop_back();
+    m_shown.pop_back();
   }
   while (m_boxes.size() < runs.size()) {
     auto* box = new QGroupBox;
@@ -57,12 +58,24 @@ void DiagnosisPanel::setDiagnoses(const std::vector<DiagnosisRun>& runs) {
     m_boxes.push_back(box);
     m_tables.push_back(nullptr);
     m_summaries.push_back(summary);
+    m_shown.emplace_back();
   }
   for (size_t i = 0; i < runs.size(); ++i) showRun(i, runs[i]);
 }
 
 void DiagnosisPanel::showRun(size_t i, const DiagnosisRun& run) {
   const auto& d = run.diagnosis;
+  // A poll or a zoom redraws the dashboard: a table that would show the same rows is kept
+  // (with its selection and scroll position).
+  const QString shown = QStringLiteral("%1|%2|%3|%4|%5|%6")
+                            .arg(run.runId)
+                            .arg(d.step)
+                            .arg(d.layers)
+                            .arg(run.thresholds.lazy)
+                            .arg(run.thresholds.low)
+                            .arg(run.label);
+  if (shown == m_shown[i] && (m_tables[i] || d.step < 0)) return;
+  m_shown[i] = shown;
   auto* box = static_cast<QGroupBox*>(m_boxes[i]);
   delete m_tables[i];  // a new table for the new rows
   m_tables[i] = nullptr;
@@ -72,7 +85,7 @@ void DiagnosisPanel::showRun(size_t i, const DiagnosisRun& run) {
                                "(its cadence is probes.pruningEvery)."));
     return;
   }
-  box->setTitle(tr("%1 — layers to drop, at step %2").arg(run.label).arg(d.step));
+  box->setTitle(diagnosisTitle(run));
   QStringList rho;
   for (const auto& p : d.proxies) {
     rho << (p.spearmanVsPruning

@@ -37,6 +37,7 @@ class DiagnosisPanel : public QWidget {
 
   QLayout* m_row = nullptr;  // FlowLayout: side by side where they fit, else stacked
   std::vector<QTableWidget*> m_tables;  // null while a run has no pruning measurement
+  std::vector<QString> m_shown;         // what each box shows (run, step, thresholds, label)
   std::vector<QLabel*> m_summaries;
   std::vector<QWidget*> m_boxes;
 };
