@@ -33,8 +33,9 @@ const std::set<std::string>& computingSubcommands() {
 }
 
 const std::set<std::string>& readingSubcommands() {
-  // The store, a corpus file, the presets table; `export` execs depthlab-export (no BLAS).
-  static const std::set<std::string> names = {"runs", "report", "presets", "corpus", "export"};
+  // The store, a corpus file, the presets and schemes tables; `export` execs depthlab-export
+  // (no BLAS).
+  static const std::set<std::string> names = {"runs", "report", "presets", "schemes", "corpus", "export"};
   return names;
 }
 
