@@ -23,7 +23,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES
   experiment/run_config.cpp
   experiment/config_fields.cpp experiment/config_set.cpp
   experiment/presets.cpp
-  model/block_plan.cpp model/scheme_catalogue.cpp
+  model/block_plan.cpp model/scheme_catalogue.cpp model/scheme_sets.cpp
   data/corpus.cpp
   data/tokenizer.cpp
   data/token_dataset.cpp

@@ -78,6 +78,14 @@ std::vector<ConfigField> optionsFields() {
           std::nullopt),
     FIELD(options, lnsLearnableLr, "LNS learnable lr",
           "lns_learnable: learning rate of the per-channel scales", above(0, "must be > 0")),
+    FIELD(options, qkNorm, "QK-norm (per-head RMSNorm of q, k)",
+          "any scheme: RMSNorm of each head's queries and keys before RoPE", std::nullopt),
+    FIELD(options, dytAlphaAttn, "DyT alpha (attention)",
+          "dyt: initial alpha of the norms before attention; 0 = DyT's table by width",
+          within(0, 100, false, false, "must be in [0, 100] (0 = by width)")),
+    FIELD(options, dytAlphaOther, "DyT alpha (MLP, final)",
+          "dyt: initial alpha of the other norms; 0 = DyT's table by width",
+          within(0, 100, false, false, "must be in [0, 100] (0 = by width)")),
   };
 }
 

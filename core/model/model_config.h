@@ -75,6 +75,11 @@ struct SchemeOptions {
   double layerScaleInit = 1e-4;
   std::string lnsPlacement = "after_norm";  // lns only: see kLnsPlacements
   double lnsLearnableLr = 1e-3;   // lns_learnable: lr of the per-channel scales
+  bool qkNorm = false;            // any scheme: per-head RMSNorm of q and k before RoPE
+  // DyT schemes (dyt, dyt_lns): tanh(alpha x)'s initial alpha; 0 = DyT's table by width
+  // (model::dytAlphaInit): attention norms 0.8, the others (MLP, final) 0.2 up to width 4096.
+  double dytAlphaAttn = 0.0;
+  double dytAlphaOther = 0.0;
 };
 
 }  // namespace depthlab::model
