@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Independent PyTorch reference of DepthLab's decoder, written from
-../shared/reference/curse-of-depth-facts.md (sections 1-3), not from the C++ code.
+../shared/reference/curse-of-depth-facts.md (sections 1-3) and, for dyt, dyt_lns, hybridnorm,
+hybridnorm_star, olmo2 and options.qkNorm, from the papers and official code cited in
+docs/schemes.md, not from the C++ code. Plain multi-head attention only (no GQA, no biases);
+lns_learnable, LNS placements other than after_norm, skipInit and layerScale are not written here.
 
 Used by the parity test (same weights and tokens -> logits within 1e-5), by the golden
 test's table generator, and by `depthlab-cli bench train` (tokens/s of the same model in
@@ -70,7 +73,36 @@ class RMSNorm(nn.Module):
         return self.weight * (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)).to(x.dtype)
 
 
-def make_norm(cfg):
+class DyT(nn.Module):
+    """Dynamic Tanh (arXiv:2503.10622): weight * tanh(alpha x) (+ bias with layernorm models);
+    alpha a learnable scalar of shape ()."""
+
+    def __init__(self, d, alpha, bias):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.tensor(float(alpha)))
+        self.weight = nn.Parameter(torch.ones(d))
+        self.bias = nn.Parameter(torch.zeros(d)) if bias else None
+
+    def forward(self, x):  # (B, T, C) -> (B, T, C)
+        y = self.weight * torch.tanh(self.alpha * x)
+        return y + self.bias if self.bias is not None else y
+
+
+DYT_SCHEMES = ("dyt", "dyt_lns")
+
+
+def dyt_alphas(cfg):
+    """Initial (attention, other) alphas: the options, else DyT's LLaMA table by width (DyT repo,
+    other_tasks/LLaMA/README.md: 7B 0.8/0.2, 13B 0.6/0.15, 34B and 70B 0.2/0.05)."""
+    C = cfg["dModel"]
+    attn, other = (0.8, 0.2) if C <= 4096 else (0.6, 0.15) if C <= 5120 else (0.2, 0.05)
+    return cfg.get("dytAlphaAttn") or attn, cfg.get("dytAlphaOther") or other
+
+
+def make_norm(cfg, alpha=None):
+    """The model's norm over C; a DyT with initial `alpha` when alpha is given."""
+    if alpha is not None:
+        return DyT(cfg["dModel"], alpha, cfg["norm"] == "layernorm")
     if cfg["norm"] == "layernorm":
         return nn.LayerNorm(cfg["dModel"], eps=cfg["normEps"])
     return RMSNorm(cfg["dModel"], cfg["normEps"])
@@ -90,18 +122,32 @@ def apply_rope(x, cos, sin):
 
 
 class Attention(nn.Module):
-    def __init__(self, d, h):
+    """Causal multi-head attention. qk: None | "head" (RMSNorm of q and k over each head's D,
+    weights (D): options.qkNorm, HybridNorm) | "whole" (over the whole projection, weights (H*D):
+    OLMo 2); both before RoPE. v_norm: RMSNorm of v per head (HybridNorm)."""
+
+    def __init__(self, d, h, eps=1e-6, qk=None, v_norm=False):
         super().__init__()
-        self.h, self.hd = h, d // h
+        self.h, self.hd, self.qk = h, d // h, qk
         self.q_proj = nn.Linear(d, d, bias=False)
         self.k_proj = nn.Linear(d, d, bias=False)
         self.v_proj = nn.Linear(d, d, bias=False)
         self.o_proj = nn.Linear(d, d, bias=False)
+        if qk is not None:
+            n = self.hd if qk == "head" else d
+            self.q_norm, self.k_norm = RMSNorm(n, eps), RMSNorm(n, eps)
+        self.v_norm = RMSNorm(self.hd, eps) if v_norm else None
 
     def forward(self, x, cos, sin):
         B, T, C = x.shape
-        q, k, v = (p(x).view(B, T, self.h, self.hd).transpose(1, 2)
-                   for p in (self.q_proj, self.k_proj, self.v_proj))
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)  # (B, T, C) each
+        if self.qk == "whole":
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k, v = (t.view(B, T, self.h, self.hd).transpose(1, 2) for t in (q, k, v))  # (B, H, T, D)
+        if self.qk == "head":
+            q, k = self.q_norm(q), self.k_norm(k)
+        if self.v_norm is not None:
+            v = self.v_norm(v)
         q, k = apply_rope(q, cos[:T], sin[:T]), apply_rope(k, cos[:T], sin[:T])
         att = (q @ k.transpose(-2, -1)) / math.sqrt(self.hd)
         mask = torch.ones(T, T, dtype=torch.bool).triu(1)
@@ -121,30 +167,45 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
-    """Facts file section 2.1: one block per scheme, written out case by case."""
+    """Facts file section 2.1 and docs/schemes.md: one block per scheme, written out case by case."""
 
     def __init__(self, cfg, scheme, i, L):
         super().__init__()
         d = cfg["dModel"]
         self.scheme, self.ell, self.L = scheme, i + 1, L
-        self.self_attn = Attention(d, cfg["nHeads"])
+        hybrid = scheme == "hybridnorm" or scheme == "hybridnorm_star"
+        qk = "head" if hybrid or cfg.get("qkNorm") else None
+        if scheme == "olmo2":
+            qk = "whole"
+        self.self_attn = Attention(d, cfg["nHeads"], cfg["normEps"], qk, v_norm=hybrid)
         self.mlp = MLP(d, cfg["dFF"])
-        self.input_layernorm = make_norm(cfg)
-        self.post_attention_layernorm = make_norm(cfg)
-        if scheme == "sandwich":
+        a_attn, a_other = dyt_alphas(cfg) if scheme in DYT_SCHEMES else (None, None)
+        # HybridNorm blocks have no norm before attention; HybridNorm*'s first block has one.
+        if scheme not in ("hybridnorm", "olmo2") and not (scheme == "hybridnorm_star" and i > 0):
+            self.input_layernorm = make_norm(cfg, a_attn)
+        if scheme != "olmo2":
+            self.post_attention_layernorm = make_norm(cfg, a_other)
+        if scheme in ("sandwich", "olmo2"):
             self.attn_out_norm = make_norm(cfg)
             self.mlp_out_norm = make_norm(cfg)
         self.mix_post = i < round(cfg.get("mixLnAlpha", 0.25) * L)
 
-    def forward(self, x, cos, sin):
+    def forward(self, x, cos, sin):  # (B, T, C) -> (B, T, C)
         A = lambda t: self.self_attn(t, cos, sin)
         Fn = self.mlp
-        N1, N2 = self.input_layernorm, self.post_attention_layernorm
         s = self.scheme
-        if s == "pre_ln" or (s == "mix_ln" and not self.mix_post):
+        if s == "olmo2":  # reordered norm: norms on the sublayer outputs
+            h = x + self.attn_out_norm(A(x))
+            return h + self.mlp_out_norm(Fn(h))
+        N2 = self.post_attention_layernorm
+        if s == "hybridnorm" or (s == "hybridnorm_star" and self.ell > 1):
+            g = N2(x + A(x))  # QKV-norm attention, then Post-Norm around the MLP
+            return g + Fn(g)
+        N1 = self.input_layernorm
+        if s in ("pre_ln", "dyt", "hybridnorm_star") or (s == "mix_ln" and not self.mix_post):
             h = x + A(N1(x))
             return h + Fn(N2(h))
-        if s == "lns":
+        if s in ("lns", "dyt_lns"):
             c = 1.0 / math.sqrt(self.ell)
             h = x + A(N1(x) * c)
             return h + Fn(N2(h) * c)
@@ -164,15 +225,20 @@ class Block(nn.Module):
 class Decoder(nn.Module):
     def __init__(self, cfg, scheme):
         super().__init__()
-        L = cfg["nLayers"]
-        self.embed_tokens = nn.Embedding(cfg["vocabSize"], cfg["dModel"])
+        L, C = cfg["nLayers"], cfg["dModel"]
+        self.embed_tokens = nn.Embedding(cfg["vocabSize"], C)
         self.layers = nn.ModuleList(Block(cfg, scheme, i, L) for i in range(L))
-        self.norm = make_norm(cfg)  # final norm: never depth-scaled
-        self.lm_head = nn.Linear(cfg["dModel"], cfg["vocabSize"], bias=False)
-        self.cos, self.sin = rope_tables(cfg["dModel"] // cfg["nHeads"], cfg["seqLen"], cfg["ropeBase"])
+        dyt = scheme in DYT_SCHEMES
+        # DyT's LLaMA code multiplies the embeddings by a learnable scalar, init sqrt(C).
+        self.embed_scale = nn.Parameter(torch.tensor(math.sqrt(C))) if dyt else None
+        self.norm = make_norm(cfg, dyt_alphas(cfg)[1] if dyt else None)  # never depth-scaled
+        self.lm_head = nn.Linear(C, cfg["vocabSize"], bias=False)
+        self.cos, self.sin = rope_tables(C // cfg["nHeads"], cfg["seqLen"], cfg["ropeBase"])
 
-    def forward(self, idx):
+    def forward(self, idx):  # (B, T) int64 -> (B, T, V)
         x = self.embed_tokens(idx)
+        if self.embed_scale is not None:
+            x = x * self.embed_scale
         for b in self.layers:
             x = b(x, self.cos, self.sin)
         return self.lm_head(self.norm(x))
@@ -181,7 +247,10 @@ class Decoder(nn.Module):
 def build(args):
     cfg = json.load(open(args.config))
     model_cfg = dict(cfg["model"])
-    model_cfg["mixLnAlpha"] = cfg.get("options", {}).get("mixLnAlpha", 0.25)
+    opts = cfg.get("options", {})
+    model_cfg["mixLnAlpha"] = opts.get("mixLnAlpha", 0.25)
+    for key in ("qkNorm", "dytAlphaAttn", "dytAlphaOther"):  # absent: off / by width
+        model_cfg[key] = opts.get(key)
     model = Decoder(model_cfg, args.scheme)
     if getattr(args, "weights", None):
         w = load_safetensors(args.weights)
