@@ -1,7 +1,11 @@
 // The table of config fields; see config_fields.h.
 #include "experiment/config_fields.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include "data/data_config.h"
+#include "model/scheme_catalogue.h"
 
 namespace depthlab::experiment {
 
@@ -10,6 +14,17 @@ bool FieldRange::contains(double v) const {
   const bool aboveLo = loOpen ? v > lo : v >= lo;
   const bool belowHi = hiOpen ? v < hi : v <= hi;
   return aboveLo && belowHi;
+}
+
+bool ConfigField::offers(const std::string& value) const {
+  return choices.values.empty() ||
+         std::find(choices.values.begin(), choices.values.end(), value) != choices.values.end();
+}
+
+std::string ConfigField::choiceRule(const std::string& value) const {
+  std::string known;
+  for (const auto& v : choices.values) known += (known.empty() ? "" : ", ") + v;
+  return "unknown " + std::string(choices.noun) + " '" + value + "' (known: " + known + ")";
 }
 
 namespace {
@@ -28,6 +43,9 @@ FieldRange below(double hi, const char* rule) { return {-kInf, hi, false, true, 
     #sec, #member, label, help, [](ExperimentConfig& c) -> FieldRef { return &c.sec.member; }, \
         __VA_ARGS__                                                                       \
   }
+// CHOICE(section, member, label, help, noun, values): a string field with a closed set.
+#define CHOICE(sec, member, label, help, noun, ...) \
+  FIELD(sec, member, label, help, std::nullopt, FieldChoices{noun, __VA_ARGS__})
 
 
 std::vector<ConfigField> modelFields() {
@@ -42,7 +60,7 @@ std::vector<ConfigField> modelFields() {
     FIELD(model, dFF, "FFN", "SwiGLU hidden width", above(0, "FFN width must be positive")),
     FIELD(model, seqLen, "Sequence", "T, the training context in tokens",
           atLeast(2, "sequence length must be at least 2")),
-    FIELD(model, norm, "Norm", "rmsnorm or layernorm", std::nullopt),
+    CHOICE(model, norm, "Norm", "rmsnorm or layernorm", "norm", {"rmsnorm", "layernorm"}),
     FIELD(model, normEps, "Norm epsilon", "added to the mean square", above(0, "must be > 0")),
     FIELD(model, initStd, "Init std", "N(0, std) for every Linear", above(0, "must be > 0")),
     FIELD(model, embedStd, "Embedding std", "N(0, std) for the embedding (paper: 0.02)",
@@ -74,8 +92,8 @@ std::vector<ConfigField> optionsFields() {
           "a learnable per-channel branch scale", std::nullopt),
     FIELD(options, layerScaleInit, "LayerScale init", "LayerScale's initial value",
           above(0, "must be > 0")),
-    FIELD(options, lnsPlacement, "LNS placement", "where lns multiplies by 1/sqrt(l)",
-          std::nullopt),
+    CHOICE(options, lnsPlacement, "LNS placement", "where lns multiplies by 1/sqrt(l)",
+           "placement", model::lnsPlacements()),
     FIELD(options, lnsLearnableLr, "LNS learnable lr",
           "lns_learnable: learning rate of the per-channel scales", above(0, "must be > 0")),
     FIELD(options, qkNorm, "QK-norm (per-head RMSNorm of q, k)",
@@ -101,17 +119,17 @@ std::vector<ConfigField> dataFields() {
     FIELD(data, tokenizerSampleMB, "Tokenizer sample (MB)",
           "spm:N trains on this much text, taken from evenly spaced places in the corpus",
           atLeast(1, "must be at least 1 MB")),
-    FIELD(data, packing, "Packing",
+    CHOICE(data, packing, "Packing",
           "packed: windows run across documents, an end-of-document token between them; "
           "document: one document a row, cut to the sequence and padded, pads ignored (the "
           "paper's code)",
-          std::nullopt),
+          "packing", {data::kPackingPacked, data::kPackingDocument}),
   };
 }
 
 std::vector<ConfigField> optimFields() {
   return {
-      FIELD(optim, optimizer, "Optimizer", "adam or adamw", std::nullopt),
+      CHOICE(optim, optimizer, "Optimizer", "adam or adamw", "optimizer", {"adam", "adamw"}),
       FIELD(optim, lr, "Peak lr", "the learning rate after warm-up",
             above(0, "learning rate must be > 0")),
       FIELD(optim, minLrRatio, "Min lr ratio", "the cosine schedule's floor, a fraction of peak",
@@ -214,6 +232,7 @@ const std::vector<ConfigField>& configFields() {
   return fields;
 }
 
+#undef CHOICE
 #undef FIELD
 
 const ConfigField* configField(const std::string& path) {
@@ -221,6 +240,18 @@ const ConfigField* configField(const std::string& path) {
     if (f.path() == path) return &f;
   }
   return nullptr;
+}
+
+std::vector<ConfigIssue> choiceIssues(const ExperimentConfig& c, const std::string& section) {
+  std::vector<ConfigIssue> out;
+  auto& mutableConfig = const_cast<ExperimentConfig&>(c);  // read only
+  for (const auto& f : configFields()) {
+    if (section != f.section || f.choices.values.empty()) continue;
+    const FieldRef ref = f.ref(mutableConfig);
+    const auto* value = std::get_if<std::string*>(&ref);
+    if (value && !f.offers(**value)) out.push_back({f.path(), f.path() + ": " + f.choiceRule(**value)});
+  }
+  return out;
 }
 
 const std::vector<std::string>& configSections() {

@@ -1,5 +1,6 @@
 // The config field table (experiment/config_fields.h): JSON both ways goes through it field
-// by field, validate() reports every range it states, and it covers every JSON key.
+// by field, validate() reports every range and every closed set it states, and it covers every
+// JSON key.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
+#include "model/scheme_catalogue.h"
 
 using namespace depthlab::experiment;
 
@@ -96,4 +98,52 @@ TEST(ConfigFields, RangesRejectNanAndRespectOpenEnds) {
   EXPECT_TRUE(r.contains(1));
   EXPECT_FALSE(r.contains(std::nan("")));
   EXPECT_TRUE(r.contains(0.5));
+}
+
+TEST(ConfigFields, ClosedSetsAreTheTablesChoices) {
+  // The fields validate() checks against a list carry that list in the table.
+  for (const char* path : {"model.norm", "options.lnsPlacement", "data.packing", "optim.optimizer"}) {
+    const auto* f = configField(path);
+    ASSERT_NE(f, nullptr) << path;
+    EXPECT_FALSE(f->choices.values.empty()) << path;
+    EXPECT_NE(std::string(f->choices.noun), "") << path;
+  }
+  EXPECT_EQ(configField("options.lnsPlacement")->choices.values, depthlab::model::lnsPlacements());
+  EXPECT_EQ(configField("model.norm")->choices.values, (std::vector<std::string>{"rmsnorm", "layernorm"}));
+  for (const auto& f : configFields()) {  // only string fields have choices
+    if (f.choices.values.empty()) continue;
+    ExperimentConfig c;
+    EXPECT_TRUE(std::holds_alternative<std::string*>(f.ref(c))) << f.path();
+  }
+}
+
+TEST(ConfigFields, ValidateRefusesAValueOutsideTheChoicesNamingThem) {
+  for (const auto& f : configFields()) {
+    if (f.choices.values.empty()) continue;
+    SCOPED_TRACE(f.path());
+    for (const auto& v : f.choices.values) {  // every choice passes
+      auto c = *presetConfig("cpu-demo");
+      *std::get<std::string*>(f.ref(c)) = v;
+      for (const auto& issue : validate(c, ConfigScope::Run)) EXPECT_NE(issue.field, f.path()) << issue.message;
+      EXPECT_TRUE(choiceIssues(c, f.section).empty());
+    }
+    auto c = *presetConfig("cpu-demo");
+    *std::get<std::string*>(f.ref(c)) = "no-such-value";
+    bool reported = false;
+    const std::string words = f.path() + ": " + f.choiceRule("no-such-value");
+    for (const auto& issue : validate(c, ConfigScope::Run)) {
+      if (issue.field != f.path()) continue;
+      reported = true;
+      EXPECT_EQ(issue.message, words);
+      EXPECT_NE(issue.message.find("'no-such-value'"), std::string::npos) << issue.message;
+      for (const auto& v : f.choices.values) EXPECT_NE(issue.message.find(v), std::string::npos) << issue.message;
+    }
+    EXPECT_TRUE(reported);
+    // The table's own words for it are validate()'s.
+    const auto table = choiceIssues(c, f.section);
+    ASSERT_EQ(table.size(), 1u);
+    EXPECT_EQ(table[0].field, f.path());
+    EXPECT_EQ(table[0].message, words);
+    EXPECT_FALSE(f.offers("no-such-value"));
+  }
 }
