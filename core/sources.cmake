@@ -97,3 +97,4 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
   hf/hf_export.cpp)
 # Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/depth_study.cpp)

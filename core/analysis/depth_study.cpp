@@ -1,0 +1,236 @@
+// See depth_study.h.
+#include "analysis/depth_study.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "analysis/lazy_layers.h"
+#include "experiment/run_config.h"
+#include "experiment/run_report.h"
+#include "model/scheme_catalogue.h"
+#include "store/metric_catalogue.h"
+
+namespace depthlab::analysis {
+
+int deepQuarterLayers(int nLayers) { return nLayers <= 0 ? 0 : std::max(1, nLayers / 4); }
+
+namespace {
+
+// What one run of a scheme adds to its row.
+struct RunValues {
+  std::optional<double> lossVal, varianceLast, pruneDeep, effective;
+  std::vector<float> variance;
+  int nLayers = 0;
+  bool diverged = false;
+};
+
+double meanOfFinite(const std::vector<float>& v, size_t from) {
+  double sum = 0;
+  int n = 0;
+  for (size_t i = from; i < v.size(); ++i) {
+    if (std::isfinite(v[i])) sum += v[i], ++n;
+  }
+  return n ? sum / n : std::nan("");
+}
+
+RunValues readRun(store::RunStore& s, const store::RunInfo& run, int64_t atStep) {
+  RunValues v;
+  const auto report = experiment::makeRunReport(s, run.id, atStep);
+  const auto config = experiment::tryConfigOf(run);
+  v.nLayers = config ? config->model.nLayers : report.nLayers;
+  if (report.lossVal && std::isfinite(*report.lossVal)) v.lossVal = report.lossVal;
+  v.diverged = report.lossVal && !std::isfinite(*report.lossVal);
+  if (auto row = experiment::lastLayerRow(s, run.id, metrics::kVariance, atStep)) {
+    v.variance = row->second;
+    if (!v.variance.empty() && std::isfinite(v.variance.back())) v.varianceLast = v.variance.back();
+  }
+  if (auto row = experiment::lastLayerRow(s, run.id, metrics::kPruneDelta, atStep)) {
+    const int L = static_cast<int>(row->second.size());
+    const double m = meanOfFinite(row->second, static_cast<size_t>(L - deepQuarterLayers(L)));
+    if (std::isfinite(m)) v.pruneDeep = m;
+  }
+  if (auto row = experiment::lastLayerRow(s, run.id, metrics::kEffectiveness, atStep)) {
+    const auto t = config ? layerThresholds(config->probes) : LayerThresholds{};
+    const auto counts = classifyLayers(row->second, t);
+    if (counts.lazy + counts.low + counts.effective > 0) v.effective = counts.effective;
+  }
+  return v;
+}
+
+std::optional<Summary> summaryOf(const std::vector<double>& x) {
+  if (x.empty()) return std::nullopt;
+  return summarize(x);
+}
+
+// The row of `scheme` from its runs' values; notes name what is missing and the command.
+StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& runs,
+                 const std::vector<RunValues>& values) {
+  StudyRow r;
+  r.scheme = scheme;
+  r.displayName = model::schemeDisplayName(scheme);
+  std::vector<double> loss, var, prune, eff;
+  std::vector<std::vector<float>> profiles;
+  std::vector<int64_t> noPrune, noVariance, noEl;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& v = values[i];
+    r.runIds.push_back(runs[i].id);
+    r.seeds.push_back(runs[i].seed);
+    r.nLayers = std::max(r.nLayers, v.nLayers);
+    if (v.lossVal) loss.push_back(*v.lossVal);
+    if (v.diverged) r.notes.push_back("run " + std::to_string(runs[i].id) + " diverged (its validation loss is not finite)");
+    if (v.varianceLast) var.push_back(*v.varianceLast); else noVariance.push_back(runs[i].id);
+    if (v.pruneDeep) prune.push_back(*v.pruneDeep); else noPrune.push_back(runs[i].id);
+    if (v.effective) eff.push_back(*v.effective); else noEl.push_back(runs[i].id);
+    if (!v.variance.empty()) profiles.push_back(v.variance);
+  }
+  r.lossVal = summaryOf(loss);
+  r.varianceLast = summaryOf(var);
+  r.pruneDeepQuarter = summaryOf(prune);
+  r.effectiveLayers = summaryOf(eff);
+  // The profile: the layer-wise mean over the runs whose rows have the longest depth.
+  size_t L = 0;
+  for (const auto& p : profiles) L = std::max(L, p.size());
+  for (size_t l = 0; l < L; ++l) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& p : profiles) {
+      if (p.size() == L && std::isfinite(p[l])) sum += p[l], ++n;
+    }
+    r.varianceProfile.push_back(n ? sum / n : std::nan(""));
+  }
+  auto note = [&r](const std::vector<int64_t>& ids, const char* what, const char* probes) {
+    for (int64_t id : ids) {
+      r.notes.push_back("run " + std::to_string(id) + " has no " + what + " probe (depthlab-cli analyze --run " +
+                        std::to_string(id) + " --probes " + probes + ")");
+    }
+  };
+  note(noVariance, "variance", "variance");
+  note(noPrune, "pruning", "pruning");
+  note(noEl, "E_l (effectiveness)", "variance");
+  if (loss.empty() && std::none_of(values.begin(), values.end(), [](const RunValues& v) { return v.diverged; })) {
+    r.notes.push_back(scheme + " has no validation loss (depthlab-cli eval --run " + std::to_string(runs.front().id) + ")");
+  }
+  return r;
+}
+
+// Ranks 1.. by `better` over the rows `has` accepts; the others keep 0.
+template <typename Has, typename Better, typename Set>
+void rank(std::vector<StudyRow>& rows, Has has, Better better, Set set) {
+  std::vector<StudyRow*> ranked;
+  for (auto& r : rows) if (has(r)) ranked.push_back(&r);
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const StudyRow* a, const StudyRow* b) { return better(*a, *b); });
+  for (size_t i = 0; i < ranked.size(); ++i) set(*ranked[i], static_cast<int>(i) + 1);
+}
+
+}  // namespace
+
+DepthStudy makeDepthStudy(store::RunStore& s, const std::vector<int64_t>& runIds, int64_t atStep) {
+  DepthStudy study;
+  std::vector<std::string> order;  // schemes in the order their first run comes
+  std::map<std::string, std::vector<store::RunInfo>> runsOf;
+  std::map<std::string, std::vector<RunValues>> valuesOf;
+  std::set<std::string> shapes;
+  for (int64_t id : runIds) {
+    const auto run = s.run(id);
+    if (!run) throw store::StoreError("no run with id " + std::to_string(id));
+    if (experiment::isImportedRun(*run)) {
+      study.notes.push_back("run " + std::to_string(id) + " is an imported model, not a trained scheme: left out");
+      continue;
+    }
+    if (!runsOf.count(run->scheme)) order.push_back(run->scheme);
+    runsOf[run->scheme].push_back(*run);
+    valuesOf[run->scheme].push_back(readRun(s, *run, atStep));
+    if (const auto c = experiment::tryConfigOf(*run)) {
+      shapes.insert(std::to_string(c->model.nLayers) + " layers x width " + std::to_string(c->model.dModel));
+    }
+  }
+  if (shapes.size() > 1) {
+    std::string all;
+    for (const auto& x : shapes) all += (all.empty() ? "" : "; ") + x;
+    study.notes.push_back("the runs have different shapes (" + all + "): a study compares schemes at one shape");
+  }
+  for (const auto& scheme : order) {
+    study.rows.push_back(makeRow(scheme, runsOf[scheme], valuesOf[scheme]));
+    study.maxSeeds = std::max(study.maxSeeds, static_cast<int>(runsOf[scheme].size()));
+  }
+  rank(study.rows, [](const StudyRow& r) { return r.lossVal.has_value(); },
+       [](const StudyRow& a, const StudyRow& b) { return a.lossVal->mean < b.lossVal->mean; },
+       [](StudyRow& r, int k) { r.lossRank = k; });
+  rank(study.rows, [](const StudyRow& r) { return r.pruneDeepQuarter.has_value(); },
+       [](const StudyRow& a, const StudyRow& b) {
+         if (a.pruneDeepQuarter->mean != b.pruneDeepQuarter->mean) return a.pruneDeepQuarter->mean > b.pruneDeepQuarter->mean;
+         const double ea = a.effectiveLayers ? a.effectiveLayers->mean : -1, eb = b.effectiveLayers ? b.effectiveLayers->mean : -1;
+         return ea > eb;
+       },
+       [](StudyRow& r, int k) { r.depthRank = k; });
+  std::stable_sort(study.rows.begin(), study.rows.end(), [](const StudyRow& a, const StudyRow& b) {
+    return (a.lossRank ? a.lossRank : INT_MAX) < (b.lossRank ? b.lossRank : INT_MAX);
+  });
+  return study;
+}
+
+std::string studyCell(const std::optional<Summary>& s, const char* format) {
+  if (!s || s->n == 0) return "-";
+  auto num = [format](double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  if (s->n == 1) return num(s->mean);
+  return num(s->mean) + " [" + num(s->min) + ", " + num(s->max) + "]";
+}
+
+std::vector<std::string> studyHeader() {
+  return {"loss #", "scheme", "seeds", "val loss", "last-layer var", "prune deep 1/4",
+          "effective (E_l)", "depth #"};
+}
+
+std::vector<std::vector<std::string>> studyCells(const DepthStudy& study) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : study.rows) {
+    std::string effective = studyCell(r.effectiveLayers, "%.3g");
+    if (r.effectiveLayers && r.nLayers > 0) effective += " / " + std::to_string(r.nLayers);
+    rows.push_back({r.lossRank ? std::to_string(r.lossRank) : "-", r.displayName,
+                    std::to_string(r.runIds.size()), studyCell(r.lossVal), studyCell(r.varianceLast),
+                    studyCell(r.pruneDeepQuarter), effective,
+                    r.depthRank ? std::to_string(r.depthRank) : "-"});
+  }
+  return rows;
+}
+
+namespace {
+
+nlohmann::json summaryJson(const std::optional<Summary>& s) {
+  if (!s) return nullptr;
+  return {{"mean", s->mean}, {"sd", s->n > 1 ? nlohmann::json(s->std) : nlohmann::json()},
+          {"min", s->min}, {"max", s->max}, {"n", s->n}};
+}
+
+nlohmann::json rankJson(int rank) { return rank ? nlohmann::json(rank) : nlohmann::json(); }
+
+}  // namespace
+
+nlohmann::json studyJson(const DepthStudy& study) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : study.rows) {
+    nlohmann::json profile = nlohmann::json::array();
+    for (double v : r.varianceProfile) profile.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json());
+    rows.push_back({{"scheme", r.scheme}, {"name", r.displayName}, {"runs", r.runIds},
+                    {"seeds", r.seeds}, {"layers", r.nLayers},
+                    {"deep_quarter_layers", deepQuarterLayers(r.nLayers)},
+                    {"loss_rank", rankJson(r.lossRank)}, {"depth_rank", rankJson(r.depthRank)},
+                    {"loss_val", summaryJson(r.lossVal)},
+                    {"variance_last", summaryJson(r.varianceLast)},
+                    {"prune_delta_deep_quarter", summaryJson(r.pruneDeepQuarter)},
+                    {"effective_layers", summaryJson(r.effectiveLayers)},
+                    {"variance_profile", profile}, {"notes", r.notes}});
+  }
+  return {{"schemes", rows}, {"notes", study.notes}, {"max_seeds", study.maxSeeds}};
+}
+
+}  // namespace depthlab::analysis
