@@ -143,11 +143,18 @@ int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const Sc
   };
   const int64_t V = m.vocabSize, d = m.dModel, f = m.dFF;
   const int64_t normParams = m.norm == "layernorm" ? mul(2, d) : d;  // LayerNorm has a bias
-  int64_t total = add(mul(mul(2, V), d), normParams);                // embedding, head, final norm
-  // Attention, SwiGLU, the two norms.
-  const int64_t block = add(add(mul(mul(4, d), d), mul(mul(3, d), f)), mul(2, normParams));
+  const bool dyt = !plans.empty() && plans.front().dyt;  // + alpha per norm, embedding scalar
+  const int64_t dytNorm = dyt ? normParams + 1 : normParams;
+  int64_t total = add(mul(mul(2, V), d), dytNorm);                   // embedding, head, final norm
+  if (dyt) total = add(total, 1);
+  const int64_t block = add(mul(mul(4, d), d), mul(mul(3, d), f));  // attention, SwiGLU
+  const int64_t D = m.headDimension(), H = m.nHeads, K = m.kvHeads();
   for (const auto& p : plans) {
     total = add(total, block);
+    if (p.normBeforeSublayer) total = add(total, mul(p.hybrid ? 1 : 2, dytNorm));
+    if (p.qkNorm == model::QkNorm::PerHead) total = add(total, mul(2, D));
+    if (p.qkNorm == model::QkNorm::Whole) total = add(total, mul(add(H, K), D));
+    if (p.vNorm) total = add(total, D);
     if (p.sandwich) total = add(total, mul(2, normParams));  // the output norms
     if (p.learnableScale) total = add(total, add(mul(2, d), 1));  // scale, gate readout w, b
     if (p.skipInit) total = add(total, 2);                   // one scalar per branch

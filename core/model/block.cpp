@@ -10,15 +10,19 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
   self_attn = register_module(
       "self_attn",
       Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(), model.headDimension(),
-                               model.qkvBias, model.outBias, model.qkNorm, eps, model.attnScale,
-                               model.attnSoftcap}));
+                               model.qkvBias, model.outBias,
+                               model.qkNorm != QkNorm::None ? model.qkNorm : plan.qkNorm, plan.vNorm, eps,
+                               model.attnScale, model.attnSoftcap}));
   mlp = register_module("mlp", SwiGlu(MlpShape{dModel, model.dFF,
                                                activationFromString(model.activation),
                                                model.gatedMlp, model.mlpBias}));
-  if (plan.normBeforeSublayer) {
-    input_layernorm = register_module("input_layernorm", Norm(dModel, eps, layerNorm));
-    post_attention_layernorm =
-        register_module("post_attention_layernorm", Norm(dModel, eps, layerNorm));
+  if (plan.normBeforeSublayer) {  // HybridNorm: no norm before attention
+    if (!plan.hybrid) {
+      input_layernorm = register_module(
+          "input_layernorm", Norm(dModel, eps, layerNorm, plan.dyt ? plan.dytAlphaAttn : 0.0));
+    }
+    post_attention_layernorm = register_module(
+        "post_attention_layernorm", Norm(dModel, eps, layerNorm, plan.dyt ? plan.dytAlphaOther : 0.0));
   }
   if (plan.sandwich) {
     attn_out_norm = register_module("attn_out_norm", Norm(dModel, eps, layerNorm));
@@ -59,8 +63,20 @@ torch::Tensor BlockImpl::branchScale(torch::Tensor y, Branch which) const {
   return y;
 }
 
+torch::Tensor BlockImpl::hybridSublayer(const torch::Tensor& x, Branch which, const Rope& rope,
+                                        BlockTrace* trace) {
+  if (which == Branch::Attn) {  // x + A(x), q, k, v normalised inside the attention
+    if (trace) trace->attnNormOut = x;
+    return x + branchScale(self_attn(x, rope), which);
+  }
+  auto g = post_attention_layernorm(x);  // (B, T, C): the stream itself is normalised
+  if (trace) trace->ffnNormOut = g;
+  return g + branchScale(mlp(g), which);
+}
+
 torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Rope& rope,
                                   double s, BlockTrace* trace) {
+  if (m_plan.hybrid) return hybridSublayer(x, which, rope, trace);
   if (m_plan.postLn) {  // N(alpha*x + F(x))
     Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
     auto y = branchScale(which == Branch::Attn ? self_attn(x, rope) : mlp(x), which);
@@ -89,6 +105,9 @@ torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, cons
                          : which == Branch::Attn ? &trace->attnNormOut : &trace->ffnNormOut;
   torch::Tensor n = in;  // (B, T, C)
   if (m_plan.normBeforeSublayer) {
+    if (trace && norm->isTanh()) {  // DyT's input: the saturation probe reads it
+      (which == Branch::Attn ? trace->attnNormIn : trace->ffnNormIn) = in;
+    }
     n = intoMatmul ? norm->forwardIntoMatmul(in, normScale) : norm(in, normScale);
     if (afterNorm && m_plan.learnableScale) n = learnableScaleOut(n);
     if (traced) *traced = n;
@@ -106,7 +125,7 @@ torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, cons
 
 bool BlockImpl::defersResidual() const {
   const Placement p = m_plan.placement;
-  return !m_plan.postLn && !m_plan.parallel && m_plan.normBeforeSublayer &&
+  return !m_plan.postLn && !m_plan.parallel && !m_plan.hybrid && m_plan.normBeforeSublayer &&
          m_plan.residualAlpha == 1.0 &&
          p != Placement::BeforeNorm && p != Placement::AfterResidual;
 }

@@ -18,7 +18,10 @@ struct BlockTrace {
   torch::Tensor attnNormOut;  // (B, T, C) scaled norm output entering attention (pre-LN family);
                               // with norms only after the sublayers (OLMo 2) N(A(x))
   torch::Tensor ffnNormOut;   // (B, T, C) scaled norm output entering the MLP; OLMo 2: N(F(h));
-                              // a parallel block (GPT-NeoX): N2 of the block's input x
+                              // a parallel block (GPT-NeoX): N2 of the block's input x;
+                              // HybridNorm: attnNormOut is x itself, ffnNormOut N2(h)
+  torch::Tensor attnNormIn;   // (B, T, C) DyT only: what the norm before attention reads
+  torch::Tensor ffnNormIn;    // (B, T, C) DyT only: what the norm before the MLP reads
 };
 
 class BlockImpl : public torch::nn::Module {
@@ -54,6 +57,9 @@ class BlockImpl : public torch::nn::Module {
 
  private:
   enum class Branch { Attn, Ffn };
+  /// HybridNorm's sublayers: x + A_qkv(x); N2(h) + F(N2(h)); (B, T, C) -> (B, T, C).
+  torch::Tensor hybridSublayer(const torch::Tensor& x, Branch which, const Rope& rope,
+                               BlockTrace* trace);
   /// x + the branch's output (the Post-LN family: its norm of that), (B, T, C).
   torch::Tensor sublayer(const torch::Tensor& x, Branch which, const Rope& rope, double s,
                          BlockTrace* trace);

@@ -31,6 +31,12 @@ Placement placementFromString(const std::string& s) {
   throw ConfigError("options.lnsPlacement: unknown placement '" + s + "'");
 }
 
+double dytAlphaByWidth(int width, bool attention) {
+  if (width <= 4096) return attention ? 0.8 : 0.2;
+  if (width <= 5120) return attention ? 0.6 : 0.15;
+  return attention ? 0.2 : 0.05;
+}
+
 std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions& o,
                                   const std::string& scheme) {
   const int L = model.nLayers;
@@ -47,7 +53,7 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
     if (!model.normBeforeSublayer) p.normBeforeSublayer = false;
     if (model.normAfterSublayer) p.sandwich = true;
     if (model.parallelResidual) {
-      if (p.postLn || p.placement == Placement::BeforeNorm ||
+      if (p.postLn || p.hybrid || p.placement == Placement::BeforeNorm ||
           p.placement == Placement::AfterResidual) {
         throw ConfigError("model.parallelResidual: scheme '" + scheme +
                           "' adds or scales the residual between the sublayers; a parallel block "
@@ -71,6 +77,12 @@ std::vector<BlockPlan> planBlocks(const ModelConfig& model, const SchemeOptions&
       p.layerScale = true;
       p.layerScaleValue = o.layerScaleInit;
     }
+    if (p.dyt) {
+      p.dytAlphaAttn = o.dytAlphaAttn > 0 ? o.dytAlphaAttn : dytAlphaByWidth(model.dModel, true);
+      p.dytAlphaOther = o.dytAlphaOther > 0 ? o.dytAlphaOther : dytAlphaByWidth(model.dModel, false);
+    }
+    if (o.qkNorm && p.qkNorm == QkNorm::None) p.qkNorm = QkNorm::PerHead;
+    if (model.qkNorm != QkNorm::None) p.qkNorm = model.qkNorm;  // an imported model's own
   }
   return plans;
 }

@@ -18,6 +18,14 @@
 //               (ModelConfig parallelResidual; Pre-LN schemes only)
 //   lns_learnable  lns with a learnable per-channel scale (init 1/sqrt(l)) times a gate
 //               2*sigmoid(w . causal_mean(N(x)) + b) (w=0, b=0: starts equal to lns)
+//   dyt         pre_ln with every norm (and the final one) DyT(x) = w * tanh(alpha x) (+ b),
+//               alpha a learnable scalar; the embeddings times a learnable scalar init sqrt(C)
+//   dyt_lns     dyt with block l's DyT outputs times 1/sqrt(l)
+//   hybridnorm  h = x + A_qkv(x) (q, k, v RMSNorm'd per head); g = N2(h); out = g + F(g)
+//   hybridnorm_star  block 1: h = x + A_qkv(N1(x)); out = h + F(N2(h)); then hybridnorm
+//   olmo2       h = x + N1b(A(x)); out = h + N2b(F(h)), q/k RMSNorm over the projection
+//   (option qkNorm) any scheme: q and k RMSNorm'd per head before RoPE
+// docs/schemes.md has every formula with its paper and the choices DepthLab made.
 #pragma once
 
 #include <string>
@@ -53,6 +61,12 @@ struct BlockPlan {
   double skipInitValue = 1.0;   // 1/sqrt(L)
   bool layerScale = false;      // learnable per-channel branch scale
   double layerScaleValue = 1e-4;
+  bool dyt = false;             // every norm DyT (dyt, dyt_lns)
+  double dytAlphaAttn = 0.0;    // DyT's initial alpha before attention (set by planBlocks)
+  double dytAlphaOther = 0.0;   // before the MLP, and the final norm's
+  QkNorm qkNorm = QkNorm::None; // q/k RMSNorm (option qkNorm: per head; olmo2: whole)
+  bool vNorm = false;           // v RMSNorm per head too (HybridNorm's QKV-norm)
+  bool hybrid = false;          // HybridNorm: no norm before attention; out = N2(h) + F(N2(h))
   // Init: std of N(0, std) for q/k/v/o and gate/up/down; xavier gains replace it when > 0.
   double stdIn = 0.02;          // q, k, v, gate, up
   double stdOut = 0.02;         // o, down
@@ -69,5 +83,8 @@ int mixLnPostBlocks(int nLayers, double alpha);
 double deepnormAlpha(int nLayers, bool official);
 double deepnormGain(int nLayers, bool official);
 Placement placementFromString(const std::string& s);
+/// DyT's initial alpha by width, from the paper's LLaMA settings (attention / other norms):
+/// C <= 4096: 0.8 / 0.2; C <= 5120: 0.6 / 0.15; wider: 0.2 / 0.05.
+double dytAlphaByWidth(int width, bool attention);
 
 }  // namespace depthlab::model

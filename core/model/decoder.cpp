@@ -48,8 +48,15 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
     layers->push_back(b);
     m_blocks.push_back(b);
   }
-  norm = register_module("norm", Norm(m.dModel, m.normEps, layerNorm));
+  // DyT schemes: the final norm is DyT too, and the embeddings get DyT's learnable scalar.
+  const bool dyt = !m_plans.empty() && m_plans.front().dyt;
+  norm = register_module(
+      "norm", Norm(m.dModel, m.normEps, layerNorm, dyt ? m_plans.front().dytAlphaOther : 0.0));
   if (source) adopt(*norm, "norm.", source);
+  if (dyt) {
+    embed_scale = register_parameter("embed_scale",
+                                     torch::full({}, std::sqrt(static_cast<double>(m.dModel))));
+  }
   if (!m.tieEmbeddings) {
     lm_head = register_module(
         "lm_head", torch::nn::Linear(torch::nn::LinearOptions(m.dModel, m.vocabSize).bias(false)));
@@ -121,6 +128,7 @@ torch::Tensor DecoderImpl::embed(const torch::Tensor& idx) {
     x = x.to(torch::kFloat32);  // weights stored narrow; activations are float32
   }
   if (m_config.embedScale != 1.0) x = x * m_config.embedScale;  // imported Gemma: sqrt(C)
+  if (embed_scale.defined()) x = x * embed_scale;  // DyT: a learnable scalar, init sqrt(C)
   if (embed_positions) {  // GPT-2: + wpe[0..T)
     const int64_t T = idx.size(1), P = embed_positions->weight.size(0);
     TORCH_CHECK(T <= P, "a sequence of ", T, " tokens is longer than the model's ", P,

@@ -78,6 +78,7 @@ class DecoderImpl : public torch::nn::Module {
   torch::nn::ModuleList layers{nullptr};
   Norm norm{nullptr};
   torch::nn::Linear lm_head{nullptr};  // null when tieEmbeddings
+  torch::Tensor embed_scale;           // DyT schemes only: () learnable, init sqrt(C)
 
  private:
   /// (B, T, C) -> (B, T, V): the LM head, or the embedding's transpose when tied.

@@ -27,12 +27,21 @@ torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x) {
                        l->bias.defined() ? weightFor(l->bias, x) : torch::Tensor());
 }
 
-NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm) : m_eps(eps), m_layerNorm(layerNorm) {
+NormImpl::NormImpl(int64_t dim, double eps, bool layerNorm, double tanhAlpha)
+    : m_eps(eps), m_layerNorm(layerNorm), m_tanh(tanhAlpha > 0) {
   weight = register_parameter("weight", torch::ones({dim}));
   if (layerNorm) bias = register_parameter("bias", torch::zeros({dim}));
+  if (m_tanh) alpha = register_parameter("alpha", torch::full({}, tanhAlpha));
+}
+
+torch::Tensor NormImpl::dyt(const torch::Tensor& x, double scale) const {
+  auto y = weightFor(weight, x) * torch::tanh(alpha * x);  // (..., C)
+  if (bias.defined()) y = y + weightFor(bias, x);
+  return scale == 1.0 ? y : y * scale;
 }
 
 torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
+  if (m_tanh) return dyt(x, scale);
   // A weight stored narrower than x (an imported bf16 model): the fused and composite RMSNorm
   // widen it themselves (.to / type promotion); LayerNorm needs it widened.
   if (m_layerNorm) {
@@ -45,7 +54,7 @@ torch::Tensor NormImpl::forward(const torch::Tensor& x, double scale) {
 }
 
 bool NormImpl::cudaRmsApplies(const torch::Tensor& x) const {
-  return !m_layerNorm && cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
+  return rms() && cudaOpsApply(x) && x.scalar_type() == torch::kFloat32 &&
          weight.scalar_type() == torch::kFloat32;
 }
 
@@ -64,7 +73,7 @@ std::pair<torch::Tensor, torch::Tensor> NormImpl::addForward(const torch::Tensor
                                 : torch::kFloat32;
     if (residual.scalar_type() == out) return cudaAddRmsNorm(x, residual, weight, m_eps, scale);
   }
-  if (!m_layerNorm && fusedOpsApply(x) && residual.sizes() == x.sizes() &&
+  if (rms() && fusedOpsApply(x) && residual.sizes() == x.sizes() &&
       residual.scalar_type() == x.scalar_type() && residual.device() == x.device()) {
     return fusedAddRmsNorm(x, residual, weight, m_eps, scale);
   }
@@ -177,6 +186,14 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
     q_norm = register_module("q_norm", Norm(perHead ? a.headDim : a.heads * a.headDim, a.normEps, false));
     k_norm = register_module("k_norm", Norm(perHead ? a.headDim : a.kvHeads * a.headDim, a.normEps, false));
   }
+  if (a.vNorm) v_norm = register_module("v_norm", Norm(a.headDim, a.normEps, false));
+}
+
+torch::Tensor AttentionImpl::valueHeads(const torch::Tensor& x) {
+  const int64_t B = x.size(0), T = x.size(1);
+  auto v = applyLinear(v_proj, x);  // (B, T, K * D)
+  if (v_norm) v = v_norm(v.reshape({B, T * m_kvHeads, m_headDim}));  // each head alone
+  return v.view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);       // (B, K, T, D)
 }
 
 torch::Tensor AttentionImpl::rotatedHeads(const torch::nn::Linear& proj, Norm& norm,
@@ -193,7 +210,7 @@ torch::Tensor AttentionImpl::rotatedHeads(const torch::nn::Linear& proj, Norm& n
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   const int64_t B = x.size(0), T = x.size(1);
   torch::Tensor q, k, v;  // (B, H, T, D), (B, K, T, D), (B, K, T, D)
-  if (fusedOpsApply(x) && m_qkNorm == QkNorm::None && rope.rotatesWholeHead()) {
+  if (fusedOpsApply(x) && m_qkNorm == QkNorm::None && !v_norm && rope.rotatesWholeHead()) {
     // One GEMM for q, k and v on the CPU: the input is packed once, and backward computes the
     // input's gradient in one GEMM instead of three and two adds. The product goes whole
     // into the head split (RoPE on q and k), whose backward writes one packed gradient.
@@ -210,7 +227,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   } else {
     q = rotatedHeads(q_proj, q_norm, x, rope, m_heads);    // (B, H, T, D)
     k = rotatedHeads(k_proj, k_norm, x, rope, m_kvHeads);  // (B, K, T, D)
-    v = applyLinear(v_proj, x).view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);
+    v = valueHeads(x);                                     // (B, K, T, D)
   }
   if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads
     k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)

@@ -30,9 +30,11 @@ torch::Tensor applyLinear(const torch::nn::Linear& l, const torch::Tensor& x);
 /// weight and bias when `layerNorm`; times `scale` (the LNS factor, a constant) when given.
 /// RMSNorm on CPU runs as one fused kernel (model/fused_ops.h), on CUDA as DepthLab's kernel
 /// when those are on (model/cuda_ops.h).
+/// With `tanhAlpha` > 0 it is DyT instead (arXiv:2503.10622): y = weight * tanh(alpha x)
+/// (+ bias when `layerNorm`), alpha a learnable scalar initialised to tanhAlpha; no statistics.
 class NormImpl : public torch::nn::Module {
  public:
-  NormImpl(int64_t dim, double eps, bool layerNorm);
+  NormImpl(int64_t dim, double eps, bool layerNorm, double tanhAlpha = 0.0);
   torch::Tensor forward(const torch::Tensor& x, double scale = 1.0);  // (B, T, C) -> (B, T, C)
   /// The same values, for a caller that only feeds them to a matmul: under CUDA autocast the
   /// result may come already cast to the autocast dtype (the cast fused into the norm).
@@ -43,14 +45,23 @@ class NormImpl : public torch::nn::Module {
                                                      const torch::Tensor& residual, double scale,
                                                      bool intoMatmul);
 
+  /// True for DyT (then `alpha` is defined).
+  bool isTanh() const { return m_tanh; }
+
   torch::Tensor weight, bias;
+  torch::Tensor alpha;  // DyT only: () learnable scalar
 
  private:
   torch::Tensor compositeRms(const torch::Tensor& x, double scale) const;
+  /// DyT: weight * tanh(alpha x) (+ bias), times scale; (..., C) -> (..., C).
+  torch::Tensor dyt(const torch::Tensor& x, double scale) const;
+  /// A plain RMSNorm: not LayerNorm, not DyT (the fused CPU and CUDA kernels' case).
+  bool rms() const { return !m_layerNorm && !m_tanh; }
   /// DepthLab's CUDA RMSNorm takes x: an RMSNorm, the kernels on, float32 x and weight on CUDA.
   bool cudaRmsApplies(const torch::Tensor& x) const;
   double m_eps;
   bool m_layerNorm;
+  bool m_tanh = false;
 };
 TORCH_MODULE(Norm);
 
@@ -92,6 +103,7 @@ struct AttentionShape {
   bool qkvBias = false;
   bool outBias = false;          // a bias on o_proj (GPT-2, GPT-NeoX)
   QkNorm qkNorm = QkNorm::None;  // RMSNorm of q and k before RoPE
+  bool vNorm = false;            // RMSNorm of each head's values too (HybridNorm's QKV-norm)
   double normEps = 1e-6;         // its epsilon
   double scale = 0.0;            // q.k scale; 0: 1/sqrt(headDim)
   double softcap = 0.0;          // > 0: scores -> softcap * tanh(scores / softcap)
@@ -107,6 +119,7 @@ class AttentionImpl : public torch::nn::Module {
   // q: C -> H*D, k and v: C -> K*D, o: H*D -> C
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
   Norm q_norm{nullptr}, k_norm{nullptr};  // qkNorm only: weights (D) per head, or (H*D), (K*D)
+  Norm v_norm{nullptr};                   // vNorm only: weights (D), per head
 
  private:
   /// proj(x) through `norm` (when there is one) and RoPE: (B, T, C) -> (B, heads, T, D).
@@ -116,6 +129,8 @@ class AttentionImpl : public torch::nn::Module {
   /// q, k, v (B, H, T, D) -> (B, H, T, D).
   torch::Tensor cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                 const torch::Tensor& v) const;
+  /// v_proj(x) split into heads, each head's values RMSNorm'd when vNorm: (B, T, C) -> (B, K, T, D).
+  torch::Tensor valueHeads(const torch::Tensor& x);
   QkNorm m_qkNorm = QkNorm::None;
   double m_scale = 0.0, m_softcap = 0.0;
   int64_t m_heads, m_kvHeads, m_headDim;

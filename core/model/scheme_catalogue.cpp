@@ -46,6 +46,58 @@ void planDeepNormOfficial(BlockPlan& p, int, int L, const SchemeOptions&) {
 
 void planSandwich(BlockPlan& p, int, int, const SchemeOptions&) { p.sandwich = true; }
 
+void planDyt(BlockPlan& p, int, int, const SchemeOptions&) { p.dyt = true; }
+
+void planDytLns(BlockPlan& p, int l, int, const SchemeOptions&) {
+  p.dyt = true;
+  p.placement = Placement::AfterNorm;
+  p.depthScale = invSqrt(l);
+}
+
+void planHybridNorm(BlockPlan& p, int, int, const SchemeOptions&) {
+  p.hybrid = true;
+  p.qkNorm = QkNorm::PerHead;
+  p.vNorm = true;
+}
+
+void planHybridNormStar(BlockPlan& p, int l, int L, const SchemeOptions& o) {
+  planHybridNorm(p, l, L, o);
+  p.hybrid = l > 1;  // block 1: Pre-Norm before both sublayers, QKV-norm kept
+}
+
+void planOlmo2(BlockPlan& p, int, int, const SchemeOptions&) {
+  p.normBeforeSublayer = false;
+  p.sandwich = true;  // the norms after each sublayer
+  p.qkNorm = QkNorm::Whole;
+}
+
+void addDepthFixes2025(std::vector<SchemeEntry>& c, const std::string& curse) {
+  const std::string dyt =
+      "Zhu, Chen, He, LeCun, Liu 2025, Transformers without Normalization, arXiv:2503.10622";
+  const std::string hybrid =
+      "Zhuo et al. 2025, HybridNorm: Towards Stable and Efficient Transformer Training via "
+      "Hybrid Normalization, arXiv:2503.04598";
+  c.push_back({"dyt", "DyT",
+               "every norm replaced by DyT: weight * tanh(alpha x), alpha a learnable scalar; "
+               "the embeddings times a learnable scalar (init sqrt(C))",
+               dyt, planDyt, {}, "pre_ln", false, false});
+  c.push_back({"dyt_lns", "DyT + LNS",
+               "DyT with block l's DyT outputs times 1/sqrt(l), as LNS scales its norms",
+               dyt + "; " + curse, planDytLns, {}, "dyt", false, false});
+  c.push_back({"hybridnorm", "HybridNorm",
+               "q, k and v RMSNorm'd per head, no norm before attention; Post-Norm FFN: "
+               "g = N(h), out = g + F(g)",
+               hybrid, planHybridNorm, {}, "pre_ln", false, false});
+  c.push_back({"hybridnorm_star", "HybridNorm*",
+               "HybridNorm with block 1 Pre-Norm before attention and MLP (QKV-norm kept)",
+               hybrid, planHybridNormStar, {}, "hybridnorm", false, false});
+  c.push_back({"olmo2", "OLMo 2 norm",
+               "norms after attention and after the MLP, inside the residual, and QK-norm "
+               "over the whole q and k projections",
+               "OLMo Team 2025, 2 OLMo 2 Furious, arXiv:2501.00656", planOlmo2, {}, "pre_ln",
+               false, false});
+}
+
 std::vector<SchemeEntry> makeCatalogue() {
   const std::string curse =
       "Sun et al. 2025, The Curse of Depth in Large Language Models, arXiv:2502.05795";
@@ -116,6 +168,7 @@ std::vector<SchemeEntry> makeCatalogue() {
        "pre_ln",
        false,
        false});
+  addDepthFixes2025(c, curse);
   c.push_back({"lns_learnable",
                "LNS (learnable)",
                "LNS with a learnable per-channel scale, initialised at 1/sqrt(l), and a gate",

@@ -10,10 +10,11 @@ using namespace depthlab;
 
 TEST(ParameterCount, EqualsTheModelsParametersForEverySchemeAndOption) {
   for (const auto& scheme : experiment::kSchemes) {
-    for (int option = 0; option < 3; ++option) {
+    for (int option = 0; option < 4; ++option) {
       auto c = test::smallConfig(4);
       c.options.skipInit = option == 1;
       c.options.layerScale = option == 2;
+      c.options.qkNorm = option == 3;
       SCOPED_TRACE(scheme + " option " + std::to_string(option));
       model::Decoder m(c.model, c.options, scheme);
       int64_t actual = 0;
