@@ -1,4 +1,5 @@
-// `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B` (--families: cli_families.cpp).
+// `depthlab-cli analyze --run ID [--step S] [--probes ...]` (imported models: [--corpus F | --tokens F]) and `depthlab-cli report --runs A,B | --group G` (--families: cli_families.cpp; --study: cli_study.cpp).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -7,6 +8,7 @@
 
 #include "cli_common.h"
 #include "cli_families.h"
+#include "cli_study.h"
 #include "experiment/analyze.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
@@ -156,11 +158,35 @@ void printWhatIsMissing(const std::vector<experiment::RunReport>& reports) {
   }
 }
 
-// `report`: runs side by side, or imported models as the family table.
+// The runs --runs and every --group name, each once in the order given; one of them is needed.
+std::vector<int64_t> selectedRuns(store::RunStore& s, const std::string& runs,
+                                  const std::vector<std::string>& groups) {
+  if (runs.empty() && groups.empty()) {
+    throw std::runtime_error("report needs --runs IDS or --group NAME (`depthlab-cli runs list` shows both)");
+  }
+  std::vector<int64_t> ids = runs.empty() ? std::vector<int64_t>{} : experiment::resolveRunSelection(runs, s);
+  for (const auto& group : groups) {
+    for (int64_t id : experiment::resolveRunSelection("group:" + group, s)) {
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+    }
+  }
+  return ids;
+}
+
+// `report`: runs side by side, the depth study, or imported models as the family table.
 void addReportCommand(CLI::App& app, GlobalOptions& g) {
   auto* report = app.add_subcommand("report", "Curse-of-Depth summary of runs side by side");
   static std::string runs;
-  report->add_option("--runs", runs, "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)")->required();
+  report->add_option("--runs", runs, "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)");
+  static std::vector<std::string> groups;
+  report->add_option("--group", groups,
+                     "Every run of a group (as --runs group:NAME); repeatable: the same study at "
+                     "other seeds");
+  static bool study = false;
+  report->add_flag("--study", study,
+                   "The depth study: every scheme of the runs in one table ranked by validation "
+                   "loss (mean [min, max] over seeds) and by deep-layer usefulness (last-layer "
+                   "variance, pruning loss of the deepest quarter, effective layers by E_l)");
   static int64_t reportStep = -1;
   report
       ->add_option("--step", reportStep,
@@ -182,7 +208,8 @@ void addReportCommand(CLI::App& app, GlobalOptions& g) {
                      "distance to the next layer, E_l against relative depth) as CSV");
   report->callback([&g, report] {
     auto s = openStore(g, store::RunStore::Mode::ReadOnly);
-    const auto ids = experiment::resolveRunSelection(runs, s);
+    const auto ids = selectedRuns(s, report->count("--runs") ? runs : "", groups);
+    if (families && study) throw std::runtime_error("--families and --study are two tables: choose one");
     if (families) return reportFamilies(s, g, ids, familyOut);
     for (const char* only : {"--csv", "--latex", "--profiles", "--prune-share"}) {
       if (report->count(only)) throw std::runtime_error(std::string(only) + " goes with --families");
@@ -193,6 +220,7 @@ void addReportCommand(CLI::App& app, GlobalOptions& g) {
       at = reportStep;
     else
       at = experiment::fewestPlannedSteps(s, ids);
+    if (study) return reportStudy(s, g, ids, at ? *at : INT64_MAX);
     std::vector<experiment::RunReport> reports;
     for (int64_t id : ids) {
       const auto run = s.run(id);

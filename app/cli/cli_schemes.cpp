@@ -1,11 +1,13 @@
 // `depthlab-cli schemes`: the scheme catalogue as a table (id, name, what it pairs against,
 // whether export-hf writes it, the LNS placements it reads) followed by each scheme's
-// description and paper; --json gives every field. Printing only; the catalogue is
-// core/model/scheme_catalogue.
+// description and paper, then the named sets `train --scheme` takes (all-depth-fixes, paper);
+// --json gives every field (and each scheme's sets). Printing only; the catalogue is
+// core/model/scheme_catalogue, the sets core/model/scheme_sets.
 #include <cstdio>
 
 #include "cli_common.h"
 #include "model/scheme_catalogue.h"
+#include "model/scheme_sets.h"
 #include "text_table.h"
 
 namespace depthlab::cli {
@@ -16,6 +18,26 @@ std::string joinedPlacements(const std::vector<std::string>& p) {
   std::string s;
   for (const auto& x : p) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? "-" : s;
+}
+
+// The ids of the sets that hold `scheme`.
+std::vector<std::string> setsOf(const std::string& scheme) {
+  std::vector<std::string> out;
+  for (const auto& set : model::schemeSets()) {
+    for (const auto& s : set.schemes) {
+      if (s == scheme) out.push_back(set.id);
+    }
+  }
+  return out;
+}
+
+void printSets() {
+  std::printf("\nSets (train --scheme SET trains every scheme of it as one group):\n");
+  for (const auto& set : model::schemeSets()) {
+    std::string ids;
+    for (const auto& s : set.schemes) ids += (ids.empty() ? "" : ", ") + s;
+    std::printf("%s: %s\n    %s\n", set.id.c_str(), set.description.c_str(), ids.c_str());
+  }
 }
 
 void printSchemes(const GlobalOptions& g) {
@@ -30,7 +52,8 @@ void printSchemes(const GlobalOptions& g) {
                    {"placements", e.placements},
                    {"pairsWith", e.pairsWith},
                    {"exportsToHf", e.exportsToHf},
-                   {"experimental", e.experimental}});
+                   {"experimental", e.experimental},
+                   {"sets", setsOf(e.id)}});
     }
     std::printf("%s\n", j.dump(2).c_str());
     return;
@@ -47,6 +70,7 @@ void printSchemes(const GlobalOptions& g) {
   for (const auto& e : catalogue) {
     std::printf("%s: %s\n    %s\n", e.id.c_str(), e.description.c_str(), e.reference.c_str());
   }
+  printSets();
   std::printf(
       "\nEvery scheme also takes the shared options: scaled or depth-scaled init, SkipInit, "
       "LayerScale (train --help).\n");

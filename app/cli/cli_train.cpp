@@ -3,6 +3,7 @@
 // progress display, a summary table at the end, --json for machines (the text: train_output).
 // Ctrl-C checkpoints every run of the group and marks it stopped.
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -25,6 +26,7 @@
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
 #include "experiment/run_group.h"
+#include "model/scheme_sets.h"
 #include "run_console.h"
 #include "train_output.h"
 
@@ -84,10 +86,19 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
           ? experiment::requirePreset(a.preset)
           : experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
   if (train->count("--scheme")) {
-    c.schemes = splitList(a.schemes);
+    // A set name ("all-depth-fixes", "paper") stands for its schemes, at the preset's shape and
+    // seed, trained as one group; an unknown name is refused by validate (schemes and sets).
+    const auto given = splitList(a.schemes);
+    const bool hasSet = std::any_of(given.begin(), given.end(), [](const std::string& s) {
+      return model::findSchemeSet(s) != nullptr;
+    });
+    c.schemes = hasSet ? model::expandSchemeSets(given) : given;
     if (c.schemes.empty()) {
-      throw std::runtime_error("--scheme names no scheme (known: " +
-                               joinList(experiment::kSchemes) + "); leave it out for the preset's");
+      std::vector<std::string> sets;
+      for (const auto& set : model::schemeSets()) sets.push_back(set.id);
+      throw std::runtime_error("--scheme names no scheme (schemes: " +
+                               joinList(experiment::kSchemes) + "; sets: " + joinList(sets) +
+                               "); leave it out for the preset's");
     }
   }
   if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
@@ -231,7 +242,8 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
   auto* train = app.add_subcommand("train", "Train a paired group of schemes");
   addDistOptions(train, dist);
   train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
-  train->add_option("--scheme", a.schemes, "Comma-separated schemes, e.g. pre_ln,lns");
+  train->add_option("--scheme", a.schemes, "Comma-separated schemes or sets of them, e.g. pre_ln,lns or all-depth-fixes "
+                    "(every scheme at one shape and seed) or paper,dyt (see `schemes`)");
   train->add_option("--corpus", a.fieldFlags["--corpus"], "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
   train->add_option("--tokenizer", a.fieldFlags["--tokenizer"], "byte | spm:N | spm:/path/to.model");
   train->add_option("--packing", a.fieldFlags["--packing"],

@@ -21,6 +21,7 @@
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
 #include "model/scheme_catalogue.h"
+#include "model/scheme_sets.h"
 
 namespace depthlab::experiment {
 
@@ -107,6 +108,12 @@ ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
   top.read("preset", c.preset);
   top.read("name", c.name);
   top.read("schemes", c.schemes);
+  // A set name ("all-depth-fixes") stands for its schemes; a list of plain ids stays as written
+  // (validate() names a scheme listed twice).
+  if (std::any_of(c.schemes.begin(), c.schemes.end(),
+                  [](const std::string& s) { return model::findSchemeSet(s) != nullptr; })) {
+    c.schemes = model::expandSchemeSets(c.schemes);
+  }
   for (const auto& s : configSections()) top.allow(s.c_str());
   top.allow("import");  // an imported Hugging Face model's source (hf/hf_import.h)
   top.finish();
@@ -206,8 +213,15 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
   if (c.schemes.empty()) is.bad("schemes", "choose at least one scheme");
   std::set<std::string> seen;
   for (const auto& s : c.schemes) {
-    if (std::find(kSchemes.begin(), kSchemes.end(), s) == kSchemes.end()) {
-      is.bad("schemes", "unknown scheme '" + s + "' (known: " + joined(kSchemes) + ")");
+    if (const auto* set = model::findSchemeSet(s)) {
+      is.bad("schemes", "'" + s + "' is a set of schemes (" + joined(set->schemes) +
+                            "): expand it first (model::expandSchemeSets; train --scheme and "
+                            "config files do)");
+    } else if (std::find(kSchemes.begin(), kSchemes.end(), s) == kSchemes.end()) {
+      std::vector<std::string> sets;
+      for (const auto& k : model::schemeSets()) sets.push_back(k.id);
+      is.bad("schemes", "unknown scheme '" + s + "' (schemes: " + joined(kSchemes) +
+                            "; sets: " + joined(sets) + ")");
     }
     if (!seen.insert(s).second) is.bad("schemes", "scheme '" + s + "' listed twice");
   }
