@@ -3,7 +3,7 @@
 // pure; this is where cadence and metric names live.
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
 // block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
-// block_prune_best_start; matrices: angular (L x L), block_prune, block_prune_se (L x L);
+// block_prune_best_start, dyt_saturation (DyT schemes only); matrices: angular (L x L), block_prune, block_prune_se (L x L);
 // scalars: loss_probe, lazy_layers, low_layers, lazy_ratio, probe_seconds.
 // The pruning sweeps evaluate `pruneSequences` of the probe batch's rows, evenly spaced
 // (probes::pruningRows), the other families all of them.

@@ -13,6 +13,7 @@
 #include "probes/head_loss.h"
 #include "probes/probe_math.h"
 #include "probes/probe_tokens.h"
+#include "probes/saturation_probe.h"
 #include "probes/traced_forward.h"
 #include "train/thread_share.h"
 
@@ -220,6 +221,7 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   } else {
     statsFromTensors(r, trace, o, L, real);
   }
+  r.saturation = dytSaturation(model, trace, real);
   return r;
 }
 

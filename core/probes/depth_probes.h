@@ -27,6 +27,8 @@ struct ForwardProbes {
   std::vector<float> effectiveness;     // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
   std::vector<float> angularMatrix;     // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
                                         // where l + n > L. Empty unless asked for.
+  std::vector<float> saturation;        // (L) DyT schemes only (else empty): share of DyT
+                                        // inputs with |alpha x| > 2 (probes/saturation_probe.h)
   double probeLoss = 0;                 // the model's loss on the probe batch
 };
 

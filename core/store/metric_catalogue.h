@@ -38,6 +38,7 @@ inline constexpr char kPruneDeltaError[] = "prune_delta_se";  // standard error 
 inline constexpr char kBlockPruneBestStart[] = "block_prune_best_start";
 inline constexpr char kJacobianIdentity[] = "jacobian_identity";
 inline constexpr char kLayerGradNorm[] = "grad_norm";
+inline constexpr char kDytSaturation[] = "dyt_saturation";  // DyT schemes only
 // The same on the last position of each probe sequence only (analysis of imported models).
 inline constexpr char kAngularAdjacentLast[] = "angular_adjacent_last";
 inline constexpr char kBlockInfluenceLast[] = "block_influence_last";

@@ -1,0 +1,71 @@
+// The DyT saturation probe: the share of each block's DyT inputs with |alpha x| > 2, against
+// the share counted here by hand from a traced forward pass; it follows alpha; schemes without
+// DyT give none; the forward probes carry it, one value per block in [0, 1].
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "probes/depth_probes.h"
+#include "probes/saturation_probe.h"
+#include "support/model_fixtures.h"
+
+using namespace depthlab;
+
+namespace {
+
+model::Decoder dytModel(const std::string& scheme = "dyt") {
+  auto c = test::smallConfig(3);
+  torch::manual_seed(11);
+  return model::Decoder(c.model, c.options, scheme);
+}
+
+double handShare(const model::BlockTrace& bt, double attnAlpha, double ffnAlpha) {
+  auto a = (bt.attnNormIn * attnAlpha).abs() > 2.0;
+  auto f = (bt.ffnNormIn * ffnAlpha).abs() > 2.0;
+  return (a.sum().item<double>() + f.sum().item<double>()) /
+         static_cast<double>(a.numel() + f.numel());
+}
+
+}  // namespace
+
+TEST(SaturationProbe, CountsTheShareOfDytInputsBeyondTwoOverAlpha) {
+  auto m = dytModel();
+  torch::NoGradGuard ng;
+  {  // alphas that put part of the inputs past the threshold
+    m->block(1)->input_layernorm->alpha.fill_(6.0);
+    m->block(2)->post_attention_layernorm->alpha.fill_(30.0);
+  }
+  auto idx = torch::randint(0, 64, {3, 16}, torch::kInt64);
+  model::ForwardTrace trace;
+  m->forward(idx, model::ForwardOptions{}, &trace);
+  const auto share = probes::dytSaturation(m, trace, torch::Tensor());
+  ASSERT_EQ(share.size(), 3u);
+  for (int l = 0; l < 3; ++l) {
+    auto& b = m->block(l);
+    const double want = handShare(trace.blocks[static_cast<size_t>(l)],
+                                  b->input_layernorm->alpha.item<double>(),
+                                  b->post_attention_layernorm->alpha.item<double>());
+    EXPECT_NEAR(share[static_cast<size_t>(l)], want, 1e-6) << l;
+    EXPECT_GE(share[static_cast<size_t>(l)], 0.0);
+    EXPECT_LE(share[static_cast<size_t>(l)], 1.0);
+  }
+  EXPECT_GT(share[2], share[0]);  // alpha 30 saturates far more than 0.8 / 0.2
+  // A larger alpha never saturates less.
+  m->block(0)->input_layernorm->alpha.fill_(1000.0);
+  model::ForwardTrace again;
+  m->forward(idx, model::ForwardOptions{}, &again);
+  EXPECT_GT(probes::dytSaturation(m, again, torch::Tensor())[0], 0.4);
+}
+
+TEST(SaturationProbe, SchemesWithoutDytHaveNoneAndTheForwardProbesCarryIt) {
+  auto c = test::smallConfig(3);
+  model::Decoder pre(c.model, c.options, "pre_ln");
+  auto idx = torch::randint(0, 64, {2, 16}, torch::kInt64);
+  EXPECT_TRUE(probes::runForwardProbes(pre, idx, idx, {}).saturation.empty());
+  for (const char* scheme : {"dyt", "dyt_lns"}) {
+    auto m = dytModel(scheme);
+    const auto r = probes::runForwardProbes(m, idx, idx, {});
+    ASSERT_EQ(r.saturation.size(), 3u) << scheme;
+    for (float s : r.saturation) EXPECT_TRUE(s >= 0.0f && s <= 1.0f) << scheme << " " << s;
+  }
+}
