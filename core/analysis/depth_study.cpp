@@ -27,6 +27,7 @@ struct RunValues {
   std::vector<float> variance;
   int nLayers = 0;
   bool diverged = false;
+  bool pruneAllZero = false;  // every layer's removal changed the loss by exactly 0
 };
 
 double meanOfFinite(const std::vector<float>& v, size_t from) {
@@ -53,6 +54,7 @@ RunValues readRun(store::RunStore& s, const store::RunInfo& run, int64_t atStep)
     const int L = static_cast<int>(row->second.size());
     const double m = meanOfFinite(row->second, static_cast<size_t>(L - deepQuarterLayers(L)));
     if (std::isfinite(m)) v.pruneDeep = m;
+    v.pruneAllZero = L > 1 && std::all_of(row->second.begin(), row->second.end(), [](float d) { return d == 0.0f; });
   }
   if (auto row = experiment::lastLayerRow(s, run.id, metrics::kEffectiveness, atStep)) {
     const auto t = config ? layerThresholds(config->probes) : LayerThresholds{};
@@ -87,6 +89,10 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
     if (v.pruneDeep) prune.push_back(*v.pruneDeep); else noPrune.push_back(runs[i].id);
     if (v.effective) eff.push_back(*v.effective); else noEl.push_back(runs[i].id);
     if (!v.variance.empty()) profiles.push_back(v.variance);
+    if (v.pruneAllZero) {
+      r.notes.push_back("run " + std::to_string(runs[i].id) + ": removing any layer changed the probe loss by exactly 0, "
+                        "which no trained model does; the pruning probe may not handle this scheme");
+    }
   }
   r.lossVal = summaryOf(loss);
   r.varianceLast = summaryOf(var);

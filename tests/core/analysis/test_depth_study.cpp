@@ -154,3 +154,18 @@ TEST(DepthStudy, AMissingProbeGivesADashAndANoteNotACrash) {
       << notes;
   EXPECT_THROW(analysis::makeDepthStudy(s, {bare + 100}), store::StoreError);
 }
+
+TEST(DepthStudy, APruningRowOfExactZerosIsNamedAsSuspect) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const int64_t zeros = addRun(s, {"post_ln", 1, 3.0, {1, 2, 3, 4}, {0, 0, 0, 0}, {}});
+  addRun(s, {"lns", 1, 3.0, {1, 2, 3, 4}, {0.1f, 0, 0, 0}, {}});
+  const auto st = analysis::makeDepthStudy(s, {zeros, zeros + 1});
+  std::string notes;
+  for (const auto& n : rowOf(st, "post_ln").notes) notes += n;
+  EXPECT_NE(notes.find("run " + std::to_string(zeros) + ": removing any layer changed the probe loss by exactly 0"),
+            std::string::npos) << notes;
+  for (const auto& n : rowOf(st, "lns").notes) {  // one layer that matters: a real measurement
+    EXPECT_EQ(n.find("exactly 0"), std::string::npos) << n;
+  }
+}
