@@ -32,6 +32,12 @@ std::string whyNotLlama(const model::BlockPlan& p, const std::string& scheme) {
   if (p.learnableScale) return "has a learnable per-channel scale and gate that Llama does not have";
   if (p.skipInit) return "has learnable branch scalars (SkipInit) that Llama does not have";
   if (p.layerScale) return "has learnable per-channel branch scales (LayerScale) that Llama does not have";
+  if (p.dyt) return "replaces its norms with DyT (tanh), which Llama's RMSNorm cannot express";
+  if (p.hybrid) return "has no norm before attention and normalizes the stream before the MLP";
+  if (!p.normBeforeSublayer) return "normalizes each sublayer's output instead of its input";
+  if (p.qkNorm != model::QkNorm::None || p.vNorm) {
+    return "normalizes queries and keys (QK-norm), which Llama does not have";
+  }
   if (p.placement != model::Placement::None && p.placement != model::Placement::AfterNorm) {
     return "scales somewhere other than the norm output; only LNS after the norm folds into the "
            "norm weights";

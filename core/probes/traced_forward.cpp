@@ -81,11 +81,12 @@ torch::Tensor tracedForward(model::Decoder& model, const torch::Tensor& inputs,
     for (size_t i = 0; i < n; ++i) parts[i] = traces[i].blockInputs[l];
     trace.blockInputs.push_back(joined(parts));
   }
-  for (size_t l = 0; l < L; ++l) {
-    for (size_t i = 0; i < n; ++i) parts[i] = traces[i].blocks[l].attnNormOut;
-    trace.blocks[l].attnNormOut = joined(parts);
-    for (size_t i = 0; i < n; ++i) parts[i] = traces[i].blocks[l].ffnNormOut;
-    trace.blocks[l].ffnNormOut = joined(parts);
+  for (size_t l = 0; l < L; ++l) {  // every tensor BlockTrace has, joined over the chunks
+    for (auto member : {&model::BlockTrace::attnNormOut, &model::BlockTrace::ffnNormOut,
+                        &model::BlockTrace::attnNormIn, &model::BlockTrace::ffnNormIn}) {
+      for (size_t i = 0; i < n; ++i) parts[i] = traces[i].blocks[l].*member;
+      trace.blocks[l].*member = joined(parts);
+    }
   }
   return torch::cat(logits, 0);
 }

@@ -284,5 +284,11 @@ TEST(HfExport, SchemesLlamaCannotExpressAreRefusedWithWhy) {
   EXPECT_NE(refuse("lns", skip).find("SkipInit"), std::string::npos);
   auto ln = [](experiment::ExperimentConfig& c) { c.model.norm = "layernorm"; };
   EXPECT_NE(refuse("pre_ln", ln).find("LayerNorm"), std::string::npos);
+  EXPECT_NE(refuse("dyt", none).find("DyT"), std::string::npos);
+  EXPECT_NE(refuse("dyt_lns", none).find("DyT"), std::string::npos);
+  EXPECT_NE(refuse("hybridnorm", none).find("no norm before attention"), std::string::npos);
+  EXPECT_NE(refuse("olmo2", none).find("sublayer's output"), std::string::npos);
+  auto qk = [](experiment::ExperimentConfig& c) { c.options.qkNorm = true; };
+  EXPECT_NE(refuse("pre_ln", qk).find("QK-norm"), std::string::npos);
   EXPECT_FALSE(fs::exists(dir.file("out-post_ln")));
 }

@@ -57,7 +57,8 @@ TEST(TracedForward, ChunksAreWholeRowsOfAboutAFixedNumberOfTokens) {
 
 TEST(TracedForward, EqualsOneWholePass) {
   auto c = chunkedConfig();
-  for (const char* scheme : {"lns", "post_ln"}) {  // Post-LN: no pre-norm outputs
+  // Post-LN: no pre-norm outputs; DyT: the norm inputs too (the saturation probe's)
+  for (const char* scheme : {"lns", "post_ln", "dyt"}) {
     SCOPED_TRACE(scheme);
     auto m = build(c, scheme);
     m->eval();
@@ -77,9 +78,10 @@ TEST(TracedForward, EqualsOneWholePass) {
     }
     ASSERT_EQ(t.trace.blocks.size(), whole.blocks.size());
     for (size_t l = 0; l < whole.blocks.size(); ++l) {
-      for (bool attn : {true, false}) {
-        const auto& a = attn ? t.trace.blocks[l].attnNormOut : t.trace.blocks[l].ffnNormOut;
-        const auto& b = attn ? whole.blocks[l].attnNormOut : whole.blocks[l].ffnNormOut;
+      for (auto member : {&model::BlockTrace::attnNormOut, &model::BlockTrace::ffnNormOut,
+                          &model::BlockTrace::attnNormIn, &model::BlockTrace::ffnNormIn}) {
+        const auto& a = t.trace.blocks[l].*member;
+        const auto& b = whole.blocks[l].*member;
         ASSERT_EQ(a.defined(), b.defined()) << l;
         if (b.defined()) {
           EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-5)) << l;
