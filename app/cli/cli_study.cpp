@@ -19,8 +19,9 @@ void reportStudy(store::RunStore& store, const GlobalOptions& g, const std::vect
     return;
   }
   if (study.rows.empty()) {
-    throw std::runtime_error("no trained run to study among the runs given (imported models are "
-                             "not schemes; `depthlab-cli runs list` shows the groups)");
+    throw std::runtime_error(
+        "no trained run to study among the runs given (imported models are "
+        "not schemes; `depthlab-cli runs list` shows the groups)");
   }
   std::printf("%s", formatTextTable(analysis::studyHeader(), analysis::studyCells(study)).c_str());
   std::printf(
@@ -33,8 +34,9 @@ void reportStudy(store::RunStore& store, const GlobalOptions& g, const std::vect
   for (const auto& r : study.rows) {
     for (const auto& n : r.notes) std::printf("%s: %s\n", r.displayName.c_str(), n.c_str());
   }
-  std::printf("Pruning and E_l at small scale may run opposite to the paper, whose pattern was\n"
-              "reported after ~2B tokens; variance and loss are the robust signals.\n");
+  std::printf(
+      "Pruning and E_l at small scale may run opposite to the paper, whose pattern was\n"
+      "reported after ~2B tokens; variance and loss are the robust signals.\n");
 }
 
 }  // namespace depthlab::cli

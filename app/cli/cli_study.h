@@ -14,7 +14,7 @@
 namespace depthlab::cli {
 
 /// Prints (or, with --json, emits) the study of `runIds`, each run read at `atStep`.
-void reportStudy(store::RunStore& store, const GlobalOptions& g,
-                 const std::vector<int64_t>& runIds, int64_t atStep = INT64_MAX);
+void reportStudy(store::RunStore& store, const GlobalOptions& g, const std::vector<int64_t>& runIds,
+                 int64_t atStep = INT64_MAX);
 
 }  // namespace depthlab::cli

@@ -54,7 +54,8 @@ RunValues readRun(store::RunStore& s, const store::RunInfo& run, int64_t atStep)
     const int L = static_cast<int>(row->second.size());
     const double m = meanOfFinite(row->second, static_cast<size_t>(L - deepQuarterLayers(L)));
     if (std::isfinite(m)) v.pruneDeep = m;
-    v.pruneAllZero = L > 1 && std::all_of(row->second.begin(), row->second.end(), [](float d) { return d == 0.0f; });
+    v.pruneAllZero = L > 1 && std::all_of(row->second.begin(), row->second.end(),
+                                          [](float d) { return d == 0.0f; });
   }
   if (auto row = experiment::lastLayerRow(s, run.id, metrics::kEffectiveness, atStep)) {
     const auto t = config ? layerThresholds(config->probes) : LayerThresholds{};
@@ -84,14 +85,27 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
     r.seeds.push_back(runs[i].seed);
     r.nLayers = std::max(r.nLayers, v.nLayers);
     if (v.lossVal) loss.push_back(*v.lossVal);
-    if (v.diverged) r.notes.push_back("run " + std::to_string(runs[i].id) + " diverged (its validation loss is not finite)");
-    if (v.varianceLast) var.push_back(*v.varianceLast); else noVariance.push_back(runs[i].id);
-    if (v.pruneDeep) prune.push_back(*v.pruneDeep); else noPrune.push_back(runs[i].id);
-    if (v.effective) eff.push_back(*v.effective); else noEl.push_back(runs[i].id);
+    if (v.diverged)
+      r.notes.push_back("run " + std::to_string(runs[i].id) +
+                        " diverged (its validation loss is not finite)");
+    if (v.varianceLast)
+      var.push_back(*v.varianceLast);
+    else
+      noVariance.push_back(runs[i].id);
+    if (v.pruneDeep)
+      prune.push_back(*v.pruneDeep);
+    else
+      noPrune.push_back(runs[i].id);
+    if (v.effective)
+      eff.push_back(*v.effective);
+    else
+      noEl.push_back(runs[i].id);
     if (!v.variance.empty()) profiles.push_back(v.variance);
     if (v.pruneAllZero) {
-      r.notes.push_back("run " + std::to_string(runs[i].id) + ": removing any layer changed the probe loss by exactly 0, "
-                        "which no trained model does; the pruning probe may not handle this scheme");
+      r.notes.push_back(
+          "run " + std::to_string(runs[i].id) +
+          ": removing any layer changed the probe loss by exactly 0, "
+          "which no trained model does; the pruning probe may not handle this scheme");
     }
   }
   r.lossVal = summaryOf(loss);
@@ -111,15 +125,18 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
   }
   auto note = [&r](const std::vector<int64_t>& ids, const char* what, const char* probes) {
     for (int64_t id : ids) {
-      r.notes.push_back("run " + std::to_string(id) + " has no " + what + " probe (depthlab-cli analyze --run " +
-                        std::to_string(id) + " --probes " + probes + ")");
+      r.notes.push_back("run " + std::to_string(id) + " has no " + what +
+                        " probe (depthlab-cli analyze --run " + std::to_string(id) + " --probes " +
+                        probes + ")");
     }
   };
   note(noVariance, "variance", "variance");
   note(noPrune, "pruning", "pruning");
   note(noEl, "E_l (effectiveness)", "variance");
-  if (loss.empty() && std::none_of(values.begin(), values.end(), [](const RunValues& v) { return v.diverged; })) {
-    r.notes.push_back(scheme + " has no validation loss (depthlab-cli eval --run " + std::to_string(runs.front().id) + ")");
+  if (loss.empty() &&
+      std::none_of(values.begin(), values.end(), [](const RunValues& v) { return v.diverged; })) {
+    r.notes.push_back(scheme + " has no validation loss (depthlab-cli eval --run " +
+                      std::to_string(runs.front().id) + ")");
   }
   return r;
 }
@@ -128,8 +145,10 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
 template <typename Has, typename Better, typename Set>
 void rank(std::vector<StudyRow>& rows, Has has, Better better, Set set) {
   std::vector<StudyRow*> ranked;
-  for (auto& r : rows) if (has(r)) ranked.push_back(&r);
-  std::stable_sort(ranked.begin(), ranked.end(), [&](const StudyRow* a, const StudyRow* b) { return better(*a, *b); });
+  for (auto& r : rows)
+    if (has(r)) ranked.push_back(&r);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](const StudyRow* a, const StudyRow* b) { return better(*a, *b); });
   for (size_t i = 0; i < ranked.size(); ++i) set(*ranked[i], static_cast<int>(i) + 1);
 }
 
@@ -145,35 +164,42 @@ DepthStudy makeDepthStudy(store::RunStore& s, const std::vector<int64_t>& runIds
     const auto run = s.run(id);
     if (!run) throw store::StoreError("no run with id " + std::to_string(id));
     if (experiment::isImportedRun(*run)) {
-      study.notes.push_back("run " + std::to_string(id) + " is an imported model, not a trained scheme: left out");
+      study.notes.push_back("run " + std::to_string(id) +
+                            " is an imported model, not a trained scheme: left out");
       continue;
     }
     if (!runsOf.count(run->scheme)) order.push_back(run->scheme);
     runsOf[run->scheme].push_back(*run);
     valuesOf[run->scheme].push_back(readRun(s, *run, atStep));
     if (const auto c = experiment::tryConfigOf(*run)) {
-      shapes.insert(std::to_string(c->model.nLayers) + " layers x width " + std::to_string(c->model.dModel));
+      shapes.insert(std::to_string(c->model.nLayers) + " layers x width " +
+                    std::to_string(c->model.dModel));
     }
   }
   if (shapes.size() > 1) {
     std::string all;
     for (const auto& x : shapes) all += (all.empty() ? "" : "; ") + x;
-    study.notes.push_back("the runs have different shapes (" + all + "): a study compares schemes at one shape");
+    study.notes.push_back("the runs have different shapes (" + all +
+                          "): a study compares schemes at one shape");
   }
   for (const auto& scheme : order) {
     study.rows.push_back(makeRow(scheme, runsOf[scheme], valuesOf[scheme]));
     study.maxSeeds = std::max(study.maxSeeds, static_cast<int>(runsOf[scheme].size()));
   }
-  rank(study.rows, [](const StudyRow& r) { return r.lossVal.has_value(); },
-       [](const StudyRow& a, const StudyRow& b) { return a.lossVal->mean < b.lossVal->mean; },
-       [](StudyRow& r, int k) { r.lossRank = k; });
-  rank(study.rows, [](const StudyRow& r) { return r.pruneDeepQuarter.has_value(); },
-       [](const StudyRow& a, const StudyRow& b) {
-         if (a.pruneDeepQuarter->mean != b.pruneDeepQuarter->mean) return a.pruneDeepQuarter->mean > b.pruneDeepQuarter->mean;
-         const double ea = a.effectiveLayers ? a.effectiveLayers->mean : -1, eb = b.effectiveLayers ? b.effectiveLayers->mean : -1;
-         return ea > eb;
-       },
-       [](StudyRow& r, int k) { r.depthRank = k; });
+  rank(
+      study.rows, [](const StudyRow& r) { return r.lossVal.has_value(); },
+      [](const StudyRow& a, const StudyRow& b) { return a.lossVal->mean < b.lossVal->mean; },
+      [](StudyRow& r, int k) { r.lossRank = k; });
+  rank(
+      study.rows, [](const StudyRow& r) { return r.pruneDeepQuarter.has_value(); },
+      [](const StudyRow& a, const StudyRow& b) {
+        if (a.pruneDeepQuarter->mean != b.pruneDeepQuarter->mean)
+          return a.pruneDeepQuarter->mean > b.pruneDeepQuarter->mean;
+        const double ea = a.effectiveLayers ? a.effectiveLayers->mean : -1,
+                     eb = b.effectiveLayers ? b.effectiveLayers->mean : -1;
+        return ea > eb;
+      },
+      [](StudyRow& r, int k) { r.depthRank = k; });
   std::stable_sort(study.rows.begin(), study.rows.end(), [](const StudyRow& a, const StudyRow& b) {
     return (a.lossRank ? a.lossRank : INT_MAX) < (b.lossRank ? b.lossRank : INT_MAX);
   });
@@ -192,8 +218,8 @@ std::string studyCell(const std::optional<Summary>& s, const char* format) {
 }
 
 std::vector<std::string> studyHeader() {
-  return {"loss #", "scheme", "seeds", "val loss", "last-layer var", "prune deep 1/4",
-          "effective (E_l)", "depth #"};
+  return {"loss #",         "scheme",         "seeds",           "val loss",
+          "last-layer var", "prune deep 1/4", "effective (E_l)", "depth #"};
 }
 
 std::vector<std::vector<std::string>> studyCells(const DepthStudy& study) {
@@ -202,8 +228,8 @@ std::vector<std::vector<std::string>> studyCells(const DepthStudy& study) {
     std::string effective = studyCell(r.effectiveLayers, "%.3g");
     if (r.effectiveLayers && r.nLayers > 0) effective += " / " + std::to_string(r.nLayers);
     rows.push_back({r.lossRank ? std::to_string(r.lossRank) : "-", r.displayName,
-                    std::to_string(r.runIds.size()), studyCell(r.lossVal), studyCell(r.varianceLast),
-                    studyCell(r.pruneDeepQuarter), effective,
+                    std::to_string(r.runIds.size()), studyCell(r.lossVal),
+                    studyCell(r.varianceLast), studyCell(r.pruneDeepQuarter), effective,
                     r.depthRank ? std::to_string(r.depthRank) : "-"});
   }
   return rows;
@@ -213,8 +239,11 @@ namespace {
 
 nlohmann::json summaryJson(const std::optional<Summary>& s) {
   if (!s) return nullptr;
-  return {{"mean", s->mean}, {"sd", s->n > 1 ? nlohmann::json(s->std) : nlohmann::json()},
-          {"min", s->min}, {"max", s->max}, {"n", s->n}};
+  return {{"mean", s->mean},
+          {"sd", s->n > 1 ? nlohmann::json(s->std) : nlohmann::json()},
+          {"min", s->min},
+          {"max", s->max},
+          {"n", s->n}};
 }
 
 nlohmann::json rankJson(int rank) { return rank ? nlohmann::json(rank) : nlohmann::json(); }
@@ -225,16 +254,22 @@ nlohmann::json studyJson(const DepthStudy& study) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : study.rows) {
     nlohmann::json profile = nlohmann::json::array();
-    for (double v : r.varianceProfile) profile.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json());
-    rows.push_back({{"scheme", r.scheme}, {"name", r.displayName}, {"runs", r.runIds},
-                    {"seeds", r.seeds}, {"layers", r.nLayers},
+    for (double v : r.varianceProfile)
+      profile.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json());
+    rows.push_back({{"scheme", r.scheme},
+                    {"name", r.displayName},
+                    {"runs", r.runIds},
+                    {"seeds", r.seeds},
+                    {"layers", r.nLayers},
                     {"deep_quarter_layers", deepQuarterLayers(r.nLayers)},
-                    {"loss_rank", rankJson(r.lossRank)}, {"depth_rank", rankJson(r.depthRank)},
+                    {"loss_rank", rankJson(r.lossRank)},
+                    {"depth_rank", rankJson(r.depthRank)},
                     {"loss_val", summaryJson(r.lossVal)},
                     {"variance_last", summaryJson(r.varianceLast)},
                     {"prune_delta_deep_quarter", summaryJson(r.pruneDeepQuarter)},
                     {"effective_layers", summaryJson(r.effectiveLayers)},
-                    {"variance_profile", profile}, {"notes", r.notes}});
+                    {"variance_profile", profile},
+                    {"notes", r.notes}});
   }
   return {{"schemes", rows}, {"notes", study.notes}, {"max_seeds", study.maxSeeds}};
 }

@@ -26,7 +26,7 @@ namespace depthlab::analysis {
 int deepQuarterLayers(int nLayers);
 
 struct StudyRow {
-  std::string scheme, displayName;    // "lns", "LNS" (model::schemeDisplayName)
+  std::string scheme, displayName;     // "lns", "LNS" (model::schemeDisplayName)
   std::vector<int64_t> runIds, seeds;  // the scheme's runs, one per seed
   int nLayers = 0;
   // Over the runs that have the quantity (n in each Summary; nullopt: none has it).
@@ -35,7 +35,7 @@ struct StudyRow {
   std::optional<Summary> pruneDeepQuarter;  // mean loss increase, each deep layer removed
   std::optional<Summary> effectiveLayers;   // layers with E_l at or above the low threshold
   std::vector<double> varianceProfile;      // (L) mean over runs of the newest variance row
-  int lossRank = 0;   // 1 = lowest validation loss; 0: no validation loss
+  int lossRank = 0;                         // 1 = lowest validation loss; 0: no validation loss
   int depthRank = 0;  // 1 = deep layers most useful (largest deep-quarter pruning loss,
                       // ties by effective layers); 0: no pruning probe
   std::vector<std::string> notes;  // what it lacks and how to measure it

@@ -65,11 +65,13 @@ TEST(StudyFigures, WritesTheThreeFiguresWithRankedCsvsAndLeavesOutWhatIsMissing)
   const QString out = QString::fromStdString(dir.file("figs"));
   const auto r = ui::exportStudyFigures(s, ids, QStringLiteral("pdf"), out, ui::FigureStyle{});
   for (const auto& name : ui::kStudyFigureNames) {
-    EXPECT_GT(QFileInfo(out + QLatin1Char('/') + name + QStringLiteral(".pdf")).size(), 1000) << name.toStdString();
+    EXPECT_GT(QFileInfo(out + QLatin1Char('/') + name + QStringLiteral(".pdf")).size(), 1000)
+        << name.toStdString();
   }
   EXPECT_TRUE(QFileInfo::exists(out + QStringLiteral("/study.json")));
   const QString lastScheme = QString::fromStdString(experiment::kSchemes.back());
-  EXPECT_TRUE(r.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("has no pruning probe"))) << r.warnings.join(QLatin1Char('\n')).toStdString();
+  EXPECT_TRUE(r.warnings.join(QLatin1Char('\n')).contains(QStringLiteral("has no pruning probe")))
+      << r.warnings.join(QLatin1Char('\n')).toStdString();
   QFile csv(out + QStringLiteral("/study-loss.csv"));
   ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
   const auto lines = QString::fromUtf8(csv.readAll()).trimmed().split(QLatin1Char('\n'));
@@ -84,7 +86,8 @@ TEST(StudyFigures, WritesTheThreeFiguresWithRankedCsvsAndLeavesOutWhatIsMissing)
   QFile pruning(out + QStringLiteral("/study-pruning.csv"));
   ASSERT_TRUE(pruning.open(QIODevice::ReadOnly));
   const QString p = QString::fromUtf8(pruning.readAll());
-  EXPECT_EQ(p.trimmed().count(QLatin1Char('\n')), static_cast<int>(ids.size()) - 1);  // one left out
+  EXPECT_EQ(p.trimmed().count(QLatin1Char('\n')),
+            static_cast<int>(ids.size()) - 1);  // one left out
   EXPECT_FALSE(p.contains(QLatin1Char(',') + lastScheme + QLatin1Char(',')));
 }
 
@@ -111,4 +114,32 @@ TEST(StudyFigures, NamesDoNotCollideTheKeyCoversNoDataAndSchemesLookApart) {
   }
   EXPECT_EQ(static_cast<int>(looks.size()), plot.graphCount());
   EXPECT_EQ(plot.graphCount(), static_cast<int>(study.rows.size()) - 1);
+}
+
+TEST(StudyFigures, OneSchemeFarPastTheOthersSitsAtTheFrameWithItsValue) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("s.db"));
+  const std::vector<std::pair<std::string, float>> deep = {
+      {"pre_ln", 0.001f}, {"lns", 0.002f}, {"post_ln", 0.003f}, {"deepnorm", 0.8f}};
+  std::vector<int64_t> ids;
+  for (const auto& [scheme, delta] : deep) {
+    store::NewRun nr;
+    nr.name = nr.scheme = scheme;
+    nr.configJson = experiment::toJson(test::smallConfig(4)).dump();
+    ids.push_back(s.createRun(nr));
+    store::WriteBatch b;
+    b.scalar(20, metrics::kLossVal, 3.0);
+    b.layer(20, metrics::kPruneDelta, {0, 0, 0, delta});
+    s.write(ids.back(), b);
+  }
+  QCustomPlot plot;
+  ui::FigureCsv csv;
+  ui::drawStudyFigure(&plot, analysis::makeDepthStudy(s, ids), ui::StudyFigure::Pruning,
+                      ui::FigureStyle{}, csv);
+  EXPECT_LT(plot.xAxis->range().upper, 0.1);  // the others keep the axis
+  ASSERT_EQ(plot.itemCount(), 1);
+  auto* label = qobject_cast<QCPItemText*>(plot.item(0));
+  ASSERT_NE(label, nullptr);
+  EXPECT_TRUE(label->text().startsWith(QStringLiteral("0.8"))) << label->text().toStdString();
+  EXPECT_TRUE(QString::fromUtf8(csv.bytes()).contains(QStringLiteral("1,deepnorm,0.8")));
 }

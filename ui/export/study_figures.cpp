@@ -22,7 +22,8 @@
 
 namespace depthlab::ui {
 
-const QStringList kStudyFigureNames = {QStringLiteral("study-loss"), QStringLiteral("study-variance"),
+const QStringList kStudyFigureNames = {QStringLiteral("study-loss"),
+                                       QStringLiteral("study-variance"),
                                        QStringLiteral("study-pruning")};
 
 namespace {
@@ -39,11 +40,13 @@ struct SchemeLook {
 
 SchemeLook lookOf(const std::string& scheme, const FigureStyle& s) {
   static const QCPScatterStyle::ScatterShape shapes[] = {
-      QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
-      QCPScatterStyle::ssDiamond, QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossSquare,
+      QCPScatterStyle::ssCircle,           QCPScatterStyle::ssSquare,
+      QCPScatterStyle::ssTriangle,         QCPScatterStyle::ssDiamond,
+      QCPScatterStyle::ssTriangleInverted, QCPScatterStyle::ssCrossSquare,
       QCPScatterStyle::ssPlusCircle};
   const auto& known = experiment::kSchemes;
-  const auto at = static_cast<size_t>(std::find(known.begin(), known.end(), scheme) - known.begin());
+  const auto at =
+      static_cast<size_t>(std::find(known.begin(), known.end(), scheme) - known.begin());
   const size_t colours = std::max<size_t>(1, paletteColors(s.palette).size());
   return {schemeColor(QString::fromStdString(scheme), s.palette), shapes[at % std::size(shapes)],
           at >= colours && at < known.size() ? Qt::DashLine : Qt::SolidLine};
@@ -53,12 +56,23 @@ QString nameOf(const StudyRow& r, const FigureStyle& s) {
   return schemeDisplayName(s, QString::fromStdString(r.scheme));
 }
 
+// The value of a dot drawn at the frame because it lies far past the axis: written to its left.
+void offRangeLabel(QCustomPlot* plot, double x, double y, double value, const FigureStyle& s) {
+  auto* text = new QCPItemText(plot);
+  text->position->setAxes(plot->xAxis, plot->yAxis);
+  text->position->setCoords(x, y);
+  text->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  text->setPadding(QMargins(0, 0, static_cast<int>(std::lround(s.fontPt)), 0));
+  text->setText(QStringLiteral("%1 \u2192").arg(value, 0, 'g', 3));
+  text->setClipToAxisRect(false);
+}
+
 // A dot per scheme at its mean, ranked top to bottom, the seeds' min-max as a bar; the scheme
 // names are the vertical axis's labels.
 void buildRanked(QCustomPlot* plot, const analysis::DepthStudy& st, bool loss, const FigureStyle& s,
                  FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("rank"), QStringLiteral("scheme"), QStringLiteral("mean"),
-                QStringLiteral("min"), QStringLiteral("max"), QStringLiteral("runs")};
+                QStringLiteral("min"),  QStringLiteral("max"),    QStringLiteral("runs")};
   std::vector<const StudyRow*> rows;
   for (const auto& r : st.rows) {
     const bool has = loss ? r.lossRank > 0 : r.depthRank > 0;
@@ -100,7 +114,13 @@ void buildRanked(QCustomPlot* plot, const analysis::DepthStudy& st, bool loss, c
     const auto& v = valueOf(&r);
     const double y = n - i;  // rank 1 at the top
     ticker->addTick(y, nameOf(r, s));
-    csv.integer(loss ? r.lossRank : r.depthRank).text(r.scheme.c_str()).value(v.mean).value(v.min).value(v.max).integer(v.n).endRow();
+    csv.integer(loss ? r.lossRank : r.depthRank)
+        .text(r.scheme.c_str())
+        .value(v.mean)
+        .value(v.min)
+        .value(v.max)
+        .integer(v.n)
+        .endRow();
     const auto look = lookOf(r.scheme, s);
     const bool off = clip && &r == outlier;
     auto* g = plot->addGraph(plot->yAxis, plot->xAxis);  // key vertical, value horizontal
@@ -109,13 +129,7 @@ void buildRanked(QCustomPlot* plot, const analysis::DepthStudy& st, bool loss, c
     g->setData({y}, {off ? hi + pad : v.mean});
     g->removeFromLegend();
     if (off) {
-      auto* text = new QCPItemText(plot);
-      text->position->setAxes(plot->xAxis, plot->yAxis);
-      text->position->setCoords(hi + pad, y);
-      text->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      text->setPadding(QMargins(0, 0, static_cast<int>(std::lround(s.fontPt)), 0));
-      text->setText(QStringLiteral("%1 \u2192").arg(v.mean, 0, 'g', 3));
-      text->setClipToAxisRect(false);
+      offRangeLabel(plot, hi + pad, y, v.mean, s);
     } else if (v.n > 1) {
       auto* bars = new QCPErrorBars(plot->yAxis, plot->xAxis);
       bars->setDataPlottable(g);
@@ -130,10 +144,12 @@ void buildRanked(QCustomPlot* plot, const analysis::DepthStudy& st, bool loss, c
   plot->legend->setVisible(false);
   if (n == 0) return;
   plot->xAxis->setRange(lo - pad, hi + pad * (clip ? 1.6 : 1.0));
-  const bool band = std::any_of(rows.begin(), rows.end(), [&](const StudyRow* r) { return valueOf(r).n > 1; });
-  plot->xAxis->setLabel(loss ? (band ? QStringLiteral("validation loss (bars: seeds' min-max)")
-                                     : QStringLiteral("validation loss"))
-                             : QStringLiteral("loss increase, one layer of the deepest quarter removed"));
+  const bool band =
+      std::any_of(rows.begin(), rows.end(), [&](const StudyRow* r) { return valueOf(r).n > 1; });
+  plot->xAxis->setLabel(
+      loss ? (band ? QStringLiteral("validation loss (bars: seeds' min-max)")
+                   : QStringLiteral("validation loss"))
+           : QStringLiteral("loss increase, one layer of the deepest quarter removed"));
 }
 
 // One line per scheme: its output variance at each layer (mean over its runs), a log axis when
@@ -192,7 +208,8 @@ void save(QCustomPlot& plot, const QString& path, const QString& format, const Q
           const FigureStyle& s, const QString& title) {
   bool ok = false;
   if (format == QLatin1String("pdf")) {
-    ok = plot.savePdf(path, size.width(), size.height(), QCP::epNoCosmetic, QStringLiteral("DepthLab"), title);
+    ok = plot.savePdf(path, size.width(), size.height(), QCP::epNoCosmetic,
+                      QStringLiteral("DepthLab"), title);
   } else if (format == QLatin1String("svg")) {
     QSvgGenerator svg;
     svg.setFileName(path);
@@ -208,7 +225,8 @@ void save(QCustomPlot& plot, const QString& path, const QString& format, const Q
     ok = plot.savePng(path, size.width(), size.height(), s.dpi / 72.0, -1,
                       static_cast<int>(std::lround(s.dpi)), QCP::ruDotsPerInch);
   } else {
-    throw std::runtime_error("unknown format '" + format.toStdString() + "' (known: pdf, svg, png)");
+    throw std::runtime_error("unknown format '" + format.toStdString() +
+                             "' (known: pdf, svg, png)");
   }
   if (!ok) throw std::runtime_error("cannot write " + path.toStdString());
 }
@@ -220,7 +238,8 @@ QSize studyFigureSizePt(StudyFigure kind, int schemes, const FigureStyle& s) {
   if (s.heightPt > 0) return {w, static_cast<int>(std::lround(s.heightPt))};
   const double n = std::max(1, schemes);
   if (kind != StudyFigure::Variance) {  // a line per scheme name, plus the axis and its title
-    return {w, static_cast<int>(std::lround(std::max(s.widthPt * 0.45, (n + 4.0) * 1.5 * s.fontPt)))};
+    return {w,
+            static_cast<int>(std::lround(std::max(s.widthPt * 0.45, (n + 4.0) * 1.5 * s.fontPt)))};
   }
   // The key goes below the panel in rows of about one entry per 2.8 cm.
   const double perRow = std::max(1.0, std::floor(s.widthPt / 80.0));
@@ -257,7 +276,8 @@ ExportResult exportStudyFigures(store::RunStore& store, const std::vector<int64_
     FigureCsv csv;
     const auto kind = static_cast<StudyFigure>(k);
     const QStringList warnings = drawStudyFigure(&plot, study, kind, s, csv);
-    for (const auto& w : warnings) result.warnings << kStudyFigureNames[k] + QStringLiteral(": ") + w;
+    for (const auto& w : warnings)
+      result.warnings << kStudyFigureNames[k] + QStringLiteral(": ") + w;
     if (csv.empty()) continue;  // said in the warnings
     const QString base = QDir(dir).filePath(kStudyFigureNames[k]);
     save(plot, base + QLatin1Char('.') + format, format,
@@ -266,7 +286,8 @@ ExportResult exportStudyFigures(store::RunStore& store, const std::vector<int64_
     result.files << base + QLatin1Char('.') + format << base + QStringLiteral(".csv");
   }
   if (result.files.isEmpty()) {
-    throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
+    throw std::runtime_error("nothing to plot: " +
+                             result.warnings.join(QStringLiteral("; ")).toStdString());
   }
   auto j = analysis::studyJson(study);
   j["format"] = format.toStdString();

@@ -40,6 +40,7 @@ QStringList drawStudyFigure(QCustomPlot* plot, const analysis::DepthStudy& study
 /// The three figures of the study of `runs` into `dir` (created), as `format` (pdf | svg | png).
 /// Throws std::runtime_error when no figure has anything to plot, or on I/O.
 ExportResult exportStudyFigures(store::RunStore& store, const std::vector<int64_t>& runs,
-                                const QString& format, const QString& dir, const FigureStyle& style);
+                                const QString& format, const QString& dir,
+                                const FigureStyle& style);
 
 }  // namespace depthlab::ui

@@ -19,7 +19,8 @@ namespace {
 
 std::string corpus(const test::TempDir& dir) {
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 31) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the curse of depth " + std::to_string(i % 31) + "\n";
   test::writeFile(dir.file("text.txt"), text);
   return dir.file("text.txt");
 }
@@ -37,8 +38,13 @@ TEST(StudyCli, ASetNameTrainsEverySchemeOfItAsOneGroupAndTheReportRanksThem) {
   const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
   std::string out;
   // paper's schemes plus one of them again: each scheme once.
-  ASSERT_EQ(test::runCommand(cli + " train --preset tiny --scheme paper,lns --steps 2 --quiet --set model.nLayers=4 --corpus " +
-                                 corpus(dir) + " 2>&1", &out), 0) << out;
+  ASSERT_EQ(test::runCommand(cli +
+                                 " train --preset tiny --scheme paper,lns --steps 2 --quiet --set "
+                                 "model.nLayers=4 --corpus " +
+                                 corpus(dir) + " 2>&1",
+                             &out),
+            0)
+      << out;
   const auto runs = runsJson(cli);
   ASSERT_TRUE(runs.is_array()) << runs;
   const auto* paper = model::findSchemeSet("paper");
@@ -54,9 +60,12 @@ TEST(StudyCli, ASetNameTrainsEverySchemeOfItAsOneGroupAndTheReportRanksThem) {
   const std::string group = *groups.begin();
 
   ASSERT_EQ(test::runCommand(cli + " report --study --group '" + group + "' 2>&1", &out), 0) << out;
-  for (const auto& s : paper->schemes) EXPECT_NE(out.find(model::schemeDisplayName(s)), std::string::npos) << s << "\n" << out;
+  for (const auto& s : paper->schemes)
+    EXPECT_NE(out.find(model::schemeDisplayName(s)), std::string::npos) << s << "\n" << out;
   EXPECT_NE(out.find("prune deep 1/4"), std::string::npos) << out;
-  ASSERT_EQ(test::runCommand(cli + " --json report --study --group '" + group + "' 2>/dev/null", &out), 0) << out;
+  ASSERT_EQ(
+      test::runCommand(cli + " --json report --study --group '" + group + "' 2>/dev/null", &out), 0)
+      << out;
   const auto j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(j.is_discarded()) << out;
   ASSERT_EQ(j["schemes"].size(), paper->schemes.size());
@@ -66,7 +75,8 @@ TEST(StudyCli, ASetNameTrainsEverySchemeOfItAsOneGroupAndTheReportRanksThem) {
     const auto& b = j["schemes"][i + 1]["loss_val"];
     if (a.is_null() || b.is_null()) continue;
     EXPECT_LE(a["mean"].get<double>(), b["mean"].get<double>()) << j.dump(1);
-    EXPECT_EQ(j["schemes"][i]["loss_rank"].get<int>() + 1, j["schemes"][i + 1]["loss_rank"].get<int>());
+    EXPECT_EQ(j["schemes"][i]["loss_rank"].get<int>() + 1,
+              j["schemes"][i + 1]["loss_rank"].get<int>());
   }
   // Every run probed at its end: a deep-quarter pruning loss (one layer of 4) for each scheme.
   for (const auto& row : j["schemes"]) {
@@ -79,11 +89,18 @@ TEST(StudyCli, AnUnknownNameIsRefusedNamingTheSchemesAndTheSets) {
   test::TempDir dir;
   const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
   std::string out;
-  EXPECT_NE(test::runCommand(cli + " train --preset tiny --scheme pre_ln,all-depth-fix --steps 2 --quiet --corpus " +
-                                 corpus(dir) + " 2>&1", &out), 0) << out;
+  EXPECT_NE(
+      test::runCommand(
+          cli + " train --preset tiny --scheme pre_ln,all-depth-fix --steps 2 --quiet --corpus " +
+              corpus(dir) + " 2>&1",
+          &out),
+      0)
+      << out;
   EXPECT_NE(out.find("unknown scheme 'all-depth-fix'"), std::string::npos) << out;
-  for (const auto& id : model::schemeIds()) EXPECT_NE(out.find(id), std::string::npos) << id << "\n" << out;
-  for (const auto& set : model::schemeSets()) EXPECT_NE(out.find(set.id), std::string::npos) << set.id << "\n" << out;
+  for (const auto& id : model::schemeIds())
+    EXPECT_NE(out.find(id), std::string::npos) << id << "\n" << out;
+  for (const auto& set : model::schemeSets())
+    EXPECT_NE(out.find(set.id), std::string::npos) << set.id << "\n" << out;
   EXPECT_NE(out.find("sets: "), std::string::npos) << out;
   EXPECT_TRUE(runsJson(cli).empty());  // nothing launched
 }
@@ -93,7 +110,8 @@ TEST(StudyCli, SchemesListsTheSetsAndReportNeedsRunsOrAGroup) {
   const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
   std::string out;
   ASSERT_EQ(test::runCommand(cli + " schemes 2>&1", &out), 0) << out;
-  for (const auto& set : model::schemeSets()) EXPECT_NE(out.find(set.id + ": "), std::string::npos) << out;
+  for (const auto& set : model::schemeSets())
+    EXPECT_NE(out.find(set.id + ": "), std::string::npos) << out;
   ASSERT_EQ(test::runCommand(cli + " --json schemes 2>&1", &out), 0) << out;
   const auto j = nlohmann::json::parse(out, nullptr, false);
   ASSERT_TRUE(j.is_array()) << out;

@@ -24,7 +24,8 @@ struct StoredRun {
 };
 
 int64_t addRun(store::RunStore& s, const StoredRun& r, const std::string& group = "study 1") {
-  auto c = test::smallConfig(static_cast<int>(std::max({r.variance.size(), r.pruneDelta.size(), size_t{4}})));
+  auto c = test::smallConfig(
+      static_cast<int>(std::max({r.variance.size(), r.pruneDelta.size(), size_t{4}})));
   c.schemes = {r.scheme};
   c.run.seed = r.seed;
   store::NewRun nr;
@@ -65,11 +66,23 @@ TEST(DepthStudy, RanksByLossAndByDeepQuarterPruningLoss) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("runs.db"));
   // 8 layers: the deepest quarter is layers 7 and 8.
-  addRun(s, {"pre_ln", 1, 3.2, {1, 2, 3, 4, 5, 6, 7, 8}, {9, 9, 9, 9, 9, 9, 0.1f, 0.3f},
+  addRun(s, {"pre_ln",
+             1,
+             3.2,
+             {1, 2, 3, 4, 5, 6, 7, 8},
+             {9, 9, 9, 9, 9, 9, 0.1f, 0.3f},
              {0.5f, 0.5f, 0.5f, 0.5f, 0.1f, 0.1f, 0.01f, 0.01f}});
-  addRun(s, {"lns", 1, 3.0, {1, 1, 1, 1, 1, 1, 1, 2}, {0, 0, 0, 0, 0, 0, 1.0f, 2.0f},
+  addRun(s, {"lns",
+             1,
+             3.0,
+             {1, 1, 1, 1, 1, 1, 1, 2},
+             {0, 0, 0, 0, 0, 0, 1.0f, 2.0f},
              {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f}});
-  addRun(s, {"post_ln", 1, 3.1, {2, 2, 2, 2, 2, 2, 2, 3}, {0, 0, 0, 0, 0, 0, 0.5f, 0.7f},
+  addRun(s, {"post_ln",
+             1,
+             3.1,
+             {2, 2, 2, 2, 2, 2, 2, 3},
+             {0, 0, 0, 0, 0, 0, 0.5f, 0.7f},
              {0.3f, 0.3f, 0.3f, 0.3f, 0.3f, 0.3f, 0.3f, 0.04f}});
   std::vector<int64_t> ids;
   for (const auto& r : s.listRuns()) ids.push_back(r.id);
@@ -87,9 +100,9 @@ TEST(DepthStudy, RanksByLossAndByDeepQuarterPruningLoss) {
   EXPECT_NEAR(pre.pruneDeepQuarter->mean, 0.2, 1e-6);  // (0.1 + 0.3) / 2, not the shallow 9s
   EXPECT_NEAR(pre.varianceLast->mean, 8, 1e-9);
   EXPECT_NEAR(pre.effectiveLayers->mean, 4, 1e-9);  // E_l >= 0.2 (the low threshold)
-  EXPECT_EQ(rowOf(st, "lns").depthRank, 1);      // 1.5
-  EXPECT_EQ(rowOf(st, "post_ln").depthRank, 2);  // 0.6
-  EXPECT_EQ(pre.depthRank, 3);                   // 0.2
+  EXPECT_EQ(rowOf(st, "lns").depthRank, 1);         // 1.5
+  EXPECT_EQ(rowOf(st, "post_ln").depthRank, 2);     // 0.6
+  EXPECT_EQ(pre.depthRank, 3);                      // 0.2
   EXPECT_EQ(rowOf(st, "post_ln").effectiveLayers->mean, 7);
   ASSERT_EQ(pre.varianceProfile.size(), 8u);
   EXPECT_DOUBLE_EQ(pre.varianceProfile[2], 3);
@@ -115,7 +128,7 @@ TEST(DepthStudy, TwoSeedsGiveAMeanWithAMinMaxBand) {
   EXPECT_NEAR(lns.lossVal->min, 3.0, 1e-9);
   EXPECT_NEAR(lns.lossVal->max, 3.4, 1e-9);
   EXPECT_EQ(lns.seeds, (std::vector<int64_t>{1, 2}));
-  EXPECT_EQ(lns.lossRank, 2);  // 3.2 against pre_ln's 3.1
+  EXPECT_EQ(lns.lossRank, 2);   // 3.2 against pre_ln's 3.1
   EXPECT_EQ(lns.depthRank, 1);  // deep quarter (1 layer of 4): mean of 1 and 3
   EXPECT_NEAR(lns.pruneDeepQuarter->mean, 2.0, 1e-6);
   EXPECT_EQ(analysis::studyCell(lns.lossVal), "3.2 [3, 3.4]");
@@ -148,8 +161,9 @@ TEST(DepthStudy, AMissingProbeGivesADashAndANoteNotACrash) {
   EXPECT_EQ(cells[0][6], "4 / 4");
   std::string notes;
   for (const auto& n : row.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("run " + std::to_string(bare) + " has no pruning probe (depthlab-cli analyze --run " +
-                       std::to_string(bare) + " --probes pruning)"),
+  EXPECT_NE(notes.find("run " + std::to_string(bare) +
+                       " has no pruning probe (depthlab-cli analyze --run " + std::to_string(bare) +
+                       " --probes pruning)"),
             std::string::npos)
       << notes;
   EXPECT_THROW(analysis::makeDepthStudy(s, {bare + 100}), store::StoreError);
@@ -163,8 +177,10 @@ TEST(DepthStudy, APruningRowOfExactZerosIsNamedAsSuspect) {
   const auto st = analysis::makeDepthStudy(s, {zeros, zeros + 1});
   std::string notes;
   for (const auto& n : rowOf(st, "post_ln").notes) notes += n;
-  EXPECT_NE(notes.find("run " + std::to_string(zeros) + ": removing any layer changed the probe loss by exactly 0"),
-            std::string::npos) << notes;
+  EXPECT_NE(notes.find("run " + std::to_string(zeros) +
+                       ": removing any layer changed the probe loss by exactly 0"),
+            std::string::npos)
+      << notes;
   for (const auto& n : rowOf(st, "lns").notes) {  // one layer that matters: a real measurement
     EXPECT_EQ(n.find("exactly 0"), std::string::npos) << n;
   }

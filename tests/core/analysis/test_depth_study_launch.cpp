@@ -26,7 +26,8 @@ TEST(DepthStudyLaunch, ASetNameInAConfigExpandsToEverySchemeOfIt) {
   const auto* all = model::findSchemeSet("all-depth-fixes");
   ASSERT_NE(all, nullptr);
   ASSERT_GT(all->schemes.size(), 2u);
-  auto c = experiment::configFromJson({{"schemes", {"all-depth-fixes"}}, {"model", {{"nLayers", 6}}}});
+  auto c =
+      experiment::configFromJson({{"schemes", {"all-depth-fixes"}}, {"model", {{"nLayers", 6}}}});
   EXPECT_EQ(c.schemes, all->schemes);
   EXPECT_EQ(c.model.nLayers, 6);  // one shape for all of them
   EXPECT_EQ(allIssues(c), "");
@@ -51,7 +52,8 @@ TEST(DepthStudyLaunch, AnUnknownNameIsRefusedNamingSchemesAndSets) {
   const std::string msg = allIssues(c);
   EXPECT_NE(msg.find("unknown scheme 'all-depth-fix'"), std::string::npos) << msg;
   for (const auto& id : model::schemeIds()) EXPECT_NE(msg.find(id), std::string::npos) << id;
-  for (const auto& set : model::schemeSets()) EXPECT_NE(msg.find(set.id), std::string::npos) << set.id;
+  for (const auto& set : model::schemeSets())
+    EXPECT_NE(msg.find(set.id), std::string::npos) << set.id;
   // A set set directly on the struct (not read from a file or a flag) is named as a set.
   c.schemes = {"paper"};
   const std::string set = allIssues(c);
