@@ -112,6 +112,11 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
   r.varianceLast = summaryOf(var);
   r.pruneDeepQuarter = summaryOf(prune);
   r.effectiveLayers = summaryOf(eff);
+  if (std::set<int64_t>(r.seeds.begin(), r.seeds.end()).size() < r.seeds.size()) {
+    r.notes.push_back(
+        "runs of the same seed (same batches and initial weights): the band is not "
+        "a spread over seeds");
+  }
   // The profile: the layer-wise mean over the runs whose rows have the longest depth.
   size_t L = 0;
   for (const auto& p : profiles) L = std::max(L, p.size());

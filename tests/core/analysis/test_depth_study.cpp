@@ -128,6 +128,7 @@ TEST(DepthStudy, TwoSeedsGiveAMeanWithAMinMaxBand) {
   EXPECT_NEAR(lns.lossVal->min, 3.0, 1e-9);
   EXPECT_NEAR(lns.lossVal->max, 3.4, 1e-9);
   EXPECT_EQ(lns.seeds, (std::vector<int64_t>{1, 2}));
+  for (const auto& n : lns.notes) EXPECT_EQ(n.find("same seed"), std::string::npos) << n;
   EXPECT_EQ(lns.lossRank, 2);   // 3.2 against pre_ln's 3.1
   EXPECT_EQ(lns.depthRank, 1);  // deep quarter (1 layer of 4): mean of 1 and 3
   EXPECT_NEAR(lns.pruneDeepQuarter->mean, 2.0, 1e-6);
@@ -136,6 +137,17 @@ TEST(DepthStudy, TwoSeedsGiveAMeanWithAMinMaxBand) {
   const auto j = analysis::studyJson(st);
   EXPECT_NEAR(j["schemes"][1]["loss_val"]["sd"].get<double>(), 0.2828427, 1e-6);
   EXPECT_EQ(j["schemes"][1]["loss_val"]["n"], 2);
+}
+
+TEST(DepthStudy, TwoRunsOfOneSeedAreNotCalledASeedBand) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const int64_t a = addRun(s, {"lns", 1, 3.0, {1, 2, 3, 4}, {0, 0, 0, 1.0f}, {}}, "study 1");
+  const int64_t b = addRun(s, {"lns", 1, 3.2, {1, 2, 3, 4}, {0, 0, 0, 1.0f}, {}}, "study 2");
+  const auto st = analysis::makeDepthStudy(s, {a, b});
+  std::string notes;
+  for (const auto& n : rowOf(st, "lns").notes) notes += n;
+  EXPECT_NE(notes.find("same seed"), std::string::npos) << notes;
 }
 
 TEST(DepthStudy, AMissingProbeGivesADashAndANoteNotACrash) {
