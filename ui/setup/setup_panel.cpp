@@ -31,6 +31,7 @@
 #include "experiment/preflight.h"
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
+#include "model/scheme_sets.h"
 #include "train/devices.h"
 
 namespace depthlab::ui {
@@ -203,42 +204,8 @@ void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
       if (p.name == c.preset) m_presetDescription->setText(QString::fromStdString(p.description));
     }
   }
-  m_width->setValue(c.model.dModel);
-  m_depth->setValue(c.model.nLayers);
-  m_heads->setValue(c.model.nHeads);
-  m_ffn->setValue(c.model.dFF);
-  m_seq->setValue(c.model.seqLen);
-  m_norm->setCurrentText(QString::fromStdString(c.model.norm));
-  m_embedStd->setValue(c.model.embedStd);
+  m_fields.show(c);
   setSchemes(c.schemes);
-  m_scaledInit->setChecked(c.options.scaledInit);
-  m_depthScaledInit->setChecked(c.options.depthScaledInit);
-  m_skipInit->setChecked(c.options.skipInit);
-  m_layerScale->setChecked(c.options.layerScale);
-  m_lnsPlacement->setCurrentText(QString::fromStdString(c.options.lnsPlacement));
-  m_optimizer->setCurrentText(QString::fromStdString(c.optim.optimizer));
-  m_lr->setValue(c.optim.lr);
-  m_steps->setValue(c.optim.steps);
-  m_warmup->setValue(c.optim.warmupSteps);
-  m_schedule->setValue(c.optim.scheduleSteps);
-  m_batch->setValue(c.optim.batchSize);
-  m_accum->setValue(c.optim.gradAccum);
-  m_corpus->setText(QString::fromStdString(c.data.corpus));
-  m_tokenizer->setCurrentText(QString::fromStdString(c.data.tokenizer));
-  m_tokenizerSample->setValue(c.data.tokenizerSampleMB);
-  int dev = m_device->findData(QString::fromStdString(c.run.device));
-  m_device->setCurrentIndex(dev >= 0 ? dev : 0);
-  m_threads->setValue(c.run.threads);
-  m_processes->setValue(c.run.processes);
-  m_seed->setValue(static_cast<int>(c.run.seed));
-  m_evalEvery->setValue(c.run.evalEvery);
-  m_checkpointMinutes->setValue(c.run.checkpointMinutes);
-  m_checkpointKeep->setValue(c.run.checkpointKeep);
-  m_forwardEvery->setValue(c.probes.forwardEvery);
-  m_angularEvery->setValue(c.probes.angularMatrixEvery);
-  m_pruningEvery->setValue(c.probes.pruningEvery);
-  m_pruneSequences->setValue(c.probes.pruneSequences);
-  m_blockPruning->setChecked(c.probes.blockPruningAtEnd);
   m_loading = false;
   revalidate();
 }
@@ -250,49 +217,40 @@ void SetupPanel::setSchemes(const std::vector<std::string>& schemes) {
   }
 }
 
-experiment::ExperimentConfig SetupPanel::config() const {
+bool SetupPanel::checkSchemeSet(const std::string& setId) {
+  const int i = m_schemeSet->findData(QString::fromStdString(setId));
+  if (i <= 0) return false;
+  m_schemeSet->setCurrentIndex(i);
+  if (const auto* set = model::findSchemeSet(setId)) setSchemes(set->schemes);  // again, if it was current
+  return true;
+}
+
+void SetupPanel::syncSchemeSet() {
+  std::set<std::string> checked;
+  for (auto* cb : m_schemeBoxes) {
+    if (cb->isChecked()) checked.insert(cb->objectName().mid(7).toStdString());
+  }
+  int match = 0;
+  for (int i = 1; i < m_schemeSet->count(); ++i) {
+    const auto* set = model::findSchemeSet(m_schemeSet->itemData(i).toString().toStdString());
+    if (set && std::set<std::string>(set->schemes.begin(), set->schemes.end()) == checked) match = i;
+  }
+  QSignalBlocker block(m_schemeSet);
+  m_schemeSet->setCurrentIndex(match);
+}
+
+experiment::ExperimentConfig SetupPanel::readForm(std::vector<experiment::ConfigIssue>* problems) const {
   auto c = m_base;
   c.name = m_name->text().trimmed().toStdString();
-  c.model.dModel = m_width->value();
-  c.model.nLayers = m_depth->value();
-  c.model.nHeads = m_heads->value();
-  c.model.dFF = m_ffn->value();
-  c.model.seqLen = m_seq->value();
-  c.model.norm = m_norm->currentText().toStdString();
-  c.model.embedStd = m_embedStd->value();
+  m_fields.read(c, problems);
   c.schemes.clear();
   for (auto* cb : m_schemeBoxes) {
     if (cb->isChecked()) c.schemes.push_back(cb->objectName().mid(7).toStdString());
   }
-  c.options.scaledInit = m_scaledInit->isChecked();
-  c.options.depthScaledInit = m_depthScaledInit->isChecked();
-  c.options.skipInit = m_skipInit->isChecked();
-  c.options.layerScale = m_layerScale->isChecked();
-  c.options.lnsPlacement = m_lnsPlacement->currentText().toStdString();
-  c.optim.optimizer = m_optimizer->currentText().toStdString();
-  c.optim.lr = m_lr->value();
-  c.optim.steps = m_steps->value();
-  c.optim.warmupSteps = m_warmup->value();
-  c.optim.scheduleSteps = m_schedule->value();
-  c.optim.batchSize = m_batch->value();
-  c.optim.gradAccum = m_accum->value();
-  c.data.corpus = m_corpus->text().trimmed().toStdString();
-  c.data.tokenizer = m_tokenizer->currentText().trimmed().toStdString();
-  c.data.tokenizerSampleMB = m_tokenizerSample->value();
-  c.run.device = m_device->currentData().toString().toStdString();
-  c.run.threads = m_threads->value();
-  c.run.processes = m_processes->value();
-  c.run.seed = m_seed->value();
-  c.run.evalEvery = m_evalEvery->value();
-  c.run.checkpointMinutes = m_checkpointMinutes->value();
-  c.run.checkpointKeep = m_checkpointKeep->value();
-  c.probes.forwardEvery = m_forwardEvery->value();
-  c.probes.angularMatrixEvery = m_angularEvery->value();
-  c.probes.pruningEvery = m_pruningEvery->value();
-  c.probes.pruneSequences = m_pruneSequences->value();
-  c.probes.blockPruningAtEnd = m_blockPruning->isChecked();
   return c;
 }
+
+experiment::ExperimentConfig SetupPanel::config() const { return readForm(nullptr); }
 
 int SetupPanel::seedCount() const { return m_seeds->value(); }
 
@@ -318,9 +276,11 @@ std::vector<experiment::ExperimentConfig> SetupPanel::groups() const {
 }
 
 std::vector<experiment::ConfigIssue> SetupPanel::issues() const {
-  auto c = config();
+  std::vector<experiment::ConfigIssue> typed;  // text that is no value of its field
+  auto c = readForm(&typed);
   if (c.data.tokenizer == "byte") c.model.vocabSize = data::kByteVocab;
   auto out = experiment::validate(c);
+  for (auto& i : typed) out.push_back(std::move(i));
   if (c.name.empty()) {
     out.push_back({"name", "Group name: give the group a name (it names its tab and its runs)."});
   } else if (m_takenNames.count(c.name)) {
@@ -335,6 +295,7 @@ QString SetupPanel::estimateText() const { return m_estimate->text(); }
 
 void SetupPanel::revalidate() {
   if (m_loading) return;
+  syncSchemeSet();
   auto problems = issues();
   for (const auto* box : findChildren<QSpinBox*>()) {  // typed, not yet taken: said now
     const QString typed = typedOutOfRange(box, fieldLabel(this, box->objectName()));
@@ -429,6 +390,9 @@ void SetupPanel::setField(const QString& field, double value) {
   }
   for (auto* s : findChildren<QDoubleSpinBox*>()) {
     if (s->objectName() == field) s->setValue(value);
+  }
+  if (auto* e = qobject_cast<QLineEdit*>(m_fields.editor(field.toStdString()))) {
+    e->setText(QString::number(value, 'g', 17));
   }
 }
 

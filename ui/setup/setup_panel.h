@@ -1,6 +1,7 @@
 // SetupPanel: the experiment set-up form. Edits an ExperimentConfig (group name, preset, model
 // shape, schemes as a multi-select, init/branch options, optimizer and schedule, corpus and
-// tokenizer, device, probe cadence, seeds), validates it as you type (values, and what the
+// tokenizer, device, probe cadence, seeds; the fields' editors generated from the config table,
+// setup_fields.h; a named scheme set checks its schemes), validates it as you type (values, and what the
 // launch needs from the disk: corpus, tokenizer model, checkpoint folder and space; a red
 // message names the field; Launch is disabled while invalid), marks values that differ from the
 // preset, and estimates parameters, memory and time (calibrated on this machine's earlier
@@ -17,6 +18,7 @@
 
 #include "experiment/experiment_config.h"
 #include "experiment/resource_estimate.h"
+#include "setup/setup_fields.h"
 
 class QCheckBox;
 class QComboBox;
@@ -50,6 +52,8 @@ class SetupPanel : public QWidget {
   /// Sets a field by name (tests and "clone this run"): e.g. "model.nHeads", 3.
   void setField(const QString& field, double value);
   void setSchemes(const std::vector<std::string>& schemes);
+  /// Checks exactly the schemes of the named set (model::schemeSets()); false for an unknown id.
+  bool checkSchemeSet(const std::string& setId);
   void setSweep(const QString& depths, const QString& widths, const QString& lrs);
   void saveTo(const QString& path) const;
   void loadFrom(const QString& path);  // throws ConfigError
@@ -94,6 +98,9 @@ class SetupPanel : public QWidget {
   void revalidate();
   void markChangedFields();
   void refreshDefaultName();
+  void syncSchemeSet();  // the set combo names the set the checked schemes are, if any
+  /// The form's config; text that is no value of its field adds an issue to `problems`.
+  experiment::ExperimentConfig readForm(std::vector<experiment::ConfigIssue>* problems) const;
 
   QComboBox* m_preset = nullptr;
   QLabel* m_presetDescription = nullptr;
@@ -102,16 +109,13 @@ class SetupPanel : public QWidget {
   std::set<std::string> m_takenNames;
   experiment::TimeCalibration m_cpuCalibration, m_gpuCalibration;
   QScrollArea* m_scroll = nullptr;
-  QSpinBox *m_width, *m_depth, *m_heads, *m_ffn, *m_seq, *m_steps, *m_schedule, *m_warmup, *m_batch,
-      *m_accum, *m_seeds, *m_seed, *m_evalEvery, *m_forwardEvery, *m_angularEvery, *m_pruningEvery,
-      *m_pruneSequences, *m_threads, *m_checkpointKeep, *m_tokenizerSample, *m_processes;
-  QDoubleSpinBox *m_lr, *m_embedStd, *m_checkpointMinutes;
-  QComboBox *m_optimizer, *m_device, *m_tokenizer, *m_norm, *m_lnsPlacement;
+  FieldEditors m_fields;  // every config field the form shows, generated or hand-made
+  QSpinBox* m_seeds = nullptr;
+  QComboBox *m_device = nullptr, *m_tokenizer = nullptr, *m_schemeSet = nullptr;
   QLineEdit* m_corpus = nullptr;
   QLineEdit *m_sweepDepth, *m_sweepWidth, *m_sweepLr;
   QSpinBox* m_parallel = nullptr;
   std::vector<QCheckBox*> m_schemeBoxes;
-  QCheckBox *m_scaledInit, *m_depthScaledInit, *m_skipInit, *m_layerScale, *m_blockPruning;
   QLabel* m_issues = nullptr;
   QLabel* m_estimate = nullptr;
   QPushButton* m_launch = nullptr;

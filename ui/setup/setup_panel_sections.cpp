@@ -1,7 +1,10 @@
 // SetupPanel's sections (model, schemes, training, data/device/probes, sweep, footer) and the
-// wiring of their editors; see setup_panel.h. Builds widgets only: what the values mean and how
-// they become configs is in setup_panel.cpp.
+// wiring of their editors; see setup_panel.h. Lays out the editors the config table generates
+// (setup_fields.h; the options section shows every field of the table's "options") beside the
+// hand-made ones (preset, group name, scheme boxes and sets, corpus picker, tokenizer, device,
+// seeds, sweep). What the values mean and how they become configs is in setup_panel.cpp.
 #include "setup/setup_panel.h"
+#include "setup/setup_fields.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,22 +26,13 @@
 #include "experiment/presets.h"
 #include "experiment/sweep.h"
 #include "model/scheme_catalogue.h"
+#include "model/scheme_sets.h"
 #include "plot/plot_theme.h"
 #include "train/devices.h"
 
 namespace depthlab::ui {
 
 namespace {
-
-// The field table's label for `path` (experiment/config_fields.h); the editor takes the path
-// as its object name and the field's help as its tooltip.
-QString describe(QWidget* editor, const char* path) {
-  editor->setObjectName(QString::fromLatin1(path));
-  const auto* field = experiment::configField(path);
-  if (!field) return QString::fromLatin1(path);  // a form row without a table entry: a bug
-  editor->setToolTip(QString::fromUtf8(field->help));
-  return QString::fromUtf8(field->label);
-}
 
 QSpinBox* spin(int lo, int hi) {
   auto* s = new QSpinBox;
@@ -47,6 +41,21 @@ QSpinBox* spin(int lo, int hi) {
   // (the old value came back without a word); setup_messages.h says so while it is typed.
   s->setCorrectionMode(QAbstractSpinBox::CorrectToNearestValue);
   return s;
+}
+
+QString labelOf(const std::string& path) {
+  const auto* field = experiment::configField(path);
+  return field ? QString::fromUtf8(field->label) : QString::fromStdString(path);
+}
+
+// A generated editor per path, one form row each (a check box: its own text, no label).
+void addFieldRows(QFormLayout* form, FieldEditors& fields, std::initializer_list<const char*> paths) {
+  for (const char* path : paths) {
+    QWidget* editor = fields.make(path);
+    if (!editor) continue;  // a path the table lacks
+    if (qobject_cast<QCheckBox*>(editor)) form->addRow(QString(), editor);
+    else form->addRow(labelOf(path), editor);
+  }
 }
 
 }  // namespace
@@ -83,27 +92,36 @@ QGroupBox* SetupPanel::makeModelBox() {
   m_presetDescription->setWordWrap(true);
   m_presetDescription->setStyleSheet(mutedTextStyle(palette()));
   mf->addRow(QString(), m_presetDescription);
-  m_width = spin(8, 16384);
-  m_depth = spin(0, 512);
-  m_heads = spin(0, 256);
-  m_ffn = spin(1, 65536);
-  m_seq = spin(2, 8192);
-  m_norm = new QComboBox; m_norm->addItems({QStringLiteral("rmsnorm"), QStringLiteral("layernorm")});
-  m_embedStd = new QDoubleSpinBox; m_embedStd->setDecimals(4); m_embedStd->setRange(0.0001, 2.0);
-  mf->addRow(describe(m_width, "model.dModel"), m_width);
-  mf->addRow(describe(m_depth, "model.nLayers"), m_depth);
-  mf->addRow(describe(m_heads, "model.nHeads"), m_heads);
-  mf->addRow(describe(m_ffn, "model.dFF"), m_ffn);
-  mf->addRow(describe(m_seq, "model.seqLen"), m_seq);
-  mf->addRow(describe(m_norm, "model.norm"), m_norm);
-  mf->addRow(describe(m_embedStd, "model.embedStd"), m_embedStd);
+  addFieldRows(mf, m_fields, {"model.dModel", "model.nLayers", "model.nHeads", "model.dFF",
+                              "model.seqLen", "model.norm", "model.embedStd"});
   return modelBox;
 }
 
 QGroupBox* SetupPanel::makeSchemeBox() {
-  // Schemes (multi-select: one paired group)
+  // Schemes (multi-select: one paired group), and the catalogue's named sets
   auto* schemeBox = new QGroupBox(tr("Schemes (trained as one paired group)"));
   auto* sl = new QVBoxLayout(schemeBox);
+  m_schemeSet = new QComboBox;
+  m_schemeSet->setObjectName(QStringLiteral("schemeSet"));
+  m_schemeSet->setToolTip(tr("Checks exactly the schemes of a named set (train --scheme <set>)"));
+  m_schemeSet->addItem(tr("(your choice)"), QString());
+  for (const auto& set : model::schemeSets()) {
+    QString schemes;
+    for (const auto& id : set.schemes) schemes += (schemes.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(id);
+    m_schemeSet->addItem(QString::fromStdString(set.displayName), QString::fromStdString(set.id));
+    m_schemeSet->setItemData(m_schemeSet->count() - 1,
+                             QString::fromStdString(set.description) + QStringLiteral("\n") + schemes,
+                             Qt::ToolTipRole);
+  }
+  connect(m_schemeSet, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (const auto* set = model::findSchemeSet(m_schemeSet->itemData(i).toString().toStdString())) {
+      setSchemes(set->schemes);
+    }
+  });
+  auto* setRow = new QHBoxLayout;
+  setRow->addWidget(new QLabel(tr("Set")));
+  setRow->addWidget(m_schemeSet, 1);
+  sl->addLayout(setRow);
   for (const auto& e : model::schemeCatalogue()) {
     auto* cb = new QCheckBox(QString::fromStdString(e.id));
     cb->setObjectName(QStringLiteral("scheme.") + QString::fromStdString(e.id));
@@ -116,47 +134,28 @@ QGroupBox* SetupPanel::makeSchemeBox() {
 }
 
 QGroupBox* SetupPanel::makeOptionsBox() {
-  // Init and branch options: apply to every scheme of the group
+  // Init and branch options: apply to every scheme of the group. Every field of the table's
+  // "options" section, in its order: the switches first, then the values.
   auto* optionsBox = new QGroupBox(tr("Init and branch options (every scheme)"));
   auto* sl = new QVBoxLayout(optionsBox);
-  m_scaledInit = new QCheckBox;
-  m_scaledInit->setText(describe(m_scaledInit, "options.scaledInit"));
-  m_depthScaledInit = new QCheckBox;
-  m_depthScaledInit->setText(describe(m_depthScaledInit, "options.depthScaledInit"));
-  m_skipInit = new QCheckBox;
-  m_skipInit->setText(describe(m_skipInit, "options.skipInit"));
-  m_layerScale = new QCheckBox;
-  m_layerScale->setText(describe(m_layerScale, "options.layerScale"));
-  m_lnsPlacement = new QComboBox;
-  for (const auto& p : experiment::kLnsPlacements) m_lnsPlacement->addItem(QString::fromStdString(p));
-  for (auto* w : {m_scaledInit, m_depthScaledInit, m_skipInit, m_layerScale}) sl->addWidget(w);
-  auto* placement = new QHBoxLayout;
-  placement->addWidget(new QLabel(describe(m_lnsPlacement, "options.lnsPlacement")));
-  placement->addWidget(m_lnsPlacement, 1);
-  sl->addLayout(placement);
+  auto* values = new QFormLayout;
+  for (const auto& f : experiment::configFields()) {
+    if (std::string(f.section) != "options") continue;
+    QWidget* editor = m_fields.make(f.path());
+    if (qobject_cast<QCheckBox*>(editor)) sl->addWidget(editor);
+    else values->addRow(QString::fromUtf8(f.label), editor);
+  }
+  sl->addLayout(values);
   return optionsBox;
 }
 
 QGroupBox* SetupPanel::makeTrainingBox() {
-  // Optimizer and schedule
+  // Optimizer and schedule. The schedule length is visible, so a clone of a run trained
+  // further (its schedule shorter than its steps) says so.
   auto* optBox = new QGroupBox(tr("Training"));
   auto* of = new QFormLayout(optBox);
-  m_optimizer = new QComboBox; m_optimizer->addItems({QStringLiteral("adam"), QStringLiteral("adamw")});
-  m_lr = new QDoubleSpinBox; m_lr->setDecimals(6); m_lr->setRange(0.0, 1.0); m_lr->setSingleStep(1e-4);
-  m_steps = spin(0, 10000000);
-  m_warmup = spin(0, 10000000);
-  // Visible, so a clone of a run trained further (its schedule shorter than its steps) says so.
-  m_schedule = spin(0, 10000000);
-  m_schedule->setSpecialValueText(tr("all steps"));
-  m_batch = spin(0, 65536);
-  m_accum = spin(0, 4096);
-  of->addRow(describe(m_optimizer, "optim.optimizer"), m_optimizer);
-  of->addRow(describe(m_lr, "optim.lr"), m_lr);
-  of->addRow(describe(m_steps, "optim.steps"), m_steps);
-  of->addRow(describe(m_schedule, "optim.scheduleSteps"), m_schedule);
-  of->addRow(describe(m_warmup, "optim.warmupSteps"), m_warmup);
-  of->addRow(describe(m_batch, "optim.batchSize"), m_batch);
-  of->addRow(describe(m_accum, "optim.gradAccum"), m_accum);
+  addFieldRows(of, m_fields, {"optim.optimizer", "optim.lr", "optim.steps", "optim.scheduleSteps",
+                              "optim.warmupSteps", "optim.batchSize", "optim.gradAccum"});
   return optBox;
 }
 
@@ -164,72 +163,53 @@ QGroupBox* SetupPanel::makeRunBox() {
   // Data, device, probes, seeds, checkpoints
   auto* runBox = new QGroupBox(tr("Data, device, probes"));
   auto* rf = new QFormLayout(runBox);
-  m_corpus = new QLineEdit;
+  m_corpus = qobject_cast<QLineEdit*>(m_fields.make("data.corpus"));
   m_corpus->setPlaceholderText(tr("default corpus (King James Bible)"));
   auto* pick = new QPushButton(tr("…"));
   pick->setToolTip(tr("Choose a corpus file"));
   auto* corpusRow = new QHBoxLayout;
   corpusRow->addWidget(m_corpus, 1);
   corpusRow->addWidget(pick);
-  rf->addRow(describe(m_corpus, "data.corpus"), corpusRow);
-  m_tokenizer = new QComboBox;
+  rf->addRow(labelOf("data.corpus"), corpusRow);
+  m_tokenizer = new QComboBox;  // an editable list: byte, spm:N or a model's path
   m_tokenizer->setEditable(true);
   m_tokenizer->addItems({QStringLiteral("byte"), QStringLiteral("spm:8000"), QStringLiteral("spm:32000")});
-  rf->addRow(describe(m_tokenizer, "data.tokenizer"), m_tokenizer);
+  m_fields.add("data.tokenizer", m_tokenizer);
+  rf->addRow(labelOf("data.tokenizer"), m_tokenizer);
   // What spm:N trains on; only spm:N trains a tokenizer, so the box is live for it alone.
-  m_tokenizerSample = spin(1, 100000);
-  m_tokenizerSample->setSuffix(tr(" MB"));
-  rf->addRow(describe(m_tokenizerSample, "data.tokenizerSampleMB"), m_tokenizerSample);
+  addFieldRows(rf, m_fields, {"data.tokenizerSampleMB"});
   auto trainsTokenizer = [this](const QString& t) {
     static const QRegularExpression spmN(QStringLiteral("^spm:[0-9]+$"));
-    m_tokenizerSample->setEnabled(spmN.match(t.trimmed()).hasMatch());
+    m_fields.editor("data.tokenizerSampleMB")->setEnabled(spmN.match(t.trimmed()).hasMatch());
   };
   connect(m_tokenizer, &QComboBox::currentTextChanged, this, trainsTokenizer);
   trainsTokenizer(m_tokenizer->currentText());
-  m_device = new QComboBox;
+  m_device = new QComboBox;  // this machine's devices (cpu, cuda:N), by description
   for (const auto& d : train::availableDevices()) {
     m_device->addItem(QString::fromStdString(d.description), QString::fromStdString(d.id));
   }
-  rf->addRow(describe(m_device, "run.device"), m_device);
+  m_fields.add("run.device", m_device);
+  rf->addRow(labelOf("run.device"), m_device);
   // Data-parallel ranks: one per GPU on CUDA (as many as this machine has), processes on the CPU.
-  m_processes = spin(1, 64);
-  rf->addRow(describe(m_processes, "run.processes"), m_processes);
+  addFieldRows(rf, m_fields, {"run.processes"});
   auto limitRanks = [this] {
+    auto* ranks = qobject_cast<QSpinBox*>(m_fields.editor("run.processes"));
     int gpus = 0;
     for (const auto& d : train::availableDevices()) gpus += d.id.rfind("cuda:", 0) == 0 ? 1 : 0;
     const bool cuda = m_device->currentData().toString().startsWith(QStringLiteral("cuda"));
-    m_processes->setMaximum(cuda ? std::max(1, gpus) : 64);
-    m_processes->setSuffix(cuda ? tr(" GPU(s)") : tr(" process(es)"));
+    ranks->setMaximum(cuda ? std::max(1, gpus) : static_cast<int>(editorRange(*experiment::configField("run.processes")).second));
+    ranks->setSuffix(cuda ? tr(" GPU(s)") : tr(" process(es)"));
   };
   connect(m_device, &QComboBox::currentIndexChanged, this, limitRanks);
   limitRanks();
-  m_threads = spin(0, 256);
-  rf->addRow(describe(m_threads, "run.threads"), m_threads);
-  m_seed = spin(0, 1 << 30);
-  rf->addRow(describe(m_seed, "run.seed"), m_seed);
+  addFieldRows(rf, m_fields, {"run.threads", "run.seed"});
   m_seeds = spin(1, 64); m_seeds->setObjectName(QStringLiteral("seeds"));
   m_seeds->setToolTip(tr("One paired group per seed: seed, seed+1, ..."));
   rf->addRow(tr("Seeds (groups)"), m_seeds);
-  m_evalEvery = spin(0, 1000000);
-  rf->addRow(describe(m_evalEvery, "run.evalEvery"), m_evalEvery);
-  m_checkpointMinutes = new QDoubleSpinBox;
-  m_checkpointMinutes->setRange(0, 10000);
-  m_checkpointMinutes->setDecimals(1);
-  rf->addRow(describe(m_checkpointMinutes, "run.checkpointMinutes"), m_checkpointMinutes);
-  m_checkpointKeep = spin(1, 1000);
-  rf->addRow(describe(m_checkpointKeep, "run.checkpointKeep"), m_checkpointKeep);
-  m_forwardEvery = spin(0, 1000000);
-  rf->addRow(describe(m_forwardEvery, "probes.forwardEvery"), m_forwardEvery);
-  m_angularEvery = spin(0, 1000000);
-  rf->addRow(describe(m_angularEvery, "probes.angularMatrixEvery"), m_angularEvery);
-  m_pruningEvery = spin(0, 1000000);
-  rf->addRow(describe(m_pruningEvery, "probes.pruningEvery"), m_pruningEvery);
-  m_pruneSequences = spin(0, 1000000);
-  m_pruneSequences->setSpecialValueText(tr("all"));
-  rf->addRow(describe(m_pruneSequences, "probes.pruneSequences"), m_pruneSequences);
-  m_blockPruning = new QCheckBox;
-  m_blockPruning->setText(describe(m_blockPruning, "probes.blockPruningAtEnd"));
-  rf->addRow(QString(), m_blockPruning);
+  addFieldRows(rf, m_fields, {"run.evalEvery", "run.checkpointMinutes", "run.checkpointKeep",
+                              "probes.forwardEvery", "probes.angularMatrixEvery",
+                              "probes.pruningEvery", "probes.pruneSequences",
+                              "probes.blockPruningAtEnd"});
   connect(pick, &QPushButton::clicked, this, [this] {
     auto f = QFileDialog::getOpenFileName(this, tr("Corpus"), QString(),
                                           tr("Text, JSON Lines or tokens (*.txt *.jsonl *.jsonl.gz *.jsonl.zst *.gz *.zst *.bin *.dltok);;"
@@ -324,8 +304,11 @@ void SetupPanel::connectEditors() {
   for (auto* s : findChildren<QDoubleSpinBox*>()) connect(s, &QDoubleSpinBox::valueChanged, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QCheckBox*>()) connect(c, &QCheckBox::toggled, this, &SetupPanel::revalidate);
   for (auto* c : findChildren<QComboBox*>()) connect(c, &QComboBox::currentTextChanged, this, &SetupPanel::revalidate);
-  for (auto* e : {m_corpus, m_name, m_sweepDepth, m_sweepWidth, m_sweepLr}) {
+  for (auto* e : {m_name, m_sweepDepth, m_sweepWidth, m_sweepLr}) {
     connect(e, &QLineEdit::textChanged, this, &SetupPanel::revalidate);
+  }
+  for (const auto& [field, editor] : m_fields.all()) {  // the table's text fields: corpus, seed
+    if (auto* e = qobject_cast<QLineEdit*>(editor)) connect(e, &QLineEdit::textChanged, this, &SetupPanel::revalidate);
   }
 }
 
