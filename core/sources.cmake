@@ -12,7 +12,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   experiment/step_timing.cpp
   train/trainer.cpp
   train/cuda_graph_step.cpp
-  experiment/run_group.cpp experiment/run_resume.cpp
+  experiment/run_group.cpp experiment/run_resume.cpp experiment/run_resume_many.cpp
   io/safetensors.cpp
   io/safetensors_archive.cpp
   bench/train_bench.cpp

@@ -23,6 +23,7 @@
 #include "experiment/micro_batch.h"
 #include "experiment/run_checkpoints.h"
 #include "experiment/run_config.h"
+#include "experiment/run_resume_steps.h"
 #include "experiment/train_loop.h"
 #include "store/metric_catalogue.h"
 #include "train/checkpoint.h"
@@ -290,8 +291,8 @@ void recordResume(store::RunStore& store, int64_t runId, const ResumePoint& poin
 
 }  // namespace
 
-GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
-  if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
+PreparedResume prepareResume(int64_t runId, store::RunStore& store,
+                             const RunGroupOptions& options) {
   auto run = store.run(runId);
   if (!run) throw std::runtime_error("no run with id " + std::to_string(runId));
   // A run has one owner: a live process keeps it; a dead one's run is taken over.
@@ -300,58 +301,87 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
     throw std::runtime_error("run " + std::to_string(runId) + " is being trained by " + *who +
                              "; resume takes over only a run whose process is gone (stop it first)");
   }
-  run = store.run(runId);
-  ExperimentConfig config = configOf(*run);
-  const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
-  if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
+  PreparedResume p;
+  p.run = *store.run(runId);
+  p.config = configOf(p.run);
   // Throws, listing why, when no checkpoint is usable; none at all (a run killed before its
   // first): step 0.
-  const auto chosen = checkpointToResume(store, *run, options.checkpointDir);
-  const int64_t from = chosen ? chosen->info.step : 0;
-  if (options.resumeToStep > 0 && options.resumeToStep != config.optim.steps) {
-    retarget(store, *run, config, from, options);
+  p.chosen = checkpointToResume(store, p.run, options.checkpointDir);
+  p.from = p.chosen ? p.chosen->info.step : 0;
+  if (options.resumeToStep > 0 && options.resumeToStep != p.config.optim.steps) {
+    retarget(store, p.run, p.config, p.from, options);
   }
+  return p;
+}
+
+std::optional<GroupResult> finishedAlready(store::RunStore& store, const PreparedResume& p,
+                                           const RunGroupOptions& options) {
+  // A finished run has nothing to train. One killed after its last checkpoint but before it was
+  // marked finished (crashed, or stopped at its last step) goes on with no step to train: its
+  // final evaluation, probes and status are written then.
+  if (p.from >= p.config.optim.steps && p.run.status == store::RunStatus::Finished) {
+    return nothingToResume(store, p.run, p.config, p.from, options);
+  }
+  return std::nullopt;
+}
+
+std::vector<Member> loadResumedMembers(store::RunStore& store,
+                                       const std::vector<PreparedResume>& runs,
+                                       const std::string& copyNote,
+                                       const RunGroupOptions& options, torch::Device device,
+                                       const std::function<void(const Member&)>& beforeRunning) {
+  std::vector<Member> members;
+  std::vector<ResumePoint> points(runs.size());
+  std::vector<int64_t> ids;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    members.push_back(
+        resumedMember(store, runs[i].run, runs[i].config, runs[i].chosen, options, device, points[i]));
+    if (beforeRunning) beforeRunning(members.back());
+    ids.push_back(runs[i].run.id);
+  }
+  for (int64_t id : ids) store.markRunning(id);
+  if (options.onRunsStarted) options.onRunsStarted(ids);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    recordResume(store, ids[i], points[i], copyNote, runs[i].config, options);
+  }
+  return members;
+}
+
+GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
+  if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
+  const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
+  if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
+  PreparedResume p = prepareResume(runId, store, options);
   if (options.dist) {  // the other ranks wait for this, also when there is nothing to train
     nlohmann::json j;
-    j["config"] = toJson(config);
-    j["scheme"] = run->scheme;
-    j["step"] = from;
-    j["group"] = run->groupName;
+    j["config"] = toJson(p.config);
+    j["scheme"] = p.run.scheme;
+    j["step"] = p.from;
+    j["group"] = p.run.groupName;
     options.dist->setValue("depthlab/resume", j.dump());
   }
-  // A finished run has nothing to train. One killed after its last checkpoint but before it was
-  // marked finished (crashed, or stopped at its last step) goes on below with no step to train:
-  // its final evaluation, probes and status are written then.
-  if (from >= config.optim.steps && run->status == store::RunStatus::Finished) {
-    return nothingToResume(store, *run, config, from, options);
-  }
+  if (auto done = finishedAlready(store, p, options)) return *done;
   const torch::Device device =
-      options.dist ? options.dist->device() : train::resolveDevice(config.run.device);
+      options.dist ? options.dist->device() : train::resolveDevice(p.config.run.device);
   const auto started = Clock::now();
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
   };
-  data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
-  phase((chosen ? "loading checkpoint step " + std::to_string(from) : std::string("restarting")) +
+  data::TokenDataset dataset = loadDataset(p.config, {}, phase, options.stopFlag);
+  phase((p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
         " of run " + std::to_string(runId));
-  applyThreads(config);
-  ExperimentConfig one = config;
-  one.schemes = {run->scheme};
+  applyThreads(p.config);
+  ExperimentConfig one = p.config;
+  one.schemes = {p.run.scheme};
   requireFitsDevice(one, device);
-
-  ResumePoint point;
-  Member m = resumedMember(store, *run, config, chosen, options, device, point);
-  const auto& meta = point.meta;
   GroupResult result;
-  result.groupName = run->groupName;
-  if (options.dist) sendResumedState(*options.dist, *m.trainer, meta.step);
-  store.markRunning(runId);
-  if (options.onRunsStarted) options.onRunsStarted({runId});
-  recordResume(store, runId, point, copyNote, config, options);
-  std::vector<Member> members;
-  members.push_back(std::move(m));
+  result.groupName = p.run.groupName;
+  auto members = loadResumedMembers(store, {p}, copyNote, options, device, [&](const Member& m) {
+    if (options.dist) sendResumedState(*options.dist, *m.trainer, m.progress.step);
+  });
+  const int64_t from = members.front().progress.step;  // the checkpoint that loaded
   joinTrainers(members, options);
-  trainLoop(members, config, dataset, store, options, meta.step, result);
+  trainLoop(members, p.config, dataset, store, options, from, result);
   return result;
 }
 

@@ -1,0 +1,117 @@
+// resumeRuns: several stopped runs resumed in one process. Runs that share their data and
+// config and stopped at the same step (the runs of one paired group stopped together) train
+// side by side in lockstep, as runGroup trained them; otherwise each resumes in turn, saying
+// why. See run_group.h; the one-run resume is in run_resume.cpp.
+#include <sstream>
+
+#include "experiment/checkpoint_folder.h"
+#include "experiment/run_config.h"
+#include "experiment/run_resume_steps.h"
+#include "train/devices.h"
+
+namespace depthlab::experiment {
+
+namespace {
+
+std::string idList(const std::vector<int64_t>& ids) {
+  std::ostringstream s;
+  for (size_t i = 0; i < ids.size(); ++i) s << (i ? ", " : "") << ids[i];
+  return s.str();
+}
+
+/// The config a run trains with, its scheme list left out (the runs of one group share it).
+std::string sharedConfig(const PreparedResume& p) {
+  auto j = toJson(p.config);
+  j.erase("schemes");
+  return j.dump();
+}
+
+/// Why `runs` cannot train side by side ("" when they can).
+std::string sideBySideObstacle(const std::vector<PreparedResume>& runs) {
+  const auto& first = runs.front();
+  for (const auto& p : runs) {
+    if (p.from != first.from) {
+      return "run " + std::to_string(p.run.id) + " resumes from step " + std::to_string(p.from) +
+             ", run " + std::to_string(first.run.id) + " from step " + std::to_string(first.from);
+    }
+    if (sharedConfig(p) != sharedConfig(first)) {
+      return "runs " + std::to_string(first.run.id) + " and " + std::to_string(p.run.id) +
+             " differ in their config (data, shape or schedule)";
+    }
+  }
+  return "";
+}
+
+/// Each of `ids` resumed alone, one after the other.
+GroupResult resumeInTurn(const std::vector<int64_t>& ids, store::RunStore& store,
+                         const RunGroupOptions& options) {
+  GroupResult all;
+  for (int64_t id : ids) {
+    if (options.stopFlag && options.stopFlag->load()) break;
+    auto one = resumeRun(id, store, options);
+    all.groupName = one.groupName;
+    all.seconds += one.seconds;
+    all.probeSeconds += one.probeSeconds;
+    all.probeBesideSeconds += one.probeBesideSeconds;
+    all.members.insert(all.members.end(), one.members.begin(), one.members.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+GroupResult resumeRuns(const std::vector<int64_t>& runIds, store::RunStore& store,
+                       const RunGroupOptions& options) {
+  if (runIds.empty()) throw std::runtime_error("resume: no run ids");
+  if (runIds.size() == 1) return resumeRun(runIds.front(), store, options);
+  if (options.dist) {
+    throw std::runtime_error("resume: data-parallel ranks resume one run at a time (runs " +
+                             idList(runIds) + " were given)");
+  }
+  const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
+  if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
+  std::vector<PreparedResume> runs;
+  for (int64_t id : runIds) {
+    auto p = prepareResume(id, store, options);
+    if (!finishedAlready(store, p, options)) runs.push_back(std::move(p));
+  }
+  if (runs.empty()) return GroupResult{};
+  if (const std::string why = sideBySideObstacle(runs); !why.empty()) {
+    if (options.onNotice) {
+      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
+    }
+    return resumeInTurn(runIds, store, options);
+  }
+  ExperimentConfig config = runs.front().config;
+  const torch::Device device = train::resolveDevice(config.run.device);
+  const auto started = Clock::now();
+  auto phase = [&](const std::string& what) {
+    if (options.onPhase) options.onPhase(since(started), what);
+  };
+  data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
+  phase("loading step " + std::to_string(runs.front().from) + " of runs " + idList(runIds));
+  applyThreads(config);
+  config.schemes.clear();
+  for (const auto& p : runs) config.schemes.push_back(p.run.scheme);
+  requireFitsDevice(config, device);
+  GroupResult result;
+  result.groupName = runs.front().run.groupName;
+  auto members = loadResumedMembers(store, runs, copyNote, options, device, {});
+  int64_t from = members.front().progress.step;  // an older file may have loaded for one
+  for (const auto& m : members) from = std::min(from, m.progress.step);
+  for (const auto& m : members) {
+    if (m.progress.step != from) {  // a corrupt newest file: not the same step after all
+      if (options.onNotice) {
+        options.onNotice("resuming runs " + idList(runIds) +
+                         " one after the other: their loadable checkpoints are of different steps");
+      }
+      for (const auto& p : runs) store.setStatus(p.run.id, store::RunStatus::Stopped);
+      return resumeInTurn(runIds, store, options);
+    }
+  }
+  joinTrainers(members, options);
+  trainLoop(members, config, dataset, store, options, from, result);
+  return result;
+}
+
+}  // namespace depthlab::experiment
