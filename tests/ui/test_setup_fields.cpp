@@ -84,6 +84,10 @@ TEST(SetupFields, EveryShownFieldHasTheEditorOfItsTypeWithTheTablesRange) {
               EXPECT_EQ(spin->maximum(), static_cast<int>(hi));
             }
           } else if constexpr (std::is_same_v<T, double>) {
+            if (ui::setupHint(f.path()).text) {  // typed, read with the table's range
+              EXPECT_NE(qobject_cast<QLineEdit*>(w), nullptr);
+              return;
+            }
             auto* spin = qobject_cast<QDoubleSpinBox*>(w);
             ASSERT_NE(spin, nullptr);
             EXPECT_DOUBLE_EQ(spin->minimum(), lo);
@@ -132,7 +136,11 @@ TEST(SetupFields, EditingAGeneratedEditorChangesTheConfig) {
       if (combo->count() < 2) continue;  // a machine with one device
       combo->setCurrentIndex(combo->currentIndex() == 0 ? 1 : 0);
     } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
-      edit->setText(f.path() == "run.seed" ? QStringLiteral("123456789012") : QStringLiteral("/tmp/x.txt"));
+      experiment::ExperimentConfig probe;
+      const auto ref = f.ref(probe);
+      edit->setText(std::holds_alternative<int64_t*>(ref)  ? QStringLiteral("123456789012")
+                    : std::holds_alternative<double*>(ref) ? QStringLiteral("2.5e-7")
+                                                           : QStringLiteral("/tmp/x.txt"));
     } else {
       ADD_FAILURE() << "an editor of no known kind";
       continue;
@@ -150,6 +158,7 @@ TEST(SetupFields, EditingAGeneratedEditorChangesTheConfig) {
   }
   EXPECT_GE(edited, 30);
   EXPECT_EQ(panel.config().run.seed, 123456789012);  // past 2^31: the whole seed
+  EXPECT_EQ(panel.config().options.lnsLearnableLr, 2.5e-7);  // no rounding to a box's decimals
 }
 
 TEST(SetupFields, ASeedThatIsNoNumberIsAnIssueNamingTheField) {
@@ -169,6 +178,17 @@ TEST(SetupFields, ASeedThatIsNoNumberIsAnIssueNamingTheField) {
   seed->setText(QStringLiteral("7"));
   EXPECT_TRUE(panel.launchEnabled());
   EXPECT_EQ(panel.config().run.seed, 7);
+  // A double typed as text is read with the table's range.
+  auto* init = panel.findChild<QLineEdit*>(QStringLiteral("options.layerScaleInit"));
+  ASSERT_NE(init, nullptr);
+  init->setText(QStringLiteral("0"));
+  EXPECT_FALSE(panel.launchEnabled());
+  EXPECT_TRUE(issues->text().contains(QStringLiteral("LayerScale init: ") +
+                                      QString::fromLatin1(experiment::configField("options.layerScaleInit")->range->rule)))
+      << issues->text().toStdString();
+  init->setText(QStringLiteral("1e-6"));
+  EXPECT_TRUE(panel.launchEnabled()) << issues->text().toStdString();
+  EXPECT_EQ(panel.config().options.layerScaleInit, 1e-6);
 }
 
 TEST(SetupFields, AClosedSetOffersExactlyTheTablesChoices) {

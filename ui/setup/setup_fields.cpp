@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QLocale>
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
 
@@ -35,8 +36,8 @@ const std::map<std::string, FieldHint>& hints() {
       {"model.seqLen", {-1e300, 8192}},
       {"model.embedStd", {0.0001, 2.0, 4}},
       {"options.mixLnAlpha", {-1e300, 1e300, 2, 0.05}},
-      {"options.layerScaleInit", {-1e300, 1.0, 6, 1e-4}},
-      {"options.lnsLearnableLr", {-1e300, 1.0, 6, 1e-4}},
+      {"options.layerScaleInit", {-1e300, 1e300, -1, 0, "", "", true}},
+      {"options.lnsLearnableLr", {-1e300, 1e300, -1, 0, "", "", true}},
       {"options.dytAlphaAttn", {-1e300, 1e300, 2, 0.1, "", "by width"}},
       {"options.dytAlphaOther", {-1e300, 1e300, 2, 0.1, "", "by width"}},
       {"optim.lr", {-1e300, 1.0, 6, 1e-4}},
@@ -112,6 +113,7 @@ QWidget* makeFieldEditor(const experiment::ConfigField& field) {
           if (hint.step > 0) s->setSingleStep(static_cast<int>(hint.step));
           return s;
         } else if constexpr (std::is_same_v<T, double>) {
+          if (hint.text) return new QLineEdit;  // read by the --set parser: the table's range
           auto* s = new QDoubleSpinBox;
           s->setDecimals(hint.decimals >= 0 ? hint.decimals : 6);
           s->setRange(lo, hi);
@@ -184,7 +186,7 @@ void FieldEditors::show(const experiment::ExperimentConfig& config) const {
             }
           } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
             if constexpr (std::is_same_v<T, std::string>) edit->setText(QString::fromStdString(*member));
-            else if constexpr (std::is_same_v<T, double>) edit->setText(QString::number(*member, 'g', 17));
+            else if constexpr (std::is_same_v<T, double>) edit->setText(QString::number(*member, 'g', QLocale::FloatingPointShortest));
             else if constexpr (kWhole<T>) edit->setText(QString::number(static_cast<qlonglong>(*member)));
           }
         },

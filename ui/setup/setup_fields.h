@@ -1,5 +1,6 @@
 // The set-up panel's editors generated from the config table (experiment/config_fields.h): the
-// widget from the field's type (int: spin box, int64: line edit, double: double spin box, bool:
+// widget from the field's type (int: spin box, int64: line edit, double: double spin box or,
+// for a value over orders of magnitude, a line edit, bool:
 // check box, string with choices: combo box of exactly those, other strings: line edit), its
 // range from the field's range, its object name the field's path, its tooltip the field's help
 // and a check box's text its label. A few form hints (setupHint) narrow a range to what the
@@ -22,19 +23,21 @@ class QWidget;
 namespace depthlab::ui {
 
 /// What the form offers beyond the table: a narrower range (lo/hi where given), decimals, step,
-/// suffix, and a text for the lowest value ("all steps" for 0).
+/// suffix, a text for the lowest value ("all steps" for 0), or a double typed as text.
 struct FieldHint {
   double lo = -1e300, hi = 1e300;
   int decimals = -1;    // double spin boxes; -1: 6
   double step = 0;      // 0: the box's own
   const char* suffix = "";
   const char* lowest = "";  // special value text
+  bool text = false;        // a double typed as text (a value over orders of magnitude, 1e-6)
 };
 /// The hint for `path` (defaults when the form has none).
 FieldHint setupHint(const std::string& path);
 
 /// The editor for `field`, with its object name, tooltip, range and items set. Int: QSpinBox;
-/// int64: QLineEdit taking digits; double: QDoubleSpinBox; bool: QCheckBox (its text the label);
+/// int64: QLineEdit taking digits; double: QDoubleSpinBox (QLineEdit where the hint says text,
+/// read with the table's checks); bool: QCheckBox (its text the label);
 /// string with choices: QComboBox of the choices; other strings: QLineEdit.
 QWidget* makeFieldEditor(const experiment::ConfigField& field);
 /// The range an int / double editor of `field` offers: the table's, narrowed by setupHint and to

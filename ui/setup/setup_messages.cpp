@@ -14,9 +14,13 @@ namespace depthlab::ui {
 QString fieldLabel(const QWidget* panel, const QString& key) {
   const auto* editor = panel->findChild<QWidget*>(key);
   if (!editor || !editor->parentWidget()) return QString();
-  auto* form = qobject_cast<QFormLayout*>(editor->parentWidget()->layout());
-  auto* label = form ? qobject_cast<QLabel*>(form->labelForField(const_cast<QWidget*>(editor))) : nullptr;
-  return label ? label->text().remove(QLatin1Char('&')) : QString();
+  // The form the editor is a row of: the section's own layout, or one nested in it.
+  for (auto* form : editor->parentWidget()->findChildren<QFormLayout*>()) {
+    if (auto* label = qobject_cast<QLabel*>(form->labelForField(const_cast<QWidget*>(editor)))) {
+      return label->text().remove(QLatin1Char('&'));
+    }
+  }
+  return QString();
 }
 
 QString withFieldLabels(const QString& message, const QWidget* panel) {
