@@ -1,14 +1,18 @@
-// StorePoller: follows the run store from the GUI thread by polling its change counter (a
-// single indexed read) and says which runs changed. It never writes metrics and never blocks
-// on a training process: the database is the bus.
+// StorePoller: follows the run store by polling its change counter (a single indexed read) and
+// says which runs changed; it owns the loader thread on which every view's run series are read
+// and assembled (SeriesLoader, with its own read-only connection), so the GUI thread receives
+// ready, immutable snapshots and only draws. It never writes metrics and never blocks on a
+// training process: the database is the bus.
 #pragma once
 
 #include <QObject>
+#include <QThread>
 #include <QTimer>
 
 #include <memory>
 #include <vector>
 
+#include "dashboard/series_loader.h"
 #include "store/run_store.h"
 
 namespace depthlab::ui {
@@ -18,9 +22,18 @@ class StorePoller : public QObject {
  public:
   /// Takes ownership of an open store; polls every `intervalMs`.
   StorePoller(store::RunStore store, int intervalMs = 200, QObject* parent = nullptr);
+  ~StorePoller() override;
   store::RunStore& store() { return m_store; }
   /// Polls now (also called by the timer).
   void poll();
+  /// The poller whose store() `store` is, or nullptr (a store opened elsewhere: a test, a CLI).
+  static StorePoller* owning(const store::RunStore& store);
+  /// Loads `group`'s new and changed runs onto `base` on the loader thread (loadGroup); `done`
+  /// runs on the GUI thread with the snapshot (null when the load failed: storeError says why),
+  /// unless `receiver` has gone. Returns false when
+  /// this store has no file another connection can read (in memory): load here instead.
+  bool loadAsync(const QString& group, GroupSnapshot base, std::vector<int64_t> changed,
+                 QObject* receiver, SeriesLoader::Done done);
 
  Q_SIGNALS:
   /// Runs whose rows or metrics changed since the last poll (first poll: every run).
@@ -32,6 +45,8 @@ class StorePoller : public QObject {
   QTimer m_timer;
   int64_t m_seen = -1;
   int m_pollsSinceReap = 0;
+  QThread m_loaderThread;
+  SeriesLoader* m_loader = nullptr;  // lives on m_loaderThread
 };
 
 }  // namespace depthlab::ui

@@ -44,7 +44,7 @@ using dashboard::placeCursor;
 using dashboard::schemeOf;
 
 GroupDashboard::GroupDashboard(QString group, QWidget* parent)
-    : QWidget(parent), m_data(std::move(group)) {
+    : QWidget(parent), m_group(group), m_data(std::make_shared<GroupData>(std::move(group))) {
   auto* outer = new QVBoxLayout(this);
   addProgressRows(outer);
   addViewControls(outer);
@@ -178,7 +178,7 @@ GroupDashboard::~GroupDashboard() = default;
 void GroupDashboard::resizeEvent(QResizeEvent* e) {
   QWidget::resizeEvent(e);
   // Decimation depends on the plots' pixel widths: redo it once the layout settles.
-  if (!m_data.runs().empty()) QTimer::singleShot(0, this, [this] { redraw(); });
+  if (!m_data->runs().empty()) QTimer::singleShot(0, this, [this] { redraw(); });
 }
 
 QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int minHeight) {
@@ -245,7 +245,7 @@ void GroupDashboard::rebuildPanels() {
   const int nSchemes = std::max<int>(1, static_cast<int>(m_schemes.size()));
   // An imported model (one probe step) shows each per-layer metric once, as a profile over
   // its layers: a heatmap of a metric a curves or bars panel already draws is left out.
-  const bool snapshot = m_data.progress().imported;
+  const bool snapshot = m_data->progress().imported;
   std::set<QString> profiled;
   for (auto kind : {dashboard::PanelKind::LayerCurves, dashboard::PanelKind::LayerBarsAtCursor}) {
     for (const auto* spec : dashboard::panelsOfKind(kind)) profiled.insert(spec->metrics.front());
@@ -293,49 +293,6 @@ void GroupDashboard::rebuildPanels() {
   m_diagnosis->setObjectName(QStringLiteral("diagnosis"));
   v->addWidget(m_diagnosis);
   m_panels->addWidget(box);
-}
-
-void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>& changed) {
-  if (!m_data.reload(store, changed)) return;
-  std::vector<QString> schemes;
-  std::vector<store::RunInfo> infos;
-  for (const auto& r : m_data.runs()) {
-    schemes.push_back(schemeOf(r));
-    infos.push_back(r.info);
-  }
-  std::map<QString, QString> labels;
-  const QStringList names = runLabels(infos);
-  for (size_t i = 0; i < schemes.size(); ++i) labels[schemes[i]] = names[static_cast<int>(i)];
-  if (schemes != m_schemes || labels != m_labels) {  // new runs, or a run renamed
-    m_schemes = schemes;
-    m_labels = labels;
-    rebuildPanels();
-  }
-  m_steps = m_data.probeSteps();
-  {
-    QSignalBlocker block(m_scrubber);
-    m_scrubber->setRange(0, std::max(0, static_cast<int>(m_steps.size()) - 1));
-    if (m_followLatest && !m_steps.empty()) {
-      m_scrubber->setValue(static_cast<int>(m_steps.size()) - 1);
-      m_cursor = m_steps.back();
-      m_cursorLabel->setText(tr("step %1").arg(m_cursor));
-    }
-  }
-  redraw();
-}
-
-void GroupDashboard::redraw() {
-  QStringList status;
-  for (const auto& r : m_data.runs()) status << r.statusLine(labelOf(schemeOf(r)), m_data.etaSeconds(r));
-  m_status->setText(status.join(QLatin1Char('\n')));
-  m_decimationNotes.clear();
-  drawProgress();
-  drawLoss();
-  drawLayerPanels();
-  drawCursorPanels();
-  drawDiagnosis();
-  for (auto& [name, p] : m_plots) updateZoomBadge(p);
-  m_decimation->setText(m_decimationNotes.join(QStringLiteral("; ")));
 }
 
 QString GroupDashboard::decimationNote() const { return m_decimation->text(); }
@@ -420,7 +377,7 @@ void GroupDashboard::showPanelMenu(QCustomPlot* p, const QString& name, const QP
     if (!path.isEmpty()) savePlotCsv(p, path);
   } else if (chosen == exportAction) {
     std::vector<int64_t> ids;
-    for (const auto& r : m_data.runs()) ids.push_back(r.info.id);
+    for (const auto& r : m_data->runs()) ids.push_back(r.info.id);
     Q_EMIT exportRequested(figure, ids);
   }
 }

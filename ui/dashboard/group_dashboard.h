@@ -9,9 +9,11 @@
 // mouse across the step panels. Zoom on the step axis is linked across panels (can be
 // unlinked), a zoomed panel says it no longer follows new data, and "Follow" resumes. The
 // loss can be read against steps, tokens or training time; variance and gradient norm on a
-// log scale. A progress bar with the group's ETA. Every panel saves as PNG or CSV from its
+// log scale when asked, or where one run's values dwarf another's tenfold (the spec's rule,
+// panel_specs.h, which the paper figure follows too). A progress bar with the group's ETA. Every panel saves as PNG or CSV from its
 // context menu. Runs are named as everywhere (plot/run_labels.h). Reads GroupData snapshots
-// only; holds no training state.
+// only; holds no training state. The series come from the one loader (series_loader.h): on
+// the store poller's loader thread while runs stream, so the GUI thread only draws.
 #pragma once
 
 #include <QTimer>
@@ -23,8 +25,11 @@
 #include <string>
 #include <vector>
 
+#include <QPointer>
+
 #include "dashboard/group_data.h"
 #include "dashboard/panel_specs.h"
+#include "dashboard/series_loader.h"
 
 class QCheckBox;
 class QComboBox;
@@ -38,6 +43,7 @@ class QVBoxLayout;
 namespace depthlab::ui {
 
 class DiagnosisPanel;
+class StorePoller;
 
 class GroupDashboard : public QWidget {
   Q_OBJECT
@@ -45,14 +51,23 @@ class GroupDashboard : public QWidget {
   explicit GroupDashboard(QString group, QWidget* parent = nullptr);
   ~GroupDashboard() override;
 
-  const QString& group() const { return m_data.group(); }
-  /// Pulls changed runs from the store and redraws (cheap when nothing changed).
+  const QString& group() const { return m_group; }
+  /// Pulls changed runs from the store and redraws (cheap when nothing changed). With the
+  /// window's store (a StorePoller's) and runs already shown, the poller's loader thread reads
+  /// them and the dashboard redraws when the snapshot arrives; otherwise (the first load, a
+  /// store of its own) it loads here.
   void refresh(store::RunStore& store, const std::vector<int64_t>& changed);
+  /// Shows a loaded snapshot of this group (what refresh's load delivers) and redraws: at
+  /// once, or (`staged`) in a few events of its own (scheduleRedraw).
+  void applySnapshot(GroupSnapshot snapshot, bool staged = false);
+  /// Whether a load on the loader thread is under way (tests, the bench).
+  bool loading() const { return m_loading; }
   /// Redraws every panel from the current snapshot (the replot the GUI bench times).
   void redraw();
   void setCursorStep(int64_t step);
   int64_t cursorStep() const { return m_cursor; }
-  const GroupData& data() const { return m_data; }
+  const GroupData& data() const { return *m_data; }
+  GroupSnapshot snapshot() const { return m_data; }
   /// Every plot, by panel name ("loss", "lr", "variance:<scheme>", ...), for tests and export.
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString decimationNote() const;
@@ -89,8 +104,19 @@ class GroupDashboard : public QWidget {
   void rebuildPanels();          // when the set of schemes changes
   QCustomPlot* addPlot(const QString& name, QWidget* parent, int minHeight = 220);
   void drawLoss();
-  void drawLayerPanels();
+  void drawLayerCurves();
+  /// Every heatmap panel, or those of `only`.
+  void drawLayerHeatmaps(const dashboard::PanelSpec* only = nullptr);
+  /// A staged redraw's stages: loss and status; the curves; each heatmap row; the bars at the
+  /// cursor; the matrices and the diagnosis.
+  int redrawStages() const;
+  void redrawStage(int stage);
+  void scheduleRedraw();
+  void nextRedrawStage();
+  int m_stage = -1;  // the next stage of a staged redraw; -1: none under way
   void drawCursorPanels();
+  void drawCursorBars();
+  void drawCursorMatrices();
   void drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric, bool thresholds);
   using MatrixOf = std::function<const store::Matrix*(const RunData&)>;
   void drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf, const MatrixOf& errorsOf,
@@ -102,7 +128,14 @@ class GroupDashboard : public QWidget {
   void moveCrosshair(double step);
   void showPanelMenu(QCustomPlot* p, const QString& name, const QPoint& pos);
 
-  GroupData m_data;
+  void startLoad(const std::vector<int64_t>& changed);
+
+  QString m_group;
+  GroupSnapshot m_data;           // immutable; replaced whole by the next snapshot
+  QPointer<StorePoller> m_poller;
+  bool m_loading = false;
+  bool m_pendingAll = false;      // a poll during the load asked for every run
+  std::vector<int64_t> m_pending; // runs changed during the load (loaded after it)
   std::vector<QString> m_schemes;
   std::map<QString, QCustomPlot*> m_plots;
   QVBoxLayout* m_panels = nullptr;

@@ -44,18 +44,7 @@ namespace {
 // The colour bar's label of a heatmap panel: the catalogue's label (and unit) of what it draws.
 QString scaleLabel(const QString& panel) {
   const auto* spec = dashboard::panelSpec(panel);
-  if (!spec || spec->metrics.empty()) return QString();
-  const std::string key = spec->metrics.front().toStdString();
-  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Matrix, metrics::Kind::Scalar}) {
-    if (const auto* m = metrics::find(key, kind)) {
-      QString label = QString::fromUtf8(m->label.data(), static_cast<int>(m->label.size()));
-      if (!m->unit.empty()) {
-        label += QStringLiteral(" (%1)").arg(QString::fromUtf8(m->unit.data(), static_cast<int>(m->unit.size())));
-      }
-      return label;
-    }
-  }
-  return QString();
+  return spec && !spec->metrics.empty() ? dashboard::metricLabel(spec->metrics.front()) : QString();
 }
 
 // Log or linear y, with decade ticks on log.
@@ -64,12 +53,6 @@ void setLogScale(QCPAxis* y, bool log) {
   if (y->scaleType() == type) return;
   y->setScaleType(type);
   y->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog) : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-}
-
-// Whether a metric is one the catalogue scales logarithmically (variance, gradient norms).
-bool logCapable(const QString& metric) {
-  const auto* m = metrics::find(metric.toStdString(), metrics::Kind::PerLayer);
-  return m && m->scale == metrics::Scale::Log;
 }
 
 }  // namespace
@@ -101,10 +84,10 @@ void GroupDashboard::drawLoss() {
   // Decimation works in steps: a zoom in tokens or time decimates over every step.
   const double x0 = keepX && byStep ? loss->xAxis->range().lower : 0;
   const double x1 = keepX && byStep ? loss->xAxis->range().upper
-                                    : static_cast<double>(std::max<int64_t>(1, m_data.lastStep()));
+                                    : static_cast<double>(std::max<int64_t>(1, m_data->lastStep()));
   // Losses as the paper figure draws them, smoothed, with the raw curve faint beneath.
   std::vector<figures::LossRun> runs;
-  for (const auto& r : m_data.runs()) {
+  for (const auto& r : m_data->runs()) {
     figures::LossRun run{labelOf(schemeOf(r)), schemeColor(schemeOf(r)), Qt::SolidLine,
                          r.scalars.at(metrics::kLossTrain), r.scalars.at(metrics::kLossVal), {}};
     if (!byStep) run.keyOf = r.axisMap(axisMode);
@@ -120,7 +103,7 @@ void GroupDashboard::drawLoss() {
   style.trainWidth = 1.0;
   style.valWidth = 1.0;
   m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
-  for (const auto& r : m_data.runs()) {
+  for (const auto& r : m_data->runs()) {
     const auto& pts = r.scalars.at(metrics::kLr);
     if (pts.empty()) continue;
     auto* g = lr->addGraph();
@@ -158,7 +141,7 @@ void GroupDashboard::drawSnapshotProfiles() {
     p->clearPlottables();
     const QString scheme = name.section(QLatin1Char(':'), 1);
     const std::string metric = spec->metrics.front().toStdString();
-    for (const auto& r : m_data.runs()) {
+    for (const auto& r : m_data->runs()) {
       auto lit = r.layers.find(metric);
       if (schemeOf(r) != scheme || lit == r.layers.end() || lit->second.steps.empty()) continue;
       int64_t at = -1;
@@ -171,7 +154,7 @@ void GroupDashboard::drawSnapshotProfiles() {
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, c, c, 5));
       g->setData(x, y, true);
       g->setName(labelOf(scheme));
-      if (auto eit = r.layers.find(metric + "_se"); eit != r.layers.end()) {
+      if (auto eit = r.layers.find(dashboard::errorMetricOf(metric)); eit != r.layers.end()) {
         figures::addErrorBars(g, layerValuesExactlyAt(eit->second, at), QPen(c, 1));
       }
     }
@@ -180,19 +163,17 @@ void GroupDashboard::drawSnapshotProfiles() {
     ticker->setTickStep(1);  // whole layers (multiples of one on deep models)
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     p->xAxis->setTicker(ticker);
-    setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec->metrics.front()));
+    setLogScale(p->yAxis, m_logLayers->isChecked() && dashboard::logAxis(*spec));
     if (!userZoomed(p)) figures::fitLayerProfileAxes(p->xAxis, p->yAxis, 0.5);
     replotWhenShown(p);
   }
 }
 
-void GroupDashboard::drawLayerPanels() {
+void GroupDashboard::drawLayerCurves() {
   using dashboard::PanelKind;
-  if (m_data.progress().imported) return drawSnapshotProfiles();
-  // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
-  std::map<QString, std::vector<figures::Heatmap>> maps;  // per heatmap panel key
-  std::map<QString, double> curvesMax;  // per curves panel, across schemes
-  for (const auto& r : m_data.runs()) {
+  if (m_data->progress().imported) return;  // drawSnapshotProfiles draws them
+  std::map<QString, std::vector<double>> curvesTops;  // per curves panel: each run's largest value
+  for (const auto& r : m_data->runs()) {
     const QString s = schemeOf(r);
     for (const auto* spec : dashboard::panelsOfKind(PanelKind::LayerCurves)) {
       auto it = m_plots.find(spec->key + QLatin1Char(':') + s);
@@ -200,21 +181,50 @@ void GroupDashboard::drawLayerPanels() {
       auto* p = it->second;
       const bool keep = userZoomed(p);
       p->clearGraphs();
-      const auto& v = r.layers.at(spec->metrics.front().toStdString());
+      const std::string metric = spec->metrics.front().toStdString();
+      const auto& v = r.layers.at(metric);
       std::optional<std::pair<double, double>> window;
       if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
-      double& top = curvesMax[spec->key];
-      top = std::max(top, figures::layerCurves(p->xAxis, p->yAxis, v, 1.0,
-                                               std::max(200, p->axisRect()->width()), window));
+      const auto oit = r.overview.find(metric);  // assembled by the loader, off the GUI thread
+      curvesTops[spec->key].push_back(figures::layerCurves(p->xAxis, p->yAxis, v, 1.0,
+                                                           std::max(200, p->axisRect()->width()), window,
+                                                           oit == r.overview.end() ? nullptr : &oit->second));
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
       p->legend->clearItems();  // a hidden legend is still laid out: 24 entries measured per replot
       if (v.nLayers > 0) figures::layerColourBar(p, v.nLayers, 1, 1);  // row 0 holds the title
-      setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec->metrics.front()));
-      if (!keep) p->rescaleAxes();
+      if (!keep) p->xAxis->rescale();
+      replotWhenShown(p);
     }
+  }
+  // One value scale for a curves panel of every scheme, by the spec's rule (the paper figure's):
+  // linear from 0, or logarithmic when asked or when one run's values dwarf another's tenfold.
+  for (const auto& [key, tops] : curvesTops) {
+    const auto* spec = dashboard::panelSpec(key);
+    const bool log = spec && dashboard::sharedScaleIsLog(*spec, tops, m_logLayers->isChecked());
+    const double top = tops.empty() ? 0 : *std::max_element(tops.begin(), tops.end());
+    for (const auto& s : m_schemes) {
+      auto it = m_plots.find(key + QLatin1Char(':') + s);
+      if (it == m_plots.end()) continue;
+      setLogScale(it->second->yAxis, log);
+      if (userZoomed(it->second)) continue;
+      if (log) it->second->yAxis->rescale();
+      else if (top > 0) it->second->yAxis->setRange(0, top * 1.05);
+      else it->second->yAxis->rescale();
+    }
+  }
+}
+
+void GroupDashboard::drawLayerHeatmaps(const dashboard::PanelSpec* only) {
+  using dashboard::PanelKind;
+  if (m_data->progress().imported) return;
+  // Shared colour ranges across schemes, so Pre-LN and LNS are compared on one scale.
+  std::map<QString, std::vector<figures::Heatmap>> maps;  // per heatmap panel key
+  for (const auto& r : m_data->runs()) {
+    const QString s = schemeOf(r);
     for (const auto* spec : dashboard::panelsOfKind(PanelKind::LayerHeatmap)) {
+      if (only && spec != only) continue;
       auto it = m_plots.find(spec->key + QLatin1Char(':') + s);
       if (it == m_plots.end()) continue;
       auto* p = it->second;
@@ -225,20 +235,10 @@ void GroupDashboard::drawLayerPanels() {
   }
   for (auto& [key, group] : maps) {
     figures::shareColourRange(group);  // one scale per panel row, log / diverging by metric
-    for (auto& h : group) figures::heatmapColourBar(h.map, scaleLabel(key), 1, 1);  // row 0: title
-  }
-  // Same y range for a curves panel of every scheme.
-  for (const auto& [key, top] : curvesMax) {
-    for (const auto& s : m_schemes) {
-      auto it = m_plots.find(key + QLatin1Char(':') + s);
-      if (it != m_plots.end() && !userZoomed(it->second) && top > 0 &&
-          it->second->yAxis->scaleType() == QCPAxis::stLinear) {
-        it->second->yAxis->setRange(0, top * 1.05);
-      }
+    for (auto& h : group) {
+      figures::heatmapColourBar(h.map, scaleLabel(key), 1, 1);  // row 0: title
+      replotWhenShown(h.map->parentPlot());
     }
-  }
-  for (auto& [name, p] : m_plots) {
-    if (name.contains(QLatin1Char(':'))) replotWhenShown(p);
   }
 }
 
@@ -257,7 +257,7 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
   std::vector<double> lines;  // the runs' thresholds, each value once
   int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
   QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
-  for (const auto& r : m_data.runs()) {
+  for (const auto& r : m_data->runs()) {
     int64_t found = -1;
     auto lit = r.layers.find(metric);
     figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
@@ -266,8 +266,7 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
     shown = std::max(shown, found);
     if (found >= 0) runSteps << QString::number(found);
     // Pruning deltas carry their standard error (over the probe sequences) from that step.
-    if (auto eit = r.layers.find(metrics::kPruneDeltaError);
-        metric == metrics::kPruneDelta && eit != r.layers.end() && found >= 0) {
+    if (auto eit = r.layers.find(dashboard::errorMetricOf(metric)); eit != r.layers.end() && found >= 0) {
       auto errors = layerValuesExactlyAt(eit->second, found);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
     }
@@ -290,7 +289,7 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
   // Chosen again before each replot: a resize lays the panel out after this draw.
   figures::setAxisTitleToFit(p->yAxis, spec.yLabel + QLatin1Char(' ') + when,
                              spec.yLabel + QLatin1Char('\n') + when);
-  setLogScale(p->yAxis, m_logLayers->isChecked() && logCapable(spec.metrics.front()));
+  setLogScale(p->yAxis, m_logLayers->isChecked() && dashboard::logAxis(spec));
   if (thresholds && L > 0) {
     for (double t : lines) {
       auto* line = new QCPItemStraightLine(p);
@@ -314,7 +313,7 @@ void GroupDashboard::drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf&
                                       const QString& labelSuffix) {
   for (const auto* spec : dashboard::panelsOfKind(kind)) {
     std::vector<figures::Heatmap> row;  // one colour scale across the runs' panels
-    for (const auto& r : m_data.runs()) {
+    for (const auto& r : m_data->runs()) {
       auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
       if (it == m_plots.end()) continue;
       auto* p = it->second;
@@ -340,9 +339,17 @@ void GroupDashboard::drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf&
 }
 
 void GroupDashboard::drawCursorPanels() {
+  drawCursorBars();
+  drawCursorMatrices();
+}
+
+void GroupDashboard::drawCursorBars() {
   for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerBarsAtCursor)) {
     drawBarsAtCursor(*spec, spec->metrics.front().toStdString(), spec->thresholds);
   }
+}
+
+void GroupDashboard::drawCursorMatrices() {
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
   drawMatrixPanels(dashboard::PanelKind::MatrixAtEnd,
@@ -368,7 +375,7 @@ void GroupDashboard::drawCursorPanels() {
 namespace depthlab::ui {
 
 void GroupDashboard::drawProgress() {
-  const auto p = m_data.progress();
+  const auto p = m_data->progress();
   if (m_lossSection) m_lossSection->setVisible(!p.imported);
   for (QWidget* w : {static_cast<QWidget*>(m_scrubber), static_cast<QWidget*>(m_follow),
                      static_cast<QWidget*>(m_lossAxis), static_cast<QWidget*>(m_smoothing),
@@ -397,7 +404,7 @@ void GroupDashboard::drawProgress() {
 void GroupDashboard::drawDiagnosis() {
   if (!m_diagnosis) return;
   std::vector<DiagnosisRun> runs;
-  for (const auto& r : m_data.runs()) {
+  for (const auto& r : m_data->runs()) {
     auto d = analysis::diagnoseLayers(r.layers, m_cursor);
     d.runId = r.info.id;
     runs.push_back({r.info.id, labelOf(schemeOf(r)), std::move(d), r.thresholds});

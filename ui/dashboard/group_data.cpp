@@ -6,6 +6,9 @@
 #include <cmath>
 #include <iterator>
 
+#include <QThread>
+
+#include "dashboard/panel_specs.h"
 #include "experiment/run_config.h"
 #include "experiment/run_cost.h"
 #include "store/metric_catalogue.h"
@@ -132,7 +135,24 @@ const store::Matrix* RunData::angularAt(int64_t step) const {
   return best;
 }
 
+namespace {
+
+// The per-layer metrics drawn as curves: their overviews are built with the series.
+const std::vector<std::string>& curveMetrics() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> out;
+    for (const auto* spec : dashboard::panelsOfKind(dashboard::PanelKind::LayerCurves)) {
+      for (const auto& m : spec->metrics) out.push_back(m.toStdString());
+    }
+    return out;
+  }();
+  return keys;
+}
+
+}  // namespace
+
 bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& changed) {
+  m_loadedOn = QThread::currentThreadId();
   bool any = false;
   for (const auto& info : store.listRuns()) {
     if (QString::fromStdString(info.groupName) != m_group) continue;
@@ -187,6 +207,9 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     if (auto steps = store.matrixSteps(info.id, metrics::kBlockPrune); !steps.empty()) {
       d.blockPrune = store.matrix(info.id, metrics::kBlockPrune, steps.back());
       d.blockPruneError = store.matrix(info.id, metrics::kBlockPruneError, steps.back());
+    }
+    for (const auto& m : curveMetrics()) {
+      if (auto lit = d.layers.find(m); lit != d.layers.end()) d.overview[m] = layerOverview(lit->second, kOverviewColumns);
     }
     if (info.status == store::RunStatus::Diverged) {
       for (const auto& e : store.events(info.id)) {

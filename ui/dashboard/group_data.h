@@ -1,6 +1,7 @@
-// GroupData: value snapshots of one run group, read from the run store for the dashboard.
-// No widgets, no QCustomPlot: the dashboard turns these into plots. Reloading reads only
-// runs the store reports as changed.
+// GroupData: value snapshots of one run group, read from the run store for the dashboard, and
+// the curve overviews assembled from them. No widgets, no QCustomPlot: the dashboard turns these
+// into plots. Reloading reads only runs the store reports as changed. The store poller's loader
+// thread reloads a copy and hands the GUI an immutable snapshot (dashboard/series_loader.h).
 #pragma once
 
 #include <QString>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "analysis/lazy_layers.h"
+#include "plot/series_adapter.h"
 #include "store/run_store.h"
 
 namespace depthlab::ui {
@@ -29,6 +31,9 @@ struct RunData {
   std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
   std::optional<store::Matrix> blockPruneError;                    // its standard errors, if stored
   std::optional<int64_t> divergedAt;
+  /// Per-layer metrics drawn as curves (panel_specs: LayerCurves), each layer min/max-decimated
+  /// over the whole run (layerOverview), assembled by the loader with the series it read.
+  std::map<std::string, std::vector<DecimatedSeries>> overview;
   /// "<label> — step 150/600 · 153.6k / 614.4k tokens · 6404 tok/s · ETA 1:20 · cpu · running"
   /// (label: the scheme; tokens: seen of the budget, steps x global batch x sequence;
   /// tok/s and etaSeconds (GroupData::etaSeconds of this run) "-" when unmeasured / not given).
@@ -69,6 +74,8 @@ class GroupData {
   /// Reloads runs of this group that are new or listed in `changed` (all when empty).
   /// Returns true when something was reloaded.
   bool reload(store::RunStore& store, const std::vector<int64_t>& changed);
+  /// The thread whose reload() last read the store (tests: the poller's loader is not the GUI).
+  Qt::HANDLE loadedOn() const { return m_loadedOn; }
   const std::vector<RunData>& runs() const { return m_runs; }
   /// Every step at which any per-layer metric exists, sorted (the scrubber's stops).
   std::vector<int64_t> probeSteps() const;
@@ -88,6 +95,7 @@ class GroupData {
  private:
   QString m_group;
   std::vector<RunData> m_runs;
+  Qt::HANDLE m_loadedOn = nullptr;
 };
 
 }  // namespace depthlab::ui

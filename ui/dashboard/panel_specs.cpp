@@ -1,6 +1,7 @@
 // See panel_specs.h.
 #include "dashboard/panel_specs.h"
 
+#include <algorithm>
 #include <set>
 
 #include "store/metric_catalogue.h"
@@ -120,6 +121,9 @@ const std::vector<SectionSpec>& dashboardSections() {
           p.followsCursor = true;
         }
         if (p.key == QLatin1String("effectiveness")) p.thresholds = true;
+        // A curves panel's value axis is its metric, named as the catalogue names it (the
+        // paper figure's axis takes it from here too).
+        if (p.kind == PanelKind::LayerCurves) p.yLabel = metricLabel(p.metrics.front());
       }
     }
     return s;
@@ -151,6 +155,69 @@ const std::vector<QString>& statusLineMetrics() {
   static const std::vector<QString> keys = {key(metrics::kLossTrain),
                                             key(metrics::kTokensPerSecond)};
   return keys;
+}
+
+QString metricLabel(const QString& metric) {
+  const std::string key = metric.toStdString();
+  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Matrix, metrics::Kind::Scalar}) {
+    if (const auto* m = metrics::find(key, kind)) {
+      QString label = QString::fromUtf8(m->label.data(), static_cast<int>(m->label.size()));
+      if (!m->unit.empty()) {
+        label += QStringLiteral(" (%1)").arg(QString::fromUtf8(m->unit.data(), static_cast<int>(m->unit.size())));
+      }
+      return label;
+    }
+  }
+  return metric;
+}
+
+std::string errorMetricOf(const std::string& metric) {
+  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Matrix}) {
+    if (metrics::find(metric, kind) && metrics::find(metric + "_se", kind)) return metric + "_se";
+  }
+  return {};
+}
+
+bool logAxis(const PanelSpec& spec) {
+  if (spec.metrics.empty()) return false;
+  const std::string key = spec.metrics.front().toStdString();
+  for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Scalar}) {
+    if (const auto* m = metrics::find(key, kind)) return m->scale == metrics::Scale::Log;
+  }
+  return false;
+}
+
+bool sharedScaleIsLog(const PanelSpec& spec, const std::vector<double>& tops, bool userAsked) {
+  if (!logAxis(spec)) return false;
+  if (userAsked) return true;
+  double largest = 0;
+  for (double t : tops) largest = std::max(largest, t);
+  return largest > 0 && std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= largest; });
+}
+
+QColor runShade(const QColor& schemeColour, int k) {
+  static const int factors[] = {100, 150, 60, 190, 40};
+  if (k <= 0) return schemeColour;
+  const int f = factors[k % 5];
+  return f > 100 ? schemeColour.darker(f) : schemeColour.lighter(100 + (100 - f) * 2);
+}
+
+std::vector<QString> exportedFigures() {
+  std::vector<QString> out;
+  for (const auto& section : dashboardSections()) {
+    for (const auto& p : section.panels) {
+      if (p.figure.isEmpty() || std::find(out.begin(), out.end(), p.figure) != out.end()) continue;
+      const bool exported = std::any_of(p.metrics.begin(), p.metrics.end(), [](const QString& k) {
+        for (auto kind : {metrics::Kind::Scalar, metrics::Kind::PerLayer, metrics::Kind::Matrix}) {
+          const auto* m = metrics::find(k.toStdString(), kind);
+          if (m && (m->panels & metrics::kExport)) return true;
+        }
+        return false;
+      });
+      if (exported) out.push_back(p.figure);
+    }
+  }
+  return out;
 }
 
 }  // namespace depthlab::ui::dashboard

@@ -78,26 +78,37 @@ void stepTicks(QCPAxis* x, const store::LayerSeries& s) {
 }  // namespace
 
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
-                   int columns, std::optional<std::pair<double, double>> window) {
+                   int columns, std::optional<std::pair<double, double>> window,
+                   const std::vector<DecimatedSeries>* overview) {
   if (s.steps.empty() || s.nLayers <= 0) return 0;
   auto* plot = x->parentPlot();
   const double from = window ? window->first : static_cast<double>(s.steps.front());
   const double to = window ? window->second : static_cast<double>(s.steps.back());
+  // The loader's overview serves the whole run at up to kOverviewColumns columns; a zoom
+  // (a window inside the run) or a wider panel reads the full series.
+  const bool useOverview = overview && !window && columns > 0 && columns <= kOverviewColumns &&
+                           overview->size() == static_cast<size_t>(s.nLayers);
   double top = 0;
   for (int l = 0; l < s.nLayers; ++l) {
-    std::vector<store::ScalarPoint> pts;  // (steps) layer l's values over training
-    pts.reserve(s.steps.size());
-    for (size_t i = 0; i < s.steps.size(); ++i) {
-      pts.push_back({s.steps[i], s.values[i * static_cast<size_t>(s.nLayers) + static_cast<size_t>(l)]});
-      top = std::max(top, static_cast<double>(pts.back().value));
-    }
     auto* g = plot->addGraph(x, y);
     g->setName(QStringLiteral("layer %1").arg(l + 1));
     g->setPen(QPen(layerColor(l, s.nLayers), lineWidth));
-    if (columns > 0) {
-      setGraphData(g, decimateMinMax(pts, from, to, columns));
+    if (useOverview) {
+      const auto& o = (*overview)[static_cast<size_t>(l)];
+      for (double v : o.values) top = std::max(top, v);
+      setGraphData(g, decimateMinMax(o, from, to, columns));
     } else {
-      for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
+      std::vector<store::ScalarPoint> pts;  // (steps) layer l's values over training
+      pts.reserve(s.steps.size());
+      for (size_t i = 0; i < s.steps.size(); ++i) {
+        pts.push_back({s.steps[i], s.values[i * static_cast<size_t>(s.nLayers) + static_cast<size_t>(l)]});
+        top = std::max(top, static_cast<double>(pts.back().value));
+      }
+      if (columns > 0) {
+        setGraphData(g, decimateMinMax(pts, from, to, columns));
+      } else {
+        for (const auto& p : pts) g->addData(static_cast<double>(p.step), p.value);
+      }
     }
     // One probe step (an imported model, a run's first probe): a line of one point draws
     // nothing, so each layer is a dot, and the step is the axis' one tick.

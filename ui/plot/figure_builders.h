@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "plot/series_adapter.h"
 #include "store/store_types.h"
 
 class QCPAbstractPlottable;
@@ -72,9 +73,12 @@ inline constexpr char kStackedLinesProperty[] = "depthlabStackedLines";
 
 /// One curve per layer of `s` (layer 1..L coloured light to dark, as layerColor()), named
 /// "layer l", min/max-decimated to `columns` pixel columns over `window` (default: all steps;
-/// columns <= 0 keeps every point). Returns the largest value drawn (0 when none).
+/// columns <= 0 keeps every point). Returns the largest value drawn (0 when none). With the
+/// series' `overview` (layerOverview, built by the loader off the GUI thread) and no window,
+/// the curves come from it: the same extents, a tenth of the work on the GUI thread.
 double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double lineWidth,
-                   int columns = 0, std::optional<std::pair<double, double>> window = std::nullopt);
+                   int columns = 0, std::optional<std::pair<double, double>> window = std::nullopt,
+                   const std::vector<DecimatedSeries>* overview = nullptr);
 
 /// The colour map on exactly these axes (a live panel's), or a new one: sequential colours,
 /// cells not interpolated.
