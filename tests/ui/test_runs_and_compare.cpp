@@ -16,8 +16,10 @@
 #include <nlohmann/json.hpp>
 
 #include "compare/compare_view.h"
+#include "dashboard/panel_specs.h"
 #include "experiment/presets.h"
 #include "main_window.h"
+#include "plot/colormaps.h"
 #include "runs/checkpoints_dialog.h"
 #include "runs/runs_table_model.h"
 #include "store/metric_catalogue.h"
@@ -162,8 +164,11 @@ TEST(CompareView, DifferentDepthsAndMissingMetricsSayWhatIsMissing) {
   v.show();
   EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no").arg(bare)));
   EXPECT_TRUE(v.missingText().contains(QStringLiteral("variance")));
-  // The deep run lacks only the pruning probe (this store never wrote it).
-  EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no prune_delta;").arg(deep)))
+  // The deep run lacks the pruning probe (this store never wrote it; nor the probes the
+  // catalogue added since), not its variance.
+  EXPECT_TRUE(v.missingText().contains(QStringLiteral("run %1 has no prune_delta").arg(deep)))
+      << v.missingText().toStdString();
+  EXPECT_FALSE(v.missingText().contains(QStringLiteral("run %1 has no variance").arg(deep)))
       << v.missingText().toStdString();
   EXPECT_EQ(v.plots().at(QStringLiteral("variance"))->graphCount(), 2);
   // Side-by-side heatmaps share one colour scale; a run without the metric gets an empty panel.
@@ -231,7 +236,9 @@ TEST(CompareView, CurvesCanBeColouredByADifferingConfigKey) {
   ui::CompareView v(s, {a, b});
   auto* profile = v.plots().at(QStringLiteral("variance"));
   ASSERT_EQ(profile->graphCount(), 2);
-  EXPECT_EQ(profile->graph(0)->pen().color(), profile->graph(1)->pen().color());  // same scheme
+  // By scheme: the scheme's colour, and for its second run a shade of it (the paper's rule).
+  EXPECT_EQ(profile->graph(0)->pen().color(), ui::schemeColor(QStringLiteral("lns")));
+  EXPECT_EQ(profile->graph(1)->pen().color(), ui::dashboard::runShade(ui::schemeColor(QStringLiteral("lns")), 1));
   v.setColorBy(QStringLiteral("model.nLayers"));
   EXPECT_NE(profile->graph(0)->pen().color(), profile->graph(1)->pen().color());
 }

@@ -1,5 +1,6 @@
-// What Compare draws per layer and how it tells runs apart: the per-layer profiles (from the
-// metric catalogue's Compare rows), their titles, and a line style per run within a scheme.
+// What Compare draws per layer: the per-layer profiles (from the metric catalogue's Compare
+// rows) and their titles. Runs of one scheme are told apart by shades of its colour, the rule
+// of every view (dashboard::runShade).
 // Shared by compare_view.cpp (layout) and compare_view_draw.cpp (drawing). No widgets.
 #pragma once
 
@@ -31,12 +32,6 @@ inline QString profileTitle(const std::string& key) {
   const auto& m = metrics::require(key, metrics::Kind::PerLayer);
   return QStringLiteral("final %1")
       .arg(QString::fromUtf8(m.label.data(), static_cast<int>(m.label.size())));
-}
-
-/// The k-th run of a scheme: solid, dashed, dotted, dash-dotted, then again.
-inline Qt::PenStyle styleFor(int k) {
-  static const Qt::PenStyle s[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
-  return s[k % 4];
 }
 
 }  // namespace depthlab::ui::compare

@@ -1,5 +1,6 @@
 // CompareView; see compare_view.h.
 #include "compare/compare_view.h"
+#include "dashboard/panel_specs.h"
 
 #include <qcustomplot.h>
 
@@ -362,7 +363,14 @@ void CompareView::setColorBy(const QString& key) {
 
 QColor CompareView::colorOf(const store::RunInfo& run) const {
   const QString key = m_colorBy->currentData().toString();
-  if (key.isEmpty()) return schemeColor(QString::fromStdString(run.scheme));
+  if (key.isEmpty()) {  // the k-th run of its scheme: a shade of the scheme's colour, as on paper
+    int k = 0;
+    for (const auto& r : m_runs) {
+      if (r.info.id == run.id) break;
+      k += r.info.scheme == run.scheme;
+    }
+    return dashboard::runShade(schemeColor(QString::fromStdString(run.scheme)), k);
+  }
   if (key == QLatin1String("#run")) {  // one colour per run, in the order of the selection
     const auto palette = paletteColors(QStringLiteral("tol-bright"));
     for (size_t i = 0; i < m_runs.size(); ++i) {

@@ -1,6 +1,7 @@
 // CompareView's drawing: loss curves, per-layer profiles, variance heatmaps, the difference
 // map, config diff and results table, redrawn from the loaded runs; see compare_view.h.
 #include "compare/compare_view.h"
+#include "dashboard/panel_specs.h"
 
 #include <qcustomplot.h>
 
@@ -39,7 +40,6 @@ namespace depthlab::ui {
 
 using compare::kHeatmapColumns;
 using compare::profiles;
-using compare::styleFor;
 
 void CompareView::redraw() {
   drawMissing();
@@ -69,18 +69,14 @@ void CompareView::drawMissing() {
 }
 
 void CompareView::drawLoss() {
-  // Loss curves: one colour per scheme, a line style per run within the scheme.
+  // Loss curves: a shade of its scheme's colour per run (colorOf), solid; validation dashed.
   auto* loss = m_plots[QStringLiteral("loss")];
   loss->clearGraphs();
-  std::map<std::string, int> perScheme;
   std::vector<figures::LossRun> runs;
   m_hover.clear();
   for (const auto& r : m_runs) {
     m_hover.push_back({labelWithId(r.info.id), smooth(r.lossTrain, compare::kLossSmoothing), r.lossVal});
-    const int k = perScheme[r.info.scheme]++;
-    runs.push_back({labelOf(r.info.id), colorOf(r.info),
-                    m_colorBy->currentData().toString() == QLatin1String("#run") ? Qt::SolidLine : styleFor(k),
-                    r.lossTrain, r.lossVal, {}});
+    runs.push_back({labelOf(r.info.id), colorOf(r.info), Qt::SolidLine, r.lossTrain, r.lossVal, {}});
   }
   figures::LossStyle style;  // smoothed, one legend entry per run
   style.smoothing = compare::kLossSmoothing;
@@ -172,7 +168,6 @@ void CompareView::drawProfiles() {
     auto* p = m_plots[QString::fromStdString(metric)];
     p->clearPlottables();  // graphs and their error bars
     p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
-    std::map<std::string, int> perScheme;
     for (const auto& r : m_runs) {
       const auto& s = r.layers.at(metric);
       if (s.steps.empty()) continue;
@@ -180,7 +175,7 @@ void CompareView::drawProfiles() {
       std::vector<double> profile(v.begin(), v.end());
       auto* g = p->addGraph();
       g->setName(QStringLiteral("%1 (L=%2)").arg(labelOf(r.info.id)).arg(v.size()));
-      g->setPen(QPen(colorOf(r.info), 1.6, styleFor(perScheme[r.info.scheme]++)));
+      g->setPen(QPen(colorOf(r.info), 1.6));
       // Discs outlined with a solid 1-px pen: with the line's 1.6-px (often dashed) pen, each
       // disc went through Qt's dash stroker, a quarter of Compare's first frame.
       g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colorOf(r.info), colorOf(r.info), 4));
@@ -189,8 +184,7 @@ void CompareView::drawProfiles() {
         g->addData(x, profile[l]);
       }
       // Pruning deltas carry their standard error from the same step (none for one sequence).
-      if (auto e = r.layers.find(metrics::kPruneDeltaError);
-          metric == metrics::kPruneDelta && e != r.layers.end() && !e->second.steps.empty()) {
+      if (auto e = r.layers.find(dashboard::errorMetricOf(metric)); e != r.layers.end() && !e->second.steps.empty()) {
         figures::addErrorBars(g, layerValuesExactlyAt(e->second, s.steps.back()),
                               QPen(g->pen().color(), 1.2));
       }

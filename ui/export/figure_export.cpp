@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "dashboard/panel_specs.h"
 #include "export/family_figures.h"
 #include "export/figure_csv.h"
 #include "export/paper_figures.h"
@@ -27,10 +28,6 @@ namespace depthlab::ui {
 const QStringList kFigureNames = {QStringLiteral("loss"),           QStringLiteral("variance"),
                                   QStringLiteral("angular"),        QStringLiteral("pruning"),
                                   QStringLiteral("family-pruning"), QStringLiteral("family-angular")};
-namespace {
-constexpr int kFigureSetSize = 4;  // the set: loss, variance, angular, pruning
-}  // namespace
-
 FigureKind figureKindFromName(const QString& name) {
   const int i = kFigureNames.indexOf(name);
   if (i < 0) throw std::invalid_argument("unknown figure '" + name.toStdString() + "' (known: loss, variance, angular, pruning, family-pruning, family-angular, set)");
@@ -193,7 +190,9 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style) {
   ExportResult all;
-  for (const auto& name : kFigureNames.mid(0, kFigureSetSize)) {
+  // The set: the figures of the dashboard panels whose metrics the catalogue flags for export
+  // (loss, variance, angular, pruning), from the one figure spec.
+  for (const auto& name : dashboard::exportedFigures()) {
     ExportRequest req;
     req.runs = runs;
     req.kind = figureKindFromName(name);

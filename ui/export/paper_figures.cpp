@@ -10,6 +10,7 @@
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "export/figure_csv.h"
+#include "dashboard/panel_specs.h"
 #include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -18,27 +19,17 @@
 
 namespace depthlab::ui {
 
-namespace {
-
-// The k-th run of a scheme in a figure: the scheme's colour, then darker and lighter shades,
-// so seeds of one scheme stay apart while the scheme stays recognisable.
-QColor shadeFor(const QColor& base, int k) {
-  static const int factors[] = {100, 150, 60, 190, 40};
-  if (k == 0) return base;
-  const int f = factors[k % 5];
-  return f > 100 ? base.darker(f) : base.lighter(100 + (100 - f) * 2);
-}
-
-}  // namespace
 
 QColor nextRunColour(const RunMeta& run, const FigureStyle& style, std::map<std::string, int>& perScheme) {
-  return shadeFor(schemeColor(QString::fromStdString(run.info.scheme), style.palette),
-                  perScheme[run.info.scheme]++);
+  return dashboard::runShade(schemeColor(QString::fromStdString(run.info.scheme), style.palette),
+                             perScheme[run.info.scheme]++);
 }
 
 void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
                    const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
+  // The dashboard's variance panel, drawn in paper style: its spec names the axis and rules the scale.
+  const auto* spec = dashboard::panelSpec(QStringLiteral("variance"));
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
   const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
@@ -50,7 +41,7 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
-    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("output variance") : QString());
+    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? spec->yLabel : QString());
     auto series = store.layerSeries(runs[i].info.id, metrics::kVariance);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
     layers = std::max(layers, series.nLayers);
@@ -69,12 +60,9 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     }
     rect->axis(QCPAxis::atBottom)->rescale();
   }
-  // One shared scale. Where one run's variance dwarfs another's tenfold (Sandwich-LN at 1,700
-  // beside DeepNorm at 3) a linear axis flattened the smaller runs into their x axis: the
-  // shared scale is then logarithmic, in decades.
-  const bool log =
-      ymax > 0 && std::isfinite(lowest) &&
-      std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= ymax; });
+  // One shared scale, by the dashboard panel's rule (panel_specs: sharedScaleIsLog): where one
+  // run's variance dwarfs another's tenfold, logarithmic, in decades.
+  const bool log = std::isfinite(lowest) && dashboard::sharedScaleIsLog(*spec, tops, false);
   for (auto* rect : rects) {
     auto* y = rect->axis(QCPAxis::atLeft);
     if (log) {
@@ -214,7 +202,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
       int64_t step = 0;
       b.values = layerValuesAt(series, shown[i], &step);
       auto errors =
-          layerValuesExactlyAt(store.layerSeries(r.info.id, metrics::kPruneDeltaError), step);
+          layerValuesExactlyAt(store.layerSeries(r.info.id, dashboard::errorMetricOf(metrics::kPruneDelta)), step);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
       for (size_t l = 0; l < b.values.size(); ++l) {
         csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l])

@@ -16,7 +16,12 @@ QColor schemeColor(const QString& scheme, const QString& palette) {
   const auto& known = experiment::kSchemes;
   auto it = std::find(known.begin(), known.end(), scheme.toStdString());
   if (it == known.end()) return QColor(120, 120, 120);
-  return colors[static_cast<size_t>(it - known.begin()) % colors.size()];
+  // More schemes than the palette has colours: the next ones take its colours darker, one
+  // step darker a round, so every scheme keeps a colour of its own.
+  const auto i = static_cast<size_t>(it - known.begin());
+  const auto round = static_cast<int>(i / colors.size());
+  const QColor c = colors[i % colors.size()];
+  return round == 0 ? c : c.darker(100 + 45 * round);
 }
 
 QColor layerColor(int layer, int layers) {
