@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "compare/compare_view.h"
@@ -25,11 +26,12 @@ namespace depthlab::ui {
 
 void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
   QStringList queued, refused;
+  std::map<QString, std::vector<int64_t>> byGroup;  // one process per group: side by side
   for (int64_t id : runIds) {
     auto r = m_poller->store().run(id);
     if (!r) continue;
     if (r->status == store::RunStatus::Stopped || r->status == store::RunStatus::Crashed) {
-      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName));
+      byGroup[QString::fromStdString(r->groupName)].push_back(id);
       // A run killed before its first checkpoint restarts from step 0 (its seed fixes its start).
       queued << (m_poller->store().checkpoints(id).empty()
                      ? tr("%1 (from step 0: it wrote no checkpoint)").arg(id)
@@ -38,6 +40,7 @@ void MainWindow::resumeRuns(const std::vector<int64_t>& runIds) {
       refused << tr("#%1 is %2").arg(id).arg(QString::fromLatin1(store::toString(r->status)));
     }
   }
+  for (const auto& [group, ids] : byGroup) m_launcher->enqueueResume(ids, group);
   statusBar()->showMessage(
       (queued.isEmpty() ? QString()
                         : tr("Resuming run(s) %1. ").arg(queued.join(QStringLiteral(", ")))) +
@@ -64,6 +67,7 @@ void MainWindow::trainFurther(const std::vector<int64_t>& runIds) {
 
 void MainWindow::trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep) {
   QStringList queued, refused;
+  std::map<QString, std::vector<int64_t>> byGroup;  // one process per group: side by side
   const auto summaries = m_poller->store().runSummaries();
   for (int64_t id : runIds) {
     auto r = m_poller->store().run(id);
@@ -77,10 +81,11 @@ void MainWindow::trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep)
     } else if (toStep <= trained) {
       refused << tr("#%1 has trained %2 steps").arg(id).arg(trained);
     } else {
-      m_launcher->enqueueResume(id, QString::fromStdString(r->groupName), toStep);
+      byGroup[QString::fromStdString(r->groupName)].push_back(id);
       queued << QString::number(id);
     }
   }
+  for (const auto& [group, ids] : byGroup) m_launcher->enqueueResume(ids, group, toStep);
   statusBar()->showMessage(
       (queued.isEmpty() ? QString()
                         : tr("Training run(s) %1 to step %2. ")

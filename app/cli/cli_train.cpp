@@ -155,12 +155,39 @@ void trainInThisProcess(const std::optional<experiment::DataParallelGroup>& grou
   if (writer) printSummary(result, g.json);
 }
 
-// `resume ID`: continues a run where its newest checkpoint left it (`checkpointDir`: the
-// --checkpoint-dir that `train` also reads).
+// The first run's config (device, ranks) after --threads, which is recorded in every run's.
+experiment::ExperimentConfig resumedConfig(GlobalOptions& g, const std::vector<int64_t>& ids,
+                                           const std::string* threads) {
+  experiment::ExperimentConfig first;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    experiment::ExperimentConfig c;
+    {
+      auto reader = openStoreToRead(g);
+      auto run = reader.run(ids[i]);
+      if (!run) throw std::runtime_error("no run with id " + std::to_string(ids[i]));
+      c = experiment::configOf(*run);
+    }
+    if (threads) {  // the run continues with the config it is read from
+      const int before = c.run.threads;
+      experiment::setConfigField(c, "run.threads", *threads, "--threads");
+      if (c.run.threads != before) openStore(g).setRunConfig(ids[i], experiment::toJson(c).dump());
+    }
+    if (i == 0) first = c;
+  }
+  return first;
+}
+
+// `resume ID[,ID...]`: continues runs where their newest checkpoints left them, several of one
+// group side by side (`checkpointDir`: the --checkpoint-dir that `train` also reads).
 void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDir) {
-  static int64_t resumeId = 0;
-  auto* resume = app.add_subcommand("resume", "Continue a run from its latest checkpoint");
-  resume->add_option("id", resumeId, "Run id")->required();
+  static std::vector<int64_t> resumeIds;
+  auto* resume = app.add_subcommand("resume", "Continue runs from their latest checkpoints");
+  resume
+      ->add_option("ids", resumeIds,
+                   "Run id(s): 7, or 7,8 (7 8): runs of one group stopped together train side by "
+                   "side as they did, others one after the other")
+      ->required()
+      ->delimiter(',');
   resume->add_option("--checkpoint-dir", checkpointDir, "Where checkpoints go");
   static int64_t resumeSteps = 0;
   resume
@@ -179,24 +206,15 @@ void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDi
   resume->callback([&g, &checkpointDir, resume] {
     // The run's device and its number of ranks (any number may continue it: the global batch
     // is the same). Every rank reads them, so the store must be reachable from every node.
-    experiment::ExperimentConfig runConfig;
-    {
-      auto reader = openStoreToRead(g);
-      auto run = reader.run(resumeId);
-      if (!run) throw std::runtime_error("no run with id " + std::to_string(resumeId));
-      runConfig = experiment::configOf(*run);
-    }
-    if (resume->count("--threads")) {  // the run continues with the config it is read from
-      const int before = runConfig.run.threads;
-      experiment::setConfigField(runConfig, "run.threads", resumeThreads, "--threads");
-      if (runConfig.run.threads != before) {
-        openStore(g).setRunConfig(resumeId, experiment::toJson(runConfig).dump());
-      }
-    }
+    const experiment::ExperimentConfig runConfig =
+        resumedConfig(g, resumeIds, resume->count("--threads") ? &resumeThreads : nullptr);
     const bool nprocGiven = resume->count("--nproc") > 0;
     requireValid(resumeDist, nprocGiven);
-    if (auto rc = launchLocalRanksIfAsked(resumeDist, nprocGiven ? resumeDist.nproc : runConfig.run.processes, g,
-                                          runConfig.run.device)) {
+    const int ranks = nprocGiven ? resumeDist.nproc : runConfig.run.processes;
+    if (resumeIds.size() > 1 && ranks > 1) {
+      throw std::runtime_error("resume: data-parallel ranks resume one run at a time");
+    }
+    if (auto rc = launchLocalRanksIfAsked(resumeDist, ranks, g, runConfig.run.device)) {
       g.exitCode = *rc;
       return;
     }
@@ -204,7 +222,7 @@ void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDi
     trainInThisProcess(group, g, checkpointDir, resumeDist.bucketMB, resumeQuiet,
                        [](store::RunStore& store, experiment::RunGroupOptions& o) {
                          o.resumeToStep = resumeSteps;
-                         return experiment::resumeRun(resumeId, store, o);
+                         return experiment::resumeRuns(resumeIds, store, o);
                        });
   });
 }

@@ -94,9 +94,9 @@ GroupResult runGroup(const ExperimentConfig& config, store::RunStore& store,
 /// run whose process is alive, and a resumeToStep not past the checkpoint.
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options);
 /// Resumes several runs in this process: side by side in lockstep (one data pass, as runGroup
-/// trained them) when they share their config but the scheme and resume from the same step —
-/// the runs of a paired group stopped together; otherwise one after the other, saying why to
-/// options.onNotice. One id is resumeRun; data-parallel resumes take one run.
+/// trained them) when they share their config but the scheme — the runs of a paired group (one
+/// stopped a step ahead skips the steps it has done); otherwise one after the other, saying why
+/// to options.onNotice. One id is resumeRun; data-parallel resumes take one run.
 GroupResult resumeRuns(const std::vector<int64_t>& runIds, store::RunStore& store,
                        const RunGroupOptions& options);
 

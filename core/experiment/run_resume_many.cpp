@@ -1,7 +1,8 @@
 // resumeRuns: several stopped runs resumed in one process. Runs that share their data and
-// config and stopped at the same step (the runs of one paired group stopped together) train
-// side by side in lockstep, as runGroup trained them; otherwise each resumes in turn, saying
-// why. See run_group.h; the one-run resume is in run_resume.cpp.
+// config (the runs of one paired group) train side by side in lockstep, as runGroup trained
+// them, a run that stopped a step ahead waiting for the others; otherwise each resumes in
+// turn, saying why. See run_group.h; the one-run resume is in run_resume.cpp.
+#include <algorithm>
 #include <sstream>
 
 #include "experiment/checkpoint_folder.h"
@@ -26,14 +27,11 @@ std::string sharedConfig(const PreparedResume& p) {
   return j.dump();
 }
 
-/// Why `runs` cannot train side by side ("" when they can).
+/// Why `runs` cannot train side by side ("" when they can). Their steps may differ: a run
+/// ahead waits until the others reach it (a stop often lands between two members' updates).
 std::string sideBySideObstacle(const std::vector<PreparedResume>& runs) {
   const auto& first = runs.front();
   for (const auto& p : runs) {
-    if (p.from != first.from) {
-      return "run " + std::to_string(p.run.id) + " resumes from step " + std::to_string(p.from) +
-             ", run " + std::to_string(first.run.id) + " from step " + std::to_string(first.from);
-    }
     if (sharedConfig(p) != sharedConfig(first)) {
       return "runs " + std::to_string(first.run.id) + " and " + std::to_string(p.run.id) +
              " differ in their config (data, shape or schedule)";
@@ -97,18 +95,9 @@ GroupResult resumeRuns(const std::vector<int64_t>& runIds, store::RunStore& stor
   GroupResult result;
   result.groupName = runs.front().run.groupName;
   auto members = loadResumedMembers(store, runs, copyNote, options, device, {});
-  int64_t from = members.front().progress.step;  // an older file may have loaded for one
+  // The loop starts at the earliest; a member ahead skips the steps it has done.
+  int64_t from = members.front().progress.step;
   for (const auto& m : members) from = std::min(from, m.progress.step);
-  for (const auto& m : members) {
-    if (m.progress.step != from) {  // a corrupt newest file: not the same step after all
-      if (options.onNotice) {
-        options.onNotice("resuming runs " + idList(runIds) +
-                         " one after the other: their loadable checkpoints are of different steps");
-      }
-      for (const auto& p : runs) store.setStatus(p.run.id, store::RunStatus::Stopped);
-      return resumeInTurn(runIds, store, options);
-    }
-  }
   joinTrainers(members, options);
   trainLoop(members, config, dataset, store, options, from, result);
   return result;

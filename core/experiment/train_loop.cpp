@@ -362,6 +362,8 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
       for (auto& m : members) {
         if (!m.active) continue;
         anyActive = true;
+        if (m.progress.step > step) continue;  // resumed a step ahead of the others (a stop
+                                               // came between two members' updates)
         if (!stepMember(m, step, config, data, beside, link, result)) {
           state.stopping = true;
           break;

@@ -71,7 +71,14 @@ QStringList RunLauncher::enqueueGroups(const std::vector<experiment::ExperimentC
 }
 
 void RunLauncher::enqueueResume(int64_t runId, const QString& group, int64_t toStep) {
-  QStringList args = {QStringLiteral("resume"), QString::number(runId)};
+  enqueueResume(std::vector<int64_t>{runId}, group, toStep);
+}
+
+void RunLauncher::enqueueResume(const std::vector<int64_t>& runIds, const QString& group,
+                                int64_t toStep) {
+  QStringList ids;
+  for (int64_t id : runIds) ids << QString::number(id);
+  QStringList args = {QStringLiteral("resume"), ids.join(QLatin1Char(','))};
   if (toStep > 0) args << QStringLiteral("--steps") << QString::number(toStep);
   m_queue.push_back({group, args, {}});
   startNext();

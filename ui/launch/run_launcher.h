@@ -45,6 +45,9 @@ class RunLauncher : public QObject {
   /// Queues `depthlab-cli resume <id>` for a stopped or crashed run, with `--steps toStep`
   /// when given (a run trained further than planned).
   void enqueueResume(int64_t runId, const QString& group, int64_t toStep = 0);
+  /// One `depthlab-cli resume a,b,...` for runs of one group: those stopped together train side
+  /// by side in that one process, as they did; the others one after the other.
+  void enqueueResume(const std::vector<int64_t>& runIds, const QString& group, int64_t toStep = 0);
   /// Launches queued or starting whose runs are not in the store yet (the window drops those
   /// whose group has appeared there: forgetPending).
   std::vector<PendingLaunch> pending() const;

@@ -2,6 +2,8 @@
 // same losses as a group never stopped); runs that differ resume one after the other, saying why.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "experiment/run_group.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
@@ -92,4 +94,40 @@ TEST(ResumeRuns, RunsThatDifferResumeOneAfterTheOtherSayingWhy) {
   EXPECT_EQ(s.run(first)->status, store::RunStatus::Finished);
   EXPECT_EQ(s.run(second)->status, store::RunStatus::Finished);
   EXPECT_EQ(s.scalarSeries(second, "loss_train").size(), 8u);
+}
+
+// A stop between two members' updates leaves one run a step ahead (here: its newest checkpoint
+// lost, so it resumes two steps behind): the pair still resumes side by side, the run behind
+// catching up alone first, and both end with the losses of a pair never stopped.
+TEST(ResumeRuns, RunsAtDifferentStepsStillResumeSideBySide) {
+  test::TempDir dir;
+  auto c = pairRun(dir);
+  c.run.checkpointEvery = 2;
+  experiment::RunGroupOptions o;
+  o.checkpointDir = dir.file("ckpt-ref");
+  auto longer = c;  // the reference: straight to 14 steps on the 10-step schedule
+  longer.optim.steps = 14;
+  longer.optim.scheduleSteps = 10;
+  auto refStore = store::RunStore::open(dir.file("ref.db"));
+  const auto ref = experiment::runGroup(longer, refStore, o);
+
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  o.checkpointDir = dir.file("ckpt");
+  std::vector<int64_t> ids;
+  for (const auto& m : experiment::runGroup(c, s, o).members) ids.push_back(m.runId);
+  const auto newest = s.checkpoints(ids[1]).back();
+  ASSERT_EQ(newest.step, 10);
+  std::filesystem::remove(newest.path);  // run 2 resumes from step 8, run 1 from 10
+  std::vector<std::vector<int64_t>> starts;
+  o.onRunsStarted = [&](const std::vector<int64_t>& started) { starts.push_back(started); };
+  o.resumeToStep = 14;
+  experiment::resumeRuns(ids, s, o);
+  ASSERT_EQ(starts.size(), 1u);
+  EXPECT_EQ(starts[0], ids);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto loss = s.scalarSeries(ids[i], "loss_train");
+    const auto want = refStore.scalarSeries(ref.members[i].runId, "loss_train");
+    ASSERT_EQ(loss.back().step, 13);
+    EXPECT_EQ(loss.back().value, want.back().value) << i;
+  }
 }
