@@ -40,7 +40,7 @@ int runExportIfAsked(int argc, char** argv) {
 void addExportCommand(CLI::App& app, GlobalOptions&) {
   // Listed for --help; runExportIfAsked() handles the call before CLI11 parses anything.
   app.add_subcommand("export", "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
-                               "--runs IDS --figure variance|angular|pruning|loss|family-pruning|family-angular|set "
+                               "--runs IDS --figure variance|angular|pruning|loss|family-pruning|family-angular|set|study "
                                "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
                                "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
                                "names set in the window's figure dialog "

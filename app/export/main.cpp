@@ -1,7 +1,7 @@
 // depthlab-export: headless figure export (`depthlab-cli export` runs it; the CLI itself has
 // no Qt). Uses Qt's offscreen platform when there is no display. Schemes and runs go by the
 // names the figure window kept in the database unless --label or --style names them.
-//   depthlab-export --runs 3,4 --figure variance|angular|pruning|loss|set
+//   depthlab-export --runs 3,4 --figure variance|angular|pruning|loss|set|study
 //                   --format pdf|svg|png --width 8.5cm [--height 6cm] [--dpi 300]
 //                   [--font "Latin Modern Roman"] [--font-size 8] [--line-width 1]
 //                   [--palette okabe-ito|tol-bright] [--style style.json] [--save-style FILE]
@@ -19,6 +19,7 @@
 
 #include "experiment/run_selection.h"
 #include "export/figure_export.h"
+#include "export/study_figures.h"
 #include "util/paths.h"
 
 using namespace depthlab;
@@ -40,7 +41,8 @@ QCommandLineOption option(const char* name, const char* help, const char* value,
 
 Options addOptions(QCommandLineParser& p) {
   Options o{option("runs", "Runs: ids 3,4,7, a range 5-8, all, or group:NAME (mixed, comma-separated)", "runs"),
-            option("figure", "loss | variance | angular | pruning | family-pruning | family-angular | set", "kind", "variance"),
+            option("figure", "loss | variance | angular | pruning | family-pruning | family-angular | set | "
+                      "study (the depth study's figures of every scheme: --out is a folder)", "kind", "variance"),
             option("format", "pdf | svg | png", "format", "pdf"),
             option("width", "Figure width (cm, in, pt)", "size", "8.5cm"),
             option("height", "Figure height (default: 0.68 x width)", "size"),
@@ -138,7 +140,9 @@ int main(int argc, char** argv) {
     }
     const auto ids = experiment::resolveRunSelection(p.value(o.runs).toStdString(), store);
     ui::ExportResult r;
-    if (p.value(o.figure) == QLatin1String("set")) {
+    if (p.value(o.figure) == QLatin1String("study")) {
+      r = ui::exportStudyFigures(store, ids, p.value(o.format), p.value(o.out), style);
+    } else if (p.value(o.figure) == QLatin1String("set")) {
       r = ui::exportFigureSet(store, ids, p.value(o.format), p.value(o.out), style);
     } else {
       ui::ExportRequest req;
