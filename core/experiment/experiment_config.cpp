@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -256,6 +257,46 @@ void checkPlacementIsRead(const ExperimentConfig& c, Issues& is) {
   }
 }
 
+// An option only some schemes read (the catalogue's SchemeEntry::options, e.g. the DyT alphas)
+// set away from its default in a group with none of them; and QK-norm asked of schemes that
+// normalise q and k already. A group check, as the placement's.
+void checkSchemeOptionsAreRead(const ExperimentConfig& c, Issues& is) {
+  if (c.schemes.empty()) return;
+  auto inGroup = [&](const std::string& id) {
+    return std::find(c.schemes.begin(), c.schemes.end(), id) != c.schemes.end();
+  };
+  ExperimentConfig defaults;
+  ExperimentConfig copy = c;
+  std::map<std::string, std::vector<std::string>> readers;  // field -> schemes that read it
+  for (const auto& e : model::schemeCatalogue()) {
+    for (const auto& f : e.options) readers[f].push_back(e.id);
+  }
+  for (const auto& [path, takers] : readers) {
+    const ConfigField* field = configField(path);
+    if (!field) continue;
+    const bool changed = std::visit([&](auto* value) {
+      using T = std::remove_pointer_t<decltype(value)>;
+      return !(*value == *std::get<T*>(field->ref(defaults)));
+    }, field->ref(copy));
+    if (!changed || std::any_of(takers.begin(), takers.end(), inGroup)) continue;
+    is.bad(path, "set, but read by no scheme of the group (" + joined(c.schemes) +
+                     "); schemes that read it: " + joined(takers));
+  }
+  if (c.options.qkNorm) {
+    const bool anyTakes = std::any_of(c.schemes.begin(), c.schemes.end(), [&](const std::string& s) {
+      const auto* e = model::findScheme(s);
+      if (!e) return true;
+      model::BlockPlan deep;  // a block past the first (HybridNorm*'s first is Pre-Norm)
+      e->plan(deep, 2, 4, c.options);
+      return deep.qkNorm == model::QkNorm::None;
+    });
+    if (!anyTakes) {
+      is.bad("options.qkNorm", "every scheme of the group (" + joined(c.schemes) +
+                                   ") normalises q and k already; QK-norm adds to the others");
+    }
+  }
+}
+
 void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   const auto& d = c.data;
   is.ranges(c, "data");
@@ -344,7 +385,10 @@ std::vector<ConfigIssue> validate(const ExperimentConfig& c, ConfigScope scope) 
   // The ranges of the field table, section by section, and each section's own checks.
   Issues is;
   checkModelAndSchemes(c, is);
-  if (scope == ConfigScope::Group) checkPlacementIsRead(c, is);
+  if (scope == ConfigScope::Group) {
+    checkPlacementIsRead(c, is);
+    checkSchemeOptionsAreRead(c, is);
+  }
   checkDataAndTraining(c, is);
   checkRunAndProbes(c, is);
   checkSizes(c, is);

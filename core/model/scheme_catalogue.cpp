@@ -81,9 +81,11 @@ void addDepthFixes2025(std::vector<SchemeEntry>& c, const std::string& curse) {
                "every norm replaced by DyT: weight * tanh(alpha x), alpha a learnable scalar; "
                "the embeddings times a learnable scalar (init sqrt(C))",
                dyt, planDyt, {}, "pre_ln", false, false});
+  c.back().options = {"options.dytAlphaAttn", "options.dytAlphaOther"};
   c.push_back({"dyt_lns", "DyT + LNS",
                "DyT with block l's DyT outputs times 1/sqrt(l), as LNS scales its norms",
                dyt + "; " + curse, planDytLns, {}, "dyt", false, false});
+  c.back().options = {"options.dytAlphaAttn", "options.dytAlphaOther"};
   c.push_back({"hybridnorm", "HybridNorm",
                "q, k and v RMSNorm'd per head, no norm before attention; Post-Norm FFN: "
                "g = N(h), out = g + F(g)",
@@ -139,6 +141,7 @@ std::vector<SchemeEntry> makeCatalogue() {
        "pre_ln",
        false,
        false});
+  c.back().options = {"options.mixLnAlpha"};
   c.push_back({"deepnorm",
                "DeepNorm",
                "Post-LN with the skip path times (2L)^(1/4) and v/o/MLP init gain (8L)^(-1/4)",
@@ -178,6 +181,7 @@ std::vector<SchemeEntry> makeCatalogue() {
                "lns",
                false,
                true});
+  c.back().options = {"options.lnsLearnableLr"};
   return c;
 }
 

@@ -29,6 +29,8 @@ struct SchemeEntry {
   std::string pairsWith;                // the scheme Compare pairs it against ("" : none)
   bool exportsToHf = false;             // export-hf can write it as LlamaForCausalLM
   bool experimental = false;
+  std::vector<std::string> options;     // config fields only it reads ("options.mixLnAlpha"):
+                                        // a group that sets one and has no such scheme is refused
 };
 
 /// Every scheme, in the order the window and the tables list them.

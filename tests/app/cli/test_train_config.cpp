@@ -59,7 +59,9 @@ TEST(TrainConfig, SetChangesAnyFieldWithTheTablesChecks) {
       {" --threads -1", "--threads: must be >= 0 (0 = default) (got -1)"},
       {" --keep-checkpoints 0", "--keep-checkpoints: must be at least 1 (got 0)"},
       {" --set options.lnsPlacement=before_norm", "read by no scheme of the group (pre_ln); schemes "
-                                                  "that take it: lns"}};
+                                                  "that take it: lns"},
+      {" --set options.dytAlphaAttn=1.5", "options.dytAlphaAttn: set, but read by no scheme of the "
+                                          "group (pre_ln); schemes that read it: dyt, dyt_lns"}};
   for (const auto& [args, says] : refused) {
     EXPECT_NE(test::runCommand(train + args + " 2>&1", &out), 0) << args;
     EXPECT_NE(out.find(says), std::string::npos) << args << "\n" << out;

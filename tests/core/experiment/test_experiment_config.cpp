@@ -236,3 +236,30 @@ TEST(ExperimentConfig, APlacementNoSchemeOfTheGroupReadsIsAGroupCheckOnly) {
   EXPECT_NE(validate(c).front().message.find("schemes that take it: lns"), std::string::npos);
   EXPECT_TRUE(validate(c, ConfigScope::Run).empty());
 }
+
+// An option only some schemes read (the catalogue's), set in a group without them, is refused
+// naming the schemes that read it; QK-norm asked only of schemes that normalise q and k already
+// is refused. Group checks, as the placement's.
+TEST(ExperimentConfig, AnOptionNoSchemeOfTheGroupReadsIsRefusedNamingItsSchemes) {
+  ExperimentConfig c = *presetConfig("tiny");
+  c.schemes = {"pre_ln", "lns"};
+  c.options.dytAlphaAttn = 1.5;
+  ASSERT_EQ(validate(c).size(), 1u);
+  EXPECT_EQ(validate(c).front().field, "options.dytAlphaAttn");
+  EXPECT_NE(validate(c).front().message.find("schemes that read it: dyt, dyt_lns"),
+            std::string::npos);
+  EXPECT_TRUE(validate(c, ConfigScope::Run).empty());
+  c.schemes = {"pre_ln", "dyt"};
+  EXPECT_TRUE(validate(c).empty());
+  c.options.dytAlphaAttn = 0;
+  c.options.mixLnAlpha = 0.5;
+  ASSERT_FALSE(validate(c).empty());
+  EXPECT_NE(validate(c).front().message.find("schemes that read it: mix_ln"), std::string::npos);
+  c.options.mixLnAlpha = 0.25;
+  c.options.qkNorm = true;
+  c.schemes = {"hybridnorm", "olmo2"};
+  ASSERT_FALSE(validate(c).empty());
+  EXPECT_NE(validate(c).front().message.find("normalises q and k already"), std::string::npos);
+  c.schemes = {"hybridnorm", "pre_ln"};
+  EXPECT_TRUE(validate(c).empty());
+}
