@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "analysis/lazy_layers.h"
 #include "experiment/run_config.h"
@@ -70,6 +71,35 @@ std::optional<Summary> summaryOf(const std::vector<double>& x) {
   return summarize(x);
 }
 
+/// True for a tanh-bounded scheme (DyT), whose outputs can stop depending on small changes.
+bool saturates(const std::string& scheme) {
+  const model::SchemeEntry* e = model::findScheme(scheme);
+  if (!e) return false;
+  model::BlockPlan p;
+  e->plan(p, 1, 4, model::SchemeOptions{});
+  return p.dyt;
+}
+
+/// A note on each row whose validation loss stayed more than kUntrainedGap nats above the
+/// best row's: its depth numbers describe a model that has not learned what the others have.
+void noteUntrained(std::vector<StudyRow>& rows) {
+  constexpr double kUntrainedGap = 0.5;
+  std::optional<double> best;
+  for (const auto& r : rows) {
+    if (r.lossVal && (!best || r.lossVal->mean < *best)) best = r.lossVal->mean;
+  }
+  for (auto& r : rows) {
+    if (!r.lossVal || r.lossVal->mean <= *best + kUntrainedGap) continue;
+    std::ostringstream why;
+    why.precision(4);
+    why << "validation loss " << r.lossVal->mean << " against the best " << *best
+        << ": it has not learned what the others have (at this learning rate; its own "
+           "curve says whether it diverged or stalled), so its depth columns describe an "
+           "untrained model";
+    r.notes.push_back(why.str());
+  }
+}
+
 // The row of `scheme` from its runs' values; notes name what is missing and the command.
 StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& runs,
                  const std::vector<RunValues>& values) {
@@ -102,10 +132,15 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
       noEl.push_back(runs[i].id);
     if (!v.variance.empty()) profiles.push_back(v.variance);
     if (v.pruneAllZero) {
-      r.notes.push_back(
-          "run " + std::to_string(runs[i].id) +
-          ": removing any layer changed the probe loss by exactly 0, "
-          "which no trained model does; the pruning probe may not handle this scheme");
+      r.notes.push_back("run " + std::to_string(runs[i].id) +
+                        ": removing any layer changed the probe loss by exactly 0, " +
+                        (saturates(scheme) ? std::string(
+                                                 "as when its DyT norms saturate (tanh at +-1 "
+                                                 "maps the changed stream to the same output; "
+                                                 "see its dyt_saturation)")
+                                           : std::string("which no trained model does; the "
+                                                         "pruning probe may not handle this "
+                                                         "scheme")));
     }
   }
   r.lossVal = summaryOf(loss);
@@ -205,6 +240,7 @@ DepthStudy makeDepthStudy(store::RunStore& s, const std::vector<int64_t>& runIds
         return ea > eb;
       },
       [](StudyRow& r, int k) { r.depthRank = k; });
+  noteUntrained(study.rows);
   std::stable_sort(study.rows.begin(), study.rows.end(), [](const StudyRow& a, const StudyRow& b) {
     return (a.lossRank ? a.lossRank : INT_MAX) < (b.lossRank ? b.lossRank : INT_MAX);
   });

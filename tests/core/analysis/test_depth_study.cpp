@@ -197,3 +197,23 @@ TEST(DepthStudy, APruningRowOfExactZerosIsNamedAsSuspect) {
     EXPECT_EQ(n.find("exactly 0"), std::string::npos) << n;
   }
 }
+
+// A DyT run's zeros are explained by saturation; a run far behind the best is named untrained,
+// the others are not.
+TEST(DepthStudy, DytZerosPointAtSaturationAndAnUntrainedRunIsNamed) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const int64_t dyt = addRun(s, {"dyt", 1, 3.03, {1, 2, 3, 4}, {0, 0, 0, 0}, {}});
+  addRun(s, {"lns", 1, 1.60, {1, 2, 3, 4}, {0.1f, 0, 0, 0}, {}});
+  addRun(s, {"pre_ln", 1, 1.95, {1, 2, 3, 4}, {0.1f, 0, 0, 0}, {}});  // 0.35 behind: trained
+  const auto st = analysis::makeDepthStudy(s, {dyt, dyt + 1, dyt + 2});
+  std::string notes;
+  for (const auto& n : rowOf(st, "dyt").notes) notes += n + "\n";
+  EXPECT_NE(notes.find("see its dyt_saturation"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("has not learned what the others have"), std::string::npos) << notes;
+  for (const char* trained : {"lns", "pre_ln"}) {
+    for (const auto& n : rowOf(st, trained).notes) {
+      EXPECT_EQ(n.find("has not learned"), std::string::npos) << trained << ": " << n;
+    }
+  }
+}
