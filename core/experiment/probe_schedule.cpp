@@ -79,6 +79,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
     out.layer(step, metrics::kEffectiveness, f.effectiveness);
     if (!f.saturation.empty()) out.layer(step, metrics::kDytSaturation, f.saturation);
+    if (f.saturationFinal) out.scalar(step, metrics::kDytSaturationFinal, *f.saturationFinal);
     auto counts = analysis::classifyLayers(f.effectiveness, analysis::layerThresholds(m_config));
     out.scalar(step, metrics::kLazyLayers, counts.lazy);
     out.scalar(step, metrics::kLowLayers, counts.low);

@@ -4,7 +4,8 @@
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
 // block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
 // block_prune_best_start, dyt_saturation (DyT schemes only); matrices: angular (L x L), block_prune, block_prune_se (L x L);
-// scalars: loss_probe, lazy_layers, low_layers, lazy_ratio, probe_seconds.
+// scalars: loss_probe, lazy_layers, low_layers, lazy_ratio, probe_seconds,
+// dyt_saturation_final (DyT schemes only).
 // The pruning sweeps evaluate `pruneSequences` of the probe batch's rows, evenly spaced
 // (probes::pruningRows), the other families all of them.
 #pragma once

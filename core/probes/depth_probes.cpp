@@ -222,6 +222,7 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
     statsFromTensors(r, trace, o, L, real);
   }
   r.saturation = dytSaturation(model, trace, real);
+  r.saturationFinal = dytFinalSaturation(model, trace, real);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "model/decoder.h"
@@ -29,6 +30,7 @@ struct ForwardProbes {
                                         // where l + n > L. Empty unless asked for.
   std::vector<float> saturation;        // (L) DyT schemes only (else empty): share of DyT
                                         // inputs with |alpha x| > 2 (probes/saturation_probe.h)
+  std::optional<double> saturationFinal;  // the same of the final DyT's input (DyT only)
   double probeLoss = 0;                 // the model's loss on the probe batch
 };
 

@@ -42,4 +42,15 @@ std::vector<float> dytSaturation(model::Decoder& model, const model::ForwardTrac
   return share;
 }
 
+std::optional<double> dytFinalSaturation(model::Decoder& model, const model::ForwardTrace& trace,
+                                         const torch::Tensor& real, double threshold) {
+  torch::NoGradGuard ng;
+  if (!model->norm || !model->norm->isTanh() || trace.blockInputs.empty()) return std::nullopt;
+  const auto& in = trace.blockInputs.back();          // (B, T, C)
+  auto x = real.defined() ? realRows(in, real) : in;  // (N, C)
+  if (x.numel() == 0) return std::nullopt;
+  auto over = ((x.to(torch::kFloat32) * model->norm->alpha).abs() > threshold).sum();
+  return over.to(torch::kCPU, torch::kFloat64).item<double>() / static_cast<double>(x.numel());
+}
+
 }  // namespace depthlab::probes

@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <vector>
 
 #include "model/decoder.h"
@@ -24,5 +25,12 @@ inline constexpr double kDytSaturationThreshold = 2.0;
 std::vector<float> dytSaturation(model::Decoder& model, const model::ForwardTrace& trace,
                                  const torch::Tensor& real,
                                  double threshold = kDytSaturationThreshold);
+
+/// The same share for the final norm when it is DyT: of its input, the residual stream after
+/// the last block (trace.blockInputs.back(), at real tokens); nullopt without DyT. A final DyT
+/// saturated throughout gives the same logits whatever the blocks do.
+std::optional<double> dytFinalSaturation(model::Decoder& model, const model::ForwardTrace& trace,
+                                         const torch::Tensor& real,
+                                         double threshold = kDytSaturationThreshold);
 
 }  // namespace depthlab::probes

@@ -41,6 +41,10 @@ const std::vector<Metric>& catalogue() {
        "lazy layers / all layers"},
       {kProbeSeconds, K::Scalar, "probe time", "s", S::Linear, C::None, kNoPanel,
        "wall time of the probes run at the step"},
+      {kDytSaturationFinal, K::Scalar, "final DyT saturation", "", S::Linear, C::None,
+       kCompare | kReport,
+       "share of the final DyT norm's input with |alpha x| > 2 (DyT schemes): near 1, the "
+       "logits stop depending on the blocks"},
       // Per layer
       {kVariance, K::PerLayer, "output variance", "", S::Log, C::Sequential, kAllViews,
        "variance of the residual stream after each block"},

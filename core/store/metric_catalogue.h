@@ -26,6 +26,7 @@ inline constexpr char kLazyLayers[] = "lazy_layers";
 inline constexpr char kLowLayers[] = "low_layers";
 inline constexpr char kLazyRatio[] = "lazy_ratio";
 inline constexpr char kProbeSeconds[] = "probe_seconds";
+inline constexpr char kDytSaturationFinal[] = "dyt_saturation_final";  // DyT schemes only
 // Per layer (one value per block per step).
 inline constexpr char kVariance[] = "variance";
 inline constexpr char kNormVarAttn[] = "norm_var_attn";

@@ -62,10 +62,29 @@ TEST(SaturationProbe, SchemesWithoutDytHaveNoneAndTheForwardProbesCarryIt) {
   model::Decoder pre(c.model, c.options, "pre_ln");
   auto idx = torch::randint(0, 64, {2, 16}, torch::kInt64);
   EXPECT_TRUE(probes::runForwardProbes(pre, idx, idx, {}).saturation.empty());
+  EXPECT_FALSE(probes::runForwardProbes(pre, idx, idx, {}).saturationFinal.has_value());
   for (const char* scheme : {"dyt", "dyt_lns"}) {
     auto m = dytModel(scheme);
     const auto r = probes::runForwardProbes(m, idx, idx, {});
     ASSERT_EQ(r.saturation.size(), 3u) << scheme;
     for (float s : r.saturation) EXPECT_TRUE(s >= 0.0f && s <= 1.0f) << scheme << " " << s;
   }
+}
+
+TEST(SaturationProbe, TheFinalDytCountsTheStreamLeavingTheLastBlock) {
+  auto m = dytModel();
+  torch::NoGradGuard ng;
+  m->norm->alpha.fill_(40.0);
+  auto idx = torch::randint(0, 64, {3, 16}, torch::kInt64);
+  model::ForwardTrace trace;
+  m->forward(idx, model::ForwardOptions{}, &trace);
+  const auto& last = trace.blockInputs.back();  // (B, T, C)
+  const double want = ((last * 40.0).abs() > 2.0).sum().item<double>() / last.numel();
+  const auto got = probes::dytFinalSaturation(m, trace, torch::Tensor());
+  ASSERT_TRUE(got.has_value());
+  EXPECT_NEAR(*got, want, 1e-9);
+  EXPECT_GT(*got, 0.0);
+  const auto r = probes::runForwardProbes(m, idx, idx, {});
+  ASSERT_TRUE(r.saturationFinal.has_value());
+  EXPECT_NEAR(*r.saturationFinal, want, 1e-6);
 }
