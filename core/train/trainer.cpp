@@ -101,6 +101,15 @@ Trainer::Trainer(const TrainerConfig& config, const std::string& scheme, torch::
       m_paramOwner.push_back(-1);
     }
   }
+  // Whatever else the model registers (DyT's embed_scale, GPT-2's learned positions): every
+  // parameter is listed once, so each gets cleared, computed and clipped gradients.
+  for (const auto& p : m_model->parameters()) {
+    const bool listed = std::any_of(m_paramsInOrder.begin(), m_paramsInOrder.end(),
+                                    [&](const torch::Tensor& q) { return q.is_same(p); });
+    if (listed) continue;
+    m_paramsInOrder.push_back(p);
+    m_paramOwner.push_back(-1);
+  }
   for (const auto& p : m_paramsInOrder) {
     m_gradientBytes += static_cast<double>(p.numel()) * static_cast<double>(p.element_size());
   }
