@@ -173,8 +173,9 @@ struct Issues {
   void bad(const std::string& field, const std::string& msg) {
     list.push_back({field, field + ": " + msg});
   }
-  // The ranges the field table states for `section`.
+  // The ranges and closed sets (choices) the field table states for `section`.
   void ranges(const ExperimentConfig& c, const char* section) {
+    for (auto& i : choiceIssues(c, section)) list.push_back(std::move(i));
     auto& mutableConfig = const_cast<ExperimentConfig&>(c);  // read only
     for (const auto& f : configFields()) {
       if (std::string(section) != f.section || !f.range) continue;
@@ -209,8 +210,6 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
   else if (m.nKvHeads > 0 && m.nHeads % m.nKvHeads != 0)
     is.bad("model.nKvHeads", std::to_string(m.nKvHeads) + " key/value heads do not divide " +
                                  std::to_string(m.nHeads) + " heads");
-  if (m.norm != "rmsnorm" && m.norm != "layernorm")
-    is.bad("model.norm", "unknown norm '" + m.norm + "' (known: rmsnorm, layernorm)");
   if (c.schemes.empty()) is.bad("schemes", "choose at least one scheme");
   std::set<std::string> seen;
   for (const auto& s : c.schemes) {
@@ -226,13 +225,7 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
     }
     if (!seen.insert(s).second) is.bad("schemes", "scheme '" + s + "' listed twice");
   }
-  const auto& o = c.options;
   is.ranges(c, "options");
-  if (std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) ==
-      kLnsPlacements.end()) {
-    is.bad("options.lnsPlacement",
-           "unknown placement '" + o.lnsPlacement + "' (known: " + joined(kLnsPlacements) + ")");
-  }
 }
 
 // A group's LNS placement that no scheme of the group reads (a group check: one run's stored
@@ -273,7 +266,9 @@ void checkSchemeOptionsAreRead(const ExperimentConfig& c, Issues& is) {
   }
   for (const auto& [path, takers] : readers) {
     const ConfigField* field = configField(path);
-    if (!field) continue;
+    const bool flagged = std::any_of(is.list.begin(), is.list.end(),
+                                     [&](const ConfigIssue& i) { return i.field == path; });
+    if (!field || flagged) continue;  // an out-of-range value is said once, by its range
     const bool changed = std::visit([&](auto* value) {
       using T = std::remove_pointer_t<decltype(value)>;
       return !(*value == *std::get<T*>(field->ref(defaults)));
@@ -311,12 +306,7 @@ void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
   if (d.tokenizer != "byte" && d.tokenizer.rfind("spm:", 0) != 0)
     is.bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
                                  "' (known: byte, spm:N, spm:/path/to.model)");
-  if (d.packing != data::kPackingPacked && d.packing != data::kPackingDocument)
-    is.bad("data.packing", "unknown packing '" + d.packing + "' (known: " + data::kPackingPacked +
-                               ", " + data::kPackingDocument + ")");
   const auto& p = c.optim;
-  if (p.optimizer != "adam" && p.optimizer != "adamw")
-    is.bad("optim.optimizer", "unknown optimizer '" + p.optimizer + "' (known: adam, adamw)");
   is.ranges(c, "optim");
   // The warm-up belongs to the schedule: a run trained to fewer steps than its schedule spans
   // (resume --steps) may end inside it.

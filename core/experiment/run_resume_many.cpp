@@ -27,10 +27,23 @@ std::string sharedConfig(const PreparedResume& p) {
   return j.dump();
 }
 
-/// Why `runs` cannot train side by side ("" when they can). Their steps may differ: a run
-/// ahead waits until the others reach it (a stop often lands between two members' updates).
+/// Why runs at these steps cannot train side by side ("" when they can): one step apart at
+/// most (a stop often lands between two members' updates: the run ahead waits one step, and its
+/// checkpoints keep their true step), and none waiting at step 0 (the initial probes).
+std::string stepObstacle(const std::vector<int64_t>& steps) {
+  const auto [lo, hi] = std::minmax_element(steps.begin(), steps.end());
+  if (*hi - *lo > 1 || (*hi != *lo && *lo == 0)) {
+    return "their checkpoints are of steps " + std::to_string(*lo) + " and " + std::to_string(*hi);
+  }
+  return "";
+}
+
+/// Why `runs` cannot train side by side ("" when they can).
 std::string sideBySideObstacle(const std::vector<PreparedResume>& runs) {
   const auto& first = runs.front();
+  std::vector<int64_t> steps;
+  for (const auto& p : runs) steps.push_back(p.from);
+  if (auto why = stepObstacle(steps); !why.empty()) return why;
   for (const auto& p : runs) {
     if (sharedConfig(p) != sharedConfig(first)) {
       return "runs " + std::to_string(first.run.id) + " and " + std::to_string(p.run.id) +
@@ -56,30 +69,12 @@ GroupResult resumeInTurn(const std::vector<int64_t>& ids, store::RunStore& store
   return all;
 }
 
-}  // namespace
-
-GroupResult resumeRuns(const std::vector<int64_t>& runIds, store::RunStore& store,
-                       const RunGroupOptions& options) {
-  if (runIds.empty()) throw std::runtime_error("resume: no run ids");
-  if (runIds.size() == 1) return resumeRun(runIds.front(), store, options);
-  if (options.dist) {
-    throw std::runtime_error("resume: data-parallel ranks resume one run at a time (runs " +
-                             idList(runIds) + " were given)");
-  }
+/// `runs` (one config, steps at most one apart) trained side by side from the earliest step.
+GroupResult resumeSideBySide(const std::vector<PreparedResume>& runs,
+                             const std::vector<int64_t>& runIds, store::RunStore& store,
+                             const RunGroupOptions& options) {
   const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
   if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
-  std::vector<PreparedResume> runs;
-  for (int64_t id : runIds) {
-    auto p = prepareResume(id, store, options);
-    if (!finishedAlready(store, p, options)) runs.push_back(std::move(p));
-  }
-  if (runs.empty()) return GroupResult{};
-  if (const std::string why = sideBySideObstacle(runs); !why.empty()) {
-    if (options.onNotice) {
-      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
-    }
-    return resumeInTurn(runIds, store, options);
-  }
   ExperimentConfig config = runs.front().config;
   const torch::Device device = train::resolveDevice(config.run.device);
   const auto started = Clock::now();
@@ -95,11 +90,63 @@ GroupResult resumeRuns(const std::vector<int64_t>& runIds, store::RunStore& stor
   GroupResult result;
   result.groupName = runs.front().run.groupName;
   auto members = loadResumedMembers(store, runs, copyNote, options, device, {});
-  // The loop starts at the earliest; a member ahead skips the steps it has done.
-  int64_t from = members.front().progress.step;
-  for (const auto& m : members) from = std::min(from, m.progress.step);
+  // The loop starts at the earliest; a member a step ahead skips the step it has done. An
+  // older file that loaded instead of a corrupt newest one may leave them further apart.
+  std::vector<int64_t> steps;
+  for (const auto& m : members) steps.push_back(m.progress.step);
+  if (const std::string why = stepObstacle(steps); !why.empty()) {
+    if (options.onNotice) {
+      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
+    }
+    for (const auto& p : runs) store.setStatus(p.run.id, store::RunStatus::Stopped);
+    std::vector<int64_t> left;
+    for (const auto& p : runs) left.push_back(p.run.id);
+    return resumeInTurn(left, store, options);
+  }
+  const int64_t from = *std::min_element(steps.begin(), steps.end());
   joinTrainers(members, options);
   trainLoop(members, config, dataset, store, options, from, result);
+  return result;
+}
+
+}  // namespace
+
+GroupResult resumeRuns(const std::vector<int64_t>& givenIds, store::RunStore& store,
+                       const RunGroupOptions& options) {
+  std::vector<int64_t> runIds;  // each once, in the order given
+  for (int64_t id : givenIds) {
+    if (std::find(runIds.begin(), runIds.end(), id) == runIds.end()) runIds.push_back(id);
+  }
+  if (runIds.empty()) throw std::runtime_error("resume: no run ids");
+  if (runIds.size() == 1) return resumeRun(runIds.front(), store, options);
+  if (options.dist) {
+    throw std::runtime_error("resume: data-parallel ranks resume one run at a time (runs " +
+                             idList(runIds) + " were given)");
+  }
+  std::vector<PreparedResume> runs;
+  GroupResult done;  // finished runs with nothing to train, as resumeRun reports them
+  for (int64_t id : runIds) {
+    auto p = prepareResume(id, store, options);
+    if (auto finished = finishedAlready(store, p, options)) {
+      done.groupName = finished->groupName;
+      done.members.insert(done.members.end(), finished->members.begin(), finished->members.end());
+    } else {
+      runs.push_back(std::move(p));
+    }
+  }
+  if (runs.empty()) return done;
+  if (const std::string why = sideBySideObstacle(runs); !why.empty()) {
+    if (options.onNotice) {
+      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
+    }
+    std::vector<int64_t> left;
+    for (const auto& p : runs) left.push_back(p.run.id);
+    auto result = resumeInTurn(left, store, options);
+    result.members.insert(result.members.end(), done.members.begin(), done.members.end());
+    return result;
+  }
+  auto result = resumeSideBySide(runs, runIds, store, options);
+  result.members.insert(result.members.end(), done.members.begin(), done.members.end());
   return result;
 }
 

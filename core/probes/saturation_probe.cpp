@@ -2,10 +2,30 @@
 #include "probes/saturation_probe.h"
 
 #include <limits>
+#include <utility>
 
-#include "probes/probe_tokens.h"
 
 namespace depthlab::probes {
+
+namespace {
+
+/// {elements of x (B, T, C) at real tokens with |alpha x| > threshold, elements at real tokens}
+/// as () float64 tensors on x's device, by mask: no index and no read of the device.
+std::pair<torch::Tensor, torch::Tensor> saturatedCount(const torch::Tensor& x,
+                                                       const torch::Tensor& alpha,
+                                                       const torch::Tensor& real,
+                                                       double threshold) {
+  auto over = (x.to(torch::kFloat32) * alpha).abs() > threshold;  // (B, T, C) bool
+  if (!real.defined()) {
+    return {over.sum().to(torch::kFloat64),
+            torch::full({}, static_cast<double>(x.numel()), over.options().dtype(torch::kFloat64))};
+  }
+  auto mask = real.to(x.device()).unsqueeze(-1);  // (B, T, 1)
+  return {(over & mask).sum().to(torch::kFloat64),
+          mask.sum().to(torch::kFloat64) * static_cast<double>(x.size(-1))};
+}
+
+}  // namespace
 
 std::vector<float> dytSaturation(model::Decoder& model, const model::ForwardTrace& trace,
                                  const torch::Tensor& real, double threshold) {
@@ -16,21 +36,17 @@ std::vector<float> dytSaturation(model::Decoder& model, const model::ForwardTrac
   for (int l = 0; l < L && static_cast<size_t>(l) < trace.blocks.size(); ++l) {
     auto& block = model->block(l);
     const auto& bt = trace.blocks[static_cast<size_t>(l)];
-    torch::Tensor saturated;  // () on the model's device: no copy per block
-    double all = 0;
+    torch::Tensor saturated, all;  // () each, on the model's device: no copy per block
     auto add = [&](const torch::Tensor& in, const model::Norm& norm) {
       if (!in.defined() || !norm || !norm->isTanh()) return;
-      auto x = real.defined() ? realRows(in, real) : in;  // (N, C) or (B, T, C)
-      auto over = ((x.to(torch::kFloat32) * norm->alpha).abs() > threshold)
-                      .sum()
-                      .to(torch::kFloat64);  // ()
+      auto [over, n] = saturatedCount(in, norm->alpha, real, threshold);
       saturated = saturated.defined() ? saturated + over : over;
-      all += static_cast<double>(x.numel());
+      all = all.defined() ? all + n : n;
     };
     add(bt.attnNormIn, block->input_layernorm);
     add(bt.ffnNormIn, block->post_attention_layernorm);
-    if (!saturated.defined() || all == 0) continue;
-    counts.push_back(saturated / all);
+    if (!saturated.defined()) continue;
+    counts.push_back(saturated / all.clamp_min(1.0));
     blocks.push_back(l);
   }
   if (blocks.empty()) return {};
@@ -46,11 +62,11 @@ std::optional<double> dytFinalSaturation(model::Decoder& model, const model::For
                                          const torch::Tensor& real, double threshold) {
   torch::NoGradGuard ng;
   if (!model->norm || !model->norm->isTanh() || trace.blockInputs.empty()) return std::nullopt;
-  const auto& in = trace.blockInputs.back();          // (B, T, C)
-  auto x = real.defined() ? realRows(in, real) : in;  // (N, C)
-  if (x.numel() == 0) return std::nullopt;
-  auto over = ((x.to(torch::kFloat32) * model->norm->alpha).abs() > threshold).sum();
-  return over.to(torch::kCPU, torch::kFloat64).item<double>() / static_cast<double>(x.numel());
+  auto [over, n] = saturatedCount(trace.blockInputs.back(), model->norm->alpha, real, threshold);
+  auto both = torch::stack({over, n}).to(torch::kCPU);  // one copy
+  const double all = both[1].item<double>();
+  if (all == 0) return std::nullopt;
+  return both[0].item<double>() / all;
 }
 
 }  // namespace depthlab::probes

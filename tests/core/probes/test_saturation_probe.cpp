@@ -88,3 +88,25 @@ TEST(SaturationProbe, TheFinalDytCountsTheStreamLeavingTheLastBlock) {
   ASSERT_TRUE(r.saturationFinal.has_value());
   EXPECT_NEAR(*r.saturationFinal, want, 1e-6);
 }
+
+TEST(SaturationProbe, PadsAreLeftOutOfTheShare) {
+  auto m = dytModel();
+  torch::NoGradGuard ng;
+  m->block(0)->input_layernorm->alpha.fill_(8.0);
+  auto idx = torch::randint(0, 64, {2, 16}, torch::kInt64);
+  model::ForwardTrace trace;
+  m->forward(idx, model::ForwardOptions{}, &trace);
+  auto real = torch::ones({2, 16}, torch::kBool);
+  real.index_put_({1, torch::indexing::Slice(10, 16)}, false);  // the second row's last 6: pads
+  const auto& bt = trace.blocks[0];
+  auto count = [&](const torch::Tensor& in, double alpha) {
+    auto rows = in.index({real});  // (N, C): real tokens only
+    return std::make_pair(((rows * alpha).abs() > 2.0).sum().item<double>(),
+                          static_cast<double>(rows.numel()));
+  };
+  const auto a = count(bt.attnNormIn, 8.0);
+  const auto f = count(bt.ffnNormIn, m->block(0)->post_attention_layernorm->alpha.item<double>());
+  const auto share = probes::dytSaturation(m, trace, real);
+  EXPECT_NEAR(share[0], (a.first + f.first) / (a.second + f.second), 1e-6);
+  EXPECT_NE(share[0], probes::dytSaturation(m, trace, torch::Tensor())[0]);  // pads matter here
+}
