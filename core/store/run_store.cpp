@@ -2,12 +2,15 @@
 // Metric writes and reads live in run_store_metrics.cpp.
 #include "store/run_store.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "store/run_store_statements.h"
@@ -49,6 +52,33 @@ bool fileHasBytes(const std::string& path) {
   return ::stat(path.c_str(), &sb) == 0 && sb.st_size > 0;
 }
 
+// The first `n` bytes of the file at `path` into `out`; returns how many were read. Through a
+// descriptor kept open for the life of the process: closing any descriptor of a file drops
+// every POSIX lock this process holds on it, SQLite's included, so reading the header of a
+// database another connection of this process has open (the window's loader thread opening
+// its own) with a stream that closes would let a trainer process delete the WAL under that
+// connection and corrupt the file.
+ssize_t readHeader(const std::string& path, char (&out)[16]) {
+  static std::mutex lock;
+  static std::map<std::string, int>* kept = new std::map<std::string, int>;  // never closed
+  std::lock_guard<std::mutex> guard(lock);
+  struct stat now {};
+  if (::stat(path.c_str(), &now) != 0) return -1;
+  auto it = kept->find(path);
+  if (it != kept->end()) {
+    struct stat held {};
+    if (::fstat(it->second, &held) != 0 || held.st_ino != now.st_ino || held.st_dev != now.st_dev) {
+      it = kept->end();  // another file now has the name; the old descriptor stays as it is
+    }
+  }
+  if (it == kept->end()) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    it = kept->insert_or_assign(path, fd).first;
+  }
+  return ::pread(it->second, out, sizeof(out), 0);
+}
+
 // Reads the file without writing a byte and throws StoreError when it must not be touched.
 // `checkEveryPage`: SQLite's quick_check besides, which reads the whole file (~0.3 s for 150 MB):
 // done before writing to a file (a write into a corrupt file can lose what it still holds);
@@ -56,10 +86,8 @@ bool fileHasBytes(const std::string& path) {
 // with a clear "is corrupt" StoreError (SqliteDb::fail).
 void inspectExisting(const std::string& path, bool checkEveryPage) {
   {
-    std::ifstream in(path, std::ios::binary);
     char header[16] = {};
-    in.read(header, sizeof(header));
-    if (in.gcount() < 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
+    if (readHeader(path, header) < 16 || std::memcmp(header, "SQLite format 3", 16) != 0) {
       throw StoreError("'" + path + "' is not a DepthLab database (not an SQLite file); "
                        "it was left untouched. Choose another file with --db.");
     }
