@@ -79,10 +79,12 @@ TEST(MetricCatalogue, RowsAreUniqueAndDescribed) {
 TEST(MetricCatalogue, ViewsListTheirRowsInCatalogueOrder) {
   const auto layers = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
   const std::vector<std::string> expected = {"variance", "angular_adjacent", "prune_delta",
-                                             "effectiveness", "grad_norm", "block_influence"};
+                                             "effectiveness", "grad_norm", "dyt_saturation",
+                                             "block_influence"};
   EXPECT_EQ(layers, expected);
   const auto compare = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
-  EXPECT_EQ(compare, (std::vector<std::string>{"variance", "angular_adjacent", "prune_delta"}));
+  EXPECT_EQ(compare, (std::vector<std::string>{"variance", "angular_adjacent", "prune_delta",
+                                               "dyt_saturation"}));
   for (const auto& k : metrics::keysFor(metrics::Kind::Scalar, metrics::kNoPanel)) {
     ADD_FAILURE() << "kNoPanel selects nothing, got " << k;
   }
@@ -100,16 +102,20 @@ TEST(MetricCatalogue, ATrainingGroupWritesOnlyCataloguedKeys) {
   c.probes.angularMatrixEvery = 3;
   c.probes.pruningEvery = 3;
   c.probes.blockPruningAtEnd = true;
-  c.schemes = {"lns"};
+  c.schemes = {"lns", "dyt"};
   experiment::RunGroupOptions o;
   o.checkpointDir = dir.file("ckpt");
   auto r = experiment::runGroup(c, store, o);  // a refused key would have thrown here
-  ASSERT_EQ(r.members.size(), 1u);
-  const int64_t id = r.members[0].runId;
-  for (const auto& k : store.scalarKeys(id)) {
+  ASSERT_EQ(r.members.size(), 2u);
+  const int64_t id = r.members[0].runId, dyt = r.members[1].runId;
+  // The DyT probes exist for DyT runs only.
+  EXPECT_FALSE(store.layerSeries(dyt, metrics::kDytSaturation).steps.empty());
+  EXPECT_FALSE(store.scalarSeries(dyt, metrics::kDytSaturationFinal).empty());
+  EXPECT_TRUE(store.layerSeries(id, metrics::kDytSaturation).steps.empty());
+  for (const auto& k : store.scalarKeys(dyt)) {
     EXPECT_NE(metrics::find(k, metrics::Kind::Scalar), nullptr) << k;
   }
-  for (const auto& k : store.layerMetrics(id)) {
+  for (const auto& k : store.layerMetrics(dyt)) {
     EXPECT_NE(metrics::find(k, metrics::Kind::PerLayer), nullptr) << k;
   }
   // Everything the dashboard reads exists after such a run.
@@ -117,7 +123,7 @@ TEST(MetricCatalogue, ATrainingGroupWritesOnlyCataloguedKeys) {
     EXPECT_FALSE(store.scalarSeries(id, k).empty()) << k;
   }
   for (const auto& k : metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard)) {
-    EXPECT_FALSE(store.layerSeries(id, k).steps.empty()) << k;
+    EXPECT_FALSE(store.layerSeries(k == metrics::kDytSaturation ? dyt : id, k).steps.empty()) << k;
   }
   for (const auto& k : metrics::keysFor(metrics::Kind::Matrix, metrics::kDashboard)) {
     EXPECT_FALSE(store.matrixSteps(id, k).empty()) << k;
