@@ -102,6 +102,12 @@ void GroupDashboard::drawLoss() {
   // stroker; exports re-render at their own widths, antialiased).
   style.trainWidth = 1.0;
   style.valWidth = 1.0;
+  // Many runs (a depth study of every scheme): one legend entry a run, as Compare has, and the
+  // axis says which lines are validation; two entries a run crushed the plot under its legend.
+  const bool many = runs.size() > 4;
+  style.valInLegend = !many;
+  if (many) style.trainSuffix = QString();
+  loss->yAxis->setLabel(many ? tr("loss (dashed: val)") : tr("loss"));
   m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   for (const auto& r : m_data->runs()) {
     const auto& pts = r.scalars.at(metrics::kLr);
