@@ -53,13 +53,17 @@ std::string sideBySideObstacle(const std::vector<PreparedResume>& runs) {
   return "";
 }
 
-/// Each of `ids` resumed alone, one after the other.
-GroupResult resumeInTurn(const std::vector<int64_t>& ids, store::RunStore& store,
+/// Each of `runs` resumed alone, one after the other, saying `why` (of `runIds`) first.
+GroupResult resumeInTurn(const std::vector<PreparedResume>& runs, const std::string& why,
+                         const std::vector<int64_t>& runIds, store::RunStore& store,
                          const RunGroupOptions& options) {
+  if (options.onNotice) {
+    options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
+  }
   GroupResult all;
-  for (int64_t id : ids) {
+  for (const auto& p : runs) {
     if (options.stopFlag && options.stopFlag->load()) break;
-    auto one = resumeRun(id, store, options);
+    auto one = resumeRun(p.run.id, store, options);
     all.groupName = one.groupName;
     all.seconds += one.seconds;
     all.probeSeconds += one.probeSeconds;
@@ -95,13 +99,8 @@ GroupResult resumeSideBySide(const std::vector<PreparedResume>& runs,
   std::vector<int64_t> steps;
   for (const auto& m : members) steps.push_back(m.progress.step);
   if (const std::string why = stepObstacle(steps); !why.empty()) {
-    if (options.onNotice) {
-      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
-    }
     for (const auto& p : runs) store.setStatus(p.run.id, store::RunStatus::Stopped);
-    std::vector<int64_t> left;
-    for (const auto& p : runs) left.push_back(p.run.id);
-    return resumeInTurn(left, store, options);
+    return resumeInTurn(runs, why, runIds, store, options);
   }
   const int64_t from = *std::min_element(steps.begin(), steps.end());
   joinTrainers(members, options);
@@ -135,17 +134,9 @@ GroupResult resumeRuns(const std::vector<int64_t>& givenIds, store::RunStore& st
     }
   }
   if (runs.empty()) return done;
-  if (const std::string why = sideBySideObstacle(runs); !why.empty()) {
-    if (options.onNotice) {
-      options.onNotice("resuming runs " + idList(runIds) + " one after the other: " + why);
-    }
-    std::vector<int64_t> left;
-    for (const auto& p : runs) left.push_back(p.run.id);
-    auto result = resumeInTurn(left, store, options);
-    result.members.insert(result.members.end(), done.members.begin(), done.members.end());
-    return result;
-  }
-  auto result = resumeSideBySide(runs, runIds, store, options);
+  const std::string why = sideBySideObstacle(runs);
+  auto result = why.empty() ? resumeSideBySide(runs, runIds, store, options)
+                            : resumeInTurn(runs, why, runIds, store, options);
   result.members.insert(result.members.end(), done.members.begin(), done.members.end());
   return result;
 }

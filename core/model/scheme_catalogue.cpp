@@ -100,12 +100,11 @@ void addDepthFixes2025(std::vector<SchemeEntry>& c, const std::string& curse) {
                false, false});
 }
 
-std::vector<SchemeEntry> makeCatalogue() {
-  const std::string curse =
-      "Sun et al. 2025, The Curse of Depth in Large Language Models, arXiv:2502.05795";
+/// The schemes the Curse of Depth paper compares (Pre-LN, LNS, Post-LN, Mix-LN, DeepNorm in
+/// both constant sets, Sandwich-LN).
+void addPaperSchemes(std::vector<SchemeEntry>& c, const std::string& curse) {
   const std::string deepnet =
       "Wang et al. 2022, DeepNet: Scaling Transformers to 1,000 Layers, arXiv:2203.00555";
-  std::vector<SchemeEntry> c;
   c.push_back({"pre_ln",
                "Pre-LN",
                "norm before each sublayer: the LLaMA baseline, whose deep layers the Curse of "
@@ -171,6 +170,13 @@ std::vector<SchemeEntry> makeCatalogue() {
        "pre_ln",
        false,
        false});
+}
+
+std::vector<SchemeEntry> makeCatalogue() {
+  const std::string curse =
+      "Sun et al. 2025, The Curse of Depth in Large Language Models, arXiv:2502.05795";
+  std::vector<SchemeEntry> c;
+  addPaperSchemes(c, curse);
   addDepthFixes2025(c, curse);
   c.push_back({"lns_learnable",
                "LNS (learnable)",
