@@ -1,5 +1,5 @@
-// The one loader of run series behind the dashboard, Compare and the figure export: a group's
-// runs reloaded from the store (GroupData::reload: the SQL reads, the per-run scalar, per-layer
+// The loader of run series behind the dashboard (Compare and the figure export still read the
+// store themselves; Compare on the GUI thread): a group's runs reloaded from the store (GroupData::reload: the SQL reads, the per-run scalar, per-layer
 // and matrix series and the curve overviews) onto a copy of the last snapshot, handed on as an
 // immutable snapshot. SeriesLoader runs it on the store poller's loader thread with its own
 // read-only connection and delivers the snapshot to the GUI thread by a queued call, so the GUI
