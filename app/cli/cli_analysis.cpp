@@ -30,17 +30,27 @@ std::string fmt(const std::optional<double>& v, const char* f = "%.4g") {
   return buf;
 }
 
+// A report's number as text ("-" when the run lacks it).
+std::string valueText(const experiment::ReportValue& v, int nLayers) {
+  using Format = experiment::ReportValue::Format;
+  if (v.format == Format::LayerCount && v.value && std::isfinite(*v.value)) {
+    const auto n = std::to_string(static_cast<long long>(*v.value));
+    return nLayers > 0 ? n + "/" + std::to_string(nLayers) : n;
+  }
+  return fmt(v.value, v.format == Format::Slope ? "%.4f" : "%.4g");
+}
+
+// The run's fields, then each metric the catalogue shows in the report under its key.
 nlohmann::json reportJson(const experiment::RunReport& r) {
-  return {{"run_id", r.runId}, {"name", r.name}, {"scheme", r.scheme}, {"status", r.status},
-          {"steps", r.steps}, {"layers", r.nLayers}, {"loss_val", opt(r.lossVal)},
-          {"ppl_val", opt(r.pplVal)},
-          {"probe_step", r.probeStep ? nlohmann::json(*r.probeStep) : nlohmann::json()},
-          {"variance_last", opt(r.varianceLast)}, {"variance_mean", opt(r.varianceMean)},
-          {"log_variance_slope", opt(r.logVarianceSlope)},
-          {"angular_deep_mean", opt(r.angularDeepMean)},
-          {"lazy_layers", r.lazyLayers ? nlohmann::json(*r.lazyLayers) : nlohmann::json()},
-          {"prune_delta_deep_mean", opt(r.pruneDeepMean)},
-          {"prune_delta_shallow_mean", opt(r.pruneShallowMean)}, {"missing", r.missing}};
+  nlohmann::json j = {{"run_id", r.runId}, {"name", r.name}, {"scheme", r.scheme},
+                      {"status", r.status}, {"steps", r.steps}, {"layers", r.nLayers},
+                      {"probe_step", r.probeStep ? nlohmann::json(*r.probeStep) : nlohmann::json()},
+                      {"missing", r.missing}};
+  for (const auto& v : r.values) {
+    const bool count = v.format == experiment::ReportValue::Format::LayerCount && v.value;
+    j[v.key] = count ? nlohmann::json(static_cast<int64_t>(*v.value)) : opt(v.value);
+  }
+  return j;
 }
 
 // `analyze`: an imported model on a text, or a trained run's checkpoint.
@@ -96,38 +106,35 @@ void runAnalyze(GlobalOptions& g, const CLI::App* analyze, int64_t runId, int64_
   }
 }
 
-// The report's table: a row per quantity, a column per run.
+// The report's table: a row per quantity (the run's, then each metric the catalogue shows in
+// the report, by its catalogue label and unit), a column per run.
 void printReportTable(const std::vector<experiment::RunReport>& reports) {
-  const char* rows[] = {"scheme", "status", "steps", "val loss", "val ppl", "last-layer var",
-                        "mean var", "log-var slope", "angular (deep half)", "lazy layers",
-                        "prune delta deep", "prune delta shallow"};
-  std::printf("%-22s", "run");
+  if (reports.empty()) return;
+  const auto& values = reports.front().values;  // the same rows for every run
+  size_t labelWidth = 8, unitWidth = 0;
+  for (const auto& v : values) {
+    labelWidth = std::max(labelWidth, v.label.size() + 2);
+    unitWidth = std::max(unitWidth, v.unit.size() + 2);
+  }
+  const auto head = [&](const std::string& label, const std::string& unit) {
+    std::printf("%-*s%-*s", static_cast<int>(labelWidth), label.c_str(),
+                static_cast<int>(unitWidth), unit.c_str());
+  };
+  head("run", "");
   for (const auto& r : reports) std::printf("%16lld", static_cast<long long>(r.runId));
   std::printf("\n");
-  for (size_t row = 0; row < std::size(rows); ++row) {
-    std::printf("%-22s", rows[row]);
-    for (const auto& r : reports) {
-      std::string v;
-      switch (row) {
-        case 0: v = r.scheme; break;
-        case 1: v = r.status; break;
-        case 2: v = std::to_string(r.steps); break;
-        case 3: v = fmt(r.lossVal); break;
-        case 4: v = fmt(r.pplVal); break;
-        case 5: v = fmt(r.varianceLast); break;
-        case 6: v = fmt(r.varianceMean); break;
-        case 7: v = fmt(r.logVarianceSlope, "%.4f"); break;
-        case 8: v = fmt(r.angularDeepMean); break;
-        case 9:
-          v = r.lazyLayers ? std::to_string(*r.lazyLayers) + "/" + std::to_string(r.nLayers)
-                           : "-";
-          break;
-        case 10: v = fmt(r.pruneDeepMean); break;
-        case 11: v = fmt(r.pruneShallowMean); break;
-      }
-      std::printf("%16s", v.c_str());
-    }
+  const auto row = [&](const std::string& label, const std::string& unit, const auto& cell) {
+    head(label, unit);
+    for (const auto& r : reports) std::printf("%16s", cell(r).c_str());
     std::printf("\n");
+  };
+  row("scheme", "", [](const experiment::RunReport& r) { return r.scheme; });
+  row("status", "", [](const experiment::RunReport& r) { return r.status; });
+  row("steps", "", [](const experiment::RunReport& r) { return std::to_string(r.steps); });
+  for (size_t i = 0; i < values.size(); ++i) {
+    row(values[i].label, values[i].unit, [i](const experiment::RunReport& r) {
+      return i < r.values.size() ? valueText(r.values[i], r.nLayers) : std::string("-");
+    });
   }
 }
 

@@ -1,8 +1,10 @@
 // See run_report.h.
 #include "experiment/run_report.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "experiment/run_config.h"
@@ -36,6 +38,8 @@ std::optional<std::pair<int64_t, std::vector<float>>> lastLayerRow(store::RunSto
 
 namespace {
 
+using Format = ReportValue::Format;
+
 double meanOf(const std::vector<float>& v, size_t from, size_t to) {
   double sum = 0;
   size_t n = 0;
@@ -45,19 +49,120 @@ double meanOf(const std::vector<float>& v, size_t from, size_t to) {
   return n ? sum / static_cast<double>(n) : std::nan("");
 }
 
-// The last value of a scalar at or before `atStep`.
-std::optional<store::ScalarPoint> lastScalar(store::RunStore& s, int64_t run,
-                                             const std::string& key, int64_t atStep) {
-  if (atStep == INT64_MAX) {  // the common case: one indexed look
-    const auto latest = s.latestScalars(run);
+double lastLayer(const std::vector<float>& v) { return v.back(); }
+double layerMean(const std::vector<float>& v) { return meanOf(v, 0, v.size()); }
+double deepHalfMean(const std::vector<float>& v) { return meanOf(v, v.size() / 2, v.size()); }
+double shallowHalfMean(const std::vector<float>& v) { return meanOf(v, 0, v.size() / 2); }
+double logSlope(const std::vector<float>& v) {
+  std::vector<double> logv;
+  for (float x : v) logv.push_back(std::log(std::max(static_cast<double>(x), 1e-30)));
+  return slopeAgainstIndex(logv);
+}
+
+// How the report sums up a per-layer metric over depth. Which metrics it shows is the
+// catalogue's kReport flag; a kReport metric not named here is shown as its mean over layers.
+struct LayerSummary {
+  const char* metric;
+  const char* key;   // the --json name
+  const char* what;  // after the catalogue's label
+  Format format;
+  double (*of)(const std::vector<float>&);
+};
+const LayerSummary kLayerSummaries[] = {
+    {metrics::kVariance, "variance_last", "last layer", Format::General, lastLayer},
+    {metrics::kVariance, "variance_mean", "layer mean", Format::General, layerMean},
+    {metrics::kVariance, "log_variance_slope", "log-slope over depth", Format::Slope, logSlope},
+    {metrics::kAngularAdjacent, "angular_deep_mean", "deep half", Format::General, deepHalfMean},
+    {metrics::kPruneDelta, "prune_delta_deep_mean", "deep half", Format::General, deepHalfMean},
+    {metrics::kPruneDelta, "prune_delta_shallow_mean", "shallow half", Format::General,
+     shallowHalfMean},
+};
+
+// Whether a run without `key` is told to measure it: not the training loss (only training
+// writes it), perplexity (it follows the validation loss) or what only DyT schemes have.
+bool measurable(const std::string& key) {
+  return key != metrics::kLossTrain && key != metrics::kPplVal &&
+         key != metrics::kDytSaturationFinal && key != metrics::kDytSaturation;
+}
+
+ReportValue valueOf(const metrics::Metric& m, std::string key, const char* what, Format format,
+                    std::optional<double> value) {
+  std::string label(m.label);
+  if (what) label += std::string(", ") + what;
+  return {std::move(key), std::string(m.key), label, std::string(m.unit), format, value};
+}
+
+// The last value of a scalar at or before `atStep` (`latest`: the run's last rows, read once).
+std::optional<double> lastScalar(store::RunStore& s, int64_t run, const std::string& key,
+                                 int64_t atStep,
+                                 const std::map<std::string, store::ScalarPoint>& latest,
+                                 int64_t* step = nullptr) {
+  std::optional<store::ScalarPoint> p;
+  if (atStep == INT64_MAX) {  // the common case: one indexed look for them all
     const auto it = latest.find(key);
-    return it == latest.end() ? std::nullopt : std::optional<store::ScalarPoint>(it->second);
+    if (it != latest.end()) p = it->second;
+  } else {
+    const auto series = s.scalarSeries(run, key, INT64_MIN, atStep);
+    if (!series.empty()) p = series.back();
   }
-  const auto series = s.scalarSeries(run, key, INT64_MIN, atStep);
-  return series.empty() ? std::nullopt : std::optional<store::ScalarPoint>(series.back());
+  if (p && step) *step = p->step;
+  return p ? std::optional<double>(p->value) : std::nullopt;
+}
+
+// Steps, the validation loss, and every kReport scalar's last value.
+void addScalars(store::RunStore& s, RunReport& r, int64_t atStep) {
+  const auto latest =
+      atStep == INT64_MAX ? s.latestScalars(r.runId) : std::map<std::string, store::ScalarPoint>{};
+  // Train losses are logged at the update's index (0-based), the rest after `step` updates.
+  const int64_t trainBound = atStep == INT64_MAX ? atStep : atStep - 1;
+  int64_t trainStep = -1;
+  lastScalar(s, r.runId, metrics::kLossTrain, trainBound, latest, &trainStep);
+  r.steps = trainStep + 1;
+  r.lossVal = lastScalar(s, r.runId, metrics::kLossVal, atStep, latest);
+  for (const auto& key : metrics::keysFor(metrics::Kind::Scalar, metrics::kReport)) {
+    const auto& m = metrics::require(key, metrics::Kind::Scalar);
+    auto v = lastScalar(s, r.runId, key, key == metrics::kLossTrain ? trainBound : atStep, latest);
+    if (!v && key == metrics::kPplVal && r.lossVal) v = std::exp(std::min(*r.lossVal, 700.0));
+    if (!v && measurable(key)) r.missing.push_back(key);
+    // A count of layers ("layers") is shown out of the run's L.
+    r.values.push_back(
+        valueOf(m, key, nullptr, m.unit == "layers" ? Format::LayerCount : Format::General, v));
+  }
+}
+
+// Every kReport per-layer metric's summaries over its last row.
+void addLayerSummaries(store::RunStore& s, RunReport& r, int64_t atStep) {
+  for (const auto& key : metrics::keysFor(metrics::Kind::PerLayer, metrics::kReport)) {
+    const auto& m = metrics::require(key, metrics::Kind::PerLayer);
+    const auto row = lastLayerRow(s, r.runId, key, atStep);
+    if (row && !r.probeStep) {
+      r.probeStep = row->first;
+      r.nLayers = static_cast<int>(row->second.size());
+    }
+    if (!row && measurable(key)) r.missing.push_back(key);
+    bool named = false;
+    for (const auto& sum : kLayerSummaries) {
+      if (key != sum.metric) continue;
+      named = true;
+      r.values.push_back(valueOf(m, sum.key, sum.what, sum.format,
+                                 row ? std::optional<double>(sum.of(row->second)) : std::nullopt));
+    }
+    if (!named) {
+      r.values.push_back(
+          valueOf(m, key + "_mean", "layer mean", Format::General,
+                  row ? std::optional<double>(layerMean(row->second)) : std::nullopt));
+    }
+  }
 }
 
 }  // namespace
+
+const ReportValue* RunReport::find(const std::string& key) const {
+  for (const auto& v : values) {
+    if (v.key == key) return &v;
+  }
+  return nullptr;
+}
 
 RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   RunReport r;
@@ -67,44 +172,8 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   r.name = run->name;
   r.scheme = run->scheme;
   r.status = store::toString(run->status);
-  // Train losses are logged at the update's index (0-based), the rest after `step` updates.
-  const int64_t trainBound = atStep == INT64_MAX ? atStep : atStep - 1;
-  if (auto t = lastScalar(s, runId, metrics::kLossTrain, trainBound)) r.steps = t->step + 1;
-  if (auto v = lastScalar(s, runId, metrics::kLossVal, atStep)) {
-    r.lossVal = v->value;
-    r.pplVal = std::exp(std::min(v->value, 700.0));
-  } else {
-    r.missing.push_back(metrics::kLossVal);
-  }
-  if (auto lazy = lastScalar(s, runId, metrics::kLazyLayers, atStep)) {
-    r.lazyLayers = static_cast<int>(lazy->value);
-  } else {
-    r.missing.push_back(metrics::kLazyLayers);
-  }
-  if (auto v = lastLayerRow(s, runId, metrics::kVariance, atStep)) {
-    r.probeStep = v->first;
-    const auto& var = v->second;
-    r.nLayers = static_cast<int>(var.size());
-    r.varianceLast = var.back();
-    r.varianceMean = meanOf(var, 0, var.size());
-    std::vector<double> logv;
-    for (float x : var) logv.push_back(std::log(std::max(static_cast<double>(x), 1e-30)));
-    r.logVarianceSlope = slopeAgainstIndex(logv);
-  } else {
-    r.missing.push_back(metrics::kVariance);
-  }
-  if (auto a = lastLayerRow(s, runId, metrics::kAngularAdjacent, atStep)) {
-    r.angularDeepMean = meanOf(a->second, a->second.size() / 2, a->second.size());
-  } else {
-    r.missing.push_back(metrics::kAngularAdjacent);
-  }
-  if (auto p = lastLayerRow(s, runId, metrics::kPruneDelta, atStep)) {
-    const size_t half = p->second.size() / 2;
-    r.pruneShallowMean = meanOf(p->second, 0, half);
-    r.pruneDeepMean = meanOf(p->second, half, p->second.size());
-  } else {
-    r.missing.push_back(metrics::kPruneDelta);
-  }
+  addScalars(s, r, atStep);
+  addLayerSummaries(s, r, atStep);
   return r;
 }
 

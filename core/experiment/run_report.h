@@ -1,7 +1,9 @@
 // RunReport: the Curse-of-Depth summary of one stored run, computed from the run store's
-// latest probe rows (no torch): final validation loss / perplexity, last-layer and mean
-// output variance, the slope of log-variance against depth, the deeper half's mean adjacent
-// angular distance, lazy layers, and single-layer pruning deltas deeper vs shallower half.
+// latest rows (no torch). Which metrics it holds comes from the metric catalogue: every metric
+// marked metrics::kReport, with the catalogue's label and unit: a scalar as its last value, a
+// per-layer metric as summaries over depth (output variance: last layer, mean, log-slope;
+// adjacent angular distance: deep-half mean; pruning delta: deep and shallow half; any other:
+// the mean over layers).
 #pragma once
 
 #include <climits>
@@ -15,18 +17,28 @@
 
 namespace depthlab::experiment {
 
+/// One number of the report: a metric the catalogue marks kReport, or a summary of one.
+struct ReportValue {
+  enum class Format { General, Slope, LayerCount };  // "%.4g", "%.4f", "lazy/L"
+  std::string key;     // its --json name: the metric's key, or one for the summary
+  std::string metric;  // the catalogue key it comes from
+  std::string label;   // the catalogue's label, and for a summary what of it ("..., last layer")
+  std::string unit;    // the catalogue's unit ("" when dimensionless)
+  Format format = Format::General;
+  std::optional<double> value;  // nullopt: the run does not have the metric
+};
+
 struct RunReport {
   int64_t runId = 0;
   std::string name, scheme, status;
-  int64_t steps = 0;  // updates trained (by the report's step)
-  std::optional<double> lossVal, pplVal;
-  std::optional<int64_t> probeStep;       // step of the variance / angular rows used
-  std::optional<double> varianceLast, varianceMean, logVarianceSlope;
-  std::optional<double> angularDeepMean;  // mean adjacent distance over layers >= L/2
-  std::optional<int> lazyLayers;
-  std::optional<double> pruneDeepMean, pruneShallowMean;
+  int64_t steps = 0;                 // updates trained (by the report's step)
+  std::optional<double> lossVal;     // last validation loss (read whatever the report shows)
+  std::optional<int64_t> probeStep;  // step of the per-layer rows used
   int nLayers = 0;
-  std::vector<std::string> missing;       // metrics the run does not have
+  std::vector<ReportValue> values;   // the kReport metrics in catalogue order, scalars first
+  std::vector<std::string> missing;  // metrics the run does not have and could be measured
+  /// The value named `key` (ReportValue::key); nullptr when the report has none.
+  const ReportValue* find(const std::string& key) const;
 };
 
 /// The run's summary after `atStep` updates (its last validation and probe rows at or before

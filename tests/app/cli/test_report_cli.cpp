@@ -1,11 +1,14 @@
 // `report` through the real depthlab-cli: what a run lacks is named with the command that
-// computes it; a missing validation loss is not sent to `analyze`, which cannot compute it.
+// computes it; a missing validation loss is not sent to `analyze`, which cannot compute it; it
+// shows the metrics the catalogue marks kReport, by their catalogue labels, and no others.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "experiment/experiment_config.h"
 #include "experiment/presets.h"
+#include "store/metric_catalogue.h"
 #include "store/run_store.h"
 #include "support/temp_dir.h"
 
@@ -146,4 +149,44 @@ TEST(ReportCli, ReportAndRunsListTakeAGroupByName) {
   EXPECT_EQ(j[2]["id"], b);
   EXPECT_NE(test::runCommand(cli + "report --runs group:nope 2>&1", &out), 0);
   EXPECT_NE(out.find("no runs in group 'nope' (groups: 'cpu-demo 2', 'g')"), std::string::npos) << out;
+}
+
+// Every metric of the catalogue stored for a run: the report shows each the catalogue marks
+// kReport (a scalar under its key in --json with its value, every one under its catalogue label
+// in the table) and none of the others.
+TEST(ReportCli, ShowsTheMetricsTheCatalogueMarksForTheReportAndNoOthers) {
+  test::TempDir dir;
+  int64_t id = 0;
+  std::map<std::string, double> stored;  // scalar key -> its value (whole: lazy_layers is a count)
+  {
+    auto s = store::RunStore::open(dir.file("runs.db"));
+    id = addBareRun(s, "every metric", "g", "dyt");
+    store::WriteBatch w;
+    double v = 3;
+    for (const auto& m : metrics::catalogue()) {
+      const std::string key(m.key);
+      if (m.kind == metrics::Kind::Scalar) w.scalar(10, key, stored[key] = v++);
+      if (m.kind == metrics::Kind::PerLayer) w.layer(10, key, {0.5f, 0.25f});
+    }
+    s.write(id, w);
+  }
+  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  std::string out;
+  ASSERT_EQ(test::runCommand(cli + "--json report --runs " + std::to_string(id) + " 2>&1", &out), 0)
+      << out;
+  const auto j = nlohmann::json::parse(out).at(0);
+  for (const auto& [key, value] : stored) {
+    const bool shown = metrics::require(key, metrics::Kind::Scalar).panels & metrics::kReport;
+    ASSERT_EQ(j.contains(key), shown) << key << " in " << j.dump();
+    if (shown) {
+      EXPECT_DOUBLE_EQ(j[key].get<double>(), value) << key;
+    }
+  }
+  ASSERT_EQ(test::runCommand(cli + "report --runs " + std::to_string(id) + " 2>&1", &out), 0)
+      << out;
+  for (const auto& m : metrics::catalogue()) {
+    if (m.kind == metrics::Kind::Matrix) continue;
+    const bool shown = (m.panels & metrics::kReport) != 0;
+    EXPECT_EQ(out.find(std::string(m.label)) != std::string::npos, shown) << m.label << "\n" << out;
+  }
 }
