@@ -300,14 +300,15 @@ GroupDashboard* MainWindow::dashboard(const QString& group, bool open) {
   auto it = m_dashboards.find(group);
   if (it != m_dashboards.end()) return it->second;
   if (!open) return nullptr;
+  const auto runs = m_poller->store().listRuns();
+  if (std::none_of(runs.begin(), runs.end(), [&](const store::RunInfo& r) { return QString::fromStdString(r.groupName) == group; })) {
+    return nullptr;
+  }
   auto* d = new GroupDashboard(group);
   connect(d, &GroupDashboard::exportRequested, this,
           [this](const QString& figure, const std::vector<int64_t>& ids) { openFigureDialog(ids, figure); });
+  // Its runs are read on the loader thread: the tab opens at once and fills when they arrive.
   d->refresh(m_poller->store(), {});
-  if (d->data().runs().empty()) {
-    delete d;
-    return nullptr;
-  }
   m_dashboards[group] = d;
   m_tabs->addTab(d, group);
   return d;
@@ -384,7 +385,7 @@ int MainWindow::visibleRunCount() const { return m_runs->visibleRunCount(); }
 
 CompareView* MainWindow::compareRuns(const std::vector<int64_t>& runIds) {
   if (runIds.size() < 2) return nullptr;
-  auto* v = new CompareView(m_poller->store(), runIds);
+  auto* v = newComparison(runIds);
   m_tabs->addTab(v, compareTitle(runIds));
   return v;
 }

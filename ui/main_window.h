@@ -93,6 +93,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* e) override;
 
  private:
+  /// A comparison of the runs whose data is read on the store poller's loader thread (here
+  /// when the store is in memory): it says it is reading until then.
+  CompareView* newComparison(const std::vector<int64_t>& runIds);
   /// The figure style kept in the data folder (written with defaults on first use).
   FigureStyle savedFigureStyle() const;
   void saveFigureStyle(const FigureStyle& style) const;

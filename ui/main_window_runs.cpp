@@ -125,6 +125,17 @@ QString MainWindow::compareTitle(const std::vector<int64_t>& runIds) {
   return tr("Compare %1").arg(ids.join(QLatin1Char(',')));
 }
 
+CompareView* MainWindow::newComparison(const std::vector<int64_t>& runIds) {
+  auto* view = new CompareView(runIds);
+  using Data = std::shared_ptr<compare::CompareData>;
+  const bool async = m_poller->readAsync<Data>(
+      [runIds](store::RunStore& store) { return compare::loadCompareData(store, runIds); }, view,
+      [view](Data data) { view->setData(std::move(data)); },
+      [view](const QString& message) { view->setLoadError(message); });
+  if (!async) view->setData(compare::loadCompareData(m_poller->store(), runIds));
+  return view;
+}
+
 void MainWindow::dropDeletedFromComparisons(const std::vector<store::RunInfo>& runs) {
   std::set<int64_t> stored;
   for (const auto& r : runs) stored.insert(r.id);
@@ -141,7 +152,7 @@ void MainWindow::dropDeletedFromComparisons(const std::vector<store::RunInfo>& r
     const bool current = m_tabs->currentIndex() == i;
     closeTab(i);
     if (kept.size() < 2) continue;
-    auto* fresh = new CompareView(m_poller->store(), kept);
+    auto* fresh = newComparison(kept);
     m_tabs->insertTab(i, fresh, compareTitle(kept));
     if (current) m_tabs->setCurrentIndex(i);
   }

@@ -34,6 +34,20 @@ class StorePoller : public QObject {
   /// this store has no file another connection can read (in memory): load here instead.
   bool loadAsync(const QString& group, GroupSnapshot base, std::vector<int64_t> changed,
                  QObject* receiver, SeriesLoader::Done done);
+  /// Runs `work` on the loader thread (SeriesLoader::read): `done` gets its result on the GUI
+  /// thread, or `failed` the store's message (and storeError is emitted), unless `receiver`
+  /// has gone. Returns false when this store has no file another connection can read: read
+  /// here instead.
+  template <class T>
+  bool readAsync(std::function<T(store::RunStore&)> work, QObject* receiver, std::function<void(T)> done,
+                 SeriesLoader::Failed failed) {
+    if (!m_loader) return false;
+    m_loader->read<T>(std::move(work), receiver, std::move(done), [this, failed](const QString& message) {
+      Q_EMIT storeError(message);
+      failed(message);
+    });
+    return true;
+  }
 
  Q_SIGNALS:
   /// Runs whose rows or metrics changed since the last poll (first poll: every run).

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare/compare_data.h"
 #include "compare/compare_profiles.h"
 #include "compare/compare_view.h"
 #include "dashboard/group_dashboard.h"
@@ -338,16 +339,24 @@ void benchCompareAndExport(int layers, int steps) {
     for (int i = 0; i < 8; ++i) writeSyntheticRun(s, i % 2 ? "lns" : "pre_ln", layers, steps);
   }
   auto cstore = store::RunStore::open(cpath);
-  timer.restart();
   {
-    ui::CompareView view(cstore, {1, 2, 3, 4, 5, 6, 7, 8});
+    // The window reads a comparison on the store poller's loader thread (loadCompareData) and
+    // builds and draws it on the GUI thread: each part timed alone.
+    const std::vector<int64_t> ids = {1, 2, 3, 4, 5, 6, 7, 8};
+    timer.restart();
+    auto data = ui::compare::loadCompareData(cstore, ids);
+    const double readMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    ui::CompareView view(ids);
+    view.setData(std::move(data));
     view.resize(1500, 950);
     view.show();
     for (auto& [name, p] : view.plots()) p->replot(QCustomPlot::rpImmediateRefresh);
     QApplication::processEvents();
-    const double compareMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    std::printf("  comparison of 8 runs (24 layers x %d steps): first frame in %.0f ms (target <= 500 ms) %s\n",
-                steps, compareMs, compareMs <= 500 ? "ok" : "MISSED");
+    const double guiMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    std::printf("  comparison of 8 runs (24 layers x %d steps): read %.0f ms on the loader thread, built and "
+                "drawn in %.0f ms on the GUI thread; first frame %.0f ms (target <= 500 ms) %s\n",
+                steps, readMs, guiMs, readMs + guiMs, readMs + guiMs <= 500 ? "ok" : "MISSED");
   }
   // Of that, the variance rows Compare reads (its heatmaps' columns), against reading every row.
   {

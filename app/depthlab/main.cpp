@@ -3,10 +3,13 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QElapsedTimer>
+#include <QPointer>
 #include <QTimer>
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "data/default_corpus.h"
 #include "compare/compare_view.h"
@@ -85,20 +88,33 @@ int main(int argc, char** argv) {
       for (const auto& id : cli.value(figureOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
       if (auto* dialog = window.openFigureDialog(ids, QStringLiteral("variance"))) shotOf = dialog;
     }
+    QPointer<depthlab::ui::GroupDashboard> dashboard;
     if (cli.isSet(groupOption)) {
-      window.showTab(window.dashboard(cli.value(groupOption)));
+      dashboard = window.dashboard(cli.value(groupOption));
+      window.showTab(dashboard);
     }
+    QPointer<depthlab::ui::CompareView> comparison;
     if (cli.isSet(compareOption)) {
       std::vector<int64_t> ids;
       for (const auto& id : cli.value(compareOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
-      window.showTab(window.compareRuns(ids));
+      comparison = window.compareRuns(ids);
+      window.showTab(comparison);
     }
     if (cli.isSet(shotOption)) {
-      QTimer::singleShot(1500, &window, [&, shotOf] {
+      // Views read their runs on the loader thread: the picture waits for them (30 s at most).
+      auto* wait = new QTimer(&window);
+      auto started = std::make_shared<QElapsedTimer>();
+      started->start();
+      QObject::connect(wait, &QTimer::timeout, &window, [&, shotOf, wait, started] {
+        const bool reading = (dashboard && (!dashboard->isLoaded() || dashboard->loading())) ||
+                             (comparison && !comparison->isLoaded());
+        if (reading && started->elapsed() < 30000) return;
+        wait->stop();
         const bool ok = shotOf->grab().save(cli.value(shotOption));
         std::fprintf(stderr, "depthlab: screenshot %s\n", ok ? "saved" : "FAILED");
         QApplication::exit(ok ? 0 : 1);
       });
+      QTimer::singleShot(1500, wait, [wait] { wait->start(200); });
     }
     return QApplication::exec();
   } catch (const std::exception& e) {

@@ -170,6 +170,7 @@ TEST(DashboardInteraction, ResetAllZoomIsAMenuActionWithAShortcut) {
   w.show();
   auto* d = w.dashboard(QStringLiteral("g"));
   ASSERT_NE(d, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded() && !d->loading(), 5000);  // read on the loader thread
   w.showTab(d);
   d->redraw();
   auto* loss = d->plots().at(QStringLiteral("loss"));

@@ -93,6 +93,7 @@ TEST(MainWindow, FollowsRunsWrittenByAnotherConnection) {
   QTRY_COMPARE_WITH_TIMEOUT(w->runsModel()->rowCount(), 1, 2000);
   auto* d = w->dashboard(QStringLiteral("external"), false);
   ASSERT_NE(d, nullptr) << "a running group opens its dashboard";
+  QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded(), 5000);  // read on the loader thread
   auto* loss = d->plots().at(QStringLiteral("loss"));
   QTRY_VERIFY_WITH_TIMEOUT(loss->graphCount() >= 1 && loss->graph(1)->dataCount() == 50, 2000);
   // A metric written now is on screen within the 0.5 s budget.
@@ -141,6 +142,7 @@ TEST(MainWindow, ARunLaunchedFromTheSetupPanelReachesTheDashboard) {
   for (const auto& r : runs) EXPECT_EQ(r.status, store::RunStatus::Finished);
   auto* d = w->dashboard(QString::fromStdString(runs.front().groupName));
   ASSERT_NE(d, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded(), 5000);
   EXPECT_EQ(qobject_cast<QTabWidget*>(w->centralWidget())->currentWidget(), d);  // Launch brought its tab forward
   EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("finished")))
       << w->statusBar()->currentMessage().toStdString();
@@ -228,6 +230,7 @@ TEST(MainWindow, ZoomingInRedecimatesForTheView) {
   auto w = openWindow(dir);
   auto* d = w->dashboard(QStringLiteral("long"));
   ASSERT_NE(d, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded() && !d->loading(), 5000);
   d->redraw();
   auto* loss = d->plots().at(QStringLiteral("loss"));
   auto pointsIn = [&](double lo, double hi) {
@@ -329,6 +332,7 @@ TEST(MainWindow, DashboardRendersToAPngWithItsPanels) {
   auto w = openWindow(dir);
   auto* d = w->dashboard(QStringLiteral("known"));
   ASSERT_NE(d, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded() && !d->loading(), 5000);
   d->resize(1400, 2400);
   QApplication::processEvents();
   d->redraw();

@@ -46,8 +46,12 @@ TEST(SeriesLoader, ThePollerDeliversSnapshotsLoadedOffTheGuiThread) {
   ui::StorePoller poller(store::RunStore::open(path), 100000);  // polled by hand here
   ASSERT_EQ(ui::StorePoller::owning(poller.store()), &poller);
   ui::GroupDashboard d(QStringLiteral("g"));
-  d.refresh(poller.store(), {});  // the first load: here, nothing to show before it
+  d.refresh(poller.store(), {});  // the first load too: on the loader thread
+  EXPECT_TRUE(d.loading());
+  EXPECT_FALSE(d.isLoaded());
+  QTRY_VERIFY_WITH_TIMEOUT(d.isLoaded(), 5000);
   ASSERT_EQ(d.data().runs().size(), 1u);
+  EXPECT_NE(d.snapshot()->loadedOn(), QThread::currentThreadId()) << "first load on the GUI thread";
   const ui::GroupSnapshot first = d.snapshot();
   EXPECT_EQ(first->runs()[0].stepsDone(), 100);
   {

@@ -159,6 +159,7 @@ TEST(ViewDetails, AComparisonLosesRunsDeletedFromTheStore) {
   ASSERT_NE(tabs, nullptr);
   auto* v = w.compareRuns({1, 2, 3});
   ASSERT_NE(v, nullptr);
+  QTRY_VERIFY_WITH_TIMEOUT(v->isLoaded(), 5000);  // read on the loader thread
   w.showTab(v);
   auto comparison = [&]() -> ui::CompareView* { return qobject_cast<ui::CompareView*>(tabs->currentWidget()); };
   w.deleteRuns({3}, true);

@@ -1,5 +1,6 @@
 // CompareView; see compare_view.h.
 #include "compare/compare_view.h"
+#include "compare/compare_data.h"
 #include "dashboard/panel_specs.h"
 
 #include <qcustomplot.h>
@@ -20,18 +21,12 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include <climits>
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/layer_diagnosis.h"
-#include "analysis/lazy_layers.h"
-#include "analysis/run_mismatch.h"
 #include "analysis/statistics.h"
 #include "compare/compare_profiles.h"
-#include "experiment/run_config.h"
 #include "compare/compare_families.h"
-#include "experiment/run_report.h"
 #include "model/scheme_catalogue.h"
 #include "export/figure_style.h"
 #include "flow_layout.h"
@@ -50,9 +45,30 @@ using compare::profileTitle;
 
 
 CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent)
-    : QWidget(parent) {
-  loadRuns(store, runIds);
+    : CompareView(runIds, parent) {
+  setData(compare::loadCompareData(store, runIds));
+}
+
+CompareView::CompareView(std::vector<int64_t> runIds, QWidget* parent) : QWidget(parent), m_requested(std::move(runIds)) {
   auto* outer = new QVBoxLayout(this);
+  m_loading = new QLabel(tr("Reading %1 runs from the database\u2026").arg(m_requested.size()));
+  m_loading->setObjectName(QStringLiteral("compareLoading"));
+  m_loading->setAlignment(Qt::AlignCenter);
+  m_loading->setWordWrap(true);
+  outer->addWidget(m_loading, 1);
+}
+
+void CompareView::setLoadError(const QString& message) {
+  if (m_loaded) return;
+  m_loading->setText(tr("The comparison could not be read: %1").arg(message));
+}
+
+void CompareView::setData(std::shared_ptr<compare::CompareData> data) {
+  if (m_loaded || !data) return;
+  m_loaded = true;
+  takeData(std::move(*data));
+  m_loading->hide();
+  auto* outer = static_cast<QVBoxLayout*>(layout());
   outer->addWidget(makeControls());
   m_missing = new QLabel;
   m_missing->setStyleSheet(QStringLiteral("color: #a04000;"));
@@ -87,6 +103,22 @@ CompareView::CompareView(store::RunStore& store, std::vector<int64_t> runIds, QW
   if (m_allImported) {  // models at one step: no steps to subtract
     for (QWidget* unit : {m_diffA->parentWidget(), m_diffB->parentWidget()}) unit->hide();
   }
+  Q_EMIT loaded();
+}
+
+void CompareView::takeData(compare::CompareData&& d) {
+  m_readOn = d.readOn;
+  m_runs = std::move(d.runs);
+  m_labels = std::move(d.labels);
+  m_groups = std::move(d.groups);
+  m_sharedStep = d.sharedStep;
+  m_table = std::move(d.table);
+  m_families = std::move(d.families);
+  m_allImported = d.allImported;
+  m_configDiff = std::move(d.configDiff);
+  m_mismatchText = std::move(d.mismatchText);
+  m_mismatchLabels = std::move(d.mismatchLabels);
+  m_diagnoses = std::move(d.diagnoses);
 }
 
 QString CompareView::labelOf(int64_t runId) const {
@@ -94,77 +126,20 @@ QString CompareView::labelOf(int64_t runId) const {
   return it == m_labels.end() ? QStringLiteral("#%1").arg(runId) : it->second;
 }
 
-QString CompareView::labelWithId(int64_t runId) const {
-  const QString id = QStringLiteral("#%1").arg(runId);
-  const QString label = labelOf(runId);
-  return label.endsWith(id) ? label : label + QStringLiteral(" (") + id + QLatin1Char(')');
-}
+QString CompareView::labelWithId(int64_t runId) const { return compare::labelWithId(m_labels, runId); }
 
 void CompareView::setDifferencePair(int64_t a, int64_t b) {
+  if (!m_loaded) return;
   m_diffA->setCurrentIndex(m_diffA->findData(QVariant::fromValue<qlonglong>(a)));
   m_diffB->setCurrentIndex(m_diffB->findData(QVariant::fromValue<qlonglong>(b)));
 }
 
 std::pair<int64_t, int64_t> CompareView::differencePair() const {
+  if (!m_loaded) return {0, 0};
   return {m_diffA->currentData().toLongLong(), m_diffB->currentData().toLongLong()};
 }
 
 QString CompareView::differenceTitle() const { return m_diffTitle ? m_diffTitle->text() : QString(); }
-
-void CompareView::loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds) {
-  std::vector<store::RunInfo> infos;
-  // Runs planned for different lengths (one trained further): their final profiles and losses
-  // at the fewest steps any was planned for, so they are compared at one point (imported models at
-  // their own step).
-  m_sharedStep = experiment::fewestPlannedSteps(store, runIds);
-  for (int64_t id : runIds) {
-    auto r = store.run(id);
-    if (!r) continue;
-    const int64_t until =
-        m_sharedStep && !experiment::isImportedRun(*r) ? *m_sharedStep : INT64_MAX;
-    Loaded l;
-    l.info = *r;
-    l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
-    l.lossVal = store.scalarSeries(id, metrics::kLossVal);
-    // Only the rows drawn (a run of 20,000 probed steps holds 20,000 rows of each metric): of
-    // the variance, the rows its heatmap's columns show (the difference map picks from them
-    // too); of the other profiles, the final row.
-    auto finalRow = [&](const std::string& metric, std::optional<int64_t> step) {
-      return step ? store.layerSeries(id, metric, *step, *step) : store::LayerSeries{};
-    };
-    for (const auto& m : profiles()) {
-      l.layers[m] = m == metrics::kVariance ? store.layerSeriesSampled(id, m, kHeatmapColumns)
-                                            : finalRow(m, store.lastLayerStep(id, m, until));
-    }
-    // The pruning profile's error bars (standard errors over the probe sequences), from the
-    // step of its final row.
-    const auto& prune = l.layers[metrics::kPruneDelta];
-    l.layers[metrics::kPruneDeltaError] =
-        finalRow(metrics::kPruneDeltaError, prune.steps.empty() ? std::nullopt : std::optional<int64_t>(prune.steps.back()));
-    infos.push_back(*r);
-    m_runs.push_back(std::move(l));
-  }
-  const QStringList labels = runLabels(infos);
-  for (size_t i = 0; i < infos.size(); ++i) m_labels[infos[i].id] = labels[static_cast<int>(i)];
-  m_groups = analysis::seedGroups(store, infos, m_sharedStep);
-  m_configDiff = analysis::configDiff(infos);
-  m_mismatchText = QString::fromStdString(analysis::mismatchWarning(infos));
-  for (const auto& m : analysis::runMismatches(infos)) m_mismatchLabels << QString::fromStdString(m.label);
-  for (const auto& r : infos) {  // each run's diagnosis at the step its finals are taken
-    const auto until = m_sharedStep && !experiment::isImportedRun(r) ? m_sharedStep : std::nullopt;
-    compare::DiagnosisRun d{r.id, labelWithId(r.id), analysis::diagnoseLayers(store, r.id, until), {}};
-    if (const auto c = experiment::tryConfigOf(r)) d.thresholds = analysis::layerThresholds(c->probes);
-    m_diagnoses.push_back(std::move(d));
-  }
-  m_table = analysis::resultsTable(m_groups);
-  const bool anyImported = std::any_of(infos.begin(), infos.end(), experiment::isImportedRun);
-  m_allImported = !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isImportedRun);
-  if (anyImported) {
-    std::vector<int64_t> ids;
-    for (const auto& r : infos) ids.push_back(r.id);
-    m_families = experiment::makeFamilyTable(store, ids);
-  }
-}
 
 QWidget* CompareView::makeControls() {
   // The controls flow onto a second line where the view is narrow (one row of them asked
@@ -348,15 +323,16 @@ void CompareView::addTables(QGridLayout* grid) {
   connect(saveTex, &QPushButton::clicked, this, [this, saveText] { saveText(tr("LaTeX (*.tex)"), m_table.toLatex()); });
 }
 
-QString CompareView::missingText() const { return m_missing->isHidden() ? QString() : m_missing->text(); }
+QString CompareView::missingText() const { return !m_missing || m_missing->isHidden() ? QString() : m_missing->text(); }
 
-QString CompareView::mismatchText() const { return m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
+QString CompareView::mismatchText() const { return !m_mismatch || m_mismatch->isHidden() ? QString() : m_mismatch->text(); }
 
 QString CompareView::stepHoverText(double step) const {
   return compare::stepHoverText(m_hover, step, compare::kLossSmoothing);
 }
 
 void CompareView::setColorBy(const QString& key) {
+  if (!m_loaded) return;
   const int i = m_colorBy->findData(key);
   m_colorBy->setCurrentIndex(i >= 0 ? i : 0);
 }

@@ -14,10 +14,12 @@
 #include <QWidget>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "analysis/run_comparison.h"
+#include "compare/compare_data.h"
 #include "compare/compare_diagnosis.h"
 #include "compare/compare_hover.h"
 #include "experiment/family_table.h"
@@ -36,11 +38,24 @@ namespace depthlab::ui {
 class CompareView : public QWidget {
   Q_OBJECT
  public:
+  /// Reads the runs from `store` here and shows them (tests, a store in memory).
   CompareView(store::RunStore& store, std::vector<int64_t> runIds, QWidget* parent = nullptr);
+  /// A comparison whose data is read elsewhere (the window: on the store poller's loader
+  /// thread): says it is reading until setData brings the data.
+  explicit CompareView(std::vector<int64_t> runIds, QWidget* parent = nullptr);
+  /// Builds the view from what loadCompareData read and draws it (once; later calls do nothing).
+  void setData(std::shared_ptr<compare::CompareData> data);
+  /// The read failed: says so in place of the comparison.
+  void setLoadError(const QString& message);
+  /// Whether setData has built the view (the accessors below answer empty before).
+  bool isLoaded() const { return m_loaded; }
+  /// The thread that read its data (tests: the loader's, not the GUI's); null before.
+  Qt::HANDLE readOn() const { return m_readOn; }
 
   void redraw();
   /// The runs it shows, by id (those the store still had when it loaded).
   std::vector<int64_t> runIds() const {
+    if (!m_loaded) return m_requested;  // while it reads: those asked for
     std::vector<int64_t> ids;
     for (const auto& r : m_runs) ids.push_back(r.info.id);
     return ids;
@@ -69,13 +84,13 @@ class CompareView : public QWidget {
   /// The label with the run's id once: "Pre-LN (#3)", or "LNS #12" where the label has it.
   QString labelWithId(int64_t runId) const;
 
+ Q_SIGNALS:
+  /// setData has built and drawn the view.
+  void loaded();
+
  private:
-  struct Loaded {
-    store::RunInfo info;
-    std::vector<store::ScalarPoint> lossTrain, lossVal;
-    std::map<std::string, store::LayerSeries> layers;
-  };
-  void loadRuns(store::RunStore& store, const std::vector<int64_t>& runIds);
+  using Loaded = compare::LoadedRun;
+  void takeData(compare::CompareData&& data);
   QWidget* makeControls();
   void addPlots(QGridLayout* grid);
   void addTables(QGridLayout* grid);
@@ -90,6 +105,10 @@ class CompareView : public QWidget {
   void drawDifference();
   void drawGroups();
 
+  std::vector<int64_t> m_requested;
+  bool m_loaded = false;
+  Qt::HANDLE m_readOn = nullptr;
+  QLabel* m_loading = nullptr;  // "Reading 3 runs…" until the data is in
   std::vector<Loaded> m_runs;
   std::vector<analysis::SeedGroup> m_groups;
   std::optional<int64_t>

@@ -26,6 +26,7 @@
 
 #include "analysis/statistics.h"
 #include "compare/compare_profiles.h"
+#include "compare/variance_difference.h"
 #include "experiment/run_config.h"
 #include "export/figure_style.h"
 #include "plot/colormaps.h"
@@ -42,6 +43,7 @@ using compare::kHeatmapColumns;
 using compare::profiles;
 
 void CompareView::redraw() {
+  if (!m_loaded) return;  // nothing read yet
   drawMissing();
   drawLoss();
   drawProfiles();
@@ -224,59 +226,29 @@ void CompareView::drawDifference() {
   const auto& a = runA->layers.at(metrics::kVariance);
   const auto& b = runB->layers.at(metrics::kVariance);
   const bool relative = m_relativeDepth->isChecked() || a.nLayers != b.nLayers;
-  const int rows = relative ? std::max(a.nLayers, b.nLayers) : a.nLayers;
   // An imported model (probed outside any training, its "step 0" is not training's) has no
   // course to line up with: the difference is then of the two runs' latest probes, one column
   // (it had set a trained run's untrained step 0 against the imported model).
   auto imported = [](const Loaded& r) { return experiment::isImportedRun(r.info); };
   const bool snapshot = imported(*runA) || imported(*runB);
-  // Columns evenly spaced over the steps both runs span, as many as the fewer rows either run
-  // has there (at most kHeatmapColumns); each column is B's row nearest its centre minus A's,
-  // picked as the heatmaps pick theirs. Runs probed at the same steps (one cadence) show the
-  // same step on both sides; otherwise the nearest each has.
-  const int64_t first = snapshot ? 0 : std::max(a.steps.front(), b.steps.front());
-  const int64_t last = snapshot ? 0 : std::min(a.steps.back(), b.steps.back());
-  if (first > last) {
+  const auto diff = compare::varianceDifference(a, b, relative, snapshot, kHeatmapColumns);
+  if (!diff.shareSteps) {
     m_diffTitle->setText(tr("%1 and %2 share no steps").arg(labelOf(idA), labelOf(idB)));
     replotWhenShown(p);
     return;
   }
-  const double x0 = static_cast<double>(first), x1 = static_cast<double>(last);
-  auto rowsWithin = [&](const std::vector<int64_t>& s) {
-    return std::upper_bound(s.begin(), s.end(), last) - std::lower_bound(s.begin(), s.end(), first);
-  };
-  const int columns =
-      snapshot
-          ? 1
-          : static_cast<int>(std::max<ptrdiff_t>(
-                1,
-                std::min<ptrdiff_t>({rowsWithin(a.steps), rowsWithin(b.steps), kHeatmapColumns})));
-  std::vector<std::pair<size_t, size_t>> rowsOf;  // (columns) the row of A and of B it shows
-  if (snapshot) rowsOf.emplace_back(a.steps.size() - 1, b.steps.size() - 1);
-  for (int c = 0; c < columns && !snapshot; ++c) {
-    const double x = columns > 1 ? x0 + (x1 - x0) * c / (columns - 1) : x0;
-    rowsOf.emplace_back(nearestStepIndex(a.steps, x), nearestStepIndex(b.steps, x));
-  }
   auto* map = new QCPColorMap(p->xAxis, p->yAxis);
   map->setInterpolate(false);
-  map->data()->setSize(columns, rows);
+  map->data()->setSize(diff.columns, diff.rows);
   // (a single column spans exactly the data's key range: a snapshot's is centred on its tick)
+  const double x0 = diff.firstStep, x1 = diff.lastStep;
   map->data()->setRange(snapshot ? QCPRange(-0.5, 0.5) : QCPRange(x0, x1 > x0 ? x1 : x0 + 1),
-                        QCPRange(1, rows));
-  auto row = [](const store::LayerSeries& s, size_t k) {  // (L) row k's values
-    const auto* v = s.values.data() + k * static_cast<size_t>(s.nLayers);
-    return std::vector<double>(v, v + s.nLayers);
-  };
+                        QCPRange(1, diff.rows));
   std::vector<double> magnitudes;  // (columns x rows) |B - A| of every cell
-  for (size_t i = 0; i < rowsOf.size(); ++i) {
-    std::vector<double> pa = row(a, rowsOf[i].first), pb = row(b, rowsOf[i].second);
-    if (relative) {
-      pa = analysis::toRelativeDepth(pa, rows);
-      pb = analysis::toRelativeDepth(pb, rows);
-    }
-    for (int l = 0; l < rows; ++l) {
-      const double d = pb[static_cast<size_t>(l)] - pa[static_cast<size_t>(l)];
-      map->data()->setCell(static_cast<int>(i), l, d);
+  for (int c = 0; c < diff.columns; ++c) {
+    for (int l = 0; l < diff.rows; ++l) {
+      const double d = diff.cells[static_cast<size_t>(c) * static_cast<size_t>(diff.rows) + static_cast<size_t>(l)];
+      map->data()->setCell(c, l, d);
       if (std::isfinite(d)) magnitudes.push_back(std::abs(d));
     }
   }

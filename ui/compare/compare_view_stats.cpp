@@ -57,7 +57,7 @@ void CompareView::drawSeedBands(QCustomPlot* loss) {
                       .arg(m_band->currentText()).arg(g.runIds.size()));
   }
 }
-QString CompareView::statsText() const { return m_stats->text(); }
+QString CompareView::statsText() const { return m_stats ? m_stats->text() : QString(); }
 
 void CompareView::drawGroups() {
   auto* p = m_plots[QStringLiteral("seed_groups")];

@@ -53,15 +53,17 @@ class GroupDashboard : public QWidget {
 
   const QString& group() const { return m_group; }
   /// Pulls changed runs from the store and redraws (cheap when nothing changed). With the
-  /// window's store (a StorePoller's) and runs already shown, the poller's loader thread reads
-  /// them and the dashboard redraws when the snapshot arrives; otherwise (the first load, a
-  /// store of its own) it loads here.
+  /// window's store (a StorePoller's) the poller's loader thread reads them, the first time
+  /// too ("Reading the group's runs…" until then), and the dashboard redraws when the snapshot
+  /// arrives; with a store of its own (tests, the bench) it loads here.
   void refresh(store::RunStore& store, const std::vector<int64_t>& changed);
   /// Shows a loaded snapshot of this group (what refresh's load delivers) and redraws: at
   /// once, or (`staged`) in a few events of its own (scheduleRedraw).
   void applySnapshot(GroupSnapshot snapshot, bool staged = false);
   /// Whether a load on the loader thread is under way (tests, the bench).
   bool loading() const { return m_loading; }
+  /// Whether a snapshot with its runs has arrived (the panels exist).
+  bool isLoaded() const { return !m_data->runs().empty(); }
   /// Redraws every panel from the current snapshot (the replot the GUI bench times).
   void redraw();
   void setCursorStep(int64_t step);

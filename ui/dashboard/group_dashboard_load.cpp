@@ -1,5 +1,5 @@
 // GroupDashboard's loading and redrawing: a refresh hands the group's changed runs to the
-// store poller's loader thread (or loads them here: the first load, a store of the caller's),
+// store poller's loader thread (or loads them here: a store of the caller's),
 // a snapshot that arrives is shown, and the redraw it asks for goes in stages, one event each,
 // so the GUI thread is never held for a whole dashboard while runs stream. See group_dashboard.h.
 #include <QLabel>
@@ -17,8 +17,9 @@ using dashboard::schemeOf;
 
 void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>& changed) {
   StorePoller* poller = StorePoller::owning(store);
-  if (poller && !m_data->runs().empty()) {
+  if (poller) {  // the window's store: read on its loader thread, the first load too
     m_poller = poller;
+    if (m_data->runs().empty() && !m_loading) m_status->setText(tr("Reading the group's runs\u2026"));
     if (!m_loading) {
       startLoad(changed);
     } else if (changed.empty()) {
@@ -28,7 +29,7 @@ void GroupDashboard::refresh(store::RunStore& store, const std::vector<int64_t>&
     }
     return;
   }
-  // The first load (the tab shows nothing before it) or a store of the caller's: here.
+  // A store of the caller's (a test, the bench): here.
   applySnapshot(loadGroup(store, m_group, m_data, changed));
 }
 

@@ -1,8 +1,6 @@
 // See series_loader.h.
 #include "dashboard/series_loader.h"
 
-#include <QMetaObject>
-#include <QPointer>
 
 #include <algorithm>
 
@@ -30,16 +28,21 @@ GroupSnapshot loadGroup(store::RunStore& store, const QString& group, const Grou
 
 void SeriesLoader::load(const QString& group, GroupSnapshot base, std::vector<int64_t> changed,
                         QObject* receiver, Done done, Failed failed) {
-  // The answer goes through the relay (the poller, which outlives this thread) and is dropped
+  read<GroupSnapshot>(
+      [group, base = std::move(base), changed = std::move(changed)](store::RunStore& store) {
+        return loadGroup(store, group, base, changed);
+      },
+      receiver, std::move(done), std::move(failed));
+}
+
+void SeriesLoader::post(std::function<void(store::RunStore&)> work, QObject* relay, QPointer<QObject> to,
+                        Failed failed) {
+  // Answers go through the relay (the poller, which outlives this thread) and are dropped
   // there, on the GUI thread, when the receiver has gone meanwhile.
-  QPointer<QObject> to(receiver);
-  QObject* relay = m_relay ? m_relay : receiver;
-  QMetaObject::invokeMethod(this, [this, group, base = std::move(base), changed = std::move(changed), to, relay,
-                                   done = std::move(done), failed = std::move(failed)] {
+  QMetaObject::invokeMethod(this, [this, work = std::move(work), relay, to, failed = std::move(failed)] {
     try {
       if (!m_store) m_store.emplace(store::RunStore::open(m_path, store::RunStore::Mode::ReadOnly));
-      GroupSnapshot snapshot = loadGroup(*m_store, group, base, changed);
-      QMetaObject::invokeMethod(relay, [to, done, snapshot] { if (to) done(snapshot); }, Qt::QueuedConnection);
+      work(*m_store);
     } catch (const std::exception& e) {
       const QString message = QString::fromStdString(e.what());
       QMetaObject::invokeMethod(relay, [to, failed, message] { if (to) failed(message); }, Qt::QueuedConnection);

@@ -1,12 +1,15 @@
-// The loader of run series behind the dashboard (Compare and the figure export still read the
-// store themselves; Compare on the GUI thread): a group's runs reloaded from the store (GroupData::reload: the SQL reads, the per-run scalar, per-layer
-// and matrix series and the curve overviews) onto a copy of the last snapshot, handed on as an
-// immutable snapshot. SeriesLoader runs it on the store poller's loader thread with its own
-// read-only connection and delivers the snapshot to the GUI thread by a queued call, so the GUI
-// thread only draws. Draws nothing, touches no widget.
+// The loader of run series behind the window's views: a dashboard's group reloaded from the
+// store (GroupData::reload: the SQL reads, the per-run scalar, per-layer and matrix series and
+// the curve overviews) onto a copy of the last snapshot, handed on as an immutable snapshot; and
+// any other read a view asks for (Compare's runs: compare/compare_data.h). SeriesLoader runs
+// them on the store poller's loader thread with its own read-only connection and delivers the
+// result to the GUI thread by a queued call, so the GUI thread only draws. Draws nothing,
+// touches no widget.
 #pragma once
 
+#include <QMetaObject>
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <functional>
@@ -44,8 +47,25 @@ class SeriesLoader : public QObject {
   /// thread, and not at all when `receiver` is gone by then. Callable from any thread.
   void load(const QString& group, GroupSnapshot base, std::vector<int64_t> changed, QObject* receiver,
             Done done, Failed failed);
+  /// Queues `work` (a read of the store through the loader's connection); `done` then gets its
+  /// result (`failed` the store's message) on `receiver`'s thread, and not at all when
+  /// `receiver` is gone by then. T is copied across threads: a shared pointer, say.
+  template <class T>
+  void read(std::function<T(store::RunStore&)> work, QObject* receiver, std::function<void(T)> done,
+            Failed failed) {
+    QPointer<QObject> to(receiver);
+    QObject* relay = m_relay ? m_relay : receiver;
+    post([work = std::move(work), done = std::move(done), to, relay](store::RunStore& store) {
+      T result = work(store);
+      QMetaObject::invokeMethod(relay, [to, done, result] { if (to) done(result); }, Qt::QueuedConnection);
+    }, relay, to, std::move(failed));
+  }
 
  private:
+  // Runs `work` on the loader thread, opening the connection on first use; a failure goes to
+  // `failed` through `relay`, unless `to` has gone.
+  void post(std::function<void(store::RunStore&)> work, QObject* relay, QPointer<QObject> to, Failed failed);
+
   std::string m_path;
   QObject* m_relay = nullptr;
   std::optional<store::RunStore> m_store;  // used on the loader thread only
