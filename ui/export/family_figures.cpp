@@ -11,14 +11,12 @@
 
 namespace depthlab::ui {
 
-void buildFamilyProfile(QCustomPlot* plot, store::RunStore& store,
-                        const std::vector<int64_t>& runIds, const QStringList& labels,
-                        const FigureStyle& style, bool pruning, FigureCsv& csv,
-                        QStringList& warnings) {
+void buildFamilyProfile(QCustomPlot* plot, const experiment::FamilyTable& table,
+                        const QStringList& labels, const FigureStyle& style, bool pruning,
+                        FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("relative_depth"),
                 pruning ? QStringLiteral("delta_loss") : QStringLiteral("angular_to_next"),
                 QStringLiteral("standard_error")};
-  const auto table = experiment::makeFamilyTable(store, runIds);
   const auto colours = paletteColors(style.palette);
   const QCPScatterStyle::ScatterShape shapes[] = {QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare,
                                                   QCPScatterStyle::ssTriangle, QCPScatterStyle::ssDiamond,

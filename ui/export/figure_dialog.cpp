@@ -125,6 +125,7 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_names->setToolTip(tr("\"pre_ln\" names a scheme in every figure; \"#7\" one run. Saved with the style."));
   left->addWidget(m_names, 1);
   fillNames();
+  readRuns();
 
   auto* right = new QVBoxLayout;
   outer->addLayout(right, 1);
@@ -200,6 +201,29 @@ void FigureDialog::fillNames() {
     // Empty: the run is called by its scheme's name (or its own name when renamed).
     m_names->setItem(row++, 1, new QTableWidgetItem(m_base.runNames.value(r.id)));
   }
+}
+
+void FigureDialog::readRuns() {
+  std::vector<int64_t> ids;
+  for (int i = 0; i < m_runs->count(); ++i) ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
+  m_read = FigureRuns{};
+  m_readError.clear();
+  if (ids.empty()) return;
+  try {
+    m_read = readFigureRuns(m_store, ids, /*withFamilyTable=*/false);
+  } catch (const std::exception& e) {
+    m_readError = QString::fromStdString(e.what());
+    return;
+  }
+  try {  // the family figures' table; without it the other figures still draw
+    m_read.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(m_store, ids));
+  } catch (const std::exception&) {
+  }
+}
+
+void FigureDialog::reloadRuns() {
+  readRuns();
+  updatePreview();
 }
 
 std::vector<int64_t> FigureDialog::checkedRuns() const {
@@ -279,7 +303,8 @@ void FigureDialog::updatePreview() {
   }
   try {
     QCustomPlot plot;
-    const QStringList warnings = drawFigure(&plot, m_store, req);
+    if (!m_readError.isEmpty()) throw std::runtime_error(m_readError.toStdString());
+    const QStringList warnings = drawFigure(&plot, m_read, req);  // no store read
     const QSize pt = figureSizePt(req);
     // The exported figure at its size, scaled to fit the preview whole (a tall figure, four
     // runs' panels two by two at 8.5 cm, had been scaled to the width and cut at top and bottom).

@@ -4,7 +4,9 @@
 // (ours)"; kept in the run database, where the CLI's export and Compare's LaTeX table read them), and see a live preview
 // that is the exported figure (the same drawFigure the CLI's export uses, at the same size).
 // Saving writes the figure with its CSV and JSON and keeps the style (names included) for the
-// next export. Reads the store; trains nothing.
+// next export. Reads the offered runs' series once, when it opens (FigureRuns, through the
+// dashboard's reader) and on reloadRuns(); redrawing a preview reads no store. Saving exports
+// from the store as the CLI does. Trains nothing.
 #pragma once
 
 #include <QDialog>
@@ -42,8 +44,11 @@ class FigureDialog : public QDialog {
   void setFormat(const QString& format);
   /// Names a scheme ("pre_ln") or a run ("#7") in the figure's labels.
   void setDisplayName(const QString& key, const QString& name);
-  /// Redraws the preview now (it also redraws itself shortly after each change and resize).
+  /// Redraws the preview now (it also redraws itself shortly after each change and resize),
+  /// from the runs read when the dialog opened or last reloaded: no store read.
   void updatePreview();
+  /// Reads the offered runs' series again (a run trained further since) and redraws.
+  void reloadRuns();
   /// Pixels per point that show a figure of `figurePt` whole in `room` (0.5 to 2.5).
   static double previewScale(QSize figurePt, QSize room);
   QImage previewImage() const { return m_preview; }
@@ -61,10 +66,13 @@ class FigureDialog : public QDialog {
 
  private:
   void fillNames();
+  void readRuns();  // m_read from the offered runs
   std::vector<int64_t> checkedRuns() const;
 
   store::RunStore& m_store;
   std::vector<int64_t> m_runIds;
+  FigureRuns m_read;   // the offered runs' series (and family table), read once
+  QString m_readError; // why they could not be read, if so
   FigureStyle m_base;
   QComboBox *m_figure, *m_format, *m_palette;
   QDoubleSpinBox *m_width, *m_height, *m_font, *m_smoothing;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -36,19 +37,37 @@ FigureKind figureKindFromName(const QString& name) {
 
 namespace {
 
-std::vector<RunMeta> loadRuns(store::RunStore& store, const std::vector<int64_t>& ids,
-                              const FigureStyle& style) {
+// The figure's runs `ids` among those read, labelled by the style (display names, distinct).
+std::vector<RunMeta> figureRuns(const FigureRuns& read, const std::vector<int64_t>& ids,
+                                const FigureStyle& style) {
+  if (ids.empty()) throw std::runtime_error("no runs given");
   std::vector<store::RunInfo> infos;
+  std::vector<std::shared_ptr<const RunData>> data;
   for (int64_t id : ids) {
-    auto r = store.run(id);
-    if (!r) throw std::runtime_error("no run with id " + std::to_string(id));
-    infos.push_back(*r);
+    auto it = std::find_if(read.series.begin(), read.series.end(),
+                           [id](const auto& d) { return d && d->info.id == id; });
+    if (it == read.series.end()) throw std::runtime_error("no run with id " + std::to_string(id));
+    infos.push_back((*it)->info);
+    data.push_back(*it);
   }
-  if (infos.empty()) throw std::runtime_error("no runs given");
-  const QStringList labels = runLabels(infos, style);  // display names, distinct
+  const QStringList labels = runLabels(infos, style);
   std::vector<RunMeta> out;
-  for (size_t i = 0; i < infos.size(); ++i) out.push_back({infos[i], labels[static_cast<int>(i)]});
+  for (size_t i = 0; i < infos.size(); ++i) out.push_back({infos[i], labels[static_cast<int>(i)], data[i]});
   return out;
+}
+
+// The family table's rows of `runs`, in their order.
+experiment::FamilyTable familyRowsOf(const FigureRuns& read, const std::vector<RunMeta>& runs) {
+  if (!read.family) throw std::runtime_error("the runs' family table was not read");
+  experiment::FamilyTable t;
+  t.pruneShare = read.family->pruneShare;
+  for (const auto& r : runs) {
+    auto it = std::find_if(read.family->rows.begin(), read.family->rows.end(),
+                           [&](const auto& row) { return row.runId == r.info.id; });
+    if (it == read.family->rows.end()) throw std::runtime_error("no family row for run " + std::to_string(r.info.id));
+    t.rows.push_back(*it);
+  }
+  return t;
 }
 
 void writeBytes(const QString& path, const QByteArray& bytes) {
@@ -66,20 +85,20 @@ namespace {
 
 // The figure of `req` drawn on `plot` in paper style at its size with its text fitted, its CSV
 // rows and warnings: what the preview shows and what is saved.
-void drawInto(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
+void drawInto(QCustomPlot* plot, const FigureRuns& read, const std::vector<RunMeta>& runs,
               const ExportRequest& req, FigureCsv& csv, QStringList& warnings) {
   const auto& s = req.style;
   switch (req.kind) {
-    case FigureKind::Loss: buildLoss(plot, store, runs, s, csv, warnings); break;
-    case FigureKind::Variance: buildVariance(plot, store, runs, s, csv, warnings); break;
-    case FigureKind::Angular: buildMatrices(plot, store, runs, s, csv, warnings); break;
-    case FigureKind::Pruning: buildPruning(plot, store, runs, s, csv, warnings); break;
+    case FigureKind::Loss: buildLoss(plot, runs, s, csv, warnings); break;
+    case FigureKind::Variance: buildVariance(plot, runs, s, csv, warnings); break;
+    case FigureKind::Angular: buildMatrices(plot, runs, s, csv, warnings); break;
+    case FigureKind::Pruning: buildPruning(plot, runs, s, csv, warnings); break;
     case FigureKind::FamilyPruning:
     case FigureKind::FamilyAngular: {
-      std::vector<int64_t> ids;
       QStringList labels;
-      for (const auto& r : runs) ids.push_back(r.info.id), labels << r.label;
-      buildFamilyProfile(plot, store, ids, labels, s, req.kind == FigureKind::FamilyPruning, csv, warnings);
+      for (const auto& r : runs) labels << r.label;
+      buildFamilyProfile(plot, familyRowsOf(read, runs), labels, s,
+                         req.kind == FigureKind::FamilyPruning, csv, warnings);
       break;
     }
   }
@@ -118,23 +137,42 @@ QSize figureSizePt(const ExportRequest& req) {
   return {w, static_cast<int>(std::lround(h))};
 }
 
-QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
-  FigureCsv csv;
+bool isFamilyFigure(FigureKind kind) {
+  return kind == FigureKind::FamilyPruning || kind == FigureKind::FamilyAngular;
+}
+
+FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& ids, bool withFamilyTable) {
+  if (ids.empty()) throw std::runtime_error("no runs given");
+  FigureRuns out;
+  for (int64_t id : ids) {
+    auto info = store.run(id);
+    if (!info) throw std::runtime_error("no run with id " + std::to_string(id));
+    auto data = std::make_shared<RunData>();
+    readRunSeries(store, *info, *data);
+    out.series.push_back(std::move(data));
+  }
+  if (withFamilyTable) {
+    out.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
+  }
+  return out;
+}
+
+QStringList drawFigure(QCustomPlot* plot, const FigureRuns& read, const ExportRequest& req, FigureCsv* csv) {
+  FigureCsv own;
   QStringList warnings;
-  drawInto(plot, store, loadRuns(store, req.runs, req.style), req, csv, warnings);
+  drawInto(plot, read, figureRuns(read, req.runs, req.style), req, csv ? *csv : own, warnings);
   return warnings;
 }
 
-ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
-  ExportResult result;
-  const auto runs = loadRuns(store, req.runs, req.style);
+QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
+  return drawFigure(plot, readFigureRuns(store, req.runs, isFamilyFigure(req.kind)), req);
+}
+
+namespace {
+
+// Writes `plot` to req.path in req.format at the figure's size.
+void saveFigureFile(QCustomPlot& plot, const ExportRequest& req) {
   const auto& s = req.style;
-  QCustomPlot plot;
-  FigureCsv csv;
-  drawInto(&plot, store, runs, req, csv, result.warnings);
-  if (csv.empty()) {
-    throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
-  }
   const QSize size = figureSizePt(req);
   const int wPt = size.width(), hPt = size.height();
   QDir().mkpath(QFileInfo(req.path).absolutePath());
@@ -160,12 +198,11 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
     throw std::runtime_error("unknown format '" + req.format.toStdString() + "' (known: pdf, svg, png)");
   }
   if (!ok) throw std::runtime_error("cannot write " + req.path.toStdString());
-  result.files << req.path;
+}
 
-  const QString base = QFileInfo(req.path).path() + QLatin1Char('/') + QFileInfo(req.path).completeBaseName();
-  writeBytes(base + QStringLiteral(".csv"), csv.bytes());
-  result.files << base + QStringLiteral(".csv");
-
+// The JSON beside the figure: the runs with their configs, the app version, the settings.
+QString metaJson(const std::vector<RunMeta>& runs, const ExportRequest& req,
+                 const std::string& database, const QStringList& warnings) {
   QJsonArray runArray;
   for (const auto& r : runs) {
     runArray.append(QJsonObject{
@@ -178,18 +215,48 @@ ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
   QJsonObject meta{{QStringLiteral("figure"), kFigureNames[static_cast<int>(req.kind)]},
                    {QStringLiteral("format"), req.format},
                    {QStringLiteral("app_version"), QStringLiteral(DEPTHLAB_VERSION)},
-                   {QStringLiteral("database"), QString::fromStdString(store.path())},
-                   {QStringLiteral("style"), QJsonDocument::fromJson(styleToJson(s).toUtf8()).object()},
+                   {QStringLiteral("database"), QString::fromStdString(database)},
+                   {QStringLiteral("style"), QJsonDocument::fromJson(styleToJson(req.style).toUtf8()).object()},
                    {QStringLiteral("runs"), runArray},
-                   {QStringLiteral("warnings"), QJsonArray::fromStringList(result.warnings)}};
-  writeText(base + QStringLiteral(".json"), QString::fromUtf8(QJsonDocument(meta).toJson(QJsonDocument::Indented)));
+                   {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)}};
+  return QString::fromUtf8(QJsonDocument(meta).toJson(QJsonDocument::Indented));
+}
+
+// exportFigure from runs read before (a figure set reads its runs once for its four figures).
+ExportResult exportRead(const FigureRuns& read, const std::string& database, const ExportRequest& req) {
+  ExportResult result;
+  const auto runs = figureRuns(read, req.runs, req.style);
+  QCustomPlot plot;
+  FigureCsv csv;
+  drawInto(&plot, read, runs, req, csv, result.warnings);
+  if (csv.empty()) {
+    throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
+  }
+  saveFigureFile(plot, req);
+  result.files << req.path;
+  const QString base = QFileInfo(req.path).path() + QLatin1Char('/') + QFileInfo(req.path).completeBaseName();
+  writeBytes(base + QStringLiteral(".csv"), csv.bytes());
+  result.files << base + QStringLiteral(".csv");
+  writeText(base + QStringLiteral(".json"), metaJson(runs, req, database, result.warnings));
   result.files << base + QStringLiteral(".json");
   return result;
+}
+
+}  // namespace
+
+ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
+  return exportRead(readFigureRuns(store, req.runs, isFamilyFigure(req.kind)), store.path(), req);
 }
 
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style) {
   ExportResult all;
+  // The runs read once for the four figures; when that fails, each figure says why below.
+  std::optional<FigureRuns> read;
+  try {
+    read = readFigureRuns(store, runs, /*withFamilyTable=*/false);
+  } catch (const std::runtime_error&) {
+  }
   // The set: the figures of the dashboard panels whose metrics the catalogue flags for export
   // (loss, variance, angular, pruning), from the one figure spec.
   for (const auto& name : dashboard::exportedFigures()) {
@@ -200,7 +267,7 @@ ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>&
     req.style = style;
     req.path = QDir(dir).filePath(name + QLatin1Char('.') + format);
     try {
-      auto r = exportFigure(store, req);
+      auto r = read && !isFamilyFigure(req.kind) ? exportRead(*read, store.path(), req) : exportFigure(store, req);
       all.files << r.files;
       all.warnings << r.warnings;
     } catch (const std::runtime_error& e) {

@@ -4,6 +4,8 @@
 // (Fig. 1 kind: family_figures.h), rendered in a clean paper style to PDF (vector,
 // fonts embedded), SVG (vector) or PNG (DPI). Next to every figure: a CSV of exactly the
 // plotted data and a JSON with the runs' configs, the app version and the export settings.
+// The runs' series are read once, through the dashboard's reader (dashboard/run_series.h), into
+// FigureRuns; drawing reads no store, so a preview redraws from runs read when it opened.
 // Works without a display (Qt's offscreen platform).
 #pragma once
 
@@ -11,14 +13,19 @@
 #include <QString>
 #include <QStringList>
 
+#include <memory>
 #include <vector>
 
+#include "dashboard/run_series.h"
+#include "experiment/family_table.h"
 #include "export/figure_style.h"
 #include "store/run_store.h"
 
 class QCustomPlot;
 
 namespace depthlab::ui {
+
+class FigureCsv;
 
 enum class FigureKind { Loss, Variance, Angular, Pruning, FamilyPruning, FamilyAngular };
 /// loss, variance, angular, pruning, family-pruning, family-angular (+ "set" = the first four).
@@ -37,6 +44,18 @@ struct ExportResult {
   QStringList warnings;                    // e.g. a run without the metric
 };
 
+/// The runs a figure draws, read once: each run's series through readRunSeries (the dashboard's
+/// reader) and, when asked, the family figures' table of the same runs (their newest probe rows
+/// and import records: experiment::makeFamilyTable).
+struct FigureRuns {
+  std::vector<std::shared_ptr<const RunData>> series;     // in the order of the ids read
+  std::shared_ptr<const experiment::FamilyTable> family;  // null unless read with it
+};
+/// Throws std::runtime_error for an unknown run id or none.
+FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& ids,
+                          bool withFamilyTable = true);
+bool isFamilyFigure(FigureKind kind);
+
 /// Throws std::runtime_error with a user-facing message (unknown run, nothing to plot, I/O).
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& request);
 /// The figure's size in points: the style's width; its height, or (0) one from the panel grid.
@@ -45,6 +64,11 @@ QSize figureSizePt(const ExportRequest& request);
 /// it, sized to figureSizePt (1 pixel = 1 pt) with its text fitted (titles, legend, ticks),
 /// without saving; returns the warnings. For the preview and tests.
 QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& request);
+/// The same from runs read before (request.runs must be among them, and a family figure needs
+/// their family table; else std::runtime_error): reads no store. `csv`, when given, gets the
+/// figure's CSV as exportFigure writes it.
+QStringList drawFigure(QCustomPlot* plot, const FigureRuns& runs, const ExportRequest& request,
+                       FigureCsv* csv = nullptr);
 /// The paper figure set for a group of runs: loss, variance, angular, pruning into `dir`.
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style);

@@ -3,7 +3,8 @@
 // (the raw curve faint beneath, the weight written in the key), a key of two black entries that
 // says which line is train and which validation, and each run's validation line with its own
 // dash pattern and marker so two runs' validations at the same values do not hide each other.
-// Draws; styling and fitting at size are paper_layout's.
+// Draws from the runs' series (RunMeta::data), reading no store; styling and fitting at size
+// are paper_layout's.
 #include <qcustomplot.h>
 
 #include <algorithm>
@@ -50,10 +51,16 @@ void addKey(QCustomPlot* plot, double smoothing, double lineWidth) {
   val->setName(QStringLiteral("validation"));
 }
 
+// A scalar series of the run as the reader read it (empty when it has none).
+std::vector<store::ScalarPoint> scalarsOf(const RunMeta& r, const char* key) {
+  auto it = r.data->scalars.find(key);
+  return it == r.data->scalars.end() ? std::vector<store::ScalarPoint>{} : it->second;
+}
+
 }  // namespace
 
-void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-               const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
+void buildLoss(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+               FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("series"), QStringLiteral("step"),
                 QStringLiteral("value")};
   plot->xAxis->setLabel(QStringLiteral("step"));
@@ -66,8 +73,8 @@ void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunM
     figures::LossRun run{r.label,
                          nextRunColour(r, s, perScheme),
                          Qt::SolidLine,
-                         store.scalarSeries(r.info.id, metrics::kLossTrain),
-                         store.scalarSeries(r.info.id, metrics::kLossVal),
+                         scalarsOf(r, metrics::kLossTrain),
+                         scalarsOf(r, metrics::kLossVal),
                          {}};
     for (const auto* key : {metrics::kLossTrain, metrics::kLossVal}) {
       const auto& pts = std::string(key) == metrics::kLossVal ? run.val : run.train;

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "experiment/run_config.h"
-#include "experiment/run_report.h"
 #include "export/figure_csv.h"
 #include "dashboard/panel_specs.h"
 #include "export/paper_layout.h"
@@ -19,14 +19,24 @@
 
 namespace depthlab::ui {
 
+namespace {
+
+// A per-layer series of the run as the reader read it (empty when it has none).
+const store::LayerSeries& layersOf(const RunMeta& r, const std::string& metric) {
+  static const store::LayerSeries kNone;
+  auto it = r.data->layers.find(metric);
+  return it == r.data->layers.end() ? kNone : it->second;
+}
+
+}  // namespace
 
 QColor nextRunColour(const RunMeta& run, const FigureStyle& style, std::map<std::string, int>& perScheme) {
   return dashboard::runShade(schemeColor(QString::fromStdString(run.info.scheme), style.palette),
                              perScheme[run.info.scheme]++);
 }
 
-void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
+void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                   FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
   // The dashboard's variance panel, drawn in paper style: its spec names the axis and rules the scale.
   const auto* spec = dashboard::panelSpec(QStringLiteral("variance"));
@@ -42,7 +52,7 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
     rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? spec->yLabel : QString());
-    auto series = store.layerSeries(runs[i].info.id, metrics::kVariance);
+    const auto& series = layersOf(runs[i], metrics::kVariance);
     if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
     layers = std::max(layers, series.nLayers);
     // The dashboard's variance panel, every point kept (no pixel columns on paper).
@@ -81,19 +91,30 @@ void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<
 
 namespace {
 
+// The fewest steps any trained run of the figure was planned for, when their plans differ:
+// experiment::fewestPlannedSteps's rule, from the configs the runs were read with.
+std::optional<int64_t> fewestPlannedSteps(const std::vector<RunMeta>& runs) {
+  std::set<int64_t> planned;
+  for (const auto& r : runs) {
+    if (experiment::isImportedRun(r.info)) continue;
+    if (auto c = experiment::tryConfigOf(r.info)) planned.insert(c->optim.steps);
+  }
+  if (planned.size() < 2) return std::nullopt;
+  return *planned.begin();
+}
+
+// The run's angular matrix of exactly `step` (nullptr when it has none there).
+const store::Matrix* angularOf(const RunMeta& r, int64_t step) {
+  const store::Matrix* m = r.data->angularAt(step);
+  return m && m->step == step ? m : nullptr;
+}
+
 // The steps a figure of one step per run (angular matrices, pruning bars) shows: each run's
 // last probe step at or before `fewest` (experiment::fewestPlannedSteps: set when the runs
 // were planned for different lengths), so they are compared at one point; an imported model (its
 // probes at its own step) and, without `fewest`, every run at its last. `steps[i]`: run i's
 // probe steps, ascending; a run without any gets -1. A run shown before its last probe gets a
 // warning.
-std::optional<int64_t> fewestPlannedSteps(store::RunStore& store,
-                                          const std::vector<RunMeta>& runs) {
-  std::vector<int64_t> ids;
-  for (const auto& r : runs) ids.push_back(r.info.id);
-  return experiment::fewestPlannedSteps(store, ids);
-}
-
 std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
                                  const std::vector<std::vector<int64_t>>& steps,
                                  std::optional<int64_t> fewest, QStringList& warnings) {
@@ -124,8 +145,8 @@ std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
 
 }  // namespace
 
-void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
+void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                   FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
                 QStringLiteral("angular_distance")};
   QStringList titles;
@@ -134,17 +155,20 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   auto rects = paper::panelGrid(plot, titles, columns);
   std::vector<figures::Heatmap> maps;
   std::vector<std::vector<int64_t>> steps;
-  for (const auto& r : runs) steps.push_back(store.matrixSteps(r.info.id, metrics::kAngular));
-  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(store, runs), warnings);
+  for (const auto& r : runs) {
+    steps.emplace_back();
+    for (const auto& m : r.data->angular) steps.back().push_back(m.step);
+  }
+  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
     rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("layer l") : QString());
-    if (shown[i] < 0) {
+    const store::Matrix* m = shown[i] < 0 ? nullptr : angularOf(runs[i], shown[i]);
+    if (!m) {
       warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id);
       continue;
     }
-    auto m = store.matrix(runs[i].info.id, metrics::kAngular, shown[i]);
     // The dashboard's (l, n) panel, raw (not row-normalised), its colours (small = bright).
     maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
                                           *m, /*rowNormalise=*/false, metrics::kAngular));
@@ -170,8 +194,8 @@ void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<
   }
 }
 
-void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                  const FigureStyle& s, FigureCsv& csv, QStringList& warnings) {
+void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                  FigureCsv& csv, QStringList& warnings) {
   csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer"),
                 QStringLiteral("delta_loss"), QStringLiteral("standard_error")};
   plot->xAxis->setLabel(QStringLiteral("layer removed"));
@@ -181,16 +205,12 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
   // their standard errors (over the probe sequences) as error bars where the run stored them.
   std::vector<figures::BarSeries> bars;
   std::map<std::string, int> perScheme;
-  std::vector<store::LayerSeries> deltas;
   std::vector<std::vector<int64_t>> steps;
-  for (const auto& r : runs) {
-    deltas.push_back(store.layerSeries(r.info.id, metrics::kPruneDelta));
-    steps.push_back(deltas.back().steps);
-  }
-  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(store, runs), warnings);
+  for (const auto& r : runs) steps.push_back(layersOf(r, metrics::kPruneDelta).steps);
+  const auto shown = sharedSteps(runs, steps, fewestPlannedSteps(runs), warnings);
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
-    const auto& series = deltas[i];
+    const auto& series = layersOf(r, metrics::kPruneDelta);
     figures::BarSeries b{
         r.label,
         nextRunColour(r, s, perScheme),
@@ -202,7 +222,7 @@ void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<R
       int64_t step = 0;
       b.values = layerValuesAt(series, shown[i], &step);
       auto errors =
-          layerValuesExactlyAt(store.layerSeries(r.info.id, dashboard::errorMetricOf(metrics::kPruneDelta)), step);
+          layerValuesExactlyAt(layersOf(r, dashboard::errorMetricOf(metrics::kPruneDelta)), step);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
       for (size_t l = 0; l < b.values.size(); ++l) {
         csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l])

@@ -2,7 +2,9 @@
 // and the fit at physical size (paper_layout.h): loss curves (loss_figure.cpp), per-layer
 // variance over training (Fig. 4 analogue), the angular-distance (l, n) matrices side by side
 // (Fig. 3 / 7 right) and single-layer pruning bars (Fig. 7 left). Each also fills the CSV of
-// exactly what it plots and warns about what a run lacks. Saving is figure_export.cpp's.
+// exactly what it plots and warns about what a run lacks. They draw from the runs' series read
+// once through the dashboard's reader (RunMeta::data, dashboard/run_series.h) and read no store.
+// Saving is figure_export.cpp's.
 #pragma once
 
 #include <QColor>
@@ -10,9 +12,11 @@
 #include <QStringList>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "dashboard/run_series.h"
 #include "export/figure_style.h"
 #include "store/run_store.h"
 
@@ -22,10 +26,12 @@ namespace depthlab::ui {
 
 class FigureCsv;
 
-/// A run of the figure and what the figure calls it (display names, distinct).
+/// A run of the figure, what the figure calls it (display names, distinct) and its series, as
+/// readRunSeries read them (never null in a figure's runs).
 struct RunMeta {
   store::RunInfo info;
   QString label;
+  std::shared_ptr<const RunData> data;
 };
 
 /// The colour of the next run of its scheme: the scheme's colour, then darker and lighter
@@ -35,13 +41,13 @@ QColor nextRunColour(const RunMeta& run, const FigureStyle& style,
 
 /// Train and validation losses, one colour per run, a key saying which line is which, the
 /// train curves smoothed by the style's EMA weight (its value in the key).
-void buildLoss(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-               const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
-void buildVariance(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
-void buildMatrices(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                   const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
-void buildPruning(QCustomPlot* plot, store::RunStore& store, const std::vector<RunMeta>& runs,
-                  const FigureStyle& s, FigureCsv& csv, QStringList& warnings);
+void buildLoss(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+               FigureCsv& csv, QStringList& warnings);
+void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                   FigureCsv& csv, QStringList& warnings);
+void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                   FigureCsv& csv, QStringList& warnings);
+void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
+                  FigureCsv& csv, QStringList& warnings);
 
 }  // namespace depthlab::ui
