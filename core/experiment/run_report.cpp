@@ -81,8 +81,7 @@ const LayerSummary kLayerSummaries[] = {
 // Whether a run without `key` is told to measure it: not the training loss (only training
 // writes it), perplexity (it follows the validation loss) or what only DyT schemes have.
 bool measurable(const std::string& key) {
-  return key != metrics::kLossTrain && key != metrics::kPplVal &&
-         key != metrics::kDytSaturationFinal && key != metrics::kDytSaturation;
+  return key != metrics::kLossTrain && key != metrics::kPplVal && !metrics::someSchemesOnly(key);
 }
 
 ReportValue valueOf(const metrics::Metric& m, std::string key, const char* what, Format format,

@@ -115,6 +115,8 @@ std::vector<std::string> keysFor(Kind kind, Panel panel) {
   return out;
 }
 
+bool someSchemesOnly(std::string_view key) { return key == kDytSaturation || key == kDytSaturationFinal; }
+
 const char* toString(Kind kind) {
   switch (kind) {
     case Kind::Scalar: return "scalar";

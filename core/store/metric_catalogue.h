@@ -82,6 +82,9 @@ const Metric* find(std::string_view key, Kind kind);
 const Metric& require(std::string_view key, Kind kind);
 /// Keys of kind `kind` shown by `panel`, in catalogue order.
 std::vector<std::string> keysFor(Kind kind, Panel panel);
+/// Whether only some schemes write `key` (DyT's saturation: its norms only): a run of another
+/// scheme lacks it by design, and no view calls it missing there.
+bool someSchemesOnly(std::string_view key);
 const char* toString(Kind kind);
 
 }  // namespace depthlab::metrics

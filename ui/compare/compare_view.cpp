@@ -216,7 +216,8 @@ QWidget* CompareView::makeControls() {
 
 void CompareView::addPlots(QGridLayout* grid) {
   for (int c = 0; c < 3; ++c) grid->setColumnStretch(c, 1);
-  auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1) {
+  auto addPlot = [&](const QString& name, const QString& x, const QString& y, int row, int col, int span = 1,
+                     QGridLayout* into = nullptr) {
     auto* p = new LivePlot;
     p->setObjectName(name);
     p->setMinimumHeight(240);
@@ -235,17 +236,29 @@ void CompareView::addPlots(QGridLayout* grid) {
     makeInteractive(p);
     addSaveMenu(p, QStringLiteral("compare-") + name);
     figures::fitOnResize(p);  // ticks that fit and the legend's emptiest corner, at the size shown
-    grid->addWidget(p, row, col, 1, span);
+    (into ? into : grid)->addWidget(p, row, col, 1, span);
     m_plots[name] = p;
     return p;
   };
   auto* loss = addPlot(QStringLiteral("loss"), tr("step"), tr("loss (train smoothed, val dashed)"), 0, 0, 2);
   compare::installStepHover(loss, [this](double step) { return stepHoverText(step); });
   addPlot(QStringLiteral("difference"), tr("step"), tr("layer"), 0, 2);
-  for (size_t i = 0; i < profiles().size(); ++i) {
-    addPlot(QString::fromStdString(profiles()[i]), tr("layer"), profileTitle(profiles()[i]), 1,
-            static_cast<int>(i));
+  // The final profiles, three to a row (a fourth, DyT's saturation, wrapped off the page's
+  // right edge); one only some schemes write appears where a run has it.
+  for (const auto& m : profiles()) {
+    const bool anyHas = std::any_of(m_runs.begin(), m_runs.end(),
+                                    [&](const Loaded& r) { return !r.layers.at(m).steps.empty(); });
+    if (anyHas || !metrics::someSchemesOnly(m)) m_profiles.push_back(m);
   }
+  auto* profileBox = new QWidget;
+  auto* profileGrid = new QGridLayout(profileBox);
+  profileGrid->setContentsMargins(0, 0, 0, 0);
+  for (int c = 0; c < 3; ++c) profileGrid->setColumnStretch(c, 1);
+  for (size_t i = 0; i < m_profiles.size(); ++i) {
+    addPlot(QString::fromStdString(m_profiles[i]), tr("layer"), profileTitle(m_profiles[i]),
+            static_cast<int>(i / 3), static_cast<int>(i % 3), 1, profileGrid);
+  }
+  grid->addWidget(profileBox, 1, 0, 1, 3);
   addPlot(QStringLiteral("seed_groups"), tr("seed group"), tr("final validation loss"), 2, 0);
   addPlot(QStringLiteral("depth_scaling"), tr("depth (layers)"), tr("final validation loss"), 2, 1);
   // Per-layer variance of every run side by side (4 per row), one shared colour scale.

@@ -110,6 +110,7 @@ class CompareView : public QWidget {
   Qt::HANDLE m_readOn = nullptr;
   QLabel* m_loading = nullptr;  // "Reading 3 runs…" until the data is in
   std::vector<Loaded> m_runs;
+  std::vector<std::string> m_profiles;  // the final profiles shown (profiles() some run has)
   std::vector<analysis::SeedGroup> m_groups;
   std::optional<int64_t>
       m_sharedStep;  // the step finals are taken at when the runs' lengths differ

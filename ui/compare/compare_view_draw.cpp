@@ -62,8 +62,8 @@ void CompareView::drawMissing() {
     const bool imported = experiment::isImportedRun(r.info);  // a model trains nothing here
     if (r.lossTrain.empty() && !imported) m << QStringLiteral("train loss");
     if (r.lossVal.empty() && !imported) m << QStringLiteral("validation loss");
-    for (const auto& p : profiles()) {
-      if (r.layers.at(p).steps.empty()) m << QString::fromStdString(p);
+    for (const auto& p : m_profiles) {  // not what only other schemes write (DyT's saturation)
+      if (r.layers.at(p).steps.empty() && !metrics::someSchemesOnly(p)) m << QString::fromStdString(p);
     }
     if (!m.isEmpty()) missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
   }
@@ -166,7 +166,7 @@ void CompareView::drawHeatmaps() {
 
 void CompareView::drawProfiles() {
   const bool relative = m_relativeDepth->isChecked();
-  for (const auto& metric : profiles()) {
+  for (const auto& metric : m_profiles) {
     auto* p = m_plots[QString::fromStdString(metric)];
     p->clearPlottables();  // graphs and their error bars
     p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
