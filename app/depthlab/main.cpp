@@ -26,6 +26,30 @@ static bool haveDisplay() {
   return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
 }
 
+namespace {
+
+// Saves a picture of `shotOf` and quits once the views have read their runs on the loader
+// thread (30 s at most), 1.5 s after start at the earliest.
+void screenshotWhenRead(QWidget* window, QWidget* shotOf, const QString& path,
+                        QPointer<depthlab::ui::GroupDashboard> dashboard,
+                        QPointer<depthlab::ui::CompareView> comparison) {
+  auto* wait = new QTimer(window);
+  auto started = std::make_shared<QElapsedTimer>();
+  started->start();
+  QObject::connect(wait, &QTimer::timeout, window, [=] {
+    const bool reading = (dashboard && (!dashboard->isLoaded() || dashboard->loading())) ||
+                         (comparison && !comparison->isLoaded());
+    if (reading && started->elapsed() < 30000) return;
+    wait->stop();
+    const bool ok = shotOf->grab().save(path);
+    std::fprintf(stderr, "depthlab: screenshot %s\n", ok ? "saved" : "FAILED");
+    QApplication::exit(ok ? 0 : 1);
+  });
+  QTimer::singleShot(1500, wait, [wait] { wait->start(200); });
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
   if (!haveDisplay()) {
@@ -100,22 +124,7 @@ int main(int argc, char** argv) {
       comparison = window.compareRuns(ids);
       window.showTab(comparison);
     }
-    if (cli.isSet(shotOption)) {
-      // Views read their runs on the loader thread: the picture waits for them (30 s at most).
-      auto* wait = new QTimer(&window);
-      auto started = std::make_shared<QElapsedTimer>();
-      started->start();
-      QObject::connect(wait, &QTimer::timeout, &window, [&, shotOf, wait, started] {
-        const bool reading = (dashboard && (!dashboard->isLoaded() || dashboard->loading())) ||
-                             (comparison && !comparison->isLoaded());
-        if (reading && started->elapsed() < 30000) return;
-        wait->stop();
-        const bool ok = shotOf->grab().save(cli.value(shotOption));
-        std::fprintf(stderr, "depthlab: screenshot %s\n", ok ? "saved" : "FAILED");
-        QApplication::exit(ok ? 0 : 1);
-      });
-      QTimer::singleShot(1500, wait, [wait] { wait->start(200); });
-    }
+    if (cli.isSet(shotOption)) screenshotWhenRead(&window, shotOf, cli.value(shotOption), dashboard, comparison);
     return QApplication::exec();
   } catch (const std::exception& e) {
     QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));

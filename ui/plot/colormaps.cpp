@@ -7,17 +7,47 @@
 #include "export/figure_style.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace depthlab::ui {
 
+namespace {
+
+// sRGB -> CIELAB (D65): L*, a*, b*.
+std::array<double, 3> toLab(const QColor& c) {
+  auto linear = [](double u) { return u <= 0.04045 ? u / 12.92 : std::pow((u + 0.055) / 1.055, 2.4); };
+  const double r = linear(c.redF()), g = linear(c.greenF()), b = linear(c.blueF());
+  const double x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047;
+  const double y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  const double z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883;
+  auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+  return {116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+}
+
+}  // namespace
+
+double colourDistance(const QColor& a, const QColor& b) {
+  const auto p = toLab(a), q = toLab(b);
+  return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+}
+
 QColor schemeColor(const QString& scheme, const QString& palette) {
-  const auto colors = paletteColors(palette);
+  auto colors = paletteColors(palette);
   const auto& known = experiment::kSchemes;
   auto it = std::find(known.begin(), known.end(), scheme.toStdString());
   if (it == known.end()) return QColor(120, 120, 120);
-  // More schemes than the palette has colours: the next ones take its colours darker, one
-  // step darker a round, so every scheme keeps a colour of its own.
+  // More schemes than the palette has colours: hues of Paul Tol's schemes (indigo, wine, olive,
+  // magenta, brown) come first,
+  // each that stands apart from every colour taken (a darker shade of a palette colour is too
+  // near it to tell schemes apart: DyT + LNS beside Pre-LN; and runs of one scheme take shades
+  // of its colour). Past those, the colours again, one step darker a round.
+  for (const QColor& extra : {QColor(0x33, 0x22, 0x88), QColor(0x88, 0x22, 0x55), QColor(0x99, 0x99, 0x33),
+                              QColor(0xEE, 0x33, 0x77), QColor(0x88, 0x44, 0x00)}) {
+    const bool apart = std::all_of(colors.begin(), colors.end(),
+                                   [&](const QColor& c) { return colourDistance(c, extra) > kDistinctColours; });
+    if (apart) colors.push_back(extra);
+  }
   const auto i = static_cast<size_t>(it - known.begin());
   const auto round = static_cast<int>(i / colors.size());
   const QColor c = colors[i % colors.size()];
