@@ -32,13 +32,14 @@ namespace {
 // thread (30 s at most), 1.5 s after start at the earliest.
 void screenshotWhenRead(QWidget* window, QWidget* shotOf, const QString& path,
                         QPointer<depthlab::ui::GroupDashboard> dashboard,
-                        QPointer<depthlab::ui::CompareView> comparison) {
+                        QPointer<depthlab::ui::CompareView> comparison,
+                        QPointer<depthlab::ui::FigureDialog> dialog) {
   auto* wait = new QTimer(window);
   auto started = std::make_shared<QElapsedTimer>();
   started->start();
   QObject::connect(wait, &QTimer::timeout, window, [=] {
     const bool reading = (dashboard && (!dashboard->isLoaded() || dashboard->loading())) ||
-                         (comparison && !comparison->isLoaded());
+                         (comparison && !comparison->isLoaded()) || (dialog && dialog->isReading());
     if (reading && started->elapsed() < 30000) return;
     wait->stop();
     const bool ok = shotOf->grab().save(path);
@@ -107,10 +108,12 @@ int main(int argc, char** argv) {
       if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
     }
     QWidget* shotOf = &window;
+    QPointer<depthlab::ui::FigureDialog> dialog;
     if (cli.isSet(figureOption)) {
       std::vector<int64_t> ids;
       for (const auto& id : cli.value(figureOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
-      if (auto* dialog = window.openFigureDialog(ids, QStringLiteral("variance"))) shotOf = dialog;
+      dialog = window.openFigureDialog(ids, QStringLiteral("variance"));
+      if (dialog) shotOf = dialog;
     }
     QPointer<depthlab::ui::GroupDashboard> dashboard;
     if (cli.isSet(groupOption)) {
@@ -124,7 +127,9 @@ int main(int argc, char** argv) {
       comparison = window.compareRuns(ids);
       window.showTab(comparison);
     }
-    if (cli.isSet(shotOption)) screenshotWhenRead(&window, shotOf, cli.value(shotOption), dashboard, comparison);
+    if (cli.isSet(shotOption)) {
+      screenshotWhenRead(&window, shotOf, cli.value(shotOption), dashboard, comparison, dialog);
+    }
     return QApplication::exec();
   } catch (const std::exception& e) {
     QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));

@@ -1,6 +1,7 @@
-// The window's comparison and dashboard read their runs off the GUI thread: a Compare tab opens
-// at once saying it is reading, the store poller's loader thread reads the runs, and the view is
-// built from what it read (the same as a comparison read in place); a failed read says so.
+// The window's comparison, dashboard and figure dialog read their runs off the GUI thread: a
+// Compare tab opens at once saying it is reading, the store poller's loader thread reads the
+// runs, and the view is built from what it read (the same as a comparison read in place); a
+// failed read says so; the dashboard and the figure dialog's preview wait for theirs alike.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
@@ -14,6 +15,7 @@
 #include "compare/compare_view.h"
 #include "daily_use_fixtures.h"
 #include "dashboard/group_dashboard.h"
+#include "export/figure_dialog.h"
 #include "main_window.h"
 #include "support/temp_dir.h"
 
@@ -92,4 +94,21 @@ TEST(CompareLoading, TheWindowsDashboardOpensAtOnceAndReadsOnTheLoaderThread) {
   QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded(), 5000);
   EXPECT_NE(d->snapshot()->loadedOn(), QThread::currentThreadId()) << "first load on the GUI thread";
   EXPECT_EQ(d->data().runs().size(), 1u);
+}
+
+TEST(CompareLoading, TheWindowsFigureDialogReadsItsRunsOnTheLoaderThread) {
+  test::TempDir dir;
+  {
+    auto s = store::RunStore::open(dir.file("lab.db"));
+    test::addFakeRun(s, test::FakeRun{"g", "pre_ln", 1});
+    test::addFakeRun(s, test::FakeRun{"g", "lns", 1});
+  }
+  auto w = windowOn(dir);
+  auto* dialog = w->openFigureDialog({1, 2}, QStringLiteral("variance"));
+  ASSERT_NE(dialog, nullptr);
+  EXPECT_TRUE(dialog->isReading()) << "the runs were read on the GUI thread";
+  EXPECT_TRUE(dialog->previewImage().isNull());
+  QTRY_VERIFY_WITH_TIMEOUT(!dialog->isReading(), 5000);
+  QTRY_VERIFY_WITH_TIMEOUT(!dialog->previewImage().isNull(), 5000);  // drawn from what it read
+  EXPECT_TRUE(dialog->warnings().contains(QStringLiteral("cm"))) << dialog->warnings().toStdString();
 }

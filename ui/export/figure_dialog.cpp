@@ -1,5 +1,6 @@
 // See figure_dialog.h.
 #include "export/figure_dialog.h"
+#include "store_poller.h"
 
 #include <qcustomplot.h>
 
@@ -203,22 +204,61 @@ void FigureDialog::fillNames() {
   }
 }
 
+namespace {
+
+// The offered runs' series and family table, or why they could not be read.
+struct DialogRead {
+  FigureRuns runs;
+  QString error;
+};
+
+std::shared_ptr<DialogRead> readForDialog(store::RunStore& store, const std::vector<int64_t>& ids) {
+  auto out = std::make_shared<DialogRead>();
+  try {
+    out->runs = readFigureRuns(store, ids, /*withFamilyTable=*/false);
+  } catch (const std::exception& e) {
+    out->error = QString::fromStdString(e.what());
+    return out;
+  }
+  try {  // the family figures' table; without it the other figures still draw
+    out->runs.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
+  } catch (const std::exception&) {
+  }
+  return out;
+}
+
+}  // namespace
+
 void FigureDialog::readRuns() {
   std::vector<int64_t> ids;
   for (int i = 0; i < m_runs->count(); ++i) ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
   m_read = FigureRuns{};
   m_readError.clear();
   if (ids.empty()) return;
-  try {
-    m_read = readFigureRuns(m_store, ids, /*withFamilyTable=*/false);
-  } catch (const std::exception& e) {
-    m_readError = QString::fromStdString(e.what());
-    return;
+  auto take = [this](const std::shared_ptr<DialogRead>& read) {
+    m_read = read->runs;
+    m_readError = read->error;
+  };
+  // The window's store: read on its loader thread; the preview says so until the runs arrive.
+  if (auto* poller = StorePoller::owning(m_store)) {
+    const int generation = ++m_readGeneration;
+    m_reading = poller->readAsync<std::shared_ptr<DialogRead>>(
+        [ids](store::RunStore& store) { return readForDialog(store, ids); }, this,
+        [this, take, generation](std::shared_ptr<DialogRead> read) {
+          if (generation != m_readGeneration) return;  // a later read is under way
+          m_reading = false;
+          take(read);
+          updatePreview();
+        },
+        [this, generation](const QString& message) {
+          if (generation != m_readGeneration) return;
+          m_reading = false;
+          m_readError = message;
+          updatePreview();
+        });
+    if (m_reading) return;
   }
-  try {  // the family figures' table; without it the other figures still draw
-    m_read.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(m_store, ids));
-  } catch (const std::exception&) {
-  }
+  take(readForDialog(m_store, ids));
 }
 
 void FigureDialog::reloadRuns() {
@@ -299,6 +339,11 @@ void FigureDialog::updatePreview() {
   if (req.runs.empty()) {
     m_preview = QImage();
     m_previewLabel->setText(tr("Check at least one run"));
+    return;
+  }
+  if (m_reading) {
+    m_preview = QImage();
+    m_previewLabel->setText(tr("Reading the runs from the database\u2026"));
     return;
   }
   try {

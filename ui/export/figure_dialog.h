@@ -5,7 +5,8 @@
 // that is the exported figure (the same drawFigure the CLI's export uses, at the same size).
 // Saving writes the figure with its CSV and JSON and keeps the style (names included) for the
 // next export. Reads the offered runs' series once, when it opens (FigureRuns, through the
-// dashboard's reader) and on reloadRuns(); redrawing a preview reads no store. Saving exports
+// dashboard's reader; with the window's store on its poller's loader thread, the preview saying
+// so meanwhile) and on reloadRuns(); redrawing a preview reads no store. Saving exports
 // from the store as the CLI does. Trains nothing.
 #pragma once
 
@@ -56,6 +57,8 @@ class FigureDialog : public QDialog {
   /// Exports to `path` (a file; a folder for "set"). Returns the files written; throws
   /// std::runtime_error with the reason.
   QStringList saveTo(const QString& path);
+  /// Whether the window's loader thread is still reading the offered runs (the preview waits).
+  bool isReading() const { return m_reading; }
 
  Q_SIGNALS:
   /// The style (size, font, names) after a save: the window keeps it for the next export.
@@ -73,6 +76,8 @@ class FigureDialog : public QDialog {
   std::vector<int64_t> m_runIds;
   FigureRuns m_read;   // the offered runs' series (and family table), read once
   QString m_readError; // why they could not be read, if so
+  bool m_reading = false;     // the window's loader thread is reading them
+  int m_readGeneration = 0;   // the newest read; answers to older ones are dropped
   FigureStyle m_base;
   QComboBox *m_figure, *m_format, *m_palette;
   QDoubleSpinBox *m_width, *m_height, *m_font, *m_smoothing;
