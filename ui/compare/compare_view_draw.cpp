@@ -170,11 +170,15 @@ void CompareView::drawProfiles() {
     auto* p = m_plots[QString::fromStdString(metric)];
     p->clearPlottables();  // graphs and their error bars
     p->xAxis->setLabel(relative ? tr("relative depth l / L") : tr("layer"));
+    std::vector<double> tops;  // each run's largest value: the shared scale's rule
     for (const auto& r : m_runs) {
       const auto& s = r.layers.at(metric);
       if (s.steps.empty()) continue;
       auto v = layerValuesAt(s, s.steps.back());
       std::vector<double> profile(v.begin(), v.end());
+      double top = 0;
+      for (double x : profile) top = std::isfinite(x) ? std::max(top, x) : top;
+      tops.push_back(top);
       auto* g = p->addGraph();
       g->setName(QStringLiteral("%1 (L=%2)").arg(labelOf(r.info.id)).arg(v.size()));
       g->setPen(QPen(colorOf(r.info), 1.6));
@@ -191,6 +195,11 @@ void CompareView::drawProfiles() {
                               QPen(g->pen().color(), 1.2));
       }
     }
+    // The dashboard's and the paper's scale rule (panel_specs: sharedScaleIsLog): where one run's
+    // final variance dwarfs another's tenfold, logarithmic (DyT's 2e5 flattened DeepNorm's 1).
+    dashboard::PanelSpec spec;
+    spec.metrics = {QString::fromStdString(metric)};
+    setLogScale(p->yAxis, dashboard::sharedScaleIsLog(spec, tops, false));
     // Half a layer of margin, and 5% above and below: the outermost points and error bars
     // stay whole. Layer 1's pruning delta (~2 nats against hundredths) runs off, marked.
     figures::useLengthAwareTicks(p->xAxis, /*wholeNumbers=*/!relative);  // layers: 2, 4, not 2.5

@@ -47,14 +47,6 @@ QString scaleLabel(const QString& panel) {
   return spec && !spec->metrics.empty() ? dashboard::metricLabel(spec->metrics.front()) : QString();
 }
 
-// Log or linear y, with decade ticks on log.
-void setLogScale(QCPAxis* y, bool log) {
-  const auto type = log ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
-  if (y->scaleType() == type) return;
-  y->setScaleType(type);
-  y->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog) : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-}
-
 }  // namespace
 
 using dashboard::placeCursor;

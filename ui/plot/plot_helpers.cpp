@@ -366,6 +366,13 @@ std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t ste
   return found == step ? values : std::vector<float>{};
 }
 
+void setLogScale(QCPAxis* axis, bool log) {
+  const auto type = log ? QCPAxis::stLogarithmic : QCPAxis::stLinear;
+  if (axis->scaleType() == type) return;
+  axis->setScaleType(type);
+  axis->setTicker(log ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog) : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+}
+
 size_t nearestStepIndex(const std::vector<int64_t>& steps, double x) {
   auto it = std::lower_bound(steps.begin(), steps.end(), static_cast<int64_t>(std::llround(x)));
   size_t i = std::min(static_cast<size_t>(it - steps.begin()), steps.size() - 1);

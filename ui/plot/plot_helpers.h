@@ -13,6 +13,7 @@
 #include "store/store_types.h"
 
 class QCustomPlot;
+class QCPAxis;
 class QCPColorMap;
 class QCPColorScale;
 class QCPBars;
@@ -77,6 +78,8 @@ std::vector<float> layerValuesExactlyAt(const store::LayerSeries& s, int64_t ste
 size_t nearestStepIndex(const std::vector<int64_t>& steps, double x);
 /// Values of a per-layer series at the last step <= `step` (empty if none).
 std::vector<float> layerValuesAt(const store::LayerSeries& s, int64_t step, int64_t* foundStep = nullptr);
+/// A value axis logarithmic (with decade ticks) or linear; nothing when it already is.
+void setLogScale(QCPAxis* axis, bool log);
 /// Exponential moving average with weight `alpha` in [0, 1) (0 = none).
 std::vector<store::ScalarPoint> smooth(const std::vector<store::ScalarPoint>& p, double alpha);
 
