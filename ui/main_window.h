@@ -100,7 +100,11 @@ class MainWindow : public QMainWindow {
   FigureStyle savedFigureStyle() const;
   void saveFigureStyle(const FigureStyle& style) const;
   void connectStoreAndLauncher();
-  void makeMenus();
+  void makeMenus();  // main_window_menus.cpp
+  void makeFileMenu();
+  void makeRunMenu();
+  void makeViewMenu();
+  void makeHelpMenu();
   void saveSettings() const;
   void restoreSettings();
   /// Group names the set-up panel must not reuse; pending launches for the runs table.

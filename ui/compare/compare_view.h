@@ -103,7 +103,9 @@ class CompareView : public QWidget {
   void drawProfiles();
   void drawHeatmaps();
   void drawDifference();
-  void drawGroups();
+  void drawGroups();        // the seed groups' plot and statistics, then drawDepthScaling
+  QString groupTestLine() const;  // Welch's t-test of the first two groups of two seeds or more
+  void drawDepthScaling();  // final loss against depth per scheme, the LNS gain
 
   std::vector<int64_t> m_requested;
   bool m_loaded = false;

@@ -125,27 +125,33 @@ void CompareView::drawGroups() {
   p->xAxis->setRange(0.5, x + 0.5);
   figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);  // never over a group's mean or band
   replotWhenShown(p);
-  // Welch t-test and bootstrap between the first two groups with at least two seeds.
-  std::vector<const analysis::SeedGroup*> testable;
-  for (const auto& g : m_groups) if (g.finalValLoss.size() >= 2) testable.push_back(&g);
-  if (testable.size() >= 2) {
-    auto w = analysis::welchTTest(testable[0]->finalValLoss, testable[1]->finalValLoss);
-    auto ci = analysis::bootstrapMeanDiff(testable[0]->finalValLoss, testable[1]->finalValLoss);
-    lines << tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% interval [%7, %8]")
-                 .arg(QString::fromStdString(testable[0]->scheme), QString::fromStdString(testable[1]->scheme))
-                 .arg(w.meanDiff, 0, 'f', 4).arg(w.t, 0, 'f', 3).arg(w.df, 0, 'f', 1).arg(w.p, 0, 'g', 3)
-                 .arg(ci.low, 0, 'f', 4).arg(ci.high, 0, 'f', 4);
-  } else {
-    lines << tr("A t-test needs two seed groups with at least two seeds each.");
-  }
+  lines << groupTestLine();
   if (m_sharedStep) {
     lines.prepend(tr("Runs planned for different lengths: final values after %1 steps, the "
                      "fewest any was planned for.")
                       .arg(*m_sharedStep));
   }
   m_stats->setText(lines.join(QLatin1Char('\n')));
+  drawDepthScaling();
+}
 
-  // Depth scaling: final loss against depth per scheme, with the LNS gain.
+QString CompareView::groupTestLine() const {
+  // Welch t-test and bootstrap between the first two groups with at least two seeds.
+  std::vector<const analysis::SeedGroup*> testable;
+  for (const auto& g : m_groups) if (g.finalValLoss.size() >= 2) testable.push_back(&g);
+  if (testable.size() >= 2) {
+    auto w = analysis::welchTTest(testable[0]->finalValLoss, testable[1]->finalValLoss);
+    auto ci = analysis::bootstrapMeanDiff(testable[0]->finalValLoss, testable[1]->finalValLoss);
+    return tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% interval [%7, %8]")
+        .arg(QString::fromStdString(testable[0]->scheme), QString::fromStdString(testable[1]->scheme))
+        .arg(w.meanDiff, 0, 'f', 4).arg(w.t, 0, 'f', 3).arg(w.df, 0, 'f', 1).arg(w.p, 0, 'g', 3)
+        .arg(ci.low, 0, 'f', 4).arg(ci.high, 0, 'f', 4);
+  }
+  return tr("A t-test needs two seed groups with at least two seeds each.");
+}
+
+void CompareView::drawDepthScaling() {
+  // Final loss against depth per scheme, with the LNS gain.
   auto* d = m_plots[QStringLiteral("depth_scaling")];
   d->clearGraphs();
   auto scaling = analysis::depthScaling(m_groups);
