@@ -216,6 +216,105 @@ StreamResult streamWhileShown(ui::GroupDashboard& dash, const std::string& path,
   return out;
 }
 
+// Full-dashboard replot: redraw from the snapshot and repaint every plot.
+// Two numbers: the replot proper (every panel repainted from its plot data, what a zoom,
+// pan or cursor move costs) and the rebuild (decimating the stored series into plot data,
+// done when new rows arrive). 120 rounds over ~5 s rather than 25 in one: this machine's
+// speed drifts over seconds (see docs/performance.md, bench gui).
+struct ReplotResult {
+  std::vector<double> replot, rebuild, replotCpu;
+  std::vector<std::pair<double, QString>> slowest;  // (median replot, panel), slowest first
+  double spanSeconds = 0;
+};
+
+ReplotResult timeFullReplots(ui::GroupDashboard& dash) {
+  constexpr int kRounds = 120;
+  ReplotResult out;
+  std::map<QString, std::vector<double>> perPanel;  // each panel's own replot times
+  QElapsedTimer span;
+  span.start();
+  for (int i = 0; i < kRounds; ++i) {
+    QElapsedTimer t;
+    t.start();
+    dash.redraw();
+    out.rebuild.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    t.restart();
+    const double cpu0 = threadCpuMs();
+    for (auto& [name, p] : dash.plots()) {
+      QElapsedTimer one;
+      one.start();
+      p->replot(QCustomPlot::rpImmediateRefresh);
+      perPanel[name].push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
+    }
+    out.replot.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    out.replotCpu.push_back(threadCpuMs() - cpu0);
+  }
+  out.spanSeconds = static_cast<double>(span.elapsed()) / 1000.0;
+  for (const auto& [name, times] : perPanel) out.slowest.emplace_back(median(times), name);
+  std::sort(out.slowest.rbegin(), out.slowest.rend());
+  return out;
+}
+
+// What the window does when rows arrive: the dashboard redraws and asks its panels to replot;
+// those in view replot and paint, the others when they are scrolled to (or grabbed).
+// Returns the 40 rounds' times (ms); `shown` gets the panels in view.
+std::vector<double> timeInViewReplots(ui::GroupDashboard& dash, int* shown) {
+  std::vector<double> inView;
+  drainEvents();  // the queued replots the rounds above left (each replotted its panels itself)
+  for (int i = 0; i < 40; ++i) {
+    dash.redraw();
+    QElapsedTimer t;
+    t.start();
+    drainEvents();
+    inView.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+  }
+  *shown = 0;
+  for (auto& [name, p] : dash.plots()) *shown += !p->visibleRegion().isEmpty();
+  return inView;
+}
+
+// The replot lines of the report: full dashboard, its CPU time, the slowest panels, the
+// panels in view, the rebuild.
+void printReplots(const ui::GroupDashboard& dash, const ReplotResult& r, const std::vector<double>& inView,
+                  int shown) {
+  const auto& replot = r.replot;
+  std::printf(
+      "  full-dashboard replot (%zu rounds over %.1f s): median %.1f ms, 90th percentile %.1f ms, "
+      "worst %.1f ms (targets <= 16 / <= 33 ms: a frame at 60 / 30 Hz) %s\n",
+      replot.size(), r.spanSeconds, median(replot), percentile(replot, 0.9),
+      *std::max_element(replot.begin(), replot.end()),
+      median(replot) <= 16 && *std::max_element(replot.begin(), replot.end()) <= 33 ? "ok"
+                                                                                    : "MISSED");
+  std::printf("  of which the GUI thread's own CPU time (the rest: other processes on the cores): median %.1f ms, "
+              "90th percentile %.1f ms\n", median(r.replotCpu), percentile(r.replotCpu, 0.9));
+  std::printf("  slowest panels (median replot):");
+  for (size_t i = 0; i < std::min<size_t>(5, r.slowest.size()); ++i) {
+    std::printf(" %s %.1f ms%s", r.slowest[i].second.toLocal8Bit().constData(), r.slowest[i].first,
+                i + 1 < std::min<size_t>(5, r.slowest.size()) ? "," : "\n");
+  }
+  std::printf(
+      "  replot of the panels in view after a redraw (%d of %zu in view at 1500 x 950; the others "
+      "replot when scrolled to): median %.1f ms, worst %.1f ms\n",
+      shown, dash.plots().size(), median(inView), *std::max_element(inView.begin(), inView.end()));
+  std::printf("  rebuild of all plot data from the stored series: median %.1f ms, worst %.1f ms\n",
+              median(r.rebuild), *std::max_element(r.rebuild.begin(), r.rebuild.end()));
+}
+
+// The streaming lines of the report: metric-to-screen latency, the GUI thread's stall.
+void printStreaming(const StreamResult& streamed) {
+  std::printf("  metric-to-screen latency while runs stream (%zu steps shown): median %.0f ms, worst %.0f ms "
+              "(target <= 500 ms) %s\n",
+              streamed.latency.size(), median(streamed.latency), streamed.worstLatency,
+              streamed.worstLatency <= 500 ? "ok" : "MISSED");
+  std::printf("  GUI thread while runs stream (%d snapshots from the loader thread, %.1f s): worst event "
+              "%.1f ms (%s; the most CPU time of one: %.1f ms), 99th percentile %.1f ms; gaps of a 5 ms timer: 99th percentile %.1f ms, worst "
+              "%.1f ms (they include the scheduler's delays: 2 vCPUs shared with the writer and loader "
+              "threads) (target: no event over 16 ms) %s\n",
+              streamed.snapshots, streamed.seconds, streamed.worstEvent, streamed.worstEventName.c_str(),
+              streamed.worstEventCpu, percentile(streamed.events, 0.99), percentile(streamed.gaps, 0.99), streamed.worstGap,
+              streamed.worstEvent <= 16 ? "ok" : "MISSED");
+}
+
 // The dashboard over 2 synthetic runs: first load, replot and rebuild times, and the latency
 // from another connection's write to the screen.
 void benchDashboard(int layers, int steps) {
@@ -241,50 +340,9 @@ void benchDashboard(int layers, int steps) {
   drainEvents(10);
   if (const char* shot = std::getenv("DEPTHLAB_BENCH_GUI_SCREENSHOT"))
     dash.grab().save(QString::fromLocal8Bit(shot));
-
-  // Full-dashboard replot: redraw from the snapshot and repaint every plot.
-  // Two numbers: the replot proper (every panel repainted from its plot data, what a zoom,
-  // pan or cursor move costs) and the rebuild (decimating the stored series into plot data,
-  // done when new rows arrive). 120 rounds over ~5 s rather than 25 in one: this machine's
-  // speed drifts over seconds (see docs/performance.md, bench gui).
-  constexpr int kRounds = 120;
-  std::vector<double> replot, rebuild, replotCpu;
-  std::map<QString, std::vector<double>> perPanel;  // each panel's own replot times
-  QElapsedTimer span;
-  span.start();
-  for (int i = 0; i < kRounds; ++i) {
-    QElapsedTimer t;
-    t.start();
-    dash.redraw();
-    rebuild.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-    t.restart();
-    const double cpu0 = threadCpuMs();
-    for (auto& [name, p] : dash.plots()) {
-      QElapsedTimer one;
-      one.start();
-      p->replot(QCustomPlot::rpImmediateRefresh);
-      perPanel[name].push_back(static_cast<double>(one.nsecsElapsed()) / 1e6);
-    }
-    replot.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-    replotCpu.push_back(threadCpuMs() - cpu0);
-  }
-  const double replotSpanSeconds = static_cast<double>(span.elapsed()) / 1000.0;
-  // What the window does when rows arrive: the dashboard redraws and asks its panels to replot;
-  // those in view replot and paint, the others when they are scrolled to (or grabbed).
-  std::vector<double> inView;
-  drainEvents();  // the queued replots the rounds above left (each replotted its panels itself)
-  for (int i = 0; i < 40; ++i) {
-    dash.redraw();
-    QElapsedTimer t;
-    t.start();
-    drainEvents();
-    inView.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-  }
+  const ReplotResult replots = timeFullReplots(dash);
   int shown = 0;
-  for (auto& [name, p] : dash.plots()) shown += !p->visibleRegion().isEmpty();
-  std::vector<std::pair<double, QString>> slowest;
-  for (const auto& [name, times] : perPanel) slowest.emplace_back(median(times), name);
-  std::sort(slowest.rbegin(), slowest.rend());
+  const std::vector<double> inView = timeInViewReplots(dash, &shown);
   // While runs stream: another connection writes a step of both runs every 50 ms (a probe of
   // every per-layer metric every 4th), the window's poller (200 ms) hands the changed runs to
   // the loader thread and the dashboard draws each snapshot. Measured on the GUI thread: every
@@ -293,37 +351,8 @@ void benchDashboard(int layers, int steps) {
   std::printf("bench gui: 2 runs x %d layers x %d steps, all dashboard metrics (offscreen, %zu plots)\n",
               layers, steps, dash.plots().size());
   std::printf("  synthetic store written in %.1f s; first load of the dashboard %.0f ms\n", writeSeconds, firstLoadMs);
-  std::printf(
-      "  full-dashboard replot (%zu rounds over %.1f s): median %.1f ms, 90th percentile %.1f ms, "
-      "worst %.1f ms (targets <= 16 / <= 33 ms: a frame at 60 / 30 Hz) %s\n",
-      replot.size(), replotSpanSeconds, median(replot), percentile(replot, 0.9),
-      *std::max_element(replot.begin(), replot.end()),
-      median(replot) <= 16 && *std::max_element(replot.begin(), replot.end()) <= 33 ? "ok"
-                                                                                    : "MISSED");
-  std::printf("  of which the GUI thread's own CPU time (the rest: other processes on the cores): median %.1f ms, "
-              "90th percentile %.1f ms\n", median(replotCpu), percentile(replotCpu, 0.9));
-  std::printf("  slowest panels (median replot):");
-  for (size_t i = 0; i < std::min<size_t>(5, slowest.size()); ++i) {
-    std::printf(" %s %.1f ms%s", slowest[i].second.toLocal8Bit().constData(), slowest[i].first,
-                i + 1 < std::min<size_t>(5, slowest.size()) ? "," : "\n");
-  }
-  std::printf(
-      "  replot of the panels in view after a redraw (%d of %zu in view at 1500 x 950; the others "
-      "replot when scrolled to): median %.1f ms, worst %.1f ms\n",
-      shown, dash.plots().size(), median(inView), *std::max_element(inView.begin(), inView.end()));
-  std::printf("  rebuild of all plot data from the stored series: median %.1f ms, worst %.1f ms\n",
-              median(rebuild), *std::max_element(rebuild.begin(), rebuild.end()));
-  std::printf("  metric-to-screen latency while runs stream (%zu steps shown): median %.0f ms, worst %.0f ms "
-              "(target <= 500 ms) %s\n",
-              streamed.latency.size(), median(streamed.latency), streamed.worstLatency,
-              streamed.worstLatency <= 500 ? "ok" : "MISSED");
-  std::printf("  GUI thread while runs stream (%d snapshots from the loader thread, %.1f s): worst event "
-              "%.1f ms (%s; the most CPU time of one: %.1f ms), 99th percentile %.1f ms; gaps of a 5 ms timer: 99th percentile %.1f ms, worst "
-              "%.1f ms (they include the scheduler's delays: 2 vCPUs shared with the writer and loader "
-              "threads) (target: no event over 16 ms) %s\n",
-              streamed.snapshots, streamed.seconds, streamed.worstEvent, streamed.worstEventName.c_str(),
-              streamed.worstEventCpu, percentile(streamed.events, 0.99), percentile(streamed.gaps, 0.99), streamed.worstGap,
-              streamed.worstEvent <= 16 ? "ok" : "MISSED");
+  printReplots(dash, replots, inView, shown);
+  printStreaming(streamed);
   std::printf("  %s\n", dash.decimationNote().toLocal8Bit().constData());
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }

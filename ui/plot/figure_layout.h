@@ -3,6 +3,8 @@
 // data (the emptiest inside corner, else outside, below the plot). Works on any QCustomPlot
 // (dashboard panels, Compare, paper figures) after the data is drawn; measures text with the
 // fonts the plot paints with. Also the measurements tests check it by: label and legend boxes.
+// Defined in figure_layout.cpp (lay-out, ticks, titles, fitOnResize) and legend_placement.cpp
+// (dataPixels, placeLegend, pointsUnderLegend).
 #pragma once
 
 #include <QRectF>

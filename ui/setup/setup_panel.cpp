@@ -297,27 +297,47 @@ void SetupPanel::revalidate() {
   if (m_loading) return;
   syncSchemeSet();
   auto problems = issues();
+  addTypedOutOfRange(&problems);
+  std::vector<experiment::ExperimentConfig> grid;
+  if (problems.empty()) grid = launchGrid(&problems);
+  showProblems(problems);
+  if (problems.empty()) {
+    m_estimate->setText(estimateFor(grid));
+  } else {
+    m_estimate->clear();
+  }
+  markChangedFields();
+  Q_EMIT configChanged();
+}
+
+void SetupPanel::addTypedOutOfRange(std::vector<experiment::ConfigIssue>* problems) const {
   for (const auto* box : findChildren<QSpinBox*>()) {  // typed, not yet taken: said now
     const QString typed = typedOutOfRange(box, fieldLabel(this, box->objectName()));
-    if (!typed.isEmpty()) problems.push_back({box->objectName().toStdString(), typed.toStdString()});
+    if (!typed.isEmpty()) problems->push_back({box->objectName().toStdString(), typed.toStdString()});
   }
+}
+
+std::vector<experiment::ExperimentConfig> SetupPanel::launchGrid(
+    std::vector<experiment::ConfigIssue>* problems) const {
   std::vector<experiment::ExperimentConfig> grid;
-  if (problems.empty()) {
-    try {
-      grid = groups();
-      for (const auto& g : grid) {
-        if (grid.size() > 1 && m_takenNames.count(g.name)) {
-          problems.push_back({"name", "Group name: the launch would make group \"" + g.name +
-                                          "\", which is already used; pick another name."});
-          break;
-        }
+  try {
+    grid = groups();
+    for (const auto& g : grid) {
+      if (grid.size() > 1 && m_takenNames.count(g.name)) {
+        problems->push_back({"name", "Group name: the launch would make group \"" + g.name +
+                                         "\", which is already used; pick another name."});
+        break;
       }
-    } catch (const std::exception& e) {
-      std::string msg = e.what();
-      const std::string field = msg.rfind("sweep.", 0) == 0 ? msg.substr(0, msg.find(':')) : "sweep";
-      problems.push_back({field, msg});
     }
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    const std::string field = msg.rfind("sweep.", 0) == 0 ? msg.substr(0, msg.find(':')) : "sweep";
+    problems->push_back({field, msg});
   }
+  return grid;
+}
+
+void SetupPanel::showProblems(const std::vector<experiment::ConfigIssue>& problems) {
   // Red frame on the offending editors, one message per problem.
   for (auto* w : findChildren<QWidget*>()) {
     if (!w->objectName().contains(QLatin1Char('.')) && w->objectName() != QLatin1String("name")) continue;
@@ -332,56 +352,60 @@ void SetupPanel::revalidate() {
   for (const auto& i : problems) lines << withFieldLabels(QString::fromStdString(i.message), this);
   m_issues->setText(lines.join(QLatin1Char('\n')));
   m_launch->setEnabled(problems.empty());
-  if (problems.empty()) {
-    QStringList est;
-    double total = 0;
-    const auto c = config();
-    const auto& cal = c.run.device == "cpu" ? m_cpuCalibration : m_gpuCalibration;
-    for (const auto& g : grid) {
-      for (const auto& s : g.schemes) total += estimateRun(g, s, cal).seconds;
+}
+
+QStringList SetupPanel::sizeLines(const experiment::ExperimentConfig& c,
+                                  const std::vector<experiment::ExperimentConfig>& grid,
+                                  const experiment::TimeCalibration& cal) const {
+  QStringList est;
+  if (grid.size() <= 1) {
+    for (const auto& s : c.schemes) {
+      auto e = estimateRun(c, s, cal);
+      est << tr("%1: %2M params, ~%3 MB")
+                 .arg(QString::fromStdString(s))
+                 .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
+                 .arg(e.memoryMB, 0, 'f', 0);
     }
-    if (grid.size() <= 1) {
-      for (const auto& s : c.schemes) {
-        auto e = estimateRun(c, s, cal);
-        est << tr("%1: %2M params, ~%3 MB")
-                   .arg(QString::fromStdString(s))
-                   .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)
-                   .arg(e.memoryMB, 0, 'f', 0);
-      }
-    } else {
-      // A sweep: each group's size (its schemes' largest), not the form's own shape, which
-      // no group may have ("pre_ln: 1.22M params" above a sweep over depths 6 and 12).
-      const size_t shown = std::min<size_t>(grid.size(), 6);
-      for (size_t i = 0; i < shown; ++i) {
-        experiment::RunEstimate largest;
-        for (const auto& s : grid[i].schemes) {
-          const auto e = estimateRun(grid[i], s, cal);
-          largest.params = std::max(largest.params, e.params);
-          largest.memoryMB = std::max(largest.memoryMB, e.memoryMB);
-        }
-        est << tr("%1: %2M params, ~%3 MB a run")
-                   .arg(QString::fromStdString(grid[i].name))
-                   .arg(static_cast<double>(largest.params) / 1e6, 0, 'f', 2)
-                   .arg(largest.memoryMB, 0, 'f', 0);
-      }
-      if (grid.size() > shown) est << tr("… and %n more group(s)", nullptr, static_cast<int>(grid.size() - shown));
-    }
-    QStringList names;
-    for (const auto& g : grid) names << QString::fromStdString(g.name);
-    est << tr("%n paired group(s), ~%1 in all on this device: ", nullptr, static_cast<int>(grid.size()))
-                   .arg(QString::fromStdString(experiment::formatDuration(total / parallelGroups()))) +
-               (names.size() > 6 ? names.mid(0, 6).join(QStringLiteral(", ")) + QStringLiteral(", …")
-                                 : names.join(QStringLiteral(", ")));
-    est << (cal.groups > 0
-                ? tr("(time calibrated on %n earlier group(s) on this machine: x%1 the FLOP-rate guess)",
-                     nullptr, cal.groups).arg(cal.factor, 0, 'f', 2)
-                : tr("(time: a FLOP-rate guess until a group has finished on this machine)"));
-    m_estimate->setText(est.join(QLatin1Char('\n')));
-  } else {
-    m_estimate->clear();
+    return est;
   }
-  markChangedFields();
-  Q_EMIT configChanged();
+  // A sweep: each group's size (its schemes' largest), not the form's own shape, which
+  // no group may have ("pre_ln: 1.22M params" above a sweep over depths 6 and 12).
+  const size_t shown = std::min<size_t>(grid.size(), 6);
+  for (size_t i = 0; i < shown; ++i) {
+    experiment::RunEstimate largest;
+    for (const auto& s : grid[i].schemes) {
+      const auto e = estimateRun(grid[i], s, cal);
+      largest.params = std::max(largest.params, e.params);
+      largest.memoryMB = std::max(largest.memoryMB, e.memoryMB);
+    }
+    est << tr("%1: %2M params, ~%3 MB a run")
+               .arg(QString::fromStdString(grid[i].name))
+               .arg(static_cast<double>(largest.params) / 1e6, 0, 'f', 2)
+               .arg(largest.memoryMB, 0, 'f', 0);
+  }
+  if (grid.size() > shown) est << tr("… and %n more group(s)", nullptr, static_cast<int>(grid.size() - shown));
+  return est;
+}
+
+QString SetupPanel::estimateFor(const std::vector<experiment::ExperimentConfig>& grid) const {
+  double total = 0;
+  const auto c = config();
+  const auto& cal = c.run.device == "cpu" ? m_cpuCalibration : m_gpuCalibration;
+  for (const auto& g : grid) {
+    for (const auto& s : g.schemes) total += estimateRun(g, s, cal).seconds;
+  }
+  QStringList est = sizeLines(c, grid, cal);
+  QStringList names;
+  for (const auto& g : grid) names << QString::fromStdString(g.name);
+  est << tr("%n paired group(s), ~%1 in all on this device: ", nullptr, static_cast<int>(grid.size()))
+                 .arg(QString::fromStdString(experiment::formatDuration(total / parallelGroups()))) +
+             (names.size() > 6 ? names.mid(0, 6).join(QStringLiteral(", ")) + QStringLiteral(", …")
+                               : names.join(QStringLiteral(", ")));
+  est << (cal.groups > 0
+              ? tr("(time calibrated on %n earlier group(s) on this machine: x%1 the FLOP-rate guess)",
+                   nullptr, cal.groups).arg(cal.factor, 0, 'f', 2)
+              : tr("(time: a FLOP-rate guess until a group has finished on this machine)"));
+  return est.join(QLatin1Char('\n'));
 }
 
 void SetupPanel::setField(const QString& field, double value) {

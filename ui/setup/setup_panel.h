@@ -95,7 +95,20 @@ class SetupPanel : public QWidget {
   QWidget* makeFooter();
   void connectEditors();
   void applyPreset(const QString& name);
+  /// Validates the form: red frames and messages on the problems, Launch enabled only when
+  /// there are none, the estimate shown then (see the helpers below).
   void revalidate();
+  /// Adds a problem for each spin box whose typed text is out of its range (not yet taken).
+  void addTypedOutOfRange(std::vector<experiment::ConfigIssue>* problems) const;
+  /// The groups a launch would start; a malformed sweep or a group name in use adds a problem.
+  std::vector<experiment::ExperimentConfig> launchGrid(std::vector<experiment::ConfigIssue>* problems) const;
+  /// Red frames on the offending editors, the messages in the issues label, Launch enabled.
+  void showProblems(const std::vector<experiment::ConfigIssue>& problems);
+  /// The estimate label's text for a valid form: sizes, total time, calibration.
+  QString estimateFor(const std::vector<experiment::ExperimentConfig>& grid) const;
+  /// Parameters and memory: a line a scheme of the form, or a line a group of a sweep.
+  QStringList sizeLines(const experiment::ExperimentConfig& c, const std::vector<experiment::ExperimentConfig>& grid,
+                        const experiment::TimeCalibration& cal) const;
   void markChangedFields();
   void refreshDefaultName();
   void syncSchemeSet();  // the set combo names the set the checked schemes are, if any
