@@ -67,6 +67,98 @@ void writeText(const fs::path& path, const std::string& text) {
   if (!out) throw HfModelError("cannot write '" + path.string() + "'");
 }
 
+/// Throws unless Llama can express the run's model, judged from its config alone.
+void checkLlamaExpressible(const store::RunInfo& run, int64_t runId) {
+  const auto planned = experiment::configOf(run);
+  if (planned.model.norm != "rmsnorm") {
+    throw HfModelError("cannot export run " + std::to_string(runId) +
+                       " as LlamaForCausalLM: it uses LayerNorm, Llama uses RMSNorm");
+  }
+  for (const auto& p : model::planBlocks(planned.model, planned.options, run.scheme)) {
+    const std::string why = whyNotLlama(p, run.scheme);
+    if (!why.empty()) {
+      throw HfModelError("cannot export run " + std::to_string(runId) + " (" + run.scheme +
+                         ") as LlamaForCausalLM: block " + std::to_string(p.index) + " " + why);
+    }
+  }
+}
+
+/// The decoder's weights under Llama's names (float32 copies), LNS folded into the norms.
+std::map<std::string, torch::Tensor> llamaTensors(model::Decoder& decoder,
+                                                  const model::ModelConfig& m) {
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto& [name, t] : io::namedTensors(*decoder)) {
+    tensors[name.rfind("lm_head.", 0) == 0 ? name : "model." + name] = t.to(torch::kFloat32).clone();
+  }
+  // LNS: 1/sqrt(l) * RMSNorm(x; w) = RMSNorm(x; w/sqrt(l)), both norms of block l.
+  for (int i = 0; i < decoder->nLayers(); ++i) {
+    const auto& p = decoder->plans()[static_cast<size_t>(i)];
+    if (p.placement != model::Placement::AfterNorm) continue;
+    const std::string prefix = "model.layers." + std::to_string(i) + ".";
+    for (const char* norm : {"input_layernorm.weight", "post_attention_layernorm.weight"}) {
+      tensors[prefix + norm].mul_(p.depthScale);
+    }
+  }
+  if (m.qkvBias) {  // Llama's attention_bias puts a bias on o_proj too: a zero one is exact
+    for (int i = 0; i < m.nLayers; ++i) {
+      tensors["model.layers." + std::to_string(i) + ".self_attn.o_proj.bias"] =
+          torch::zeros({m.dModel});
+    }
+  }
+  return tensors;
+}
+
+/// config.json's contents: LlamaForCausalLM with the model's sizes, plus where it came from.
+nlohmann::ordered_json llamaConfigJson(const model::ModelConfig& m, int64_t runId,
+                                       const std::string& scheme, int64_t step) {
+  return {
+      {"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"},
+      {"vocab_size", m.vocabSize}, {"hidden_size", m.dModel}, {"intermediate_size", m.dFF},
+      {"num_hidden_layers", m.nLayers}, {"num_attention_heads", m.nHeads},
+      {"num_key_value_heads", m.kvHeads()}, {"head_dim", m.headDimension()},
+      {"hidden_act", "silu"}, {"max_position_embeddings", m.seqLen},
+      {"rms_norm_eps", m.normEps}, {"rope_theta", m.ropeBase},
+      {"rope_parameters", {{"rope_theta", m.ropeBase}, {"rope_type", "default"}}},
+      {"tie_word_embeddings", m.tieEmbeddings}, {"attention_bias", m.qkvBias},
+      {"mlp_bias", false}, {"attention_dropout", 0.0}, {"initializer_range", m.initStd},
+      {"torch_dtype", "float32"}, {"dtype", "float32"}, {"use_cache", true},
+      {"bos_token_id", nullptr}, {"eos_token_id", nullptr}, {"pad_token_id", nullptr},
+      {"depthlab", {{"run_id", runId}, {"scheme", scheme}, {"step", step},
+                    {"note", scheme == "lns" ? "LNS 1/sqrt(l) folded into block l's norm weights"
+                                             : "exported as trained"}}}};
+}
+
+/// Writes the run's tokenizer into `dir` (none where its SentencePiece model is gone); notes it.
+void writeTokenizer(const fs::path& dir, const experiment::ExperimentConfig& config,
+                    HfExportResult& r) {
+  const auto& m = config.model;
+  if (config.data.tokenizer == "byte") {
+    writeText(dir / "tokenizer.json", byteLevelTokenizerJson());
+    writeText(dir / "tokenizer_config.json",
+              nlohmann::json({{"tokenizer_class", "PreTrainedTokenizerFast"},
+                              {"model_max_length", m.seqLen}}).dump(2) + "\n");
+    r.files.push_back("tokenizer.json");
+    r.files.push_back("tokenizer_config.json");
+    r.tokenizer = "byte-level tokenizer.json";
+    return;
+  }
+  std::string model;
+  try {
+    model = spmModelOfRun(config.data);
+  } catch (const std::exception&) {  // the corpus is gone: export without a tokenizer, saying so
+  }
+  std::error_code ec;
+  if (!model.empty() && fs::is_regular_file(model, ec)) {
+    fs::copy_file(model, dir / "tokenizer.model", fs::copy_options::overwrite_existing, ec);
+    writeText(dir / "tokenizer_config.json",
+              nlohmann::json({{"tokenizer_class", "LlamaTokenizer"}, {"add_bos_token", false},
+                              {"model_max_length", m.seqLen}}).dump(2) + "\n");
+    r.files.push_back("tokenizer.model");
+    r.files.push_back("tokenizer_config.json");
+    r.tokenizer = "tokenizer.model";
+  }
+}
+
 }  // namespace
 
 std::string byteLevelTokenizerJson() {
@@ -97,22 +189,13 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
     throw HfModelError("run " + std::to_string(runId) + " is an imported model; its Hugging Face "
                        "folder is " + rec->source);
   }
-  {  // what Llama can express is known from the run's config, before any checkpoint is read
-    const auto planned = experiment::configOf(*run);
-    if (planned.model.norm != "rmsnorm") {
-      throw HfModelError("cannot export run " + std::to_string(runId) +
-                         " as LlamaForCausalLM: it uses LayerNorm, Llama uses RMSNorm");
-    }
-    for (const auto& p : model::planBlocks(planned.model, planned.options, run->scheme)) {
-      const std::string why = whyNotLlama(p, run->scheme);
-      if (!why.empty()) {
-        throw HfModelError("cannot export run " + std::to_string(runId) + " (" + run->scheme +
-                           ") as LlamaForCausalLM: block " + std::to_string(p.index) + " " + why);
-      }
-    }
-  }
+  // what Llama can express is known from the run's config, before any checkpoint is read
+  checkLlamaExpressible(*run, runId);
   const auto verified = experiment::newestVerifiedCheckpoint(store, *run);
-  const auto config = experiment::configFromJson(verified.meta.config);
+  // A named base, not the default argument's temporary: GCC 12 falsely warns on that one here
+  // (-Wmaybe-uninitialized) once the export is split into helpers.
+  const experiment::ExperimentConfig base;
+  const auto config = experiment::configFromJson(verified.meta.config, base);
   const auto& m = config.model;
   model::Decoder decoder(m, config.options, run->scheme);
   std::error_code ec;
@@ -122,25 +205,7 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
   const auto loaded = experiment::newestVerifiedCheckpoint(
       store, *run, verified.info.step,
       [&](const std::string& path) { return train::loadCheckpoint(path, decoder, nullptr, torch::kCPU); });
-  std::map<std::string, torch::Tensor> tensors;
-  for (const auto& [name, t] : io::namedTensors(*decoder)) {
-    tensors[name.rfind("lm_head.", 0) == 0 ? name : "model." + name] = t.to(torch::kFloat32).clone();
-  }
-  // LNS: 1/sqrt(l) * RMSNorm(x; w) = RMSNorm(x; w/sqrt(l)), both norms of block l.
-  for (int i = 0; i < decoder->nLayers(); ++i) {
-    const auto& p = decoder->plans()[static_cast<size_t>(i)];
-    if (p.placement != model::Placement::AfterNorm) continue;
-    const std::string prefix = "model.layers." + std::to_string(i) + ".";
-    for (const char* norm : {"input_layernorm.weight", "post_attention_layernorm.weight"}) {
-      tensors[prefix + norm].mul_(p.depthScale);
-    }
-  }
-  if (m.qkvBias) {  // Llama's attention_bias puts a bias on o_proj too: a zero one is exact
-    for (int i = 0; i < m.nLayers; ++i) {
-      tensors["model.layers." + std::to_string(i) + ".self_attn.o_proj.bias"] =
-          torch::zeros({m.dModel});
-    }
-  }
+  const auto tensors = llamaTensors(decoder, m);
   fs::create_directories(outDir, ec);
   if (ec) throw HfModelError("cannot create '" + outDir + "': " + ec.message());
   HfExportResult r;
@@ -152,47 +217,10 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
                       {{"format", "pt"}, {"depthlab_run", std::to_string(runId)},
                        {"depthlab_scheme", run->scheme}, {"depthlab_step", std::to_string(r.step)}});
   r.files.push_back("model.safetensors");
-  nlohmann::ordered_json cfg = {
-      {"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"},
-      {"vocab_size", m.vocabSize}, {"hidden_size", m.dModel}, {"intermediate_size", m.dFF},
-      {"num_hidden_layers", m.nLayers}, {"num_attention_heads", m.nHeads},
-      {"num_key_value_heads", m.kvHeads()}, {"head_dim", m.headDimension()},
-      {"hidden_act", "silu"}, {"max_position_embeddings", m.seqLen},
-      {"rms_norm_eps", m.normEps}, {"rope_theta", m.ropeBase},
-      {"rope_parameters", {{"rope_theta", m.ropeBase}, {"rope_type", "default"}}},
-      {"tie_word_embeddings", m.tieEmbeddings}, {"attention_bias", m.qkvBias},
-      {"mlp_bias", false}, {"attention_dropout", 0.0}, {"initializer_range", m.initStd},
-      {"torch_dtype", "float32"}, {"dtype", "float32"}, {"use_cache", true},
-      {"bos_token_id", nullptr}, {"eos_token_id", nullptr}, {"pad_token_id", nullptr},
-      {"depthlab", {{"run_id", runId}, {"scheme", run->scheme}, {"step", r.step},
-                    {"note", run->scheme == "lns" ? "LNS 1/sqrt(l) folded into block l's norm weights"
-                                                  : "exported as trained"}}}};
+  const auto cfg = llamaConfigJson(m, runId, run->scheme, r.step);
   writeText(dir / "config.json", cfg.dump(2) + "\n");
   r.files.push_back("config.json");
-  if (config.data.tokenizer == "byte") {
-    writeText(dir / "tokenizer.json", byteLevelTokenizerJson());
-    writeText(dir / "tokenizer_config.json",
-              nlohmann::json({{"tokenizer_class", "PreTrainedTokenizerFast"},
-                              {"model_max_length", m.seqLen}}).dump(2) + "\n");
-    r.files.push_back("tokenizer.json");
-    r.files.push_back("tokenizer_config.json");
-    r.tokenizer = "byte-level tokenizer.json";
-  } else {
-    std::string model;
-    try {
-      model = spmModelOfRun(config.data);
-    } catch (const std::exception&) {  // the corpus is gone: export without a tokenizer, saying so
-    }
-    if (!model.empty() && fs::is_regular_file(model, ec)) {
-      fs::copy_file(model, dir / "tokenizer.model", fs::copy_options::overwrite_existing, ec);
-      writeText(dir / "tokenizer_config.json",
-                nlohmann::json({{"tokenizer_class", "LlamaTokenizer"}, {"add_bos_token", false},
-                                {"model_max_length", m.seqLen}}).dump(2) + "\n");
-      r.files.push_back("tokenizer.model");
-      r.files.push_back("tokenizer_config.json");
-      r.tokenizer = "tokenizer.model";
-    }
-  }
+  writeTokenizer(dir, config, r);
   return r;
 }
 

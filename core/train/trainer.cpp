@@ -152,7 +152,7 @@ bool Trainer::graphedMicroSteps(const std::vector<data::TokenBatch>& micro, bool
               << "); training goes on without them\n";
     m_cudaGraphs = false;
     m_graphStep.reset();
-    for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+    dropGradients();
     lossSum = torch::Tensor();
     return false;
   }
@@ -200,55 +200,73 @@ StepResult Trainer::trainStep(const data::TokenDataset& data, int64_t step) {
 }
 
 StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int64_t step) {
-  const auto& o = m_config.optim;
   StepResult r;
   m_model->train();
   // Gradients set to none rather than zeroed: the first backward then hands its fresh
   // gradient buffers over instead of adding them into zeroed ones (a memset and an add pass
   // per parameter saved); later micro-batches accumulate as usual.
-  for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
-  const bool autocast = m_device.is_cuda() && m_config.bf16;
+  dropGradients();
   const auto nMicro = static_cast<double>(micro.size());
   // The losses stay on the device: the step reads the host once, below.
   torch::Tensor lossSum;  // () float32
+  if (!forwardBackwardAll(micro, lossSum)) {
+    dropGradients();
+    r.interrupted = true;
+    return r;
+  }
+  if (m_sync) averageOverRanks(lossSum);
+  // 4. gradient norms, clip, schedule, step
+  torch::NoGradGuard ng;
+  auto grads = measureGradients(lossSum, nMicro, r);  // the defined gradients, for clipping
+  r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);
+  if (!r.finite) return r;  // do not step on a non-finite loss; the run loop marks the run diverged
+  clipAndStep(grads, step, r);
+  return r;
+}
+
+void Trainer::dropGradients() {
+  for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
+}
+
+bool Trainer::forwardBackwardAll(const std::vector<data::TokenBatch>& micro,
+                                 torch::Tensor& lossSum) {
+  const bool autocast = m_device.is_cuda() && m_config.bf16;
   if (m_sync) m_sync->reset();
   const int workers = rowSplitWorkers(micro);
-  if (workers > 1) {
-    // 2.-3. forward and backward over threads, each on its share of the rows (row_split.h)
-    std::vector<std::pair<torch::Tensor, torch::Tensor>> tensors;
-    for (const auto& b : micro) tensors.push_back(toTensors(b));
-    if (!m_team || m_team->size() != workers) {
-      m_team.reset();
-      // The training thread waits while the team works: its own intra-op thread count never
-      // changes, so no update rebuilds ATen's thread pools (worker_team.h).
-      m_team = std::make_unique<WorkerTeam>(workers, WorkerTeam::Caller::Waits);
-    }
-    auto split = rowSplitBackward(m_model, m_paramsInOrder, tensors, *m_team, m_interrupt);
-    if (split.interrupted) {
-      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
-      r.interrupted = true;
-      return r;
-    }
-    lossSum = split.lossSum;
-  }
+  if (workers > 1) return rowSplitMicroSteps(micro, workers, lossSum);  // else workers == 1
   // 2.-3. forward and backward replayed from CUDA graphs (cuda_graph_step.h)
-  bool graphed = workers == 1 && graphsApply(micro);
-  if (graphed) {
+  if (graphsApply(micro)) {
     bool interrupted = false;
-    graphed = graphedMicroSteps(micro, autocast, lossSum, interrupted);
-    if (interrupted) {
-      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
-      r.interrupted = true;
-      return r;
-    }
+    const bool graphed = graphedMicroSteps(micro, autocast, lossSum, interrupted);
+    if (interrupted) return false;
+    if (graphed) return true;
   }
-  for (size_t mi = 0; workers == 1 && !graphed && mi < micro.size(); ++mi) {
+  return eagerMicroSteps(micro, autocast, lossSum);
+}
+
+bool Trainer::rowSplitMicroSteps(const std::vector<data::TokenBatch>& micro, int workers,
+                                 torch::Tensor& lossSum) {
+  // 2.-3. forward and backward over threads, each on its share of the rows (row_split.h)
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> tensors;
+  for (const auto& b : micro) tensors.push_back(toTensors(b));
+  if (!m_team || m_team->size() != workers) {
+    m_team.reset();
+    // The training thread waits while the team works: its own intra-op thread count never
+    // changes, so no update rebuilds ATen's thread pools (worker_team.h).
+    m_team = std::make_unique<WorkerTeam>(workers, WorkerTeam::Caller::Waits);
+  }
+  auto split = rowSplitBackward(m_model, m_paramsInOrder, tensors, *m_team, m_interrupt);
+  if (split.interrupted) return false;
+  lossSum = split.lossSum;
+  return true;
+}
+
+bool Trainer::eagerMicroSteps(const std::vector<data::TokenBatch>& micro, bool autocast,
+                              torch::Tensor& lossSum) {
+  const auto nMicro = static_cast<double>(micro.size());
+  for (size_t mi = 0; mi < micro.size(); ++mi) {
     const auto& batch = micro[mi];
-    if (!m_dist && m_interrupt && m_interrupt->load()) {
-      for (auto& p : m_paramsInOrder) p.mutable_grad() = torch::Tensor();
-      r.interrupted = true;
-      return r;
-    }
+    if (!m_dist && m_interrupt && m_interrupt->load()) return false;
     auto [x, y] = toTensors(batch);
     // 2.-3. forward, backward averaged over micro-batches; data-parallel: the last one's
     // gradients are averaged over the ranks as backward produces them (armed before its
@@ -257,41 +275,46 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
     auto l = forwardBackward(m_model, x, y, autocast, nMicro);  // () float32
     lossSum = lossSum.defined() ? lossSum + l : l;
   }
-  if (m_sync) {
-    m_sync->finish();  // every bucket, in the same order on every rank; then the loss
-    auto global = lossSum.reshape({1}).clone();                    // (1)
-    m_dist->allreduceSum(global);
-    lossSum = global.reshape({}) / static_cast<double>(m_dist->worldSize());
-  }
-  // 4. gradient norms, clip, schedule, step
-  torch::NoGradGuard ng;
+  return true;
+}
+
+void Trainer::averageOverRanks(torch::Tensor& lossSum) {
+  m_sync->finish();  // every bucket, in the same order on every rank; then the loss
+  auto global = lossSum.reshape({1}).clone();                    // (1)
+  m_dist->allreduceSum(global);
+  lossSum = global.reshape({}) / static_cast<double>(m_dist->worldSize());
+}
+
+std::vector<torch::Tensor> Trainer::measureGradients(const torch::Tensor& lossSum, double nMicro,
+                                                     StepResult& r) {
   std::vector<torch::Tensor> grads;  // the defined gradients, for clipping
-  {
-    // Per-parameter norms in one fused call; they and the loss come to the host in one copy
-    // (the step's only synchronisation), then are summed per block there.
-    std::vector<torch::Tensor> all;
-    all.reserve(m_paramOwner.size());
-    for (const auto& p : m_paramsInOrder) {
-      all.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
-      if (p.grad().defined()) grads.push_back(p.grad());
-    }
-    auto norms = torch::stack(at::_foreach_norm(all, 2)).to(torch::kFloat32);     // (P)
-    auto host = torch::cat({lossSum.view({1}), norms}).to(torch::kCPU, torch::kFloat64);
-    auto acc = host.accessor<double, 1>();                                          // (1 + P)
-    r.loss = acc[0] / nMicro;
-    std::vector<double> layerSq(static_cast<size_t>(m_model->nLayers()), 0.0);
-    double total2 = 0;
-    for (size_t i = 0; i < m_paramOwner.size(); ++i) {
-      const double n = acc[static_cast<int64_t>(i) + 1];
-      total2 += n * n;
-      if (m_paramOwner[i] >= 0) layerSq[static_cast<size_t>(m_paramOwner[i])] += n * n;
-    }
-    r.layerGradNorms.reserve(layerSq.size());
-    for (double sq : layerSq) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(sq)));
-    r.gradNorm = std::sqrt(total2);
+  // Per-parameter norms in one fused call; they and the loss come to the host in one copy
+  // (the step's only synchronisation), then are summed per block there.
+  std::vector<torch::Tensor> all;
+  all.reserve(m_paramOwner.size());
+  for (const auto& p : m_paramsInOrder) {
+    all.push_back(p.grad().defined() ? p.grad() : torch::zeros_like(p));
+    if (p.grad().defined()) grads.push_back(p.grad());
   }
-  r.finite = std::isfinite(r.loss) && std::isfinite(r.gradNorm);
-  if (!r.finite) return r;  // do not step on a non-finite loss; the run loop marks the run diverged
+  auto norms = torch::stack(at::_foreach_norm(all, 2)).to(torch::kFloat32);     // (P)
+  auto host = torch::cat({lossSum.view({1}), norms}).to(torch::kCPU, torch::kFloat64);
+  auto acc = host.accessor<double, 1>();                                          // (1 + P)
+  r.loss = acc[0] / nMicro;
+  std::vector<double> layerSq(static_cast<size_t>(m_model->nLayers()), 0.0);
+  double total2 = 0;
+  for (size_t i = 0; i < m_paramOwner.size(); ++i) {
+    const double n = acc[static_cast<int64_t>(i) + 1];
+    total2 += n * n;
+    if (m_paramOwner[i] >= 0) layerSq[static_cast<size_t>(m_paramOwner[i])] += n * n;
+  }
+  r.layerGradNorms.reserve(layerSq.size());
+  for (double sq : layerSq) r.layerGradNorms.push_back(static_cast<float>(std::sqrt(sq)));
+  r.gradNorm = std::sqrt(total2);
+  return grads;
+}
+
+void Trainer::clipAndStep(std::vector<torch::Tensor>& grads, int64_t step, StepResult& r) {
+  const auto& o = m_config.optim;
   // Clipping as torch::nn::utils::clip_grad_norm_ does it (coefficient max / (norm + 1e-6),
   // capped at 1), from the norm already on the host: no second reduction, no device read.
   if (o.gradClip > 0 && !grads.empty()) {
@@ -304,7 +327,6 @@ StepResult Trainer::trainStepOn(const std::vector<data::TokenBatch>& micro, int6
   for (size_t i = 0; i < groups.size(); ++i) setGroupLr(groups[i], m_groupPeakLr[i] * mult);
   r.lr = m_groupPeakLr[0] * mult;
   m_optimizer->step();
-  return r;
 }
 
 double Trainer::evaluate(const data::TokenDataset& data, int nBatches) {

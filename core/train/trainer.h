@@ -87,6 +87,23 @@ class Trainer {
                          torch::Tensor& lossSum, bool& interrupted);
   /// Threads the row split uses for this update; 1: the per-op path.
   int rowSplitWorkers(const std::vector<data::TokenBatch>& micro) const;
+  /// Sets every parameter's gradient to none.
+  void dropGradients();
+  /// 2.-3. forward and backward of every micro-batch by the path that applies; false: interrupted.
+  bool forwardBackwardAll(const std::vector<data::TokenBatch>& micro, torch::Tensor& lossSum);
+  /// Forward and backward over `workers` threads, each on a share of the rows; false: interrupted.
+  bool rowSplitMicroSteps(const std::vector<data::TokenBatch>& micro, int workers,
+                          torch::Tensor& lossSum);
+  /// Forward and backward one micro-batch after another, ops over ATen threads; false: interrupted.
+  bool eagerMicroSteps(const std::vector<data::TokenBatch>& micro, bool autocast,
+                       torch::Tensor& lossSum);
+  /// Data-parallel: finishes the gradient averaging and averages the loss sum over the ranks.
+  void averageOverRanks(torch::Tensor& lossSum);
+  /// Fills r's loss and gradient norms from one host copy; returns the defined gradients.
+  std::vector<torch::Tensor> measureGradients(const torch::Tensor& lossSum, double nMicro,
+                                              StepResult& r);
+  /// Clips the gradients to the configured norm, sets the scheduled learning rates and steps.
+  void clipAndStep(std::vector<torch::Tensor>& grads, int64_t step, StepResult& r);
 
   TrainerConfig m_config;
   std::string m_scheme;
