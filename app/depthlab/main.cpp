@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 #include <memory>
 
 #include "data/default_corpus.h"
@@ -49,6 +50,64 @@ void screenshotWhenRead(QWidget* window, QWidget* shotOf, const QString& path,
   QTimer::singleShot(1500, wait, [wait] { wait->start(200); });
 }
 
+// What the command line asks the window to open and save.
+struct LaunchOptions {
+  QString db, group, screenshot, size;
+  std::vector<int64_t> compare, figureDialog;  // run ids
+};
+
+std::vector<int64_t> runIds(const QString& commaSeparated) {
+  std::vector<int64_t> ids;
+  for (const auto& id : commaSeparated.split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
+  return ids;
+}
+
+LaunchOptions parseOptions(const QApplication& app) {
+  QCommandLineParser cli;
+  cli.addHelpOption();
+  cli.addVersionOption();
+  const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("Run database."), QStringLiteral("path"));
+  const QCommandLineOption group(QStringLiteral("group"), QStringLiteral("Open the dashboard of a run group."),
+                                 QStringLiteral("name"));
+  const QCommandLineOption shot(QStringLiteral("screenshot"),
+                                QStringLiteral("Save the window as PNG after loading, then quit."),
+                                QStringLiteral("file"));
+  const QCommandLineOption compare(QStringLiteral("compare"),
+                                   QStringLiteral("Open a comparison of runs (ids, comma-separated)."),
+                                   QStringLiteral("ids"));
+  const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1500x2400 (screenshots)."),
+                                QStringLiteral("WxH"));
+  const QCommandLineOption figure(QStringLiteral("figure-dialog"),
+                                  QStringLiteral("Open the paper-figure dialog for runs (ids, comma-separated)."),
+                                  QStringLiteral("ids"));
+  for (const auto* o : {&db, &compare, &group, &shot, &size, &figure}) cli.addOption(*o);
+  cli.process(app);
+  return {cli.value(db), cli.value(group), cli.value(shot), cli.value(size), runIds(cli.value(compare)),
+          runIds(cli.value(figure))};
+}
+
+// Opens the dialog, dashboard and comparison asked for, and takes the screenshot once they
+// have read their runs.
+void openRequestedViews(depthlab::ui::MainWindow& window, const LaunchOptions& opts) {
+  QWidget* shotOf = &window;
+  QPointer<depthlab::ui::FigureDialog> dialog;
+  if (!opts.figureDialog.empty()) {
+    dialog = window.openFigureDialog(opts.figureDialog, QStringLiteral("variance"));
+    if (dialog) shotOf = dialog;
+  }
+  QPointer<depthlab::ui::GroupDashboard> dashboard;
+  if (!opts.group.isEmpty()) {
+    dashboard = window.dashboard(opts.group);
+    window.showTab(dashboard);
+  }
+  QPointer<depthlab::ui::CompareView> comparison;
+  if (!opts.compare.empty()) {
+    comparison = window.compareRuns(opts.compare);
+    window.showTab(comparison);
+  }
+  if (!opts.screenshot.isEmpty()) screenshotWhenRead(&window, shotOf, opts.screenshot, dashboard, comparison, dialog);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,32 +128,8 @@ int main(int argc, char** argv) {
     QApplication::setPalette(depthlab::ui::darkFusionPalette());
   }
 
-  QCommandLineParser cli;
-  cli.addHelpOption();
-  cli.addVersionOption();
-  QCommandLineOption dbOption(QStringLiteral("db"), QStringLiteral("Run database."),
-                              QStringLiteral("path"));
-  cli.addOption(dbOption);
-  QCommandLineOption groupOption(QStringLiteral("group"), QStringLiteral("Open the dashboard of a run group."),
-                                 QStringLiteral("name"));
-  QCommandLineOption shotOption(QStringLiteral("screenshot"),
-                                QStringLiteral("Save the window as PNG after loading, then quit."),
-                                QStringLiteral("file"));
-  QCommandLineOption compareOption(QStringLiteral("compare"), QStringLiteral("Open a comparison of runs (ids, comma-separated)."),
-                                   QStringLiteral("ids"));
-  QCommandLineOption sizeOption(QStringLiteral("size"), QStringLiteral("Window size, e.g. 1500x2400 (screenshots)."),
-                                QStringLiteral("WxH"));
-  QCommandLineOption figureOption(QStringLiteral("figure-dialog"),
-                                  QStringLiteral("Open the paper-figure dialog for runs (ids, comma-separated)."),
-                                  QStringLiteral("ids"));
-  cli.addOption(compareOption);
-  cli.addOption(groupOption);
-  cli.addOption(shotOption);
-  cli.addOption(sizeOption);
-  cli.addOption(figureOption);
-  cli.process(app);
-
-  const std::string dbPath = depthlab::util::defaultDatabasePath(cli.value(dbOption).toStdString());
+  const LaunchOptions opts = parseOptions(app);
+  const std::string dbPath = depthlab::util::defaultDatabasePath(opts.db.toStdString());
   auto corpus = depthlab::data::ensureDefaultCorpus();
   try {
     depthlab::util::ensureDir(depthlab::util::parentDir(dbPath));
@@ -103,33 +138,9 @@ int main(int argc, char** argv) {
                                     {QString::fromStdString(corpus.path),
                                      QString::fromStdString(corpus.message), QString(), QString()});
     window.show();
-    if (cli.isSet(sizeOption)) {
-      const auto wh = cli.value(sizeOption).split(QLatin1Char('x'));
-      if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
-    }
-    QWidget* shotOf = &window;
-    QPointer<depthlab::ui::FigureDialog> dialog;
-    if (cli.isSet(figureOption)) {
-      std::vector<int64_t> ids;
-      for (const auto& id : cli.value(figureOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
-      dialog = window.openFigureDialog(ids, QStringLiteral("variance"));
-      if (dialog) shotOf = dialog;
-    }
-    QPointer<depthlab::ui::GroupDashboard> dashboard;
-    if (cli.isSet(groupOption)) {
-      dashboard = window.dashboard(cli.value(groupOption));
-      window.showTab(dashboard);
-    }
-    QPointer<depthlab::ui::CompareView> comparison;
-    if (cli.isSet(compareOption)) {
-      std::vector<int64_t> ids;
-      for (const auto& id : cli.value(compareOption).split(QLatin1Char(','), Qt::SkipEmptyParts)) ids.push_back(id.toLongLong());
-      comparison = window.compareRuns(ids);
-      window.showTab(comparison);
-    }
-    if (cli.isSet(shotOption)) {
-      screenshotWhenRead(&window, shotOf, cli.value(shotOption), dashboard, comparison, dialog);
-    }
+    const auto wh = opts.size.split(QLatin1Char('x'));
+    if (wh.size() == 2) window.resize(wh[0].toInt(), wh[1].toInt());
+    openRequestedViews(window, opts);
     return QApplication::exec();
   } catch (const std::exception& e) {
     QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));

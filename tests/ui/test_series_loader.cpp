@@ -33,6 +33,19 @@ std::vector<QCPAxisRect*> curveRects(QCustomPlot* plot) {
   return out;
 }
 
+// The group's dashboard `d` (loaded from `s`) and the exported variance figure of `runs` on
+// `paper`: the two views of one spec. Returns the figure's curve panels.
+std::vector<QCPAxisRect*> drawBothViews(store::RunStore& s, ui::GroupDashboard& d, QCustomPlot& paper,
+                                        std::vector<int64_t> runs) {
+  d.resize(1400, 900);
+  d.refresh(s, {});
+  ui::ExportRequest req;
+  req.runs = std::move(runs);
+  req.kind = ui::FigureKind::Variance;
+  ui::drawFigure(&paper, s, req);
+  return curveRects(&paper);
+}
+
 }  // namespace
 
 TEST(SeriesLoader, ThePollerDeliversSnapshotsLoadedOffTheGuiThread) {
@@ -137,14 +150,8 @@ TEST(OneSpec, TheVarianceFigureAndTheDashboardPanelAgreeOnNameScaleAndRanges) {
   const int64_t pre = test::addFakeRun(s, test::FakeRun{"g", "pre_ln", 1, 6});
   const int64_t lns = test::addFakeRun(s, test::FakeRun{"g", "lns", 1, 6});
   ui::GroupDashboard d(QStringLiteral("g"));
-  d.resize(1400, 900);
-  d.refresh(s, {});
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = {pre, lns};
-  req.kind = ui::FigureKind::Variance;
-  ui::drawFigure(&paper, s, req);
-  const auto rects = curveRects(&paper);
+  const auto rects = drawBothViews(s, d, paper, {pre, lns});
   ASSERT_EQ(rects.size(), 2u);
   const auto* spec = ui::dashboard::panelSpec(QStringLiteral("variance"));
   ASSERT_NE(spec, nullptr);
@@ -167,14 +174,8 @@ TEST(OneSpec, RunsOfOneMagnitudeShareALinearScaleFromZeroInBothViews) {
   const int64_t a = test::addFakeRun(s, test::FakeRun{"g", "pre_ln", 1, 5});
   const int64_t b = test::addFakeRun(s, test::FakeRun{"g", "post_ln", 1, 5});
   ui::GroupDashboard d(QStringLiteral("g"));
-  d.resize(1400, 900);
-  d.refresh(s, {});
   QCustomPlot paper;
-  ui::ExportRequest req;
-  req.runs = {a, b};
-  req.kind = ui::FigureKind::Variance;
-  ui::drawFigure(&paper, s, req);
-  const auto rects = curveRects(&paper);
+  const auto rects = drawBothViews(s, d, paper, {a, b});
   ASSERT_EQ(rects.size(), 2u);
   auto* panel = d.plots().at(QStringLiteral("variance:pre_ln"));
   EXPECT_EQ(panel->yAxis->scaleType(), QCPAxis::stLinear);

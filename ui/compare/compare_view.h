@@ -32,6 +32,7 @@ class QCustomPlot;
 class QLabel;
 class QTableWidget;
 class QCPTextElement;
+class QCPAxis;
 
 namespace depthlab::ui {
 
@@ -103,6 +104,9 @@ class CompareView : public QWidget {
   void drawProfiles();
   void drawHeatmaps();
   void drawDifference();
+  static QString latestStepOf(const Loaded& run);  // "step 600", or "imported"
+  // The difference map's x axis: steps, or one tick naming each side's latest probe.
+  void setDifferenceStepAxis(QCPAxis* x, const std::optional<QString>& snapshotTick);
   void drawGroups();        // the seed groups' plot and statistics, then drawDepthScaling
   QString groupTestLine() const;  // Welch's t-test of the first two groups of two seeds or more
   void drawDepthScaling();  // final loss against depth per scheme, the LNS gain

@@ -209,6 +209,23 @@ void CompareView::drawProfiles() {
   }
 }
 
+QString CompareView::latestStepOf(const Loaded& r) {
+  const auto& s = r.layers.at(metrics::kVariance);
+  return experiment::isImportedRun(r.info) ? QStringLiteral("imported") : QStringLiteral("step %1").arg(s.steps.back());
+}
+
+void CompareView::setDifferenceStepAxis(QCPAxis* x, const std::optional<QString>& snapshotTick) {
+  if (snapshotTick) {  // one column: "latest", each run's step named below it
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    ticker->addTick(0, *snapshotTick);
+    x->setTicker(ticker);
+    x->setLabel(QString());
+    return;
+  }
+  if (x->ticker().dynamicCast<QCPAxisTickerText>()) x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  x->setLabel(tr("step"));
+}
+
 void CompareView::drawDifference() {
   auto* p = m_plots[QStringLiteral("difference")];
   p->clearPlottables();
@@ -273,20 +290,9 @@ void CompareView::drawDifference() {
   m_diffTitle->setText(tr("variance: %1 minus %2%3")
                            .arg(labelOf(idB), labelOf(idA))
                            .arg(relative ? tr(" (relative depth)") : QString()));
-  if (snapshot) {  // one column: "latest", each run's step named below it
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    auto stepOf = [&](const Loaded& r, const store::LayerSeries& s) {
-      return imported(r) ? QStringLiteral("imported")
-                         : QStringLiteral("step %1").arg(s.steps.back());
-    };
-    ticker->addTick(0, tr("latest: %1 and %2").arg(stepOf(*runB, b), stepOf(*runA, a)));
-    p->xAxis->setTicker(ticker);
-    p->xAxis->setLabel(QString());
-  } else {
-    if (p->xAxis->ticker().dynamicCast<QCPAxisTickerText>())
-      p->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    p->xAxis->setLabel(tr("step"));
-  }
+  setDifferenceStepAxis(p->xAxis, snapshot ? std::optional<QString>(tr("latest: %1 and %2")
+                                                                        .arg(latestStepOf(*runB), latestStepOf(*runA)))
+                                            : std::nullopt);
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
   figures::fitTitles(p);  // run names can make it wider than the panel

@@ -42,6 +42,36 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   outer->addLayout(left, 0);
   auto* form = new QFormLayout;
   left->addLayout(form);
+  addStyleFields(form);
+  addRunLists(left);
+  fillNames();
+  readRuns();
+  auto* right = new QVBoxLayout;
+  outer->addLayout(right, 1);
+  auto* save = addPreviewSide(right);
+  connectPreview();
+  connect(save, &QPushButton::clicked, this, &FigureDialog::saveAsked);
+  setFigure(initialFigure);
+  updatePreview();
+}
+
+namespace {
+
+// A length in centimetres from `minimum` to 40, 0.5 cm a step.
+QDoubleSpinBox* centimetres(double minimum, double valuePt, const QString& tip) {
+  auto* box = new QDoubleSpinBox;
+  box->setRange(minimum, 40);
+  box->setDecimals(1);
+  box->setSingleStep(0.5);
+  box->setSuffix(QStringLiteral(" cm"));
+  box->setValue(valuePt / kPtPerCm);
+  box->setToolTip(tip);
+  return box;
+}
+
+}  // namespace
+
+void FigureDialog::addStyleFields(QFormLayout* form) {
   m_figure = new QComboBox;
   m_figure->setObjectName(QStringLiteral("figure"));
   m_figure->addItem(tr("Loss curves"), QStringLiteral("loss"));
@@ -59,23 +89,11 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_format->addItems({QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png")});
   m_format->setToolTip(tr("PDF and SVG are vector (fonts embedded); PNG uses the DPI of the style"));
   form->addRow(tr("Format"), m_format);
-  m_width = new QDoubleSpinBox;
+  m_width = centimetres(3, m_base.widthPt, tr("8.5 cm: one column; 17 cm: a full page width"));
   m_width->setObjectName(QStringLiteral("widthCm"));
-  m_width->setRange(3, 40);
-  m_width->setDecimals(1);
-  m_width->setSingleStep(0.5);
-  m_width->setSuffix(QStringLiteral(" cm"));
-  m_width->setValue(m_base.widthPt / kPtPerCm);
-  m_width->setToolTip(tr("8.5 cm: one column; 17 cm: a full page width"));
   form->addRow(tr("Width"), m_width);
-  m_height = new QDoubleSpinBox;
-  m_height->setRange(0, 40);
-  m_height->setDecimals(1);
-  m_height->setSingleStep(0.5);
-  m_height->setSuffix(QStringLiteral(" cm"));
+  m_height = centimetres(0, m_base.heightPt, tr("auto: from the width and the panel grid"));
   m_height->setSpecialValueText(tr("auto"));
-  m_height->setValue(m_base.heightPt / kPtPerCm);
-  m_height->setToolTip(tr("auto: from the width and the panel grid"));
   form->addRow(tr("Height"), m_height);
   m_font = new QDoubleSpinBox;
   m_font->setRange(4, 16);
@@ -98,7 +116,9 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_smoothing->setToolTip(tr("Loss figure: EMA weight of the train curves, as the dashboard's "
                              "smoothing (the raw curve stays faint; the key says the weight)"));
   form->addRow(tr("Loss smoothing"), m_smoothing);
+}
 
+void FigureDialog::addRunLists(QVBoxLayout* left) {
   left->addWidget(new QLabel(tr("Runs")));
   m_runs = new QListWidget;
   m_runs->setObjectName(QStringLiteral("runs"));
@@ -125,11 +145,9 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   m_names->verticalHeader()->hide();
   m_names->setToolTip(tr("\"pre_ln\" names a scheme in every figure; \"#7\" one run. Saved with the style."));
   left->addWidget(m_names, 1);
-  fillNames();
-  readRuns();
+}
 
-  auto* right = new QVBoxLayout;
-  outer->addLayout(right, 1);
+QPushButton* FigureDialog::addPreviewSide(QVBoxLayout* right) {
   m_previewLabel = new QLabel;
   m_previewLabel->setObjectName(QStringLiteral("preview"));
   m_previewLabel->setMinimumSize(560, 400);
@@ -145,7 +163,11 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   save->setToolTip(tr("Write the figure (and its CSV and JSON) and keep this style"));
   buttons->addButton(QDialogButtonBox::Close);
   right->addWidget(buttons);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  return save;
+}
 
+void FigureDialog::connectPreview() {
   m_debounce = new QTimer(this);
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(150);
@@ -157,23 +179,21 @@ FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, 
   for (auto* spin : {m_width, m_height, m_font, m_smoothing}) connect(spin, &QDoubleSpinBox::valueChanged, this, later);
   connect(m_runs, &QListWidget::itemChanged, this, later);
   connect(m_names, &QTableWidget::itemChanged, this, later);
-  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  connect(save, &QPushButton::clicked, this, [this] {
-    const bool set = figure() == QLatin1String("set");
-    const QString path = set ? QFileDialog::getExistingDirectory(this, tr("Folder for the figure set"))
-                             : QFileDialog::getSaveFileName(this, tr("Save figure"),
-                                                            figure() + QLatin1Char('.') + m_format->currentText(),
-                                                            tr("Figures (*.pdf *.svg *.png)"));
-    if (path.isEmpty()) return;
-    try {
-      const QStringList files = saveTo(path);
-      QMessageBox::information(this, tr("Figure saved"), tr("Wrote:\n%1").arg(files.join(QLatin1Char('\n'))));
-    } catch (const std::exception& e) {
-      QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(e.what()));
-    }
-  });
-  setFigure(initialFigure);
-  updatePreview();
+}
+
+void FigureDialog::saveAsked() {
+  const bool set = figure() == QLatin1String("set");
+  const QString path = set ? QFileDialog::getExistingDirectory(this, tr("Folder for the figure set"))
+                           : QFileDialog::getSaveFileName(this, tr("Save figure"),
+                                                          figure() + QLatin1Char('.') + m_format->currentText(),
+                                                          tr("Figures (*.pdf *.svg *.png)"));
+  if (path.isEmpty()) return;
+  try {
+    const QStringList files = saveTo(path);
+    QMessageBox::information(this, tr("Figure saved"), tr("Wrote:\n%1").arg(files.join(QLatin1Char('\n'))));
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(e.what()));
+  }
 }
 
 void FigureDialog::fillNames() {

@@ -21,6 +21,9 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QPushButton;
+class QVBoxLayout;
 class QLabel;
 class QListWidget;
 class QTableWidget;
@@ -68,6 +71,11 @@ class FigureDialog : public QDialog {
   void resizeEvent(QResizeEvent* e) override;
 
  private:
+  void addStyleFields(QFormLayout* form);  // figure, format, size, font, palette, smoothing
+  void addRunLists(QVBoxLayout* left);            // the runs offered and the names table
+  QPushButton* addPreviewSide(QVBoxLayout* right);  // preview, warnings, buttons; returns Save
+  void connectPreview();  // a change of any field redraws the preview (debounced)
+  void saveAsked();       // Save…: asks where, saves, says what it wrote
   void fillNames();
   void readRuns();  // m_read from the offered runs
   std::vector<int64_t> checkedRuns() const;

@@ -94,52 +94,66 @@ int pointsUnderLegend(QCustomPlot* plot, QCPAxisRect* rect) {
   return countIn(QRectF(plot->legend->outerRect()), dataPixels(rect));
 }
 
-bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
-  auto* legend = plot->legend;
-  if (!legend) return true;
-  // An empty legend is hidden (it drew an empty box: an imported model's loss and gradient
-  // panels) and shown again once it has entries; one its owner hid stays hidden.
+namespace {
+
+// An empty legend is hidden (it drew an empty box: an imported model's loss and gradient
+// panels) and shown again once it has entries; one its owner hid stays hidden. Returns whether
+// the legend is to be placed (visible, with entries).
+bool showIfItHasEntries(QCPLegend* legend) {
   constexpr const char* kHiddenEmpty = "depthlabLegendHiddenEmpty";
   if (legend->itemCount() == 0) {
     if (legend->visible()) {
       legend->setVisible(false);
       legend->setProperty(kHiddenEmpty, true);
     }
-    return true;
+    return false;
   }
   if (!legend->visible()) {
-    if (!legend->property(kHiddenEmpty).toBool()) return true;
+    if (!legend->property(kHiddenEmpty).toBool()) return false;
     legend->setVisible(true);
     legend->setProperty(kHiddenEmpty, false);
   }
-  auto* inset = rect->insetLayout();
-  if (insetIndexOf(rect, legend) < 0) {  // bring it back inside (an earlier call moved it out)
-    auto* from = legend->layout();
-    if (from) from->take(legend);
-    if (from && from->objectName() == QLatin1String(kLegendHolder) && from->layout()) {
-      from->layout()->remove(from);  // deletes the holder and its spacer
-    }
-    plot->plotLayout()->simplify();
-    inset->addElement(legend, Qt::AlignTop | Qt::AlignRight);
-    legend->setWrap(0);
-    legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+  return true;
+}
+
+// Back into the axis rect's inset layout, top right (an earlier call moved it out).
+void bringInside(QCustomPlot* plot, QCPAxisRect* rect, QCPLegend* legend) {
+  if (insetIndexOf(rect, legend) >= 0) return;
+  auto* from = legend->layout();
+  if (from) from->take(legend);
+  if (from && from->objectName() == QLatin1String(kLegendHolder) && from->layout()) {
+    from->layout()->remove(from);  // deletes the holder and its spacer
   }
-  layOut(plot);  // sizes the axis rect with the legend inside
+  plot->plotLayout()->simplify();
+  rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
+  legend->setWrap(0);
+  legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+}
+
+// Whether the legend, inside, lies within the axis rect and over none of its data points. A
+// legend taller than the data area ran over the panel's top edge, its frame cut there, while
+// no data point lay under it.
+bool fitsClear(QCPAxisRect* rect, QCPLegend* legend) {
+  return rect->rect().contains(legend->outerRect()) &&
+         countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), dataPixels(rect)) == 0;
+}
+
+// Tries the inside corners by the points their box would cover (estimated, then checked for
+// real); then, when every corner hides data and the legend takes less than half the height,
+// room above the data (the value axis reaches higher, the curves keep the lower part).
+bool placeInside(QCustomPlot* plot, QCPAxisRect* rect, QCPLegend* legend) {
+  auto* inset = rect->insetLayout();
   const auto pts = dataPixels(rect);
-  // Already inside and clear of the data (a live view redrawn): it stays where it is.
-  // A legend inside must also fit inside: one taller than the data area ran over the panel's
-  // top edge, its frame cut there, while no data point lay under it.
-  auto fitsClear = [&](const std::vector<QPointF>& points) {
-    return rect->rect().contains(legend->outerRect()) &&
-           countIn(QRectF(legend->outerRect()).adjusted(-2, -2, 2, 2), points) == 0;
-  };
-  if (fitsClear(pts)) return true;
   const QSizeF size = legend->minimumOuterSizeHint() + QSizeF(4, 4);  // a little air around it
   // The inset layout places the legend inside its own margins (QCustomPlot: 12 px).
   const QRectF r(rect->rect().marginsRemoved(inset->margins()));
   const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
                                    Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft};
-  // The corners by the points their box would cover (estimated), then checked for real.
+  auto tryCorner = [&](int i) {
+    inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
+    layOut(plot);
+    return fitsClear(rect, legend);
+  };
   std::vector<std::pair<int, int>> order;  // (points, corner)
   for (int i = 0; i < 4; ++i) {
     const auto c = corners[i];
@@ -150,43 +164,37 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
   std::stable_sort(order.begin(), order.end());
   for (const auto& [estimate, i] : order) {
     if (estimate > 0) break;
-    inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
-    layOut(plot);
-    if (fitsClear(dataPixels(rect))) return true;
+    if (tryCorner(i)) return true;
   }
-  // Every corner hides data. Make room above the data (the value axis reaches higher, so the
-  // curves keep the lower part of the plot) when the legend takes less than half the height.
   auto* y = rect->axis(QCPAxis::atLeft);
   const double share = (size.height() + 4) / std::max(1.0, r.height());
-  if (y && y->scaleType() == QCPAxis::stLinear && share < 0.5 && !plot->property("depthlabUserZoomed").toBool()) {
-    const QCPRange range = y->range();
-    y->setRange(range.lower, range.lower + range.size() / (1.0 - share));
-    for (int i : {0, 1}) {
-      inset->setInsetAlignment(insetIndexOf(rect, legend), corners[i]);
-      layOut(plot);
-      if (fitsClear(dataPixels(rect))) return true;
-    }
-    y->setRange(range);
+  if (!y || y->scaleType() != QCPAxis::stLinear || share >= 0.5 || plot->property("depthlabUserZoomed").toBool()) {
+    return false;
   }
-  // Still no room: outside the axis rect, beside it (one column) or below it (entries side by
-  // side). The plot keeps its size: the axis rect gives the legend its room.
-  inset->take(legend);
-  inset->simplify();
-  auto* grid = plot->plotLayout();
-  int row = -1, column = 0;
-  for (int rr = 0; rr < grid->rowCount() && row < 0; ++rr) {
+  const QCPRange range = y->range();
+  y->setRange(range.lower, range.lower + range.size() / (1.0 - share));
+  if (tryCorner(0) || tryCorner(1)) return true;
+  y->setRange(range);
+  return false;
+}
+
+// The cell of `rect` in the plot's top layout; a rect nested elsewhere: the bottom row's first.
+std::pair<int, int> gridCellOf(QCPLayoutGrid* grid, QCPAxisRect* rect) {
+  for (int rr = 0; rr < grid->rowCount(); ++rr) {
     for (int cc = 0; cc < grid->columnCount(); ++cc) {
-      if (grid->element(rr, cc) == rect) {
-        row = rr;
-        column = cc;
-        break;
-      }
+      if (grid->element(rr, cc) == rect) return {rr, cc};
     }
   }
-  if (row < 0) {  // rect nested elsewhere: the bottom of the whole layout
-    row = grid->rowCount() - 1;
-    column = 0;
-  }
+  return {grid->rowCount() - 1, 0};
+}
+
+// Outside the axis rect, beside it (one column) or below it (entries side by side). The plot
+// keeps its size: the axis rect gives the legend its room.
+void placeOutside(QCustomPlot* plot, QCPAxisRect* rect, QCPLegend* legend, LegendOutside outside) {
+  rect->insetLayout()->take(legend);
+  rect->insetLayout()->simplify();
+  auto* grid = plot->plotLayout();
+  const auto [row, column] = gridCellOf(grid, rect);
   legend->setMargins(QMargins(0, 0, 0, 0));
   // Beside when asked and it fits the height and leaves the data most of the width (seven runs'
   // names had taken 55% of a Compare panel); else below.
@@ -210,20 +218,32 @@ bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
     holder->setMargins(QMargins(4, std::max(1, rect->margins().top()), 2, 0));
     legend->setWrap(0);
     legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
-  } else {
-    grid->insertRow(row + 1);
-    grid->addElement(row + 1, column, legend);
-    grid->setRowStretchFactor(row + 1, 0.001);
-    // As many entries per line as the plot's width takes (entries keep their full text).
-    double widest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-      widest = std::max(widest, static_cast<double>(legend->item(i)->minimumOuterSizeHint().width()));
-    }
-    const double room = plot->viewport().width() - 4;
-    legend->setWrap(std::clamp(static_cast<int>((room + legend->columnSpacing()) / (widest + legend->columnSpacing())), 1,
-                               std::max(1, legend->itemCount())));
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges by the new wrap
+    return;
   }
+  grid->insertRow(row + 1);
+  grid->addElement(row + 1, column, legend);
+  grid->setRowStretchFactor(row + 1, 0.001);
+  // As many entries per line as the plot's width takes (entries keep their full text).
+  double widest = 1;
+  for (int i = 0; i < legend->itemCount(); ++i) {
+    widest = std::max(widest, static_cast<double>(legend->item(i)->minimumOuterSizeHint().width()));
+  }
+  const double room = plot->viewport().width() - 4;
+  legend->setWrap(std::clamp(static_cast<int>((room + legend->columnSpacing()) / (widest + legend->columnSpacing())), 1,
+                             std::max(1, legend->itemCount())));
+  legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // rearranges by the new wrap
+}
+
+}  // namespace
+
+bool placeLegend(QCustomPlot* plot, QCPAxisRect* rect, LegendOutside outside) {
+  auto* legend = plot->legend;
+  if (!legend || !showIfItHasEntries(legend)) return true;
+  bringInside(plot, rect, legend);
+  layOut(plot);  // sizes the axis rect with the legend inside
+  // Already inside and clear of the data (a live view redrawn): it stays where it is.
+  if (fitsClear(rect, legend) || placeInside(plot, rect, legend)) return true;
+  placeOutside(plot, rect, legend, outside);
   layOut(plot);
   return false;
 }
