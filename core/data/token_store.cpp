@@ -1,7 +1,10 @@
 // See token_store.h.
 #include "data/token_store.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -201,16 +204,30 @@ std::unique_ptr<StoreIndex> readStoreIndex(const std::string& dir) {
 
 void writeStoreIndex(const std::string& dir, const StoreIndex& index) {
   const fs::path p = fs::path(dir) / kStoreIndexName;
-  const std::string tmp = p.string() + ".tmp";
+  // One temporary name per writer: the ranks of a data-parallel run all refresh the index of the
+  // store they share, and two writers of one temporary file could rename the other's half-written
+  // text into place.
+  static std::atomic<uint64_t> next{0};
+  const std::string tmp = p.string() + "." + std::to_string(getpid()) + "-" +
+                          std::to_string(next++) + ".tmp";
   {
     std::ofstream out(tmp);
     out << index.toJson().dump(1) << "\n";
     out.flush();
-    if (!out) throw DataError("cannot write the token store index '" + tmp + "' (disk full?)");
+    if (!out) {
+      out.close();
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw DataError("cannot write the token store index '" + tmp + "' (disk full?)");
+    }
   }
   std::error_code ec;
   fs::rename(tmp, p, ec);
-  if (ec) throw DataError("cannot write the token store index '" + p.string() + "': " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw DataError("cannot write the token store index '" + p.string() + "': " + why);
+  }
 }
 
 bool isTokenStore(const std::string& dir) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <atomic>
+#include <thread>
 
 #include "data/corpus.h"
 #include "data/jsonl_text.h"
@@ -254,4 +256,49 @@ TEST(TokenStore, ReadingWindowsDoesNotGrowTheResidentSetWithTheStore) {
   const long kept = grow(0), released = grow(16);
   EXPECT_GT(kept, 20 * 1024) << "without releasing, the windows' pages stay resident";
   EXPECT_LT(released, 8 * 1024) << "kB resident after 20,000 windows with a release every 16";
+}
+
+// The ranks of a data-parallel run all refresh the index of the store they share (its
+// preparedAtNs) while others read it. Writers that shared one temporary file renamed each
+// other's half-written text into place, and a reader saw invalid JSON (a CI failure).
+TEST(TokenStore, ConcurrentIndexWritersNeverLeaveAReaderHalfAnIndex) {
+  test::TempDir dir;
+  const std::string store = dir.file("store");
+  writeStore(store, ramp(4000, 300), 300, 10);  // 400 shards: an index of some 40 kB
+  const StoreIndex index = *readStoreIndex(store);
+  std::atomic<bool> stop{false};
+  std::atomic<int> bad{0}, reads{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 2; ++w) {
+    writers.emplace_back([&, w] {
+      StoreIndex mine = index;
+      for (int i = 0; i < 150 && !stop; ++i) {
+        mine.preparedAtNs = w * 1000 + i;
+        try {
+          writeStoreIndex(store, mine);
+        } catch (const DataError& e) {
+          ADD_FAILURE() << "writer " << w << ": " << e.what();
+          stop = true;
+        }
+      }
+    });
+  }
+  std::thread reader([&] {
+    while (!stop) {
+      try {
+        if (readStoreIndex(store)->shards.size() != index.shards.size()) ++bad;
+      } catch (const DataError&) {
+        ++bad;
+      }
+      ++reads;
+    }
+  });
+  for (auto& t : writers) t.join();
+  stop = true;
+  reader.join();
+  EXPECT_EQ(bad.load(), 0) << "of " << reads.load() << " reads";
+  EXPECT_GT(reads.load(), 0);
+  for (const auto& e : std::filesystem::directory_iterator(store)) {
+    EXPECT_NE(e.path().extension(), ".tmp") << e.path() << " was left behind";
+  }
 }
