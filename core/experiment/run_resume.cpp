@@ -84,8 +84,9 @@ GroupResult resumeFollower(const RunGroupOptions& options) {
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
   };
-  phase("waiting for rank 0 to choose the checkpoint");
-  const auto j = nlohmann::json::parse(dist.waitValue("depthlab/resume", "rank 0 to choose the checkpoint"));
+  phase("waiting for rank 0 to read the corpus and choose the checkpoint");
+  const auto j = nlohmann::json::parse(
+      dist.waitValue("depthlab/resume", "rank 0 to read the corpus and choose the checkpoint"));
   ExperimentConfig config = configFromJson(j.at("config"));
   const std::string scheme = j.at("scheme").get<std::string>();
   const int64_t step = j.at("step").get<int64_t>();
@@ -347,27 +348,41 @@ std::vector<Member> loadResumedMembers(store::RunStore& store,
   return members;
 }
 
+namespace {
+
+// Data-parallel: names the run's config and checkpoint step to the other ranks, which wait for
+// it also when there is nothing to train.
+void announceResume(const RunGroupOptions& options, const PreparedResume& p) {
+  if (!options.dist) return;
+  nlohmann::json j;
+  j["config"] = toJson(p.config);
+  j["scheme"] = p.run.scheme;
+  j["step"] = p.from;
+  j["group"] = p.run.groupName;
+  options.dist->setValue("depthlab/resume", j.dump());
+}
+
+}  // namespace
+
 GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
   if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
   const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
   if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
   PreparedResume p = prepareResume(runId, store, options);
-  if (options.dist) {  // the other ranks wait for this, also when there is nothing to train
-    nlohmann::json j;
-    j["config"] = toJson(p.config);
-    j["scheme"] = p.run.scheme;
-    j["step"] = p.from;
-    j["group"] = p.run.groupName;
-    options.dist->setValue("depthlab/resume", j.dump());
+  if (auto done = finishedAlready(store, p, options)) {
+    announceResume(options, p);
+    return *done;
   }
-  if (auto done = finishedAlready(store, p, options)) return *done;
   const torch::Device device =
       options.dist ? options.dist->device() : train::resolveDevice(p.config.run.device);
   const auto started = Clock::now();
   auto phase = [&](const std::string& what) {
     if (options.onPhase) options.onPhase(since(started), what);
   };
+  // Rank 0 reads (and if need be prepares again) the corpus before the others map it: ranks that
+  // prepared one store at once would write each other's shards.
   data::TokenDataset dataset = loadDataset(p.config, {}, phase, options.stopFlag);
+  announceResume(options, p);
   phase((p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
         " of run " + std::to_string(runId));
   applyThreads(p.config);
