@@ -13,6 +13,7 @@
 #include "data/tokenize_pipeline.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
+#include "util/file_lock.h"
 #include "util/paths.h"
 #include "util/stream_hash.h"
 
@@ -373,6 +374,17 @@ PrepareReport prepareCorpus(const std::string& corpusPath, const PrepareOptions&
   const size_t chunkBytes = o.chunkBytes ? o.chunkBytes : spec == "byte" ? (4u << 20) : (8u << 20);
   for (const auto& s : sources) r.inputBytes += s.size;
 
+  // One preparation of a store at a time: another rank or launch on this corpus waits here, then
+  // finds the store up to date (two at once would rewrite each other's shards under a mapping).
+  fs::create_directories(r.storeDir, ec);
+  const util::ExclusiveFileLock lock((fs::path(r.storeDir) / kPrepareLockName).string(), [&] {
+    if (o.phase) o.phase("waiting for another process preparing the token store " + r.storeDir);
+  }, o.stop);
+  if (lock.stopped()) {
+    r.interrupted = true;
+    r.seconds = since(t0);
+    return r;
+  }
   std::unique_ptr<StoreIndex> old;
   if (reuseStore(spec, sources, o, old, r)) {
     r.seconds = since(t0);

@@ -18,6 +18,9 @@
 
 namespace depthlab::data {
 
+/// The file in a store's folder whose lock (util/file_lock.h) a preparation holds.
+inline constexpr const char* kPrepareLockName = "prepare.lock";
+
 struct PrepareProgress {
   uint64_t rawDone = 0, rawTotal = 0;  // bytes on disk
   uint64_t textBytes = 0;              // text tokenized (decompressed, extracted)

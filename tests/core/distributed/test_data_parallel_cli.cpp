@@ -29,6 +29,7 @@
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
+#include "util/remove_tree.h"
 
 using namespace depthlab;
 using Clock = std::chrono::steady_clock;
@@ -73,15 +74,6 @@ int run(const std::vector<std::string>& args, const std::string& log,
   const int rc = waitFor(pid, 600);
   if (rc < 0) kill(pid, SIGKILL);
   return rc;
-}
-
-// A flat folder and its files (not std::filesystem::remove_all: PyTorch's libtorch.so exports a
-// copy of it that crashed a test).
-void removeFolder(const std::string& dir) {
-  std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
-  for (const auto& f : files) std::filesystem::remove(f);
-  std::filesystem::remove(dir);
 }
 
 std::string slurp(const std::string& path) {
@@ -256,7 +248,7 @@ TEST(DataParallelCli, ARunContinuesOnADifferentNumberOfRanksAlongTheSameCurve) {
   ASSERT_EQ(run({"--db", db, "resume", std::to_string(two), "--nproc", "1", "--checkpoint-dir", ck}, log), 0) << slurp(log);
   // and without its token store: rank 0 prepares it again before the other rank maps it (two
   // ranks preparing one store at once wrote each other's shards)
-  removeFolder(c.data.corpus + ".byte.dlstore");
+  ASSERT_GT(util::removeTree(c.data.corpus + ".byte.dlstore"), 0);
   ASSERT_EQ(run({"--db", db, "resume", std::to_string(one), "--nproc", "2", "--checkpoint-dir", ck}, log), 0) << slurp(log);
   auto s = store::RunStore::open(db);
   for (int64_t id : {one, two}) {
