@@ -10,6 +10,7 @@
 
 #include "data/corpus_prepare.h"
 #include "data/token_store.h"
+#include "support/eventually.h"
 #include "support/temp_dir.h"
 #include "util/file_lock.h"
 
@@ -71,8 +72,7 @@ TEST(CorpusPrepareTogether, APreparationWaitsForTheLockAndAStopEndsTheWait) {
   };
   PrepareReport stopped;
   std::thread first([&] { stopped = prepareCorpus(corpus, o); });
-  std::this_thread::sleep_for(150ms);
-  EXPECT_TRUE(saidWaiting.load());
+  EXPECT_TRUE(test::eventually([&] { return saidWaiting.load(); }));
   EXPECT_FALSE(isTokenStore(store));  // nothing written while it waits
   stop = true;
   first.join();
@@ -80,9 +80,10 @@ TEST(CorpusPrepareTogether, APreparationWaitsForTheLockAndAStopEndsTheWait) {
   EXPECT_EQ(stopped.shards, 0u);
 
   stop = false;
+  saidWaiting = false;
   PrepareReport done;
   std::thread second([&] { done = prepareCorpus(corpus, o); });
-  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(test::eventually([&] { return saidWaiting.load(); }));
   EXPECT_FALSE(isTokenStore(store));
   held.reset();  // the other preparation lets go
   second.join();

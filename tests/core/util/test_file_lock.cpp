@@ -4,8 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
+#include "support/eventually.h"
 #include "support/temp_dir.h"
 #include "util/file_lock.h"
 
@@ -22,9 +24,9 @@ TEST(FileLock, ASecondHolderWaitsUntilTheFirstLetsGo) {
     ExclusiveFileLock lock(dir.file("a.lock"), [&] { ++waited; });
     got = lock.held();
   });
-  std::this_thread::sleep_for(200ms);
+  EXPECT_TRUE(depthlab::test::eventually([&] { return waited.load() == 1; }));
+  std::this_thread::sleep_for(100ms);  // it goes on waiting
   EXPECT_FALSE(got.load());
-  EXPECT_EQ(waited.load(), 1);
   ExclusiveFileLock other(dir.file("b.lock"));  // another path: no wait
   EXPECT_TRUE(other.held());
   first.reset();
@@ -36,14 +38,14 @@ TEST(FileLock, ASecondHolderWaitsUntilTheFirstLetsGo) {
 TEST(FileLock, AStopFlagEndsTheWaitAndAnUnopenablePathHoldsNothing) {
   depthlab::test::TempDir dir;
   ExclusiveFileLock first(dir.file("a.lock"));
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, waiting{false};
   bool held = true, stopped = false;
   std::thread second([&] {
-    ExclusiveFileLock lock(dir.file("a.lock"), {}, &stop);
+    ExclusiveFileLock lock(dir.file("a.lock"), [&] { waiting = true; }, &stop);
     held = lock.held();
     stopped = lock.stopped();
   });
-  std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(depthlab::test::eventually([&] { return waiting.load(); }));
   stop = true;
   second.join();
   EXPECT_FALSE(held);
