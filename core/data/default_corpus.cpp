@@ -61,11 +61,13 @@ DefaultCorpusStatus ensureDefaultCorpus() {
     st.message = e.what();
     return st;
   }
-  std::string tmp = st.path + ".tmp";
+  const std::string tmp = util::writerTempPath(st.path);  // two first launches at once
   {
     std::ofstream out(tmp, std::ios::binary);
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     if (!out) {
+      out.close();
+      fs::remove(tmp, ec);
       st.message = "cannot write '" + tmp + "'";
       return st;
     }
@@ -73,6 +75,7 @@ DefaultCorpusStatus ensureDefaultCorpus() {
   fs::rename(tmp, st.path, ec);
   if (ec) {
     st.message = "cannot write '" + st.path + "': " + ec.message();
+    fs::remove(tmp, ec);
     return st;
   }
   st.ready = true;

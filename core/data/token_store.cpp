@@ -1,10 +1,7 @@
 // See token_store.h.
 #include "data/token_store.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +9,7 @@
 
 #include "data/corpus.h"
 #include "util/content_hash.h"
+#include "util/paths.h"
 
 namespace depthlab::data {
 
@@ -204,12 +202,8 @@ std::unique_ptr<StoreIndex> readStoreIndex(const std::string& dir) {
 
 void writeStoreIndex(const std::string& dir, const StoreIndex& index) {
   const fs::path p = fs::path(dir) / kStoreIndexName;
-  // One temporary name per writer: the ranks of a data-parallel run all refresh the index of the
-  // store they share, and two writers of one temporary file could rename the other's half-written
-  // text into place.
-  static std::atomic<uint64_t> next{0};
-  const std::string tmp = p.string() + "." + std::to_string(getpid()) + "-" +
-                          std::to_string(next++) + ".tmp";
+  // One temporary name per writer: the ranks of a data-parallel run all refresh the index.
+  const std::string tmp = util::writerTempPath(p.string());
   {
     std::ofstream out(tmp);
     out << index.toJson().dump(1) << "\n";

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -43,6 +44,11 @@ void ensureDir(const std::string& dir) {
 
 std::string parentDir(const std::string& path) {
   return fs::path(path).parent_path().string();
+}
+
+std::string writerTempPath(const std::string& path) {
+  static std::atomic<uint64_t> next{0};
+  return path + "." + std::to_string(getpid()) + "-" + std::to_string(next++) + ".tmp";
 }
 
 }  // namespace depthlab::util

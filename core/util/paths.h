@@ -19,5 +19,9 @@ void ensureDir(const std::string& dir);
 bool folderMeantWritable(const std::string& dir);
 /// Parent folder of a path ("" for a bare name).
 std::string parentDir(const std::string& path);
+/// "PATH.<pid>-<n>.tmp": a temporary name beside `path` that no other process or call shares,
+/// to write and then rename into place. Writers that shared one temporary name (ranks of one
+/// run refreshing a store's index) renamed each other's half-written files into place.
+std::string writerTempPath(const std::string& path);
 
 }  // namespace depthlab::util
