@@ -89,10 +89,12 @@ GroupResult resumeFollower(const RunGroupOptions& options) {
       dist.waitValue("depthlab/resume", "rank 0 to read the corpus and choose the checkpoint"));
   ExperimentConfig config = configFromJson(j.at("config"));
   const std::string scheme = j.at("scheme").get<std::string>();
-  const int64_t step = j.at("step").get<int64_t>();
   GroupResult result;
   result.groupName = j.at("group").get<std::string>();
-  if (step >= config.optim.steps) return result;
+  // Only a finished run has nothing to train: one that crashed after its last checkpoint still
+  // evaluates, probes and records its end, and rank 0 may fall back to an earlier checkpoint than
+  // it named when that one cannot be read. Both need this rank in the group.
+  if (j.value("finished", false)) return result;
   const torch::Device device = dist.device();
   data::TokenDataset dataset = loadDataset(config, {}, phase, options.stopFlag);
   applyThreads(config);
@@ -351,13 +353,13 @@ std::vector<Member> loadResumedMembers(store::RunStore& store,
 namespace {
 
 // Data-parallel: names the run's config and checkpoint step to the other ranks, which wait for
-// it also when there is nothing to train.
-void announceResume(const RunGroupOptions& options, const PreparedResume& p) {
+// it also when there is nothing to train (`finished`: they return at once).
+void announceResume(const RunGroupOptions& options, const PreparedResume& p, bool finished) {
   if (!options.dist) return;
   nlohmann::json j;
+  j["finished"] = finished;
   j["config"] = toJson(p.config);
   j["scheme"] = p.run.scheme;
-  j["step"] = p.from;
   j["group"] = p.run.groupName;
   options.dist->setValue("depthlab/resume", j.dump());
 }
@@ -370,7 +372,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
   PreparedResume p = prepareResume(runId, store, options);
   if (auto done = finishedAlready(store, p, options)) {
-    announceResume(options, p);
+    announceResume(options, p, true);
     return *done;
   }
   const torch::Device device =
@@ -382,7 +384,7 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   // Rank 0 reads (and if need be prepares again) the corpus before the others map it: ranks that
   // prepared one store at once would write each other's shards.
   data::TokenDataset dataset = loadDataset(p.config, {}, phase, options.stopFlag);
-  announceResume(options, p);
+  announceResume(options, p, false);
   phase((p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
         " of run " + std::to_string(runId));
   applyThreads(p.config);

@@ -261,6 +261,34 @@ TEST(DataParallelCli, ARunContinuesOnADifferentNumberOfRanksAlongTheSameCurve) {
   }
 }
 
+// A run killed after its last checkpoint but before it was marked finished has no step left
+// to train, but its end (final evaluation, probes, status) is still to record: on two ranks
+// both take part (the other rank had returned at once and rank 0's broadcast failed).
+TEST(DataParallelCli, ARunThatCrashedAfterItsLastCheckpointIsEndedOnTwoRanks) {
+  test::TempDir dir;
+  auto c = dpConfig(dir);
+  c.schemes = {"lns"};
+  experiment::saveConfigFile(c, dir.file("exp.json"));
+  const std::string db = dir.file("runs.db"), log = dir.file("log.txt"), ck = dir.file("ck");
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "g", "--nproc", "2",
+                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  int64_t id = 0;
+  {
+    auto s = store::RunStore::open(db);
+    id = runOf(s, "g", "lns");
+  }
+  sqlExec(db, "UPDATE runs SET status = 'crashed' WHERE id = " + std::to_string(id));
+  sqlExec(db, "DELETE FROM scalars WHERE run_id = " + std::to_string(id) + " AND key = 'loss_val'");
+  ASSERT_EQ(run({"--db", db, "resume", std::to_string(id), "--nproc", "2", "--checkpoint-dir", ck}, log), 0)
+      << slurp(log);
+  auto s = store::RunStore::open(db);
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
+  const auto val = s.scalarSeries(id, "loss_val");
+  ASSERT_FALSE(val.empty());
+  EXPECT_EQ(val.back().step, 20);
+  EXPECT_EQ(losses(s, id).size(), 20u);  // nothing trained twice
+}
+
 // A finished run trained further on two ranks (resume --steps N: rank 0 retargets the config,
 // then names the checkpoint to the other rank, which takes its config) follows a two-rank run
 // planned for N steps on the first run's schedule: the same losses and learning rates.
