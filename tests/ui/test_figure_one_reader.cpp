@@ -62,6 +62,15 @@ std::vector<int64_t> writeRuns(store::RunStore& s) {
   return ids;
 }
 
+// writeRuns' two runs in a database, and the dashboard's group read from it.
+struct TwoRuns {
+  test::TempDir dir;
+  store::RunStore s = store::RunStore::open(dir.file("one.db"));
+  std::vector<int64_t> ids = writeRuns(s);
+  ui::GroupData group{QStringLiteral("one")};
+  TwoRuns() { group.reload(s, {}); }
+};
+
 // The figure of `kind`, drawn from runs read once, and its CSV.
 QByteArray figureCsv(const ui::FigureRuns& read, const std::vector<int64_t>& ids, ui::FigureKind kind) {
   ui::ExportRequest req;
@@ -76,11 +85,10 @@ QByteArray figureCsv(const ui::FigureRuns& read, const std::vector<int64_t>& ids
 }  // namespace
 
 TEST(FigureOneReader, TheFiguresCsvIsWhatTheDashboardHolds) {
-  test::TempDir dir;
-  auto s = store::RunStore::open(dir.file("one.db"));
-  const auto ids = writeRuns(s);
-  ui::GroupData group(QStringLiteral("one"));
-  group.reload(s, {});
+  TwoRuns t;
+  auto& s = t.s;
+  const auto& ids = t.ids;
+  const auto& group = t.group;
   ASSERT_EQ(group.runs().size(), 2u);
   const auto read = ui::readFigureRuns(s, ids);
 
@@ -119,25 +127,22 @@ TEST(FigureOneReader, TheFiguresCsvIsWhatTheDashboardHolds) {
   req.runs = ids;
   req.kind = ui::FigureKind::Variance;
   req.format = QStringLiteral("svg");
-  req.path = QString::fromStdString(dir.file("variance.svg"));
+  req.path = QString::fromStdString(t.dir.file("variance.svg"));
   ui::exportFigure(s, req);
-  QFile file(QString::fromStdString(dir.file("variance.csv")));
+  QFile file(QString::fromStdString(t.dir.file("variance.csv")));
   ASSERT_TRUE(file.open(QIODevice::ReadOnly));
   EXPECT_EQ(file.readAll(), variance.bytes());
 }
 
 TEST(FigureOneReader, TheReaderIsTheDashboards) {
-  test::TempDir dir;
-  auto s = store::RunStore::open(dir.file("one.db"));
-  const auto ids = writeRuns(s);
-  ui::GroupData group(QStringLiteral("one"));
-  group.reload(s, {});
-  const auto read = ui::readFigureRuns(s, ids, /*withFamilyTable=*/false);
+  TwoRuns t;
+  const auto& ids = t.ids;
+  const auto read = ui::readFigureRuns(t.s, ids, /*withFamilyTable=*/false);
   ASSERT_EQ(read.series.size(), 2u);
   EXPECT_EQ(read.family, nullptr);
   for (size_t i = 0; i < ids.size(); ++i) {
     const auto& mine = *read.series[i];
-    const auto& dash = group.runs()[i];
+    const auto& dash = t.group.runs()[i];
     ASSERT_EQ(mine.info.id, dash.info.id);
     EXPECT_EQ(mine.totalSteps, dash.totalSteps);
     for (const auto& [key, v] : dash.scalars) EXPECT_EQ(mine.scalars.at(key).size(), v.size()) << key;
