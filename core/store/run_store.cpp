@@ -136,10 +136,13 @@ void RunStore::touchRun(int64_t runId) {
 
 int64_t RunStore::insertRun(const NewRun& r) {
   SqliteStatement st(m_db,
-                     "INSERT INTO runs(name, group_name, scheme, config_json, device, seed, "
-                     "created_at) VALUES (?1,?2,?3,?4,?5,?6,?7)");
+                     // the id after the highest ever given (migration 005): never a deleted run's
+                     "INSERT INTO runs(id, name, group_name, scheme, config_json, device, seed, "
+                     "created_at, checkpoint_base) VALUES (1 + max(coalesce((SELECT max(id) FROM runs), 0), "
+                     "coalesce((SELECT value FROM store_meta WHERE key = 'run_id_high_water'), 0)),"
+                     "?1,?2,?3,?4,?5,?6,?7,?8)");
   st.bind(1, r.name).bind(2, r.groupName).bind(3, r.scheme).bind(4, r.configJson)
-      .bind(5, r.device).bind(6, r.seed).bind(7, nowSeconds());
+      .bind(5, r.device).bind(6, r.seed).bind(7, nowSeconds()).bind(8, r.checkpointBase);
   st.run();
   const int64_t id = sqlite3_last_insert_rowid(m_db.handle());
   touchRun(id);
@@ -224,7 +227,7 @@ static const char* kRunColumns =
     "id, name, group_name, scheme, status, config_json, device, seed, created_at, started_at, "
     "finished_at, heartbeat_at, notes, host, pid, stop_requested, version, "
     "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags t WHERE t.run_id = runs.id "
-    "ORDER BY tag)), paused_seconds";
+    "ORDER BY tag)), paused_seconds, checkpoint_base";
 
 RunInfo RunStore::readRunRow(SqliteStatement& st) {
   RunInfo r;
@@ -246,6 +249,7 @@ RunInfo RunStore::readRunRow(SqliteStatement& st) {
   r.stopRequested = st.columnInt(15) != 0;
   r.version = st.columnInt(16);
   r.pausedSeconds = st.columnDouble(18);
+  r.checkpointBase = st.columnText(19);
   std::string tags = st.columnText(17);
   size_t start = 0;
   while (!tags.empty() && start <= tags.size()) {
@@ -284,6 +288,14 @@ bool RunStore::deleteRun(int64_t runId) {
   bumpCounter();
   tx.commit();
   return existed;
+}
+
+void RunStore::setCheckpointBase(int64_t runId, const std::string& base) {
+  requireWritable();
+  SqliteTransaction tx(m_db);
+  SqliteStatement(m_db, "UPDATE runs SET checkpoint_base=?2 WHERE id=?1").bind(1, runId).bind(2, base).run();
+  touchRun(runId);
+  tx.commit();
 }
 
 void RunStore::renameRun(int64_t runId, const std::string& name) {

@@ -70,6 +70,8 @@ class RunStore {
   /// Deletes a run and every row that belongs to it; returns false when it did not exist.
   bool deleteRun(int64_t runId);
   void renameRun(int64_t runId, const std::string& name);
+  /// The absolute folder the run's checkpoints go under from now on (resume elsewhere).
+  void setCheckpointBase(int64_t runId, const std::string& base);
   /// Replaces a run's config (JSON): a run trained further than planned records its new length.
   void setRunConfig(int64_t runId, const std::string& configJson);
   void addTag(int64_t runId, const std::string& tag);

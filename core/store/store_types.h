@@ -22,6 +22,7 @@ struct NewRun {
   std::string configJson = "{}";
   std::string device;           // "cpu", "cuda:0 (NVIDIA ...)"
   int64_t seed = 0;
+  std::string checkpointBase;   // absolute folder its checkpoints go under ('' = the default)
 };
 
 struct RunInfo {
@@ -39,6 +40,7 @@ struct RunInfo {
   int64_t pid = 0;
   bool stopRequested = false;
   int64_t version = 0;                // change counter at the run's last change
+  std::string checkpointBase;         // absolute; '' = the default (runs from before v6)
 };
 
 /// The seconds a run has trained: from its start to its end (or last heartbeat) less its
