@@ -89,7 +89,7 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
     if (g.json) {
       std::cout << nlohmann::json{{"run_id", exportRun}, {"dir", r.dir}, {"files", r.files},
                                   {"step", r.step}, {"scheme", r.scheme},
-                                  {"tokenizer", r.tokenizer}}.dump(2) << "\n";
+                                  {"tokenizer", r.tokenizer}, {"gap", r.gapNote}}.dump(2) << "\n";
       return;
     }
     std::string files;
@@ -98,6 +98,7 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
                 static_cast<long long>(exportRun), r.scheme.c_str(),
                 static_cast<long long>(r.step), r.dir.c_str(), files.c_str(),
                 r.tokenizer.empty() ? " (no tokenizer: the run's could not be found)" : "");
+    if (!r.gapNote.empty()) std::printf("note: %s\n", r.gapNote.c_str());
   });
 }
 

@@ -40,21 +40,39 @@ std::string joinList(const std::vector<std::string>& names) {
   return out;
 }
 
-// The vocabulary is the tokenizer's: a config file that sets another one for the byte
-// tokenizer is refused, not quietly overridden at run time.
-// A config file's model.vocabSize is never used: the tokenizer decides the vocabulary. Said
-// rather than refused, since configs saved by the lab itself (and before the end-of-document
-// id, with 256) carry one.
-void noteTokenizerVocabulary(const std::string& file, const experiment::ExperimentConfig& c) {
+// model.vocabSize is never used: the tokenizer decides the vocabulary. Said (where the value
+// differs from the tokenizer's) rather than refused, since configs saved by the lab itself (and
+// before the end-of-document id, with 256) carry one. `where`: the file, or "--set".
+void noteTokenizerVocabulary(const std::string& where, int given, const experiment::ExperimentConfig& c) {
+  const std::string& tok = c.data.tokenizer;
+  int used = 0;  // 0: known only once the tokenizer is read (spm:/path.model)
+  if (tok == "byte") {
+    used = data::kByteVocab;
+  } else if (tok.rfind("spm:", 0) == 0 && tok.size() > 4 &&
+             tok.find_first_not_of("0123456789", 4) == std::string::npos) {
+    try {
+      used = data::spmVocabSize(tok);
+    } catch (const std::exception&) {
+      return;  // validate() names the tokenizer
+    }
+  }
+  if (given == used) return;
+  std::fprintf(stderr,
+               "depthlab-cli: %s: model.vocabSize %d is not used: the vocabulary comes from the "
+               "tokenizer %s (%s); leave model.vocabSize out to silence this\n",
+               where.c_str(), given, tok.c_str(),
+               used > 0 ? (std::to_string(used) + " ids, the end-of-document id included").c_str()
+                        : "its model's size");
+}
+
+// The model.vocabSize a config file sets, if any.
+std::optional<int> fileVocabulary(const std::string& file) {
   const auto j = experiment::readConfigJson(file);
   const auto model = j.find("model");
-  if (model == j.end() || !model->is_object() || !model->contains("vocabSize")) return;
-  if (c.data.tokenizer != "byte" || c.model.vocabSize == data::kByteVocab) return;
-  std::fprintf(stderr,
-               "depthlab-cli: %s: model.vocabSize %d is not the byte tokenizer's %d ids (256 bytes "
-               "and the end-of-document id); the vocabulary comes from the tokenizer, so %d is "
-               "used (leave model.vocabSize out to silence this)\n",
-               file.c_str(), c.model.vocabSize, data::kByteVocab, data::kByteVocab);
+  if (model == j.end() || !model->is_object()) return std::nullopt;
+  const auto v = model->find("vocabSize");
+  if (v == model->end() || !v->is_number_integer()) return std::nullopt;
+  return v->get<int>();
 }
 
 // Flags that set one config field each: checked by the config table's ranges (config_fields).
@@ -101,7 +119,7 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
                                "); leave it out for the preset's");
     }
   }
-  if (!a.configFile.empty()) noteTokenizerVocabulary(a.configFile, c);
+  const std::optional<int> fromFile = a.configFile.empty() ? std::nullopt : fileVocabulary(a.configFile);
   const int plannedSteps = c.optim.steps;
   for (const auto& [flag, path] : kFieldFlags) {
     if (train->count(flag)) experiment::setConfigField(c, path, a.fieldFlags.at(flag), flag);
@@ -119,11 +137,15 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     c.optim.autoMicroBatch = false;
   }
   if (!a.name.empty()) c.name = a.name;
-  bool warmupSet = false;
+  bool warmupSet = false, vocabSet = false;
   for (const auto& s : a.sets) {
     experiment::applyConfigAssignment(c, s);
     warmupSet = warmupSet || s.rfind("optim.warmupSteps=", 0) == 0;
+    vocabSet = vocabSet || s.rfind("model.vocabSize=", 0) == 0;
   }
+  // After every flag: the tokenizer the run will use decides what is said.
+  if (vocabSet) noteTokenizerVocabulary("--set", c.model.vocabSize, c);
+  else if (fromFile) noteTokenizerVocabulary(a.configFile, *fromFile, c);
   // Fewer steps than the warm-up (--steps or --set optim.steps): a tenth of them warms up.
   if (c.optim.steps != plannedSteps && !warmupSet && c.optim.warmupSteps >= c.optim.steps) {
     c.optim.warmupSteps = c.optim.steps / 10;
@@ -152,7 +174,14 @@ void trainInThisProcess(const std::optional<experiment::DataParallelGroup>& grou
   o.dist = group ? group->context.get() : nullptr;
   o.bucketMB = bucketMB;
   auto result = train(store, o);
-  if (writer) printSummary(result, g.json);
+  if (!writer) return;
+  printSummary(result, g.json);
+  for (const auto& m : result.members) {  // a run without its last checkpoint is not done
+    if (m.unfinishedBecause.empty()) continue;
+    std::fprintf(stderr, "depthlab-cli: run %lld is not finished: %s\n",
+                 static_cast<long long>(m.runId), m.unfinishedBecause.c_str());
+    g.exitCode = 1;
+  }
 }
 
 // The first run's config (device, ranks) after --threads, which is recorded in every run's.

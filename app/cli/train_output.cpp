@@ -80,7 +80,9 @@ nlohmann::json summaryJson(const experiment::GroupResult& r) {
          {"steps", m.step},
          {"loss_train", m.step > 0 ? nlohmann::json(m.lossTrain) : nlohmann::json()},
          {"loss_val", m.lossVal ? nlohmann::json(*m.lossVal) : nlohmann::json()},
-         {"diverged_at", m.divergedAt ? nlohmann::json(*m.divergedAt) : nlohmann::json()}});
+         {"diverged_at", m.divergedAt ? nlohmann::json(*m.divergedAt) : nlohmann::json()},
+         {"unfinished_because",
+          m.unfinishedBecause.empty() ? nlohmann::json() : nlohmann::json(m.unfinishedBecause)}});
   }
   return j;
 }

@@ -71,13 +71,15 @@ AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::opti
   for (const auto& why : verified.skipped) {
     batch.event(meta.step, store::EventLevel::Warning, "analyze skipped the checkpoint at " + why);
   }
-  batch.event(meta.step, store::EventLevel::Info,
-              "analyzed checkpoint " + chosen->path);
+  const std::string gap = step ? "" : checkpointGapNote(store, *run, meta.step);
+  batch.event(meta.step, gap.empty() ? store::EventLevel::Info : store::EventLevel::Warning,
+              "analyzed checkpoint " + chosen->path + (gap.empty() ? "" : " (" + gap + ")"));
   store.write(runId, batch);
   AnalyzeResult r;
   r.step = meta.step;
   r.checkpointPath = chosen->path;
   r.skipped = verified.skipped;
+  if (!step) r.gapNote = checkpointGapNote(store, *run, meta.step);  // asked for the newest
   r.valuesWritten = batch.valueCount();
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;

@@ -19,6 +19,7 @@ struct AnalyzeResult {
   double seconds = 0;
   size_t valuesWritten = 0;
   std::vector<std::string> skipped;  // newer checkpoints passed over: "step N: why"
+  std::string gapNote;               // checkpointGapNote: the run trained past this step
 };
 
 /// `which`: names from kProbeNames (parseProbeList turns "all" into every family).

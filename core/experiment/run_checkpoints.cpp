@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <filesystem>
 #include <map>
 
@@ -14,9 +15,42 @@ namespace depthlab::experiment {
 
 namespace fs = std::filesystem;
 
+std::string absoluteCheckpointBase(const std::string& given) {
+  const fs::path root = given.empty() ? fs::path(util::dataDir()) / "checkpoints" : fs::path(given);
+  std::error_code ec;
+  fs::path abs = fs::absolute(root, ec);
+  if (ec) abs = root;
+  abs = abs.lexically_normal();
+  if (abs.has_relative_path() && abs.filename().empty()) abs = abs.parent_path();  // "a/b/" -> "a/b"
+  return abs.string();
+}
+
 std::string runCheckpointDir(store::RunStore& store, int64_t runId, const std::string& base) {
-  const fs::path root = base.empty() ? fs::path(util::dataDir()) / "checkpoints" : fs::path(base);
-  return (root / store.storeId() / ("run-" + std::to_string(runId))).string();
+  return (fs::path(absoluteCheckpointBase(base)) / store.storeId() /
+          ("run-" + std::to_string(runId))).string();
+}
+
+std::string recordedCheckpointBase(store::RunStore& store, const store::RunInfo& run) {
+  if (!run.checkpointBase.empty()) return run.checkpointBase;
+  const auto rows = store.checkpoints(run.id);
+  if (rows.empty()) return "";
+  const fs::path folder = fs::path(rows.back().path).parent_path();  // <base>/<store id>/run-<id>
+  if (folder.filename() != "run-" + std::to_string(run.id) || !folder.is_absolute()) return "";
+  return folder.parent_path().parent_path().string();
+}
+
+std::string resumeCheckpointBase(store::RunStore& store, const store::RunInfo& run,
+                                 const std::string& given, std::string& note) {
+  const std::string recorded = recordedCheckpointBase(store, run);
+  const std::string base =
+      !given.empty() ? absoluteCheckpointBase(given)
+                     : (recorded.empty() ? absoluteCheckpointBase("") : recorded);
+  if (!recorded.empty() && base != recorded) {
+    note = "run " + std::to_string(run.id) + " writes its checkpoints under " + base +
+           " from now on (--checkpoint-dir; until now under " + recorded + ")";
+  }
+  if (base != run.checkpointBase) store.setCheckpointBase(run.id, base);
+  return base;
 }
 
 train::CheckpointOwner ownerOf(store::RunStore& store, const store::RunInfo& run,
@@ -120,6 +154,16 @@ VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store:
   throw std::runtime_error(msg);
 }
 
+std::string checkpointGapNote(store::RunStore& store, const store::RunInfo& run, int64_t step) {
+  const auto rows = store.scalarSeries(run.id, "loss_train", step, INT64_MAX);
+  if (rows.empty() || rows.back().step + 1 <= step) return "";
+  const int64_t trained = rows.back().step + 1;  // loss_train at s: after s + 1 updates
+  return "run " + std::to_string(run.id) + " trained " + std::to_string(trained) +
+         " steps, but its newest usable checkpoint is step " + std::to_string(step) +
+         ": the weights of steps " + std::to_string(step + 1) + "-" + std::to_string(trained) +
+         " are not on disk";
+}
+
 bool anyCheckpointFile(store::RunStore& store, const store::RunInfo& run, const std::string& base) {
   std::error_code ec;
   for (const auto& row : store.checkpoints(run.id)) {
@@ -176,6 +220,22 @@ std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int k
     out.push_back(sorted[i]);
   }
   return out;
+}
+
+std::string setAsideInheritedFolder(const std::string& dir) {
+  if (checkpointFilesIn(dir).empty()) return "";
+  for (int n = 1;; ++n) {
+    const std::string aside = dir + ".set-aside-" + std::to_string(n);
+    std::error_code ec;
+    if (fs::exists(aside, ec)) continue;
+    fs::rename(dir, aside, ec);
+    if (ec) {
+      throw std::runtime_error("the new run's checkpoint folder " + dir +
+                               " holds another run's checkpoints and could not be moved aside (" +
+                               ec.message() + "); move it away, then train again");
+    }
+    return aside;
+  }
 }
 
 int removeTemporaryFiles(const std::string& dir) {

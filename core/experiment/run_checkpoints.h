@@ -22,8 +22,22 @@
 
 namespace depthlab::experiment {
 
-/// <base or dataDir()/checkpoints>/<store id>/run-<id>
+/// <base or dataDir()/checkpoints>/<store id>/run-<id>, absolute (a relative base is taken
+/// from the working directory)
 std::string runCheckpointDir(store::RunStore& store, int64_t runId, const std::string& base);
+
+/// `given` as an absolute, normal path; "" gives the default, dataDir()/checkpoints.
+std::string absoluteCheckpointBase(const std::string& given);
+
+/// The base a stored run's checkpoints go under: the one recorded at its start, else (runs
+/// from before it was recorded) the base of its newest recorded checkpoint, else "".
+std::string recordedCheckpointBase(store::RunStore& store, const store::RunInfo& run);
+
+/// The base a resumed run writes under: `given` (--checkpoint-dir) when set, else the run's
+/// own (recordedCheckpointBase), else the default; absolute, and recorded as the run's from now
+/// on. Returns it; `note` gets a line when it moved from the run's recorded base.
+std::string resumeCheckpointBase(store::RunStore& store, const store::RunInfo& run,
+                                 const std::string& given, std::string& note);
 
 /// What a checkpoint of `run` must say about itself.
 train::CheckpointOwner ownerOf(store::RunStore& store, const store::RunInfo& run,
@@ -51,6 +65,11 @@ VerifiedCheckpoint newestVerifiedCheckpoint(store::RunStore& store, const store:
                                             const CheckpointLoader& load = nullptr,
                                             const std::optional<std::string>& scanBase = std::nullopt);
 
+/// What a reader of the checkpoint at `step` must be told: "" when it is the state the run
+/// trained to; else that the run trained T steps and the weights after `step` are not on disk
+/// (its last checkpoints could not be written, or were deleted).
+std::string checkpointGapNote(store::RunStore& store, const store::RunInfo& run, int64_t step);
+
 /// Whether any checkpoint file of `run` exists: one a row names, or one in its folder under `base`.
 bool anyCheckpointFile(store::RunStore& store, const store::RunInfo& run, const std::string& base);
 
@@ -66,6 +85,12 @@ std::vector<int64_t> pruneCheckpointFiles(const std::string& dir, int keepLast,
 /// Steps whose checkpoints to delete: all but the last `keepLast`, `best` and `final`.
 std::vector<int64_t> checkpointsToPrune(const std::vector<int64_t>& steps, int keepLast,
                                         std::optional<int64_t> best, std::optional<int64_t> final);
+
+/// A new run's folder that already holds checkpoint files (a deleted run's, in a database from
+/// before ids were never reused, or files copied there by hand) is renamed to
+/// "<dir>.set-aside-<n>" so the new run never inherits, prunes or resumes from them. Returns the
+/// new name, "" when the folder was absent or held no checkpoint. Throws when it cannot be moved.
+std::string setAsideInheritedFolder(const std::string& dir);
 
 /// Removes "*.tmp" leftovers of interrupted writes in `dir`; returns how many.
 int removeTemporaryFiles(const std::string& dir);

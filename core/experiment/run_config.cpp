@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
 namespace depthlab::experiment {
 
 ExperimentConfig configOf(const store::RunInfo& run) {
@@ -28,6 +32,33 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run) {
 bool isImportedRun(const store::RunInfo& run) {
   const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
   return j.is_object() && j.contains("import");
+}
+
+namespace {
+
+void makeAbsolute(std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty() || fs::path(path).is_absolute()) return;
+  std::error_code ec;
+  const fs::path abs = fs::absolute(path, ec);
+  if (!ec) path = abs.lexically_normal().string();
+}
+
+}  // namespace
+
+void makePathsAbsolute(ExperimentConfig& config) {
+  makeAbsolute(config.data.corpus);
+  auto& tok = config.data.tokenizer;
+  if (tok.rfind("spm:", 0) == 0) {
+    std::string model = tok.substr(4);
+    const bool size = !model.empty() && std::all_of(model.begin(), model.end(), [](unsigned char ch) {
+      return std::isdigit(ch) != 0;
+    });
+    if (!size) {
+      makeAbsolute(model);
+      tok = "spm:" + model;
+    }
+  }
 }
 
 }  // namespace depthlab::experiment

@@ -19,5 +19,8 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
 /// hf::importHfModel writes): probed outside any training, its seed, learning rate and corpus
 /// are defaults, not facts. Decided by the config, not by the "imported" tag a user can remove.
 bool isImportedRun(const store::RunInfo& run);
+/// The config's file paths (data.corpus, a tokenizer model "spm:PATH") made absolute from the
+/// working directory, so the run reads the same files when it is resumed from another one.
+void makePathsAbsolute(ExperimentConfig& config);
 
 }  // namespace depthlab::experiment

@@ -31,11 +31,10 @@ namespace depthlab::experiment {
 
 namespace {
 
+// The group's name without --name: its preset, as the window and the docs say ("tiny", then
+// "tiny 2" when taken: uniqueGroupName), not a timestamp.
 std::string defaultGroupName(const ExperimentConfig& c) {
-  char buf[32];
-  std::time_t t = std::time(nullptr);
-  std::strftime(buf, sizeof(buf), "%Y%m%d-%H%M%S", std::localtime(&t));
-  return (c.preset.empty() ? std::string("custom") : c.preset) + "-" + buf;
+  return c.preset.empty() ? std::string("custom") : c.preset;
 }
 
 // A data-parallel rank other than 0 keeps its runs in a scratch store in memory.
@@ -57,10 +56,13 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
   store::RunStore& store = writer ? callerStore : *scratch;
   // Before any data is read: a folder that cannot take checkpoints refuses the group, and a
   // copied database takes its own id (experiment/checkpoint_folder).
-  const std::string copyNote = writer ? claimCheckpointFolder(store, options.checkpointDir) : "";
+  const std::string checkpointBase = absoluteCheckpointBase(options.checkpointDir);
+  const std::string copyNote = writer ? claimCheckpointFolder(store, checkpointBase) : "";
   if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
   ExperimentConfig config = input;
+  makePathsAbsolute(config);  // a run resumed from another directory reads the same files
   const torch::Device device = dist ? dist->device() : train::resolveDevice(config.run.device);
+  requireFitsBeforeData(config, device);  // every size, before a token is read or a byte allocated
   std::string microBatchChoice;
   // bad corpora fail here, before any run; so does a model that does not fit the GPU at all.
   // Data-parallel: rank 0 reads (and if need be prepares) the corpus and chooses the
@@ -96,6 +98,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
     nr.device = train::describeDevice(device);
     if (dist) nr.device += " x" + std::to_string(dist->worldSize()) + " " + dist->backend();
     nr.seed = config.run.seed;
+    if (writer) nr.checkpointBase = checkpointBase;
     newRuns.push_back(std::move(nr));
     members.push_back(std::move(m));
   }
@@ -120,7 +123,21 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
     Member& m = members[i];
     m.config.name = config.name;
     m.runId = runIds[i];
-    if (writer) m.checkpointDir = runCheckpointDir(store, m.runId, options.checkpointDir);
+    if (writer) m.checkpointDir = runCheckpointDir(store, m.runId, checkpointBase);
+    // A new run never inherits files: a folder of its id that holds checkpoints is moved aside;
+    // one that cannot be moved refuses the group, its runs (not yet started) deleted again.
+    std::string aside;
+    try {
+      if (writer) aside = setAsideInheritedFolder(m.checkpointDir);
+    } catch (const std::exception&) {
+      for (int64_t id : runIds) store.deleteRun(id);
+      throw;
+    }
+    if (!aside.empty()) {
+      m.setAsideNote = "the folder " + m.checkpointDir +
+                       " held checkpoints of an earlier run with this id; moved to " + aside;
+      if (options.onNotice) options.onNotice(m.setAsideNote);
+    }
     m.storeId = store.storeId();
     m.progress = {m.runId, config.schemes[i], store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
   }
@@ -132,6 +149,7 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
   for (auto& m : members) {
     store.markRunning(m.runId);
     store::WriteBatch b;
+    if (!m.setAsideNote.empty()) b.event(0, store::EventLevel::Warning, m.setAsideNote);
     if (!microBatchChoice.empty()) b.event(0, store::EventLevel::Info, microBatchChoice);
     if (dist) b.event(0, store::EventLevel::Info, dataParallelNote(config, *dist));
     if (!copyNote.empty()) b.event(0, store::EventLevel::Warning, copyNote);

@@ -31,6 +31,9 @@ struct MemberProgress {
   std::optional<double> lossVal;
   double tokensPerSecond = 0;
   std::optional<int64_t> divergedAt;
+  /// Set when the run could not write its last checkpoint (a full disk): it is left stopped,
+  /// not finished, and this says what is missing and where resume continues from.
+  std::string unfinishedBecause;
 };
 
 struct GroupProgress {

@@ -159,6 +159,25 @@ void retarget(store::RunStore& store, const store::RunInfo& run, ExperimentConfi
 
 namespace {
 
+// A run whose recorded checkpoint files are all gone is never restarted silently from step 0.
+std::runtime_error missingCheckpoints(const store::RunInfo& run,
+                                      const std::vector<store::CheckpointInfo>& rows) {
+  std::string steps, files;
+  bool relative = false;
+  for (const auto& r : rows) {
+    steps += (steps.empty() ? "" : ", ") + std::to_string(r.step);
+    files += "\n  missing " + r.path;
+    relative = relative || std::filesystem::path(r.path).is_relative();
+  }
+  return std::runtime_error(
+      "run " + std::to_string(run.id) + " recorded checkpoints at step(s) " + steps +
+      ", but none of their files is there; it is not restarted from step 0. Put the files back" +
+      (relative ? " (relative paths, recorded by an older version: resume from the directory "
+                  "the run was started in)"
+                : "") +
+      ", or train a new group with its config" + files);
+}
+
 // The checkpoint resume starts from (by header), or nullopt when the run has no checkpoint file
 // at all, rows or its folder (killed before its first): it restarts from step 0. A finished run,
 // or one whose files are all refused, throws why.
@@ -168,6 +187,7 @@ std::optional<VerifiedCheckpoint> checkpointToResume(store::RunStore& store, con
     return newestVerifiedCheckpoint(store, run, std::nullopt, nullptr, base);
   } catch (const std::runtime_error&) {
     if (run.status == store::RunStatus::Finished || anyCheckpointFile(store, run, base)) throw;
+    if (auto rows = store.checkpoints(run.id); !rows.empty()) throw missingCheckpoints(run, rows);
     return std::nullopt;
   }
 }
@@ -294,16 +314,30 @@ void recordResume(store::RunStore& store, int64_t runId, const ResumePoint& poin
 
 }  // namespace
 
-PreparedResume prepareResume(int64_t runId, store::RunStore& store,
-                             const RunGroupOptions& options) {
-  auto run = store.run(runId);
-  if (!run) throw std::runtime_error("no run with id " + std::to_string(runId));
+store::RunInfo requireResumable(store::RunStore& store, int64_t runId) {
+  if (!store.run(runId)) throw std::runtime_error("no run with id " + std::to_string(runId));
   // A run has one owner: a live process keeps it; a dead one's run is taken over.
   store.reapCrashedRuns();
   if (auto who = store.liveOwner(runId)) {
     throw std::runtime_error("run " + std::to_string(runId) + " is being trained by " + *who +
                              "; resume takes over only a run whose process is gone (stop it first)");
   }
+  return *store.run(runId);
+}
+
+RunGroupOptions withRunsCheckpointBase(store::RunStore& store, int64_t runId,
+                                       const RunGroupOptions& given) {
+  const auto run = requireResumable(store, runId);
+  RunGroupOptions o = given;
+  std::string note;
+  o.checkpointDir = resumeCheckpointBase(store, run, given.checkpointDir, note);
+  if (!note.empty() && o.onNotice) o.onNotice(note);
+  return o;
+}
+
+PreparedResume prepareResume(int64_t runId, store::RunStore& store,
+                             const RunGroupOptions& options) {
+  requireResumable(store, runId);
   PreparedResume p;
   p.run = *store.run(runId);
   p.config = configOf(p.run);
@@ -366,8 +400,10 @@ void announceResume(const RunGroupOptions& options, const PreparedResume& p, boo
 
 }  // namespace
 
-GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& options) {
-  if (options.dist && options.dist->rank() != 0) return resumeFollower(options);
+GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptions& given) {
+  if (given.dist && given.dist->rank() != 0) return resumeFollower(given);
+  // The run goes on writing under its own folder wherever resume is started (or --checkpoint-dir).
+  const RunGroupOptions options = withRunsCheckpointBase(store, runId, given);
   const std::string copyNote = claimCheckpointFolder(store, options.checkpointDir);
   if (!copyNote.empty() && options.onNotice) options.onNotice(copyNote);
   PreparedResume p = prepareResume(runId, store, options);
@@ -383,14 +419,14 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   };
   // Rank 0 reads (and if need be prepares again) the corpus before the others map it: ranks that
   // prepared one store at once would write each other's shards.
+  ExperimentConfig one = p.config;
+  one.schemes = {p.run.scheme};
+  requireFitsDevice(one, device);  // before the corpus is read (the vocabulary is recorded)
   data::TokenDataset dataset = loadDataset(p.config, {}, phase, options.stopFlag);
   announceResume(options, p, false);
   phase((p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
         " of run " + std::to_string(runId));
   applyThreads(p.config);
-  ExperimentConfig one = p.config;
-  one.schemes = {p.run.scheme};
-  requireFitsDevice(one, device);
   GroupResult result;
   result.groupName = p.run.groupName;
   auto members = loadResumedMembers(store, {p}, copyNote, options, device, [&](const Member& m) {

@@ -3,6 +3,7 @@
 // them, a run that stopped a step ahead waiting for the others; otherwise each resumes in
 // turn, saying why. See run_group.h; the one-run resume is in run_resume.cpp.
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "experiment/checkpoint_folder.h"
@@ -111,22 +112,27 @@ GroupResult resumeSideBySide(const std::vector<PreparedResume>& runs,
 }  // namespace
 
 GroupResult resumeRuns(const std::vector<int64_t>& givenIds, store::RunStore& store,
-                       const RunGroupOptions& options) {
+                       const RunGroupOptions& given) {
   std::vector<int64_t> runIds;  // each once, in the order given
   for (int64_t id : givenIds) {
     if (std::find(runIds.begin(), runIds.end(), id) == runIds.end()) runIds.push_back(id);
   }
   if (runIds.empty()) throw std::runtime_error("resume: no run ids");
-  if (runIds.size() == 1) return resumeRun(runIds.front(), store, options);
-  if (options.dist) {
+  if (runIds.size() == 1) return resumeRun(runIds.front(), store, given);
+  if (given.dist) {
     throw std::runtime_error("resume: data-parallel ranks resume one run at a time (runs " +
                              idList(runIds) + " were given)");
   }
+  // Each run writes under its own folder (or --checkpoint-dir): side by side only in one.
+  RunGroupOptions options = given;
+  std::set<std::string> bases;
   std::vector<PreparedResume> runs;
   GroupResult done;  // finished runs with nothing to train, as resumeRun reports them
   for (int64_t id : runIds) {
-    auto p = prepareResume(id, store, options);
-    if (auto finished = finishedAlready(store, p, options)) {
+    const RunGroupOptions own = withRunsCheckpointBase(store, id, given);  // the run's folder
+    bases.insert(own.checkpointDir);
+    auto p = prepareResume(id, store, own);
+    if (auto finished = finishedAlready(store, p, own)) {
       done.groupName = finished->groupName;
       done.members.insert(done.members.end(), finished->members.begin(), finished->members.end());
     } else {
@@ -134,7 +140,9 @@ GroupResult resumeRuns(const std::vector<int64_t>& givenIds, store::RunStore& st
     }
   }
   if (runs.empty()) return done;
-  const std::string why = sideBySideObstacle(runs);
+  if (bases.size() == 1) options.checkpointDir = *bases.begin();
+  const std::string why = bases.size() > 1 ? "their checkpoints live under different folders"
+                                            : sideBySideObstacle(runs);
   auto result = why.empty() ? resumeSideBySide(runs, runIds, store, options)
                             : resumeInTurn(runs, why, runIds, store, options);
   result.members.insert(result.members.end(), done.members.begin(), done.members.end());

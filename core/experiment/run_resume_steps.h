@@ -25,6 +25,12 @@ struct PreparedResume {
   int64_t from = 0;
 };
 
+/// The run, refused (throws why) when there is none or its training process lives.
+store::RunInfo requireResumable(store::RunStore& store, int64_t runId);
+/// `given` with checkpointDir the absolute base run `runId` writes under (resumeCheckpointBase:
+/// --checkpoint-dir, else the run's own folder), recorded in the run; a move is said to onNotice.
+RunGroupOptions withRunsCheckpointBase(store::RunStore& store, int64_t runId,
+                                       const RunGroupOptions& given);
 /// Claims run `runId` (refused while its process lives) and chooses its checkpoint; throws why
 /// it cannot resume.
 PreparedResume prepareResume(int64_t runId, store::RunStore& store, const RunGroupOptions& options);

@@ -24,10 +24,32 @@ namespace depthlab::experiment {
 
 namespace {
 
+// What a failed checkpoint write leaves: "the checkpoint at step S" and the newest one kept.
+std::string keptCheckpointText(const Member& m) {
+  return m.lastCheckpoint ? "the newest checkpoint kept is step " + std::to_string(*m.lastCheckpoint)
+                          : std::string("no checkpoint of this run has been written yet");
+}
+
+// A failed write (a full disk, a vanished folder): training goes on. The first failure of a
+// series is said; the next ones are counted and said once a write works again (a full folder
+// had logged one identical line per checkpoint per run).
+void noteFailedCheckpoint(Member& m, StoreLink& link, int64_t step, const std::string& why) {
+  if (m.failedCheckpoints++ > 0) return;
+  m.firstFailedCheckpoint = step;
+  const std::string msg = "could not write the checkpoint at step " + std::to_string(step) + " (" +
+                          why + "); " + keptCheckpointText(m) +
+                          " (further failures are counted, not repeated)";
+  store::WriteBatch b;
+  b.event(step, store::EventLevel::Warning, msg);
+  link.write(m.runId, std::move(b));
+  if (link.onNotice) link.onNotice("run " + std::to_string(m.runId) + ": " + msg);
+}
+
 // Writes a checkpoint of `m` after `step` updates and prunes the older ones: the last
-// checkpointKeep, the best and (at the end) the final one stay.
-void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
-  if (!m.writer || m.lastCheckpoint == step) return;
+// checkpointKeep, the best and (at the end) the final one stay. Returns false when the file
+// could not be written (said through noteFailedCheckpoint).
+bool checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
+  if (!m.writer || m.lastCheckpoint == step) return true;
   const auto& c = m.config;
   train::CheckpointMeta meta;
   meta.step = step;
@@ -40,19 +62,22 @@ void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
   std::string sum;
   try {
     sum = train::saveCheckpoint(path, m.trainer->model(), &m.trainer->optimizer(), meta);
-  } catch (const std::exception& e) {  // a full disk, a vanished folder: training goes on
+  } catch (const std::exception& e) {
     std::error_code ec;
     std::filesystem::remove(path + ".tmp", ec);
-    const std::string msg = "could not write the checkpoint at step " + std::to_string(step) +
-                            " (" + e.what() + "); the previous checkpoints are kept";
-    store::WriteBatch b;
-    b.event(step, store::EventLevel::Warning, msg);
-    link.write(m.runId, std::move(b));
-    if (link.onNotice) link.onNotice(msg);
-    return;
+    noteFailedCheckpoint(m, link, step, e.what());
+    return false;
   }
   auto now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch());
   link.addCheckpoint(m.runId, {step, path, sum, now.count()});
+  if (m.failedCheckpoints > 0) {
+    store::WriteBatch b;
+    b.event(step, store::EventLevel::Info,
+            "checkpoints can be written again: " + std::to_string(m.failedCheckpoints) +
+                " write(s) had failed since step " + std::to_string(*m.firstFailedCheckpoint));
+    link.write(m.runId, std::move(b));
+    m.failedCheckpoints = 0;
+  }
   m.lastCheckpoint = step;
   // Prune by the files on disk (the store's rows follow), so a store outage cannot make the
   // folder grow without bound; but never the newest file the store has recorded: while its
@@ -64,6 +89,7 @@ void checkpoint(Member& m, StoreLink& link, int64_t step, bool final) {
                                           final ? std::optional<int64_t>(step) : std::nullopt, keep)) {
     link.removeCheckpoint(m.runId, old);
   }
+  return true;
 }
 
 void flush(Member& m, StoreLink& link) {
@@ -232,15 +258,35 @@ void finishMembers(std::vector<Member>& members, const data::TokenDataset& data,
                       "stopped at step " + std::to_string(done) + " " + s.stopReason);
     }
     flush(m, link);
-    checkpoint(m, link, done, true);
-    const auto status = s.stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
+    auto status = s.stopping ? store::RunStatus::Stopped : store::RunStatus::Finished;
+    if (!checkpoint(m, link, done, true)) {
+      // The end of a run is a checkpoint that exists: without it the run is not finished (its
+      // weights at `done` are lost); it stays resumable from the newest file there is.
+      m.progress.unfinishedBecause =
+          "its last checkpoint (step " + std::to_string(done) + ") could not be written; " +
+          keptCheckpointText(m) +
+          (m.lastCheckpoint ? ", where resume continues once there is room"
+                            : ": resume starts it again from step 0 once there is room");
+      status = store::RunStatus::Stopped;
+      store::WriteBatch b;
+      b.event(done, store::EventLevel::Error, "not finished: " + m.progress.unfinishedBecause);
+      link.write(m.runId, std::move(b));
+    }
     m.progress.status = status;
     link.finishRun(m.runId, status);
   }
   // The last writes (statuses, the final checkpoint's row): retried with back-off for another
   // storeGiveUpSeconds from here, so a store that comes back in that time records the stop.
   const auto finishing = Clock::now();
+  bool said = false;
   while (!link.flush(true) && since(finishing) <= o.storeGiveUpSeconds) {
+    if (!said && o.onNotice) {  // a wait of minutes is never silent
+      o.onNotice("the run store is unwritable (" + link.lastError() + "): retrying the runs' last " +
+                 "writes (statuses, the final checkpoints' rows) for up to " +
+                 std::to_string(static_cast<int>(o.storeGiveUpSeconds)) +
+                 " s; Ctrl-C leaves them unrecorded (the checkpoints are on disk)");
+      said = true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
@@ -392,51 +438,6 @@ void trainLoop(std::vector<Member>& members, const ExperimentConfig& config,
                              link.lastError() + "); the checkpoints are on disk, but the last " +
                              "metrics and statuses could not be recorded");
   }
-}
-
-data::TokenDataset loadDataset(ExperimentConfig& config, const std::function<void()>& beforeBatching,
-                               const std::function<void(const std::string&)>& phase,
-                               const std::atomic<bool>* stop) {
-  auto corpus = data::loadCorpusTokens(config.data, phase, stop);
-  config.model.vocabSize = corpus.vocabSize;
-  if (beforeBatching) beforeBatching();
-  return data::makeDataset(std::move(corpus), config.data, config.model.seqLen,
-                           config.optim.batchSize);
-}
-
-void applyThreads(const ExperimentConfig& config) {
-  const int threads = config.run.threads > 0 ? config.run.threads : train::defaultThreads(config.model);
-  torch::set_num_threads(threads);
-}
-
-void requireFitsDevice(const ExperimentConfig& c, torch::Device device) {
-  if (device.is_cuda()) {
-    const auto [freeBytes, totalBytes] = train::cudaMemory(device.index());
-    (void)totalBytes;
-    if (c.optim.autoMicroBatch) return;  // chooseMicroBatch already tried it on the device
-    requireFits(c, static_cast<double>(freeBytes) / 1e6, train::describeDevice(device));
-  } else {
-    requireFits(c, availableMemoryMB(), "this machine");
-  }
-}
-
-void joinTrainers(std::vector<Member>& members, const RunGroupOptions& o) {
-  if (!o.dist) return;
-  for (auto& m : members) {
-    std::vector<torch::Tensor> params;
-    for (const auto& p : m.trainer->model()->parameters()) params.push_back(p.detach());
-    o.dist->broadcast(params, 0);
-    m.trainer->setDataParallel(o.dist, o.bucketMB);
-  }
-}
-
-std::string dataParallelNote(const ExperimentConfig& c, const distributed::DistContext& d) {
-  const auto shards = distributed::rankShards(c.optim.batchSize, c.optim.gradAccum, 0, d.worldSize());
-  return "data-parallel over " + std::to_string(d.worldSize()) + " ranks (" + d.backend() +
-         "): each trains " + std::to_string(shards.size()) + " micro-batch(es) of " +
-         std::to_string(shards.front().rowEnd - shards.front().rowBegin) +
-         " sequences per update; the global batch stays " +
-         std::to_string(c.optim.batchSize * c.optim.gradAccum);
 }
 
 }  // namespace depthlab::experiment

@@ -36,9 +36,12 @@ struct Member {
   bool active = true;
   std::string checkpointDir;            // runCheckpointDir(...)
   std::string storeId;                  // the database's id, written into every checkpoint
+  std::string setAsideNote;             // a new run's folder held older files, moved aside
   std::optional<double> bestVal;        // lowest validation loss so far
   std::optional<int64_t> bestStep;      // its step, when a checkpoint was written there
   std::optional<int64_t> lastCheckpoint;
+  int failedCheckpoints = 0;            // writes that failed since the last one that worked
+  std::optional<int64_t> firstFailedCheckpoint;  // the step of the first of them
   double tokensSeen = 0;                // training targets that counted so far (no pads)
   bool writer = true;                   // false on data-parallel ranks other than 0: they
                                         // only train (no checkpoints, probes, evaluations)
@@ -62,6 +65,9 @@ data::TokenDataset loadDataset(ExperimentConfig& config,
 void applyThreads(const ExperimentConfig& config);
 /// RAM for the CPU; free memory of the GPU (checked again, for real, by the micro-batch choice).
 void requireFitsDevice(const ExperimentConfig& c, torch::Device device);
+/// The same before the corpus is read (nothing allocated, no tokenizer trained): the vocabulary
+/// taken from the tokenizer's name where it says it (byte, spm:N), else the config's.
+void requireFitsBeforeData(const ExperimentConfig& c, torch::Device device);
 /// Data-parallel: every member starts from rank 0's weights and trains its share of each
 /// global batch with averaged gradients. Nothing without o.dist.
 void joinTrainers(std::vector<Member>& members, const RunGroupOptions& o);

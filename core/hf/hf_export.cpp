@@ -211,6 +211,7 @@ HfExportResult exportRunToHf(store::RunStore& store, int64_t runId, const std::s
   HfExportResult r;
   r.dir = outDir;
   r.step = loaded.meta.step;
+  r.gapNote = experiment::checkpointGapNote(store, *run, r.step);
   r.scheme = run->scheme;
   const fs::path dir(outDir);
   io::saveSafetensors((dir / "model.safetensors").string(), tensors,

@@ -17,6 +17,7 @@ struct HfExportResult {
   std::string dir;
   std::vector<std::string> files;  // written, relative to dir
   int64_t step = 0;                // of the checkpoint exported
+  std::string gapNote;             // experiment::checkpointGapNote: the run trained past it
   std::string scheme, tokenizer;   // tokenizer: "byte-level tokenizer.json", "tokenizer.model", ""
 };
 

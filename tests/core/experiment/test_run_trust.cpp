@@ -388,7 +388,7 @@ TEST(RunTrust, ACopiedDatabaseTakesItsOwnIdAndLeavesTheOriginalsCheckpointsAlone
   EXPECT_TRUE(fromOwn);
 }
 
-TEST(RunTrust, ACheckpointThatCannotBeWrittenMidRunIsAWarningNotACrash) {
+TEST(RunTrust, ACheckpointThatCannotBeWrittenIsAWarningNotACrashAndTheRunIsNotFinished) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("runs.db"));
   experiment::RunGroupOptions o;
@@ -400,11 +400,15 @@ TEST(RunTrust, ACheckpointThatCannotBeWrittenMidRunIsAWarningNotACrash) {
   };
   auto r = experiment::runGroup(tinyRun(dir), s, o);
   const int64_t id = r.members[0].runId;
-  EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
+  // Training went on to the end, but without its final checkpoint the run is not finished
+  // (test_run_folders.cpp): stopped, resumable, and saying why.
+  EXPECT_EQ(s.run(id)->status, store::RunStatus::Stopped);
   EXPECT_EQ(s.scalarSeries(id, "loss_train").size(), 12u);
-  bool warned = false;
+  bool warned = false, unfinished = false;
   for (const auto& e : s.events(id)) {
     warned = warned || e.message.find("could not write the checkpoint at step 12") != std::string::npos;
+    unfinished = unfinished || e.message.find("not finished: its last checkpoint (step 12)") == 0;
   }
   EXPECT_TRUE(warned);
+  EXPECT_TRUE(unfinished);
 }
