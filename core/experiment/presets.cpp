@@ -107,13 +107,16 @@ ExperimentConfig requirePreset(const std::string& name) {
 
 ExperimentConfig loadConfigOverPreset(const std::string& path, const std::string& preset) {
   const auto j = readConfigJson(path);
-  std::optional<ExperimentConfig> base;
-  if (!preset.empty()) {
-    base = requirePreset(preset);
-  } else if (auto named = j.find("preset");
-             j.is_object() && named != j.end() && named->is_string()) {
-    base = presetConfig(named->get<std::string>());
+  std::optional<ExperimentConfig> named;  // the file's own "preset", which must exist
+  if (auto it = j.find("preset"); j.is_object() && it != j.end() && it->is_string() &&
+                                  !it->get<std::string>().empty()) {
+    try {  // an unknown name is refused, as --preset nope is (it trained on built-in defaults)
+      named = requirePreset(it->get<std::string>());
+    } catch (const std::exception& e) {
+      throw ConfigError(path + ": \"preset\": " + e.what());
+    }
   }
+  std::optional<ExperimentConfig> base = preset.empty() ? named : requirePreset(preset);
   try {
     return configFromJson(j, base.value_or(ExperimentConfig{}));
   } catch (const ConfigError& e) {
@@ -145,10 +148,19 @@ int64_t parameterCount(const ModelConfig& m, const std::string& scheme, const Sc
   const int64_t normParams = m.norm == "layernorm" ? mul(2, d) : d;  // LayerNorm has a bias
   const bool dyt = !plans.empty() && plans.front().dyt;  // + alpha per norm, embedding scalar
   const int64_t dytNorm = dyt ? normParams + 1 : normParams;
-  int64_t total = add(mul(mul(2, V), d), dytNorm);                   // embedding, head, final norm
+  // embedding, head (none when tied), final norm, learned positions (GPT-2's wpe)
+  int64_t total = add(mul(m.tieEmbeddings ? 1 : 2, mul(V, d)), dytNorm);
+  total = add(total, mul(m.learnedPositions, d));
   if (dyt) total = add(total, 1);
-  const int64_t block = add(mul(mul(4, d), d), mul(mul(3, d), f));  // attention, SwiGLU
   const int64_t D = m.headDimension(), H = m.nHeads, K = m.kvHeads();
+  const int64_t qWidth = mul(H, D), kvWidth = mul(K, D);
+  // attention: q and o of H heads, k and v of K (grouped-query) heads of D each; the MLP: up and
+  // down, and a gate when gated (SwiGLU); then the biases the family has
+  int64_t block = add(mul(d, mul(2, qWidth)), mul(d, mul(2, kvWidth)));
+  block = add(block, mul(mul(m.gatedMlp ? 3 : 2, d), f));
+  if (m.qkvBias) block = add(block, add(qWidth, mul(2, kvWidth)));
+  if (m.outBias) block = add(block, d);
+  if (m.mlpBias) block = add(block, add(mul(m.gatedMlp ? 2 : 1, f), d));
   for (const auto& p : plans) {
     total = add(total, block);
     if (p.normBeforeSublayer) total = add(total, mul(p.hybrid ? 1 : 2, dytNorm));

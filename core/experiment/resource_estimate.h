@@ -14,7 +14,9 @@ namespace depthlab::experiment {
 
 struct RunEstimate {
   int64_t params = 0;
-  double memoryMB = 0;   // one model training
+  double memoryMB = 0;   // one model training: the three parts below together
+  double parameterMB = 0, activationMB = 0, probeMB = 0;  // weights, gradients and moments;
+                         // a micro-batch's activations; the probes' pass over the probe batch
   double seconds = 0;    // rough: ~45 GFLOP/s on one CPU thread, ~5 TFLOP/s on a GPU
 };
 
@@ -32,6 +34,16 @@ TimeCalibration calibrateTime(const std::vector<store::RunInfo>& runs, const std
 RunEstimate estimateRun(const ExperimentConfig& c, const std::string& scheme,
                         const TimeCalibration& calibration = {});
 
+/// Training FLOPs per token of `scheme` at `c`'s shape: ~6 per parameter plus attention.
+double trainingFlopsPerToken(const ExperimentConfig& c, const std::string& scheme);
+
+/// The lab's measured rate on one NVIDIA H200 (docs/performance.md, `bench train --device
+/// cuda`: LLaMA-130M, bf16, 668,878 tokens/s), as tokens per second of the LLaMA-130M preset.
+inline constexpr double kH200TokensPerSecond130M = 668878;
+/// Seconds `c`'s scheme would train (all its updates) on one H200: its FLOPs at the FLOP rate
+/// that measurement makes of trainingFlopsPerToken. An estimate for planning, not a promise.
+double h200Seconds(const ExperimentConfig& c, const std::string& scheme);
+
 /// "8 s", "2.5 min", "1.3 h": a duration at the precision an estimate deserves.
 std::string formatDuration(double seconds);
 
@@ -39,7 +51,8 @@ std::string formatDuration(double seconds);
 double availableMemoryMB();
 
 /// Throws ConfigError when the group (all its schemes' models at once) cannot fit in
-/// `availableMB` (0 = unknown: nothing is refused), naming the estimate and the limit.
+/// `availableMB` (0 = unknown: nothing is refused), naming the estimate, the limit and the
+/// fields that make the largest part of it.
 void requireFits(const ExperimentConfig& c, double availableMB, const std::string& where);
 
 }  // namespace depthlab::experiment
