@@ -75,14 +75,14 @@ set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/cpu_kernels.cpp
   PROPERTIES COMPILE_OPTIONS "-O3;-fno-math-errno;-fopenmp-simd")
 # Paper-scale corpora: streaming tokenization into memory-mapped token stores.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES data/mapped_file.cpp data/token_source.cpp
-  data/token_store.cpp data/jsonl_text.cpp data/corpus_sources.cpp data/corpus_chunker.cpp
+  data/token_store.cpp data/store_check.cpp data/jsonl_text.cpp data/corpus_sources.cpp data/corpus_chunker.cpp
   data/tokenize_pipeline.cpp data/corpus_prepare.cpp data/shard_stream.cpp data/corpus_sample.cpp data/document_split.cpp
   util/stream_hash.cpp bench/data_bench.cpp)
 # Data-parallel training on c10d (Gloo on the CPU, NCCL on CUDA GPUs).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/launch_env.cpp distributed/batch_shard.cpp
   distributed/local_launcher.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES distributed/gradient_sync.cpp experiment/data_parallel.cpp
-  experiment/train_loop.cpp
+  experiment/train_loop.cpp experiment/train_setup.cpp
   bench/dp_train_bench.cpp)
 # The c10d headers need USE_C10D_GLOO / USE_C10D_NCCL to declare their classes: compiled
 # without the precompiled header (whose macros differ), see core/CMakeLists.txt.

@@ -10,6 +10,7 @@
 #include "data/corpus.h"
 #include "data/corpus_chunker.h"
 #include "data/shard_stream.h"
+#include "data/store_check.h"
 #include "data/tokenize_pipeline.h"
 #include "data/tokenizer.h"
 #include "util/content_hash.h"
@@ -262,6 +263,14 @@ bool reuseStore(const std::string& spec, const std::vector<SourceFile>& sources,
   if (!why.empty()) {
     r.rebuildReason = why;
     old.reset();
+    return false;
+  }
+  // A shard deleted, truncated or (with --verify) changed: tokenized again from there on, the
+  // sound shards before it kept (startStore resumes after them).
+  if (auto damage = firstDamagedShard(r.storeDir, *old, o.verify)) {
+    r.rebuildReason = damage->why + "; tokenizing again from that shard on";
+    old->shards.resize(damage->shard);
+    old->complete = false;
     return false;
   }
   if (touched || old->preparedAtNs < nowNs() - 2000000000ll) {

@@ -208,10 +208,20 @@ bool isDepthLabCacheName(const std::string& name) {
          endsWith(name, ".sample.txt") || endsWith(name, ".tmp");
 }
 
+void requireCorpusFileOrFolder(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw DataError("corpus '" + path + "' does not exist");
+  if (fs::is_regular_file(status) || fs::is_directory(status)) return;
+  throw DataError("corpus '" + path + "' is not a file or a folder (" +
+                  (fs::is_fifo(status) ? std::string("a FIFO") : std::string("a device or socket")) +
+                  "): give a text file, a folder, .jsonl records, a token store or .bin tokens");
+}
+
 std::vector<SourceFile> listCorpusSources(const std::string& corpusPath) {
   std::error_code ec;
   if (corpusPath.empty()) throw DataError("no corpus given");
-  if (!fs::exists(corpusPath, ec)) throw DataError("corpus '" + corpusPath + "' does not exist");
+  requireCorpusFileOrFolder(corpusPath);
   std::vector<SourceFile> out;
   if (!fs::is_directory(corpusPath, ec)) {
     out.push_back(describe(corpusPath, ""));

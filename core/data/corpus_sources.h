@@ -24,6 +24,10 @@ struct SourceFile {
   Compression compression = Compression::None;
 };
 
+/// Throws DataError unless `path` is a regular file or a folder (a FIFO, socket or device as
+/// corpus would block or never end).
+void requireCorpusFileOrFolder(const std::string& path);
+
 /// The files of `corpusPath`; throws DataError for a missing path or a folder without files.
 std::vector<SourceFile> listCorpusSources(const std::string& corpusPath);
 /// Format and compression from a file name (x.jsonl.zst, x.txt.gz, x.json, x.txt ...).

@@ -1,6 +1,8 @@
 // See shard_stream.h.
 #include "data/shard_stream.h"
 
+#include "util/content_hash.h"
+
 #include <chrono>
 #include <filesystem>
 
@@ -50,7 +52,8 @@ void ShardStream::openShard() {
 
 void ShardStream::closeShard(uint64_t endChunk, PrepareProgress& prog) {
   m_shard->finish();
-  m_index.shards.push_back({shardFileName(m_index.shards.size()), m_shard->count(), endChunk});
+  m_index.shards.push_back({shardFileName(m_index.shards.size()), m_shard->count(), endChunk,
+                            util::hex64(m_shard->contentHash())});
   m_shard.reset();
   writeStoreIndex(m_dir, m_index);
   prog.shards = m_index.shards.size();

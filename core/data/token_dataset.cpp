@@ -1,6 +1,8 @@
 // TokenDataset and corpus loading; see token_dataset.h.
 #include "data/token_dataset.h"
 
+#include "data/corpus_sources.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -231,10 +233,7 @@ CorpusTokens loadCorpusTokens(const DataConfig& data,
     if (!st.ready) throw DataError(st.message);
     ct.corpusPath = st.path;
   }
-  std::error_code ec;
-  if (!ct.corpusPath.empty() && !fs::exists(ct.corpusPath, ec)) {
-    throw DataError("corpus '" + ct.corpusPath + "' does not exist");
-  }
+  requireCorpusFileOrFolder(ct.corpusPath);  // missing, or a FIFO that would block
   if (isTokenStore(ct.corpusPath)) {  // a prepared store named directly
     say("mapping token store " + ct.corpusPath);
     std::unique_ptr<StoreIndex> index;

@@ -127,7 +127,9 @@ json StoreIndex::toJson() const {
   }
   j["sources"] = src;
   json sh = json::array();
-  for (const auto& s : shards) sh.push_back({{"file", s.file}, {"tokens", s.tokens}, {"endChunk", s.endChunk}});
+  for (const auto& s : shards) {
+    sh.push_back({{"file", s.file}, {"tokens", s.tokens}, {"endChunk", s.endChunk}, {"hash", s.hash}});
+  }
   j["shards"] = sh;
   j["skipped"] = {{"linesWithoutText", skipped.linesWithoutText},
                   {"invalidJsonLines", skipped.invalidJsonLines},
@@ -169,7 +171,7 @@ StoreIndex StoreIndex::fromJson(const json& j) {
     }
     for (const auto& s : j.at("shards")) {
       x.shards.push_back({s.at("file").get<std::string>(), s.at("tokens").get<uint64_t>(),
-                          s.at("endChunk").get<uint64_t>()});
+                          s.at("endChunk").get<uint64_t>(), s.value("hash", std::string())});
     }
     if (j.contains("skipped")) {
       const auto& k = j["skipped"];
@@ -229,6 +231,13 @@ bool isTokenStore(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / kStoreIndexName, ec);
 }
 
+ShardHeader readShardHeader(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw DataError("token shard '" + path + "' is missing");
+  MappedFile f(path);
+  return parseShardHeader(f);
+}
+
 std::shared_ptr<MappedTokens> openTokenStore(const std::string& dir) {
   auto index = readStoreIndex(dir);
   if (!index) throw DataError("'" + dir + "' holds no token store (no " + kStoreIndexName + ")");
@@ -247,11 +256,21 @@ std::shared_ptr<MappedTokens> openTokenStore(const std::string& dir) {
       throw DataError("token shard '" + f.path() + "' belongs to another preparation (build, "
                       "tokenizer or position differ from the store's index); prepare the corpus again");
     }
-    if (h.count != s.tokens || static_cast<int>(h.vocab) != index->vocab ||
-        static_cast<int>(h.bytesPerToken) != index->bytesPerToken) {
-      throw DataError("token shard '" + f.path() + "' does not match the store's index (" +
-                      std::to_string(h.count) + " tokens, index says " + std::to_string(s.tokens) +
-                      "); prepare the corpus again");
+    // Each disagreement said in its own terms (a vocabulary mismatch had read "12601 tokens,
+    // index says 12601").
+    std::string what;
+    if (h.count != s.tokens) {
+      what = std::to_string(h.count) + " tokens, the index says " + std::to_string(s.tokens);
+    } else if (static_cast<int>(h.vocab) != index->vocab) {
+      what = "a vocabulary of " + std::to_string(h.vocab) + " ids, the index says " +
+             std::to_string(index->vocab);
+    } else if (static_cast<int>(h.bytesPerToken) != index->bytesPerToken) {
+      what = std::to_string(h.bytesPerToken) + "-byte tokens, the index says " +
+             std::to_string(index->bytesPerToken);
+    }
+    if (!what.empty()) {
+      throw DataError("token shard '" + f.path() + "' does not match the store's index (" + what +
+                      "); prepare the corpus again (depthlab-cli corpus prepare)");
     }
     f.adviseRandom();
     segments.push_back({std::move(f), kShardHeaderBytes, h.count, static_cast<int>(h.bytesPerToken)});
@@ -377,6 +396,7 @@ void ShardWriter::appendEncoded(const char* bytes, size_t n) {
   if (size > 0 && std::fwrite(bytes, 1, size, m_file) != size) {
     throw DataError("cannot write token shard '" + m_path + "' (disk full?)");
   }
+  m_hash.update(bytes, size);
   m_header.count += n;
 }
 

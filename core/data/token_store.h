@@ -23,6 +23,7 @@
 
 #include "data/corpus.h"
 #include "data/token_source.h"
+#include "util/stream_hash.h"
 
 namespace depthlab::data {
 
@@ -53,6 +54,8 @@ struct StoreShard {
   std::string file;
   uint64_t tokens = 0;
   uint64_t endChunk = 0;  // chunks of the text stream tokenized up to the end of this shard
+  std::string hash;       // hex StreamHash of its token bytes (header excluded); "" in stores
+                          // written before shards were hashed
 };
 
 /// What a preparation skipped; counted, reported, never fatal.
@@ -119,6 +122,10 @@ bool holdsOnlyTokenFiles(const std::string& path);
 /// Maps token files as one stream (a .bin, a shard, or a folder of only them, sorted by name).
 std::shared_ptr<MappedTokens> openTokenFiles(const std::string& path);
 
+/// The header of the shard file at `path`; throws DataError when it is missing, not a shard,
+/// or truncated / longer than its header says.
+ShardHeader readShardHeader(const std::string& path);
+
 /// Writes one shard: header, then tokens appended in pieces; finish() patches the count.
 class ShardWriter {
  public:
@@ -129,6 +136,8 @@ class ShardWriter {
   /// Appends `n` tokens already encoded at this shard's width (encodeTokens).
   void appendEncoded(const char* bytes, size_t n);
   uint64_t count() const { return m_header.count; }
+  /// StreamHash of the token bytes appended so far (what StoreShard::hash records).
+  uint64_t contentHash() const { return m_hash.digest(); }
   /// Writes the final header, flushes and closes; the shard is then complete.
   void finish();
 
@@ -137,6 +146,7 @@ class ShardWriter {
   std::string m_path;
   std::FILE* m_file = nullptr;
   ShardHeader m_header;
+  util::StreamHash m_hash;
 };
 
 /// `n` ids as little-endian values of `bytesPerToken` bytes into `out`; throws DataError for an

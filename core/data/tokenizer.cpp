@@ -164,11 +164,27 @@ std::string SpmTokenizer::train(const std::string& corpusFile, const std::string
   if (!toolsAvailable()) {
     throw DataError("SentencePiece tools not found: sudo apt-get install sentencepiece");
   }
-  runTool({"spm_train", "--input=" + corpusFile, "--model_prefix=" + prefix,
-           "--vocab_size=" + std::to_string(vocab), "--model_type=" + modelType,
-           "--character_coverage=1.0", "--input_sentence_size=2000000",
-           "--shuffle_input_sentence=true", "--pad_id=0", "--unk_id=2", "--bos_id=-1",
-           "--eos_id=1", "--minloglevel=2"});
+  try {
+    runTool({"spm_train", "--input=" + corpusFile, "--model_prefix=" + prefix,
+             "--vocab_size=" + std::to_string(vocab), "--model_type=" + modelType,
+             "--character_coverage=1.0", "--input_sentence_size=2000000",
+             "--shuffle_input_sentence=true", "--pad_id=0", "--unk_id=2", "--bos_id=-1",
+             "--eos_id=1", "--minloglevel=2"});
+  } catch (const DataError& e) {  // spm_train's internal checks, in the user's terms
+    const std::string why = e.what();
+    if (why.find("sentences_.empty()") != std::string::npos) {
+      throw DataError("spm:" + std::to_string(vocab) + " found no line to learn from: SentencePiece "
+                      "trains on lines of at most 4192 bytes, and the corpus has none (one long "
+                      "line, or no text). Use the byte tokenizer, or a corpus with line breaks");
+    }
+    if (why.find("Vocabulary size is too high") != std::string::npos ||
+        why.find("vocab_size") != std::string::npos) {
+      throw DataError("spm:" + std::to_string(vocab) + ": the corpus holds too few distinct "
+                      "pieces for a vocabulary of " + std::to_string(vocab) +
+                      "; use a smaller spm:N or a larger corpus (" + why + ")");
+    }
+    throw;
+  }
   return prefix + ".model";
 }
 
