@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -43,7 +44,11 @@ class SectionReader {
   void read(const char* key, T& out) {
     m_known.insert(key);
     auto it = m_j.find(key);
-    if (it == m_j.end() || it->is_null()) return;
+    if (it == m_j.end()) return;
+    if (it->is_null()) {  // once meant "the default" without a word
+      throw ConfigError("config: '" + path(key) + "' is null: give a value, or leave the key out "
+                        "to keep the preset's");
+    }
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       // nlohmann converts a float or an out-of-range integer with a plain cast (undefined
       // behaviour past the type's range): whole numbers in range only.
@@ -130,11 +135,23 @@ ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
 }
 
 json readConfigJson(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError("config file '" + path + "' is a folder; give a .json file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot read config file '" + path + "'");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    throw ConfigError("config file '" + path + "' holds a NUL byte (byte " + std::to_string(nul + 1) +
+                      "): not a JSON text file");
+  }
   try {
     return json::parse(text);
+  } catch (const json::out_of_range& e) {  // a number past a double's range, e.g. 1e400
+    std::string why = e.what();
+    if (const auto close = why.find("] "); close != std::string::npos) why = why.substr(close + 2);
+    throw ConfigError("config file '" + path + "' is not usable JSON: " + why);
   } catch (const json::parse_error& e) {
     // e.byte: 1-based position of the byte where parsing failed; say its line and column.
     const size_t at = std::min(text.size(), e.byte > 0 ? static_cast<size_t>(e.byte - 1) : size_t{0});
@@ -204,9 +221,12 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
   else if (m.headDim == 0 && m.dModel > 0 && m.dModel % m.nHeads != 0)
     is.bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
                                std::to_string(m.dModel));
-  else if (m.dModel > 0 && m.headDimension() % 2 != 0)
-    is.bad("model.nHeads", "head dimension " + std::to_string(m.headDimension()) +
-                               " must be even for RoPE");
+  else if (m.dModel > 0 && m.headDimension() % 2 != 0)  // the field that set the head dimension
+    is.bad(m.headDim > 0 ? "model.headDim" : "model.nHeads",
+           "head dimension " + std::to_string(m.headDimension()) + " must be even for RoPE" +
+               (m.headDim > 0 ? std::string(" (model.headDim)")
+                              : " (width " + std::to_string(m.dModel) + " / " +
+                                    std::to_string(m.nHeads) + " heads)"));
   else if (m.nKvHeads > 0 && m.nHeads % m.nKvHeads != 0)
     is.bad("model.nKvHeads", std::to_string(m.nKvHeads) + " key/value heads do not divide " +
                                  std::to_string(m.nHeads) + " heads");
@@ -292,7 +312,14 @@ void checkSchemeOptionsAreRead(const ExperimentConfig& c, Issues& is) {
   }
 }
 
+// A group's name is stored with every run (and shown in every list): a line's worth.
+constexpr size_t kMaxGroupName = 200;
+
 void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
+  if (c.name.size() > kMaxGroupName) {
+    is.bad("name", "the group name is " + std::to_string(c.name.size()) + " characters; at most " +
+                       std::to_string(kMaxGroupName));
+  }
   const auto& d = c.data;
   is.ranges(c, "data");
   if (d.tokenizer.rfind("spm:", 0) == 0 && d.tokenizer.size() > 4 &&

@@ -40,6 +40,12 @@ class BadInputs : public ::testing::Test {
     test::writeFile(dir_->file("unknown-key.json"), "{\"model\": {\"widht\": 64}}");
     test::writeFile(dir_->file("broken-lines.json"), "{\n  \"model\": {\n    \"dModel\": 64,,\n  }\n}\n");
     test::writeFile(dir_->file("vocab10.json"), "{\"model\": {\"vocabSize\": 10}}");
+    test::writeFile(dir_->file("preset-nope.json"), "{\"preset\": \"nope\"}");
+    test::writeFile(dir_->file("null.json"), "{\"model\": {\"dModel\": null}}");
+    test::writeFile(dir_->file("nul.json"), std::string("{\"optim\": {\"steps\": 2}}\n\0\0", 27));
+    test::writeFile(dir_->file("e400.json"), "{\"optim\": {\"lr\": 1e400}}");
+    test::writeFile(dir_->file("long-name.json"), "{\"name\": \"" + std::string(300, 'g') + "\"}");
+    fs::create_directories(dir_->file("config-folder.json"));
     test::writeFile(dir_->file("huge.json"),
                     "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
     // Hugging Face folders: no config, an unsupported architecture, weights that do not match.
@@ -115,6 +121,15 @@ TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
       {"empty scheme list", train + "--steps 2 --scheme '' --corpus " + C, {"--scheme", "pre_ln"}},
       {"analyze past the last step", " --db " + db() + " analyze --run 1 --step 99999", {"--step 99999", "step 6"}},
       {"unknown config key", train + "--config " + dir_->file("unknown-key.json"), {"widht"}},
+      {"unknown preset in a config", train + "--config " + dir_->file("preset-nope.json"),
+       {"preset-nope.json", "unknown preset 'nope'"}},
+      {"null in a config", train + "--config " + dir_->file("null.json"), {"model.dModel", "null"}},
+      {"NUL bytes in a config", train + "--config " + dir_->file("nul.json"), {"nul.json", "NUL byte"}},
+      {"a number past a double", train + "--config " + dir_->file("e400.json"), {"e400.json", "1e400"}},
+      {"a folder as config", train + "--config " + dir_->file("config-folder.json"),
+       {"config-folder.json", "is a folder"}},
+      {"a group name of 300 characters", train + "--config " + dir_->file("long-name.json"),
+       {"group name is 300 characters"}},
       {"huge model", train + "--steps 2 --corpus " + C + " --config " + dir_->file("huge.json"), {"MB", "available"}},
       {"report no runs", " --db " + db() + " report --runs ''", {"--runs"}},
       {"report bad id", " --db " + db() + " report --runs abc", {"'abc'"}},
@@ -222,6 +237,36 @@ TEST_F(BadInputs, AVocabularySetByHandIsNamedAndTheTokenizersIsUsed) {
                              &out),
             0)
       << out;
-  EXPECT_NE(out.find("model.vocabSize 10 is not the byte tokenizer's 257"), std::string::npos) << out;
-  EXPECT_NE(out.find("257 is used"), std::string::npos) << out;
+  EXPECT_NE(out.find("model.vocabSize 10 is not used"), std::string::npos) << out;
+  EXPECT_NE(out.find("the tokenizer byte (257 ids"), std::string::npos) << out;
+  // The same given with --set (it had been ignored without a word).
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " train --preset tiny --steps 2 --corpus " +
+                                 dir_->file("corpus.txt") + " --set model.vocabSize=16000000" +
+                                 " --checkpoint-dir " + dir_->file("ck") + " --quiet 2>&1",
+                             &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("--set: model.vocabSize 16000000 is not used"), std::string::npos) << out;
+}
+
+TEST_F(BadInputs, RefusalsThatNeedNoDataComeBeforeAnyIsPrepared) {
+  // A FIFO as corpus had blocked for ever; a CUDA device on a machine without one trained a
+  // SentencePiece tokenizer first.
+  const std::string fifo = dir_->file("corpus.fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string train = " --db " + dir_->file("t3.db") + " train --preset tiny --quiet --steps 2 ";
+  std::string out;
+  EXPECT_EQ(test::runCommand("timeout 120 " + cli() + train + "--corpus " + fifo + " 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("is not a file or a folder (a FIFO)"), std::string::npos) << out;
+  fs::create_directories(dir_->file("spm"));
+  fs::copy_file(dir_->file("corpus.txt"), dir_->file("spm/c.txt"));
+  const int rc = test::runCommand(cli() + train + "--device cuda --tokenizer spm:300 --corpus " +
+                                      dir_->file("spm/c.txt") + " 2>&1",
+                                  &out);
+  if (rc == 0) GTEST_SKIP() << "a CUDA GPU is here: nothing to refuse";
+  EXPECT_EQ(rc, 1) << out;
+  EXPECT_NE(out.find("cuda"), std::string::npos) << out;
+  for (const auto& e : fs::directory_iterator(dir_->file("spm"))) {
+    EXPECT_EQ(e.path().filename(), "c.txt") << "written before the refusal: " << e.path();
+  }
 }
