@@ -25,6 +25,7 @@ namespace {
 
 struct ReproduceArgs {
   std::string name, corpus, tokenizer, device = "cpu", out, checkpointDir, schemes;
+  std::vector<std::string> sets;  // --set section.key=value over the recipe's config
   bool force = false, reportOnly = false, noFigures = false;
 };
 
@@ -54,14 +55,17 @@ void listRecipes(bool json) {
         schemes += (schemes.empty() ? "" : " ") + s + (a.label.empty() ? "" : "+" + a.label);
     }
     const double tokens = static_cast<double>(r.steps) * r.globalBatch * r.config(0).model.seqLen;
+    const double gpu = experiment::recipeH200Seconds(r);
     rows.push_back({r.name, r.preset, experiment::formatThousands(r.steps),
-                    experiment::formatCount(tokens), schemes, r.title});
+                    experiment::formatCount(tokens), "~" + experiment::formatLongDuration(gpu),
+                    schemes, r.title});
     j.push_back({{"name", r.name},
                  {"title", r.title},
                  {"source", r.source},
                  {"preset", r.preset},
                  {"steps", r.steps},
                  {"token_slots", tokens},
+                 {"h200_seconds", gpu},
                  {"paper_size", r.paperSize},
                  {"choices", r.choices}});
   }
@@ -69,11 +73,13 @@ void listRecipes(bool json) {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << formatTextTable({"RECIPE", "SHAPE", "UPDATES", "TOKEN SLOTS", "SCHEMES", "WHAT"},
-                               rows)
+  std::cout << formatTextTable(
+                   {"RECIPE", "SHAPE", "UPDATES", "TOKEN SLOTS", "ONE H200", "SCHEMES", "WHAT"}, rows)
             << "\n`reproduce NAME --corpus DIR` trains one (C4's en .json.gz files; "
                "--tokenizer spm:/path/spiece.model for T5's tokenizer); `reproduce NAME --report` "
-               "lays its runs beside the paper.\n";
+               "lays its runs beside the paper.\nONE H200: all of a recipe's runs in turn at the "
+               "lab's measured 669k tokens/s (LLaMA-130M, bf16; docs/performance.md), scaled by "
+               "FLOPs; a GPU needs the CUDA build (make run-torch2, build/torch2).\n";
 }
 
 void printReport(const experiment::PaperRecipe& recipe, const experiment::ReproductionReport& rep,
@@ -175,6 +181,9 @@ void addReproduceCommand(CLI::App& app, GlobalOptions& g) {
   cmd->add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--schemes", a.schemes, "Only these of the recipe's schemes (comma-separated)");
   cmd->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
+  cmd->add_option("--set", a.sets,
+                  "section.key=value over the recipe's config (repeatable), e.g. --set "
+                  "data.packing=packed; each change is said as a departure from the paper");
   cmd->add_option("--out", a.out,
                   "Folder of the figures (default: reproduce-NAME beside the database)");
   cmd->add_flag("--force", a.force,
@@ -192,6 +201,7 @@ void addReproduceCommand(CLI::App& app, GlobalOptions& g) {
       o.device = a.device;
       o.force = a.force;
       o.schemes = splitList(a.schemes);
+      o.sets = a.sets;
       const auto started = std::chrono::steady_clock::now();
       const auto plan =
           experiment::planReproduction(store, recipe, o, [&](const std::string& what) {

@@ -5,12 +5,21 @@
 #include <cmath>
 #include <sstream>
 
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "data/corpus_prepare.h"
 #include "data/token_dataset.h"
+#include "experiment/config_set.h"
 #include "experiment/preflight.h"
 #include "experiment/reproduction_report.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_cost.h"
 #include "experiment/step_timing.h"
+#include "util/remove_tree.h"
 
 namespace depthlab::experiment {
 
@@ -26,8 +35,56 @@ ExperimentConfig armConfig(const PaperRecipe& recipe, size_t arm, const Reproduc
   if (!o.tokenizer.empty()) c.data.tokenizer = o.tokenizer;
   c.run.device = o.device;
   if (c.run.device == "cpu") c.run.bf16 = false;  // autocast is the GPU's
+  for (const auto& s : o.sets) applyConfigAssignment(c, s);
   return c;
 }
+
+// The fields --set changed from the recipe's own: "section.key = new (the recipe's: old)".
+std::vector<std::string> departures(const PaperRecipe& recipe, const ReproduceOptions& o) {
+  ReproduceOptions without = o;
+  without.sets.clear();
+  const auto before = toJson(armConfig(recipe, 0, without));
+  const auto after = toJson(armConfig(recipe, 0, o));
+  std::vector<std::string> out;
+  for (const auto& [section, fields] : after.items()) {
+    if (!fields.is_object() || !before.contains(section)) continue;
+    for (const auto& [key, value] : fields.items()) {
+      const auto old = before[section].value(key, nlohmann::json());
+      if (old != value) {
+        out.push_back(section + "." + key + " = " + value.dump() + " (the recipe's: " + old.dump() + ")");
+      }
+    }
+  }
+  return out;
+}
+
+// Reads the corpus for inspectCorpus; what this look created beside the corpus (its token
+// store, and for spm:N the sample and the SentencePiece model trained on it, all named after
+// the corpus) is removed again when the corpus is then refused: a refused recipe leaves nothing.
+struct FreshFilesGuard {
+  std::string folder, prefix;          // where the store goes, and the corpus's file name + "."
+  std::set<std::string> before;        // names in that folder before the look
+  explicit FreshFilesGuard(const data::DataConfig& d) {
+    if (d.corpus.empty()) return;
+    const std::filesystem::path store(data::storeDirFor(d.corpus, d.tokenizer));
+    folder = store.parent_path().string();
+    std::filesystem::path corpus = std::filesystem::path(d.corpus).lexically_normal();
+    if (corpus.filename().empty()) corpus = corpus.parent_path();
+    prefix = corpus.filename().string() + ".";
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+      before.insert(e.path().filename().string());
+    }
+  }
+  void removeFresh() const {
+    if (folder.empty()) return;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(folder, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind(prefix, 0) == 0 && !before.count(name)) util::removeTree(e.path().string());
+    }
+  }
+};
 
 // Reads the corpus (preparing its token store): refuses one whose training split the recipe
 // would read more than once, as the paper reads C4 once, saying what it has and needs in the
@@ -36,8 +93,23 @@ ExperimentConfig armConfig(const PaperRecipe& recipe, size_t arm, const Reproduc
 void inspectCorpus(ReproductionPlan& p, const PaperRecipe& recipe, bool force,
                    const std::function<void(const std::string&)>& phase) {
   const ExperimentConfig& c = p.arms.front().config;
-  const auto corpus = data::loadCorpusTokens(c.data, phase);
-  const auto dataset = data::makeDataset(corpus, c.data, c.model.seqLen, c.optim.batchSize);
+  const FreshFilesGuard fresh(c.data);
+  std::optional<data::CorpusTokens> corpus;
+  std::optional<data::TokenDataset> made;
+  try {
+    corpus = data::loadCorpusTokens(c.data, phase);
+    made.emplace(data::makeDataset(*corpus, c.data, c.model.seqLen, c.optim.batchSize));
+  } catch (const std::exception& e) {
+    corpus.reset();
+    fresh.removeFresh();
+    std::string why = e.what();
+    // The advice in reproduce's own words: its settings change through --set.
+    if (auto at = why.find("Use data.packing = packed"); at != std::string::npos) {
+      why.replace(at, 25, "Pass --set data.packing=packed (no longer the paper's one document a row)");
+    }
+    throw ConfigError(why);
+  }
+  const auto& dataset = *made;
   const double rowsNeeded = static_cast<double>(c.optim.steps) * recipe.globalBatch;
   const double slotsNeeded = rowsNeeded * c.model.seqLen;
   const auto* docs = dataset.documents();
@@ -75,6 +147,7 @@ void inspectCorpus(ReproductionPlan& p, const PaperRecipe& recipe, bool force,
         << " reads " << formatCount(slotsNeeded) << " (" << formatCount(slotsNeeded / have)
         << " passes)";
   }
+  fresh.removeFresh();
   throw ConfigError(why.str() +
                     ". Give it a bigger corpus (C4 en holds ~365M documents, ~156B "
                     "tokens) or --force to train on this one anyway.");
@@ -100,7 +173,12 @@ void addCost(ReproductionPlan& p, store::RunStore& store) {
   }
   std::vector<int64_t> resume;
   for (const auto& a : p.arms) resume.insert(resume.end(), a.toResume.begin(), a.toResume.end());
+  double gpuSeconds = 0;  // the same runs on one H200, at the lab's measured rate
+  for (const auto& a : p.arms) {
+    for (const auto& scheme : a.toLaunch) gpuSeconds += h200Seconds(a.config, scheme);
+  }
   if (runs > 0) {
+    p.h200Seconds = gpuSeconds;
     p.costLines.push_back(std::to_string(runs) + " run(s) to train: " + formatCount(tokens) +
                           " token slots in all (pads included), ~" + formatLongDuration(p.seconds) +
                           " on this " + kind +
@@ -109,6 +187,9 @@ void addCost(ReproductionPlan& p, store::RunStore& store) {
                                      " finished groups)"
                                : " (uncalibrated FLOP-rate estimate; the first update's time is "
                                  "printed once measured)"));
+    p.costLines.push_back("on one NVIDIA H200: ~" + formatLongDuration(gpuSeconds) +
+                          " (the lab's measured 669k tokens/s at LLaMA-130M in bf16, scaled by "
+                          "FLOPs; the CUDA build is `make run-torch2`, build/torch2)");
     p.costLines.push_back("disk: up to " + formatBytes(disk) +
                           " (the token store if not prepared yet, and each run's kept checkpoints)"
                           "; memory: ~" +
@@ -148,6 +229,17 @@ void addMeasuredTime(ReproductionPlan& p, const std::function<void(const std::st
 
 }  // namespace
 
+double recipeH200Seconds(const PaperRecipe& recipe, const std::vector<std::string>& schemes) {
+  double seconds = 0;
+  for (size_t i = 0; i < recipe.arms.size(); ++i) {
+    const ExperimentConfig c = recipe.config(i);
+    for (const auto& s : recipe.arms[i].schemes) {
+      if (schemes.empty() || has(schemes, s)) seconds += h200Seconds(c, s);
+    }
+  }
+  return seconds;
+}
+
 bool ReproductionPlan::nothingToDo() const {
   for (const auto& a : arms) {
     if (!a.toLaunch.empty() || !a.toResume.empty()) return false;
@@ -165,6 +257,8 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
   }
   ReproductionPlan p;
   p.recipe = &recipe;
+  p.departures = departures(recipe, o);
+  for (const auto& d : p.departures) p.costLines.push_back("not the paper's: " + d);
   const auto existing = recipeRuns(store, recipe);
   for (size_t i = 0; i < recipe.arms.size(); ++i) {
     ArmPlan a;
@@ -191,8 +285,10 @@ ReproductionPlan planReproduction(store::RunStore& store, const PaperRecipe& rec
                                     [](const ArmPlan& a) { return !a.toLaunch.empty(); });
   if (launches && recipe.paperSize && o.device == "cpu" && !o.force) {
     throw ConfigError(recipe.name + " is a paper-size recipe: ~" + formatLongDuration(p.seconds) +
-                      " of training on this CPU by the estimate. Run it on a GPU (--device cuda) "
-                      "or pass --force to start it here anyway.");
+                      " of training on this CPU by the estimate, ~" +
+                      formatLongDuration(p.h200Seconds) +
+                      " on one H200. Run it on a GPU (--device cuda, with the CUDA build: "
+                      "build/torch2) or pass --force to start it here anyway.");
   }
   if (launches && o.corpus.empty()) {
     throw ConfigError(
@@ -218,7 +314,15 @@ void runReproduction(store::RunStore& store, const ReproductionPlan& plan,
     RunGroupOptions o = options;
     const std::string tag = recipeTag(*plan.recipe, a.arm);
     o.onRunsStarted = [&](const std::vector<int64_t>& ids) {
-      for (int64_t id : ids) store.addTag(id, tag);
+      for (int64_t id : ids) {
+        store.addTag(id, tag);
+        if (plan.departures.empty()) continue;
+        store::WriteBatch b;  // the run's own record of what is not the paper's
+        for (const auto& d : plan.departures) {
+          b.event(0, store::EventLevel::Warning, "not the paper's recipe: " + d);
+        }
+        store.write(id, b);
+      }
       if (options.onRunsStarted) options.onRunsStarted(ids);
     };
     runGroup(a.config, store, o);

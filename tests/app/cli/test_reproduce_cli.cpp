@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,20 @@ TEST(ReproduceCli, ListsRecipesAndRefusesWhatCannotWork) {
   EXPECT_NE(out.find("documents"), std::string::npos) << out;
   EXPECT_NE(out.find("480"), std::string::npos) << out;  // 60 updates x 8 rows
   EXPECT_NE(out.find("--force"), std::string::npos) << out;
+  // A one-document corpus for a recipe of document rows: the advice is reproduce's own (--set),
+  // and the refusal leaves no token store beside the corpus.
+  std::filesystem::create_directories(dir.file("one"));
+  test::writeFile(dir.file("one/input.txt"), std::string(20000, 'a') + "\n");
+  out = run(db + "reproduce tiny-check --no-figures --corpus " + dir.file("one/input.txt"), &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("--set data.packing=packed"), std::string::npos) << out;
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("one"))) {
+    EXPECT_EQ(e.path().filename(), "input.txt") << "left behind: " << e.path();
+  }
+  out = run(db + "reproduce tiny-check --no-figures --set optim.nope=1 --corpus " +
+                dir.file("one/input.txt"), &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("optim.nope"), std::string::npos) << out;
   out = run(db + "reproduce tiny-check --no-figures", &rc);  // the default corpus: one document
   EXPECT_NE(rc, 0);
   EXPECT_NE(out.find("needs --corpus"), std::string::npos) << out;
@@ -122,4 +137,27 @@ TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
   EXPECT_EQ(test::runCommand(command + " 2>&1", &again), 0) << again;
   EXPECT_NE(again.find("finished"), std::string::npos) << again;
   EXPECT_EQ(store::RunStore::open(db).listRuns().size(), 2u);
+}
+
+TEST(ReproduceCli, SetChangesTheRecipeAndSaysItIsNoLongerThePapers) {
+  test::TempDir dir;
+  std::string text;
+  for (int i = 0; text.size() < 400000; ++i) text += "the deep layers learn little " + std::to_string(i % 97) + ". ";
+  test::writeFile(dir.file("input.txt"), text);  // one document: tiny-check reads one a row
+  const std::string db = "--db " + dir.file("r.db") + " ";
+  int rc = 0;
+  const std::string out = run(db + "reproduce tiny-check --no-figures --checkpoint-dir " +
+                                  dir.file("ck") + " --corpus " + dir.file("input.txt") +
+                                  " --set data.packing=packed --schemes lns",
+                              &rc);
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("not the paper's: data.packing = \"packed\" (the recipe's: \"document\")"),
+            std::string::npos) << out;
+  auto s = store::RunStore::open(dir.file("r.db"));
+  ASSERT_EQ(s.listRuns().size(), 1u);
+  bool recorded = false;
+  for (const auto& e : s.events(s.listRuns().front().id)) {
+    recorded = recorded || e.message.find("not the paper's recipe: data.packing") != std::string::npos;
+  }
+  EXPECT_TRUE(recorded);
 }
