@@ -66,12 +66,14 @@ void runAnalyze(GlobalOptions& g, const CLI::App* analyze, int64_t runId, int64_
     if (!g.json) text.progress = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     auto r = hf::analyzeImportedRun(s, runId, text);
     if (g.json) {
-      std::cout << nlohmann::json{{"run_id", runId}, {"tokens", r.tokens}, {"tokenizer", r.tokensHow},
+      std::cout << nlohmann::json{{"run_id", runId}, {"tokens", r.tokens}, {"sequences", r.sequences},
+                                  {"tokenizer", r.tokensHow}, {"replaced_earlier", r.replacedEarlier},
                                   {"seconds", r.seconds}, {"values", r.valuesWritten}}.dump(2) << "\n";
     } else {
-      std::printf("analyzed imported run %lld on %lld tokens (%s): %zu values in %.1f s\n",
-                  static_cast<long long>(runId), static_cast<long long>(r.tokens),
+      std::printf("analyzed imported run %lld on %d sequences, %lld tokens (%s): %zu values in %.1f s\n",
+                  static_cast<long long>(runId), r.sequences, static_cast<long long>(r.tokens),
                   r.tokensHow.c_str(), r.valuesWritten, r.seconds);
+      if (r.replacedEarlier) std::printf("note: the rows of an earlier analysis of this run were replaced\n");
     }
     return;
   }
@@ -97,9 +99,10 @@ void runAnalyze(GlobalOptions& g, const CLI::App* analyze, int64_t runId, int64_
   if (g.json) {
     std::cout << nlohmann::json{{"run_id", runId}, {"step", r.step}, {"checkpoint", r.checkpointPath},
                                 {"skipped", r.skipped}, {"seconds", r.seconds},
-                                {"values", r.valuesWritten}}.dump(2) << "\n";
+                                {"values", r.valuesWritten}, {"gap", r.gapNote}}.dump(2) << "\n";
   } else {
     for (const auto& why : r.skipped) std::printf("skipped the checkpoint at %s\n", why.c_str());
+    if (!r.gapNote.empty()) std::printf("note: %s\n", r.gapNote.c_str());
     std::printf("analyzed run %lld at step %lld (%s): %zu values in %.1f s\n",
                 static_cast<long long>(runId), static_cast<long long>(r.step),
                 r.checkpointPath.c_str(), r.valuesWritten, r.seconds);
@@ -132,6 +135,10 @@ void printReportTable(const std::vector<experiment::RunReport>& reports) {
   row("status", "", [](const experiment::RunReport& r) { return r.status; });
   row("steps", "", [](const experiment::RunReport& r) { return std::to_string(r.steps); });
   for (size_t i = 0; i < values.size(); ++i) {
+    const bool anyValue = std::any_of(reports.begin(), reports.end(), [i](const auto& r) {
+      return i < r.values.size() && r.values[i].value.has_value();
+    });
+    if (!anyValue) continue;  // a row of "-" for every run says nothing
     row(values[i].label, values[i].unit, [i](const experiment::RunReport& r) {
       return i < r.values.size() ? valueText(r.values[i], r.nLayers) : std::string("-");
     });

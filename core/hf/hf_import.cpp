@@ -27,13 +27,44 @@ std::string dtypeWord(torch::ScalarType t) {
   }
 }
 
+int64_t modifiedNs(const std::string& path) {
+  std::error_code ec;
+  const auto t = fs::last_write_time(path, ec);
+  if (ec) return 0;
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 ImportedFile describeFile(const fs::path& dir, const std::string& name) {
   const std::string path = (dir / name).string();
   ImportedFile out;
   out.name = name;
   out.bytes = fs::file_size(path);
   out.checksum = util::hex64(util::hashFile(path));  // the corpus stores' content hash
+  out.mtimeNs = modifiedNs(path);
   return out;
+}
+
+// Every file of the import as it was then: the size first, then (when the modification time
+// moved, or was not recorded) the content hash. A file overwritten in place with one of the same
+// size is refused, never read silently.
+void requireUnchanged(const ImportRecord& record) {
+  const fs::path dir(record.source);
+  std::error_code ec;
+  for (const auto& f : record.files) {
+    const std::string path = (dir / f.name).string();
+    const auto size = fs::file_size(path, ec);
+    if (ec) throw HfModelError("'" + path + "' is gone since the import");
+    if (size != f.bytes) {
+      throw HfModelError("'" + path + "' changed since the import (" + std::to_string(size) +
+                         " bytes, was " + std::to_string(f.bytes) + "); import the folder again");
+    }
+    if (f.mtimeNs != 0 && modifiedNs(path) == f.mtimeNs) continue;
+    const std::string now = util::hex64(util::hashFile(path));
+    if (now != f.checksum) {
+      throw HfModelError("'" + path + "' changed since the import (same size, but its content "
+                         "hash is " + now + ", was " + f.checksum + "); import the folder again");
+    }
+  }
 }
 
 /// `name` as `entries` holds it: as it is, or without the family's base prefix when the
@@ -71,7 +102,8 @@ torch::Tensor slotTensor(torch::Tensor t, const WeightSlot& slot) {
 nlohmann::json toJson(const ImportRecord& r) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : r.files) {
-    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"checksum", f.checksum}});
+    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"checksum", f.checksum},
+                     {"mtime_ns", f.mtimeNs}});
   }
   nlohmann::json j = {{"source", r.source}, {"architecture", r.architecture},
                       {"dtype", r.dtype}, {"parameters", r.parameters},
@@ -96,7 +128,7 @@ std::optional<ImportRecord> importRecordOf(const store::RunInfo& run) {
     }
     for (const auto& f : i.at("files")) {
       r.files.push_back({f.at("name").get<std::string>(), f.at("bytes").get<uint64_t>(),
-                         f.at("checksum").get<std::string>()});
+                         f.at("checksum").get<std::string>(), f.value("mtime_ns", int64_t{0})});
     }
     return r;
   } catch (const nlohmann::json::exception&) {
@@ -194,17 +226,8 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
     throw HfModelError("sequence length " + std::to_string(seqLen) + " exceeds the model's " +
                        std::to_string(record.maxPositions) + " positions");
   }
+  requireUnchanged(record);
   const fs::path dir(record.source);
-  std::error_code ec;
-  for (const auto& f : record.files) {
-    const auto size = fs::file_size(dir / f.name, ec);
-    if (ec) throw HfModelError("'" + (dir / f.name).string() + "' is gone since the import");
-    if (size != f.bytes) {
-      throw HfModelError("'" + (dir / f.name).string() + "' changed since the import (" +
-                         std::to_string(size) + " bytes, was " + std::to_string(f.bytes) +
-                         "); import the folder again");
-    }
-  }
   const auto archive = io::SafetensorsArchive::openFolder(dir.string());
   HfModelConfig hf = readHfConfig(dir.string());
   model::ModelConfig m = model;

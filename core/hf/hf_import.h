@@ -24,6 +24,8 @@ struct ImportedFile {
   std::string name;             // relative to the source folder
   uint64_t bytes = 0;
   std::string checksum;         // hex util::hashFile (StreamHash) of the whole file
+  int64_t mtimeNs = 0;          // its modification time then (0: imports from before it was
+                                // recorded); a later time makes loading hash the file again
 };
 
 struct ImportRecord {

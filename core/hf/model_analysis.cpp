@@ -77,6 +77,9 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
       [&](const std::string& path) { return train::loadCheckpoint(path, m.decoder, nullptr, device); });
   m.decoder->eval();
   m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
+  if (const auto gap = experiment::checkpointGapNote(store, run, loaded.meta.step); !gap.empty()) {
+    m.from += " (" + gap + ")";
+  }
   m.skipped = verified.skipped;  // refused by their headers
   m.skipped.insert(m.skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
   return m;
@@ -139,6 +142,51 @@ std::vector<std::vector<int32_t>> tokensFor(const LoadedModel& m, const TextInpu
   return {std::move(ids)};
 }
 
+/// The windows of a tokens file, one line a sequence: `count` of the lines with at least
+/// `length` + 1 ids, evenly spaced over them, each its first `length` + 1 ids; `how` says which.
+std::vector<std::vector<int32_t>> lineWindows(const std::vector<std::vector<int32_t>>& lines,
+                                              int count, int length, const std::string& file,
+                                              std::string& how) {
+  const size_t need = static_cast<size_t>(length) + 1;
+  std::vector<size_t> usable;  // line numbers (0-based) long enough
+  size_t longest = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    longest = std::max(longest, lines[i].size());
+    if (lines[i].size() >= need) usable.push_back(i);
+  }
+  if (usable.empty()) {
+    throw HfModelError("'" + file + "': no line holds " + std::to_string(need) + " ids (a line is " +
+                       "a sequence; the longest has " + std::to_string(longest) +
+                       "): use --seq-len " + std::to_string(longest > 1 ? longest - 1 : 1) + " or less");
+  }
+  const size_t n = std::min(usable.size(), static_cast<size_t>(count));
+  std::vector<std::vector<int32_t>> out;
+  std::string which;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t line = usable[n == 1 ? 0 : (usable.size() - 1) * k / (n - 1)];
+    out.emplace_back(lines[line].begin(), lines[line].begin() + static_cast<long>(need));
+    which += (which.empty() ? "" : ", ") + std::to_string(line + 1);
+  }
+  how += "; one line a sequence: line(s) " + which + ", each its first " + std::to_string(need) + " ids";
+  if (n < static_cast<size_t>(count)) {
+    how += " (" + std::to_string(usable.size()) + " of the " + std::to_string(lines.size()) +
+           " lines hold that many: " + std::to_string(n) + " sequences, not " + std::to_string(count) + ")";
+  }
+  return out;
+}
+
+/// `count` windows evenly spaced over a text's ids (cutWindows), `how` saying when they overlap.
+std::vector<std::vector<int32_t>> textWindows(const std::vector<int32_t>& ids, int count, int length,
+                                              std::string& how) {
+  auto out = cutWindows(ids, count, length);
+  const uint64_t need = static_cast<uint64_t>(count) * (static_cast<uint64_t>(length) + 1);
+  if (count > 1 && ids.size() < need) {
+    how += "; the " + std::to_string(count) + " windows overlap (the text has " +
+           std::to_string(ids.size()) + " tokens, fewer than " + std::to_string(need) + ")";
+  }
+  return out;
+}
+
 /// (B, T) inputs and targets from windows of T + 1 tokens.
 std::pair<torch::Tensor, torch::Tensor> batchOf(const std::vector<std::vector<int32_t>>& windows,
                                                 torch::Device device) {
@@ -197,11 +245,15 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   ModelAnalysisResult r;
   say("tokenizing");
-  std::vector<int32_t> ids;  // the sequences of a tokens file, end to end
-  for (const auto& seq : tokensFor(m, o.text, r.tokensHow)) ids.insert(ids.end(), seq.begin(), seq.end());
-  const auto windows = cutWindows(ids, o.sequences, seqLen);
+  const auto sequences = tokensFor(m, o.text, r.tokensHow);
+  // A tokens file: a line is a sequence (as `eval` reads it), never windows across lines. A
+  // text: windows evenly spaced over it, said when they overlap.
+  const auto windows = !o.text.tokensFile.empty()
+                           ? lineWindows(sequences, o.sequences, seqLen, o.text.tokensFile, r.tokensHow)
+                           : textWindows(sequences.front(), o.sequences, seqLen, r.tokensHow);
   auto [inputs, targets] = batchOf(windows, device);
-  r.tokens = static_cast<int64_t>(o.sequences) * seqLen;
+  r.sequences = static_cast<int>(windows.size());
+  r.tokens = static_cast<int64_t>(windows.size()) * seqLen;
 
   std::set<std::string> which = o.probes;
   if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
@@ -235,16 +287,21 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                   minutes(elapsed).c_str(), minutes(std::max(0.0, eta)).c_str());
     say(buf);
   });
-  say("probing " + std::to_string(o.sequences) + " sequences x " + std::to_string(seqLen) +
+  say("probing " + std::to_string(r.sequences) + " sequences x " + std::to_string(seqLen) +
       " tokens");
+  // An earlier analysis's rows (step 0) are replaced: said, not silent.
+  for (const auto& metric : {"variance", "angular_adjacent"}) {
+    if (!store.layerSeries(runId, metric).steps.empty()) r.replacedEarlier = true;
+  }
   store::WriteBatch batch;
   schedule.run(m.decoder, 0, which, batch);
   std::string families;
   for (const auto& f : which) families += (families.empty() ? "" : ", ") + f;
   batch.event(0, store::EventLevel::Info,
-              "analyzed " + std::to_string(o.sequences) + " sequences x " + std::to_string(seqLen) +
+              "analyzed " + std::to_string(r.sequences) + " sequences x " + std::to_string(seqLen) +
                   " tokens of " + (o.text.corpus.empty() ? o.text.tokensFile : o.text.corpus) +
-                  " (" + r.tokensHow + "), probes: " + families + ", on " + o.device);
+                  " (" + r.tokensHow + "), probes: " + families + ", on " + o.device +
+                  (r.replacedEarlier ? "; the rows of an earlier analysis were replaced" : ""));
   store.write(runId, batch);
   r.valuesWritten = batch.valueCount();
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

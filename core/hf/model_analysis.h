@@ -39,6 +39,8 @@ struct ModelAnalysisOptions {
 
 struct ModelAnalysisResult {
   int64_t tokens = 0;                 // sequences x seqLen
+  int sequences = 0;                  // probed (a tokens file may hold fewer long-enough lines)
+  bool replacedEarlier = false;       // an earlier analysis's rows were overwritten
   std::string tokensHow;
   double seconds = 0;
   size_t valuesWritten = 0;
