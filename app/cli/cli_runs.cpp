@@ -1,5 +1,6 @@
 // `depthlab-cli runs list | show ID | rm ID | tag ID TAG | note ID TEXT`.
 #include <iomanip>
+#include <cstdio>
 #include <iostream>
 #include <map>
 
@@ -18,16 +19,26 @@ store::RunInfo requireRun(store::RunStore& s, int64_t id) {
   return *r;
 }
 
-void printRunTable(const std::vector<store::RunInfo>& runs) {
+void printRunTable(const std::vector<store::RunInfo>& runs,
+                   const std::map<int64_t, store::RunSummary>& summaries) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : runs) {
     std::string tags;
     for (const auto& t : r.tags) tags += (tags.empty() ? "" : ",") + t;
-    rows.push_back({std::to_string(r.id), r.name, r.scheme, store::toString(r.status), r.groupName,
-                    formatTime(r.createdAt), tags});
+    std::string steps = "-", lossVal = "-";  // the steps trained and the latest validation loss
+    if (auto it = summaries.find(r.id); it != summaries.end()) {
+      if (it->second.lastStep >= 0) steps = std::to_string(it->second.lastStep + 1);
+      if (it->second.lossVal) {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%.4f", *it->second.lossVal);
+        lossVal = buf;
+      }
+    }
+    rows.push_back({std::to_string(r.id), r.name, r.scheme, store::toString(r.status), steps,
+                    lossVal, r.groupName, formatTime(r.createdAt), tags});
   }
-  std::cout << formatTextTable({"ID", "NAME", "SCHEME", "STATUS", "GROUP", "CREATED", "TAGS"},
-                               rows);
+  std::cout << formatTextTable(
+      {"ID", "NAME", "SCHEME", "STATUS", "STEPS", "VAL LOSS", "GROUP", "CREATED", "TAGS"}, rows);
   if (runs.empty()) std::cout << "(no runs yet)\n";
 }
 
@@ -164,7 +175,7 @@ void addRunsCommand(CLI::App& app, GlobalOptions& g) {
       for (const auto& r : all) j.push_back(runToJson(r));
       std::cout << j.dump(2) << "\n";
     } else {
-      printRunTable(all);
+      printRunTable(all, s.runSummaries());
     }
   });
 

@@ -118,7 +118,13 @@ void addScalars(store::RunStore& s, RunReport& r, int64_t atStep) {
   lastScalar(s, r.runId, metrics::kLossTrain, trainBound, latest, &trainStep);
   r.steps = trainStep + 1;
   r.lossVal = lastScalar(s, r.runId, metrics::kLossVal, atStep, latest);
-  for (const auto& key : metrics::keysFor(metrics::Kind::Scalar, metrics::kReport)) {
+  // The perplexity right after the validation loss it is computed from (the catalogue's order
+  // had put "lazy layers" between them).
+  auto keys = metrics::keysFor(metrics::Kind::Scalar, metrics::kReport);
+  const auto ppl = std::find(keys.begin(), keys.end(), metrics::kPplVal);
+  const auto val = std::find(keys.begin(), keys.end(), metrics::kLossVal);
+  if (ppl != keys.end() && val != keys.end() && ppl > val + 1) std::rotate(val + 1, ppl, ppl + 1);
+  for (const auto& key : keys) {
     const auto& m = metrics::require(key, metrics::Kind::Scalar);
     auto v = lastScalar(s, r.runId, key, key == metrics::kLossTrain ? trainBound : atStep, latest);
     if (!v && key == metrics::kPplVal && r.lossVal) v = std::exp(std::min(*r.lossVal, 700.0));
