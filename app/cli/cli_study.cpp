@@ -28,7 +28,9 @@ void reportStudy(store::RunStore& store, const GlobalOptions& g, const std::vect
       "\nloss #: rank by validation loss (lowest first). depth #: rank by deep-layer usefulness,\n"
       "the mean loss increase when each layer of the deepest quarter (the last max(1, L/4)) is\n"
       "removed alone (largest first; ties by effective layers). effective (E_l): layers with\n"
-      "E_l at or above the run's low threshold, of L.%s\n",
+      "E_l at or above the run's low threshold, of L.%s\n"
+      "=k: a rank shared with the scheme above, whose value lies within the combined standard\n"
+      "error (the seeds' spread; one run's pruning deltas carry their own, printed ± se).\n",
       study.maxSeeds > 1 ? " Over seeds: mean [min, max]." : "");
   for (const auto& n : study.notes) std::printf("note: %s\n", n.c_str());
   for (const auto& r : study.rows) {

@@ -25,6 +25,8 @@ namespace {
 // What one run of a scheme adds to its row.
 struct RunValues {
   std::optional<double> lossVal, varianceLast, pruneDeep, effective;
+  std::optional<double> pruneDeepSe;  // from the per-layer errors over the probe sequences
+  int64_t steps = 0;                  // updates trained
   std::vector<float> variance;
   int nLayers = 0;
   bool diverged = false;
@@ -57,7 +59,21 @@ RunValues readRun(store::RunStore& s, const store::RunInfo& run, int64_t atStep)
     if (std::isfinite(m)) v.pruneDeep = m;
     v.pruneAllZero = L > 1 && std::all_of(row->second.begin(), row->second.end(),
                                           [](float d) { return d == 0.0f; });
+    // The deep quarter's mean of k independent deltas: sqrt(sum se_l^2) / k.
+    const auto se = experiment::lastLayerRow(s, run.id, metrics::kPruneDeltaError, row->first);
+    if (se && se->first == row->first && static_cast<int>(se->second.size()) == L) {
+      double sum = 0;
+      int k = 0;  // the same layers as the mean: the deep quarter's finite deltas
+      for (int l = L - deepQuarterLayers(L); l < L; ++l) {
+        const auto i = static_cast<size_t>(l);
+        if (!std::isfinite(row->second[i])) continue;
+        sum += static_cast<double>(se->second[i]) * se->second[i];
+        ++k;
+      }
+      if (k > 0 && std::isfinite(sum)) v.pruneDeepSe = std::sqrt(sum) / k;
+    }
   }
+  v.steps = report.steps;
   if (auto row = experiment::lastLayerRow(s, run.id, metrics::kEffectiveness, atStep)) {
     const auto t = config ? layerThresholds(config->probes) : LayerThresholds{};
     const auto counts = classifyLayers(row->second, t);
@@ -146,6 +162,11 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
   r.lossVal = summaryOf(loss);
   r.varianceLast = summaryOf(var);
   r.pruneDeepQuarter = summaryOf(prune);
+  if (r.pruneDeepQuarter && r.pruneDeepQuarter->n == 1) {  // one run: its own error
+    for (const auto& v : values) {
+      if (v.pruneDeep && v.pruneDeepSe) r.pruneDeepQuarter->se = *v.pruneDeepSe;
+    }
+  }
   r.effectiveLayers = summaryOf(eff);
   if (std::set<int64_t>(r.seeds.begin(), r.seeds.end()).size() < r.seeds.size()) {
     r.notes.push_back(
@@ -181,15 +202,57 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
   return r;
 }
 
-// Ranks 1.. by `better` over the rows `has` accepts; the others keep 0.
-template <typename Has, typename Better, typename Set>
-void rank(std::vector<StudyRow>& rows, Has has, Better better, Set set) {
+// Whether two summaries lie within their combined standard error (both must have one: a
+// single value without an error of its own separates nothing and ties nothing).
+bool withinError(const Summary& a, const Summary& b) {
+  const bool known = (a.n > 1 || a.se > 0) && (b.n > 1 || b.se > 0);
+  return known && std::abs(a.mean - b.mean) <= std::sqrt(a.se * a.se + b.se * b.se);
+}
+
+// Ranks 1.. by `better` over the rows `has` accepts (the others keep 0); a row within the
+// standard error of the one before it shares that row's rank (competition ranking, "=k").
+template <typename Has, typename Better, typename Of, typename Set>
+void rank(std::vector<StudyRow>& rows, Has has, Better better, Of of, Set set) {
   std::vector<StudyRow*> ranked;
   for (auto& r : rows)
     if (has(r)) ranked.push_back(&r);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [&](const StudyRow* a, const StudyRow* b) { return better(*a, *b); });
-  for (size_t i = 0; i < ranked.size(); ++i) set(*ranked[i], static_cast<int>(i) + 1);
+  int shared = 1;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const bool tied = i > 0 && withinError(of(*ranked[i - 1]), of(*ranked[i]));
+    if (!tied) shared = static_cast<int>(i) + 1;
+    set(*ranked[i], shared, tied);
+    if (tied) set(*ranked[i - 1], shared, true);
+  }
+}
+
+// What the study as a whole cannot claim: runs too short for the paper's effects, ranks that
+// rest on no measured spread, schemes the data do not tell apart.
+void noteWhatCannotBeRanked(DepthStudy& study, int64_t fewestSteps) {
+  constexpr int64_t kShortRun = 1000;  // updates; the paper's pattern came after ~2B tokens
+  if (fewestSteps > 0 && fewestSteps < kShortRun) {
+    study.notes.push_back("the runs trained " + std::to_string(fewestSteps) +
+                          " updates: too short to rank the schemes (the paper's pattern came "
+                          "after ~2B tokens, 20,000 updates at 130M); the table shows the layout");
+  }
+  int withLoss = 0, tiedLoss = 0;
+  bool oneSeed = false;
+  for (const auto& r : study.rows) {
+    if (!r.lossVal) continue;
+    ++withLoss;
+    tiedLoss += r.lossTied;
+    oneSeed = oneSeed || r.lossVal->n < 2;
+  }
+  if (oneSeed && withLoss > 1) {
+    study.notes.push_back("one seed per scheme: the loss ranks rest on no measured spread; a "
+                          "--group per seed (train --seed N) gives each its band and ties what "
+                          "the seeds do not separate");
+  }
+  if (withLoss > 2 && 2 * tiedLoss >= withLoss) {
+    study.notes.push_back(std::to_string(tiedLoss) + " of " + std::to_string(withLoss) +
+                          " schemes share loss ranks: the data do not tell them apart");
+  }
 }
 
 }  // namespace
@@ -229,7 +292,8 @@ DepthStudy makeDepthStudy(store::RunStore& s, const std::vector<int64_t>& runIds
   rank(
       study.rows, [](const StudyRow& r) { return r.lossVal.has_value(); },
       [](const StudyRow& a, const StudyRow& b) { return a.lossVal->mean < b.lossVal->mean; },
-      [](StudyRow& r, int k) { r.lossRank = k; });
+      [](const StudyRow& r) { return *r.lossVal; },
+      [](StudyRow& r, int k, bool tied) { r.lossRank = k, r.lossTied = tied; });
   rank(
       study.rows, [](const StudyRow& r) { return r.pruneDeepQuarter.has_value(); },
       [](const StudyRow& a, const StudyRow& b) {
@@ -239,23 +303,39 @@ DepthStudy makeDepthStudy(store::RunStore& s, const std::vector<int64_t>& runIds
                      eb = b.effectiveLayers ? b.effectiveLayers->mean : -1;
         return ea > eb;
       },
-      [](StudyRow& r, int k) { r.depthRank = k; });
+      [](const StudyRow& r) { return *r.pruneDeepQuarter; },
+      [](StudyRow& r, int k, bool tied) { r.depthRank = k, r.depthTied = tied; });
+  int64_t fewestSteps = 0;
+  for (const auto& [scheme, values] : valuesOf) {
+    for (const auto& v : values) {
+      if (v.steps > 0) fewestSteps = fewestSteps ? std::min(fewestSteps, v.steps) : v.steps;
+    }
+  }
+  noteWhatCannotBeRanked(study, fewestSteps);
   noteUntrained(study.rows);
   std::stable_sort(study.rows.begin(), study.rows.end(), [](const StudyRow& a, const StudyRow& b) {
-    return (a.lossRank ? a.lossRank : INT_MAX) < (b.lossRank ? b.lossRank : INT_MAX);
+    const int ra = a.lossRank ? a.lossRank : INT_MAX, rb = b.lossRank ? b.lossRank : INT_MAX;
+    if (ra != rb || !a.lossVal || !b.lossVal) return ra < rb;
+    return a.lossVal->mean < b.lossVal->mean;  // a shared rank: still in the order of the values
   });
   return study;
 }
 
-std::string studyCell(const std::optional<Summary>& s, const char* format) {
+std::string studyCell(const std::optional<Summary>& s, const char* format, bool withError) {
   if (!s || s->n == 0) return "-";
   auto num = [format](double v) {
     char buf[40];
     std::snprintf(buf, sizeof buf, format, v);
     return std::string(buf);
   };
-  if (s->n == 1) return num(s->mean);
-  return num(s->mean) + " [" + num(s->min) + ", " + num(s->max) + "]";
+  const std::string error = withError && s->se > 0 ? " ± " + num(s->se) : "";
+  if (s->n == 1) return num(s->mean) + error;
+  return num(s->mean) + error + " [" + num(s->min) + ", " + num(s->max) + "]";
+}
+
+std::string rankCell(int rank, bool tied) {
+  if (rank <= 0) return "-";
+  return (tied ? "=" : "") + std::to_string(rank);
 }
 
 std::vector<std::string> studyHeader() {
@@ -268,10 +348,10 @@ std::vector<std::vector<std::string>> studyCells(const DepthStudy& study) {
   for (const auto& r : study.rows) {
     std::string effective = studyCell(r.effectiveLayers, "%.3g");
     if (r.effectiveLayers && r.nLayers > 0) effective += " / " + std::to_string(r.nLayers);
-    rows.push_back({r.lossRank ? std::to_string(r.lossRank) : "-", r.displayName,
+    rows.push_back({rankCell(r.lossRank, r.lossTied), r.displayName,
                     std::to_string(r.runIds.size()), studyCell(r.lossVal),
-                    studyCell(r.varianceLast), studyCell(r.pruneDeepQuarter), effective,
-                    r.depthRank ? std::to_string(r.depthRank) : "-"});
+                    studyCell(r.varianceLast), studyCell(r.pruneDeepQuarter, "%.4g", true),
+                    effective, rankCell(r.depthRank, r.depthTied)});
   }
   return rows;
 }
@@ -282,6 +362,7 @@ nlohmann::json summaryJson(const std::optional<Summary>& s) {
   if (!s) return nullptr;
   return {{"mean", s->mean},
           {"sd", s->n > 1 ? nlohmann::json(s->std) : nlohmann::json()},
+          {"se", s->se > 0 ? nlohmann::json(s->se) : nlohmann::json()},
           {"min", s->min},
           {"max", s->max},
           {"n", s->n}};
@@ -304,7 +385,9 @@ nlohmann::json studyJson(const DepthStudy& study) {
                     {"layers", r.nLayers},
                     {"deep_quarter_layers", deepQuarterLayers(r.nLayers)},
                     {"loss_rank", rankJson(r.lossRank)},
+                    {"loss_rank_tied", r.lossTied},
                     {"depth_rank", rankJson(r.depthRank)},
+                    {"depth_rank_tied", r.depthTied},
                     {"loss_val", summaryJson(r.lossVal)},
                     {"variance_last", summaryJson(r.varianceLast)},
                     {"prune_delta_deep_quarter", summaryJson(r.pruneDeepQuarter)},

@@ -3,7 +3,9 @@
 // the seeds' min-max band) and by how useful its deep layers are: the last layer's output
 // variance, the pruning loss of the deepest quarter of layers (the mean loss increase when each
 // layer of the deepest max(1, L/4) is removed alone) and the effective layers by E_l (with each
-// run's own thresholds, analysis/lazy_layers). Reads the store's probe rows (the newest at or
+// run's own thresholds, analysis/lazy_layers). Ranks only what the data separate: neighbours
+// within their combined standard error share a rank ("=3"), and the notes say when the runs
+// are too short, or too alike, to rank. Reads the store's probe rows (the newest at or
 // before a step); computes no probe (`depthlab-cli analyze` does) and draws nothing
 // (ui/export/study_figures does). A scheme whose runs lack a probe keeps "-" there and a note.
 // No torch here.
@@ -38,6 +40,10 @@ struct StudyRow {
   int lossRank = 0;                         // 1 = lowest validation loss; 0: no validation loss
   int depthRank = 0;  // 1 = deep layers most useful (largest deep-quarter pruning loss,
                       // ties by effective layers); 0: no pruning probe
+  // A rank shared with a neighbour whose value lies within the combined standard error (the
+  // seeds' spread over several seeds; a single run's pruning deltas carry their own error over
+  // the probe sequences): shown "=3", the data do not tell them apart.
+  bool lossTied = false, depthTied = false;
   std::vector<std::string> notes;  // what it lacks and how to measure it
 };
 
@@ -54,7 +60,11 @@ DepthStudy makeDepthStudy(store::RunStore& store, const std::vector<int64_t>& ru
                           int64_t atStep = INT64_MAX);
 
 /// "3.412" for one value, "3.412 [3.391, 3.433]" (mean [min, max]) over seeds; "-" when absent.
-std::string studyCell(const std::optional<Summary>& s, const char* format = "%.4g");
+/// With `withError`, "0.0123 ± 0.0009" (the standard error) where one is known.
+std::string studyCell(const std::optional<Summary>& s, const char* format = "%.4g",
+                      bool withError = false);
+/// "3", "=3" for a tied rank, "-" for none.
+std::string rankCell(int rank, bool tied);
 /// Header and one row of cells per scheme: what `report --study` prints.
 std::vector<std::string> studyHeader();
 std::vector<std::vector<std::string>> studyCells(const DepthStudy& study);

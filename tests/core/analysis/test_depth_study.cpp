@@ -106,7 +106,9 @@ TEST(DepthStudy, RanksByLossAndByDeepQuarterPruningLoss) {
   EXPECT_EQ(rowOf(st, "post_ln").effectiveLayers->mean, 7);
   ASSERT_EQ(pre.varianceProfile.size(), 8u);
   EXPECT_DOUBLE_EQ(pre.varianceProfile[2], 3);
-  EXPECT_TRUE(st.notes.empty());
+  // Runs of 20 updates, one seed each: the study says so (test_depth_study_ties.cpp); nothing
+  // about the selection itself (one shape).
+  for (const auto& n : st.notes) EXPECT_EQ(n.find("different shapes"), std::string::npos) << n;
 }
 
 TEST(DepthStudy, TwoSeedsGiveAMeanWithAMinMaxBand) {
@@ -129,7 +131,8 @@ TEST(DepthStudy, TwoSeedsGiveAMeanWithAMinMaxBand) {
   EXPECT_NEAR(lns.lossVal->max, 3.4, 1e-9);
   EXPECT_EQ(lns.seeds, (std::vector<int64_t>{1, 2}));
   for (const auto& n : lns.notes) EXPECT_EQ(n.find("same seed"), std::string::npos) << n;
-  EXPECT_EQ(lns.lossRank, 2);   // 3.2 against pre_ln's 3.1
+  EXPECT_EQ(lns.lossRank, 1);   // 3.2 ± 0.2 against pre_ln's 3.1: not told apart
+  EXPECT_TRUE(lns.lossTied);
   EXPECT_EQ(lns.depthRank, 1);  // deep quarter (1 layer of 4): mean of 1 and 3
   EXPECT_NEAR(lns.pruneDeepQuarter->mean, 2.0, 1e-6);
   EXPECT_EQ(analysis::studyCell(lns.lossVal), "3.2 [3, 3.4]");
