@@ -60,3 +60,28 @@ TEST(CompareProfiles, TheFinalVarianceTakesTheDashboardsScaleRule) {
   // Angular distances are never logarithmic (the catalogue's linear scale).
   EXPECT_EQ(apart.plots().at(QString::fromLatin1(metrics::kAngularAdjacent))->yAxis->scaleType(), QCPAxis::stLinear);
 }
+
+TEST(CompareProfiles, TheDashboardMakesADytPanelOnlyForARunThatHasIt) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("d.db"));
+  test::addFakeRun(s, test::FakeRun{"g", "pre_ln", 1});
+  test::addFakeRun(s, test::FakeRun{"g", "lns", 1});
+  const QString dytPanel = QString::fromLatin1(metrics::kDytSaturation) + QStringLiteral("_map:");
+  {
+    ui::GroupDashboard d(QStringLiteral("g"));
+    d.refresh(s, {});
+    for (const auto& [name, plot] : d.plots()) {
+      EXPECT_FALSE(name.startsWith(dytPanel)) << "an empty DyT panel: " << name.toStdString();
+    }
+    EXPECT_TRUE(d.plots().count(QStringLiteral("variance:lns")));
+  }
+  const int64_t dyt = test::addFakeRun(s, test::FakeRun{"g", "dyt", 1});
+  store::WriteBatch b;
+  b.layer(150, metrics::kDytSaturation, std::vector<float>(6, 0.25f));
+  s.write(dyt, b);
+  ui::GroupDashboard d(QStringLiteral("g"));
+  d.refresh(s, {});
+  EXPECT_TRUE(d.plots().count(dytPanel + QStringLiteral("dyt")));
+  EXPECT_FALSE(d.plots().count(dytPanel + QStringLiteral("pre_ln")));
+  EXPECT_FALSE(d.plots().count(dytPanel + QStringLiteral("lns")));
+}

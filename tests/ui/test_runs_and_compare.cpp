@@ -207,6 +207,11 @@ TEST(CompareView, SeedGroupsGetAWelchTestAndTheTableMarksTheBest) {
   ui::CompareView v(s, ids);
   EXPECT_TRUE(v.statsText().contains(QStringLiteral("Welch t-test"))) << v.statsText().toStdString();
   EXPECT_TRUE(v.statsText().contains(QStringLiteral("n=3")));
+  // The schemes by the names the rest of the view uses, not their ids.
+  EXPECT_TRUE(v.statsText().contains(QStringLiteral("Pre-LN vs LNS")) ||
+              v.statsText().contains(QStringLiteral("LNS vs Pre-LN")))
+      << v.statsText().toStdString();
+  EXPECT_FALSE(v.statsText().contains(QStringLiteral("pre_ln"))) << v.statsText().toStdString();
   const auto& t = v.resultsTable();
   ASSERT_EQ(t.rows.size(), 2u);
   auto* view = v.resultsView();  // every column header readable whole

@@ -46,3 +46,25 @@ TEST(RunsFilter, NotesAreSearchedByFreeTextAndByTheirOwnCondition) {
       << f.filterDescription().toStdString();
   EXPECT_EQ(f.rowCount(), 3);  // an invalid filter shows every run
 }
+
+TEST(RunsFilter, AColumnAndAWordAloneIsAConditionOnAWholeWord) {
+  ui::RunsTableModel runs;
+  auto tour = runWithNotes(3, "lns", "");
+  tour.groupName = "tour";
+  runs.resetRuns({runWithNotes(1, "pre_ln", ""), runWithNotes(2, "dyt_lns", ""), tour});
+  ui::RunsFilterModel f;
+  f.setSourceModel(&runs);
+  f.setRunFilter(QStringLiteral("scheme lns"), -1);  // had shown nothing alone
+  EXPECT_FALSE(f.filterInvalid());
+  EXPECT_EQ(f.rowCount(), 1) << "dyt_lns holds lns only as part of a word";
+  EXPECT_TRUE(f.filterDescription().contains(QStringLiteral("has the word lns")))
+      << f.filterDescription().toStdString();
+  f.setRunFilter(QStringLiteral("group = tour"), -1);  // had answered "try e.g. group = 1.5"
+  EXPECT_FALSE(f.filterInvalid()) << f.filterDescription().toStdString();
+  EXPECT_EQ(f.rowCount(), 1);
+  f.setRunFilter(QStringLiteral("group != tour"), -1);
+  EXPECT_EQ(f.rowCount(), 2);
+  f.setRunFilter(QStringLiteral("depth > abc"), -1);
+  EXPECT_TRUE(f.filterInvalid());
+  EXPECT_TRUE(f.filterDescription().contains(QStringLiteral("= NAME"))) << f.filterDescription().toStdString();
+}

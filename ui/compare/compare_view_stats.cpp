@@ -102,7 +102,11 @@ void CompareView::drawGroups() {
     err->setDataPlottable(graph);
     err->setData(QVector<double>{s.mean - lo}, QVector<double>{hi - s.mean});
     err->setPen(QPen(schemeColor(QString::fromStdString(g.scheme)), 1.5));
-    QString name = QString::fromStdString(g.key.substr(0, g.key.rfind(" |")));
+    // "LNS | L=24 d=64": the scheme by the name the rest of the view uses, then its shape.
+    const std::string shapeOf = g.key.substr(g.scheme.size(), g.key.rfind(" |") - g.scheme.size());
+    QString name = (g.schemeName.empty() ? defaultSchemeName(QString::fromStdString(g.scheme))
+                                         : QString::fromStdString(g.schemeName)) +
+                   QString::fromStdString(shapeOf);
     if (sameName(g)) name += runsOf(g);  // groups that differ only in what the warning names
     if (s.n < 2) {  // one seed has no spread to show
       lines << tr("%1: %2, one seed (no %3)")
@@ -143,7 +147,8 @@ QString CompareView::groupTestLine() const {
     auto w = analysis::welchTTest(testable[0]->finalValLoss, testable[1]->finalValLoss);
     auto ci = analysis::bootstrapMeanDiff(testable[0]->finalValLoss, testable[1]->finalValLoss);
     return tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% interval [%7, %8]")
-        .arg(QString::fromStdString(testable[0]->scheme), QString::fromStdString(testable[1]->scheme))
+        .arg(defaultSchemeName(QString::fromStdString(testable[0]->scheme)),  // "Pre-LN", as elsewhere
+             defaultSchemeName(QString::fromStdString(testable[1]->scheme)))
         .arg(w.meanDiff, 0, 'f', 4).arg(w.t, 0, 'f', 3).arg(w.df, 0, 'f', 1).arg(w.p, 0, 'g', 3)
         .arg(ci.low, 0, 'f', 4).arg(ci.high, 0, 'f', 4);
   }

@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -257,7 +258,18 @@ void GroupDashboard::rebuildPanels() {
     const bool layerPanel = spec.kind == dashboard::PanelKind::LayerCurves || spec.kind == dashboard::PanelKind::LayerHeatmap;
     return snapshot && layerPanel ? tr("layer") : spec.xLabel;
   };
+  // A per-scheme panel of a metric only some schemes write: only where the run has it.
+  auto writes = [&](const dashboard::PanelSpec& spec, const QString& scheme) {
+    const QString metric = spec.metrics.front();
+    return !metrics::someSchemesOnly(metric.toStdString()) ||
+           m_partialPanels.count(metric + QLatin1Char(':') + scheme) > 0;
+  };
   for (const auto& section : dashboard::dashboardSections()) {
+    const bool anyPanel = std::any_of(section.panels.begin(), section.panels.end(), [&](const auto& spec) {
+      return !spec.perScheme ||
+             std::any_of(m_schemes.begin(), m_schemes.end(), [&](const QString& s) { return writes(spec, s); });
+    });
+    if (!anyPanel) continue;  // a section of such metrics alone, which no run has
     auto* box = new QGroupBox(section.title);
     auto* grid = new QGridLayout(box);
     m_panels->addWidget(box);
@@ -276,6 +288,7 @@ void GroupDashboard::rebuildPanels() {
       }
       if (snapshotSkips(spec)) continue;
       for (size_t i = 0; i < m_schemes.size(); ++i) {
+        if (!writes(spec, m_schemes[i])) continue;
         auto* p = addPlot(spec.key + QLatin1Char(':') + m_schemes[i], box,
                           spec.minHeight > 0 ? spec.minHeight : 220);
         p->plotLayout()->insertRow(0);

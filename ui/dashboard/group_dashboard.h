@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -156,6 +157,9 @@ class GroupDashboard : public QWidget {
   QLabel* m_eta = nullptr;
   DiagnosisPanel* m_diagnosis = nullptr;
   std::map<QString, QString> m_labels;  // scheme -> run label
+  // "metric:scheme" for the metrics only some schemes write (DyT saturation) that the scheme's
+  // run has: such a panel is made only there (Pre-LN and LNS runs had empty DyT panels).
+  std::set<QString> m_partialPanels;
   QCheckBox* m_rowNormalize = nullptr;
   QSlider* m_smoothing = nullptr;
   std::vector<int64_t> m_steps;   // scrubber stops

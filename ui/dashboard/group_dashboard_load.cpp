@@ -7,6 +7,8 @@
 
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/group_dashboard.h"
+
+#include "store/metric_catalogue.h"
 #include "plot/plot_helpers.h"
 #include "plot/run_labels.h"
 #include "store_poller.h"
@@ -62,9 +64,18 @@ void GroupDashboard::applySnapshot(GroupSnapshot snapshot, bool staged) {
   std::map<QString, QString> labels;
   const QStringList names = runLabels(infos);
   for (size_t i = 0; i < schemes.size(); ++i) labels[schemes[i]] = names[static_cast<int>(i)];
-  if (schemes != m_schemes || labels != m_labels) {  // new runs, or a run renamed
-    m_schemes = schemes;
+  std::set<QString> partial;  // metrics only some schemes write, where a run has them
+  for (const auto& r : m_data->runs()) {
+    for (const auto& [metric, series] : r.layers) {
+      if (metrics::someSchemesOnly(metric) && !series.steps.empty()) {
+        partial.insert(QString::fromStdString(metric) + QLatin1Char(':') + schemeOf(r));
+      }
+    }
+  }
+  if (schemes != m_schemes || labels != m_labels || partial != m_partialPanels) {
+    m_schemes = schemes;  // new runs, a run renamed, or a run's first rows of such a metric
     m_labels = labels;
+    m_partialPanels = partial;
     rebuildPanels();
   }
   m_steps = m_data->probeSteps();

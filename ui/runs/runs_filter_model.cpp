@@ -48,11 +48,22 @@ QString invalidCondition(const QString& part) {
   }
   bool ok = false;
   value.toDouble(&ok);
-  if (!ok) {
-    return QObject::tr("\"%1\" is not a number (in \"%2\"; try e.g. %3 %4 1.5)")
-        .arg(value.isEmpty() ? QObject::tr("nothing") : value, part.trimmed(), name, m.captured(2));
+  const QString op = m.captured(2);
+  const bool equality = op == QLatin1String("=") || op == QLatin1String("==") || op == QLatin1String("!=");
+  if (value.isEmpty() || (!ok && !equality)) {  // "group = tour" compares text: fine
+    return QObject::tr("\"%1\" is not a number (in \"%2\"): %3 compares numbers; try e.g. "
+                       "depth >= 24, or %4 = NAME to match a name whole")
+        .arg(value.isEmpty() ? QObject::tr("nothing") : value, part.trimmed(), op, name);
   }
   return QString();
+}
+
+// Whether `cell` holds `word` as a whole word ("lns" in "lns", not in "dyt_lns" or "lnsx").
+bool holdsWord(const QString& cell, const QString& word) {
+  const QRegularExpression whole(QStringLiteral("(?<![\\w])") + QRegularExpression::escape(word) +
+                                     QStringLiteral("(?![\\w])"),
+                                 QRegularExpression::CaseInsensitiveOption);
+  return whole.match(cell).hasMatch();
 }
 
 }  // namespace
@@ -65,6 +76,8 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
   static const QRegularExpression cond(
       QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s*(<=|>=|!=|==|=|<|>)\\s*([-+0-9.eE]+)\\s*$"));
   static const QRegularExpression word(QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s+~?\\s*(\\S+)\\s*$"));
+  static const QRegularExpression textEq(
+      QStringLiteral("^\\s*([A-Za-z][A-Za-z ]*?)\\s*(==|!=|=)\\s*(.+?)\\s*$"));
   const QStringList parts = text.split(QRegularExpression(QStringLiteral(",|\\band\\b")), Qt::SkipEmptyParts);
   bool structured = !parts.isEmpty();
   m_invalid = false;
@@ -83,10 +96,12 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
       c.op = m.captured(2) == QLatin1String("==") ? QStringLiteral("=") : m.captured(2);
       c.number = m.captured(3).toDouble(&ok);
       if (!ok) { structured = false; break; }
-    } else if (auto w = word.match(part);
-               w.hasMatch() && columnNamed(w.captured(1)) >= 0 &&
-               (parts.size() > 1 || columnNamed(w.captured(1)) == kNotes)) {
-      c.column = columnNamed(w.captured(1));
+    } else if (auto t = textEq.match(part); t.hasMatch() && columnNamed(t.captured(1)) >= 0) {
+      c.column = columnNamed(t.captured(1));  // "group = tour": the cell's whole text
+      c.op = t.captured(2) == QLatin1String("!=") ? QStringLiteral("is not") : QStringLiteral("is");
+      c.text = t.captured(3);
+    } else if (auto w = word.match(part); w.hasMatch() && columnNamed(w.captured(1)) >= 0) {
+      c.column = columnNamed(w.captured(1));  // "scheme lns", alone too: a whole word
       c.op = QStringLiteral("~");
       c.text = w.captured(2);
     } else {
@@ -100,8 +115,11 @@ void RunsFilterModel::setRunFilter(const QString& text, int column) {
     QStringList said;
     for (const auto& c : m_conditions) {
       const QString name = c.column == kNotes ? tr("Notes") : RunsTableModel::columnName(c.column);
-      said << name + QLatin1Char(' ') + c.op + QLatin1Char(' ') +
-                  (c.op == QLatin1String("~") ? c.text : QString::number(c.number));
+      const bool text = c.op == QLatin1String("~") || c.op.startsWith(QLatin1String("is"));
+      // Notes are searched as text; a table column's word is matched whole.
+      const QString op = c.op != QLatin1String("~") ? c.op : c.column == kNotes ? c.op : tr("has the word");
+      said << name + QLatin1Char(' ') + op +
+                  QLatin1Char(' ') + (text ? c.text : QString::number(c.number));
     }
     m_description = tr("runs where %1").arg(said.join(tr(" and ")));
   } else {
@@ -120,8 +138,14 @@ bool RunsFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const
         continue;
       }
       const QModelIndex idx = m->index(row, c.column, parent);
+      const QString cell = m->data(idx, Qt::DisplayRole).toString();
       if (c.op == QLatin1String("~")) {
-        if (!m->data(idx, Qt::DisplayRole).toString().contains(c.text, Qt::CaseInsensitive)) return false;
+        if (!holdsWord(cell, c.text)) return false;
+        continue;
+      }
+      if (c.op.startsWith(QLatin1String("is"))) {
+        const bool same = cell.compare(c.text, Qt::CaseInsensitive) == 0;
+        if (same != (c.op == QLatin1String("is"))) return false;
         continue;
       }
       bool ok = false;

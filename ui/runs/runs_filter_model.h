@@ -1,8 +1,9 @@
 // RunsFilterModel: the runs browser's sort and filter proxy. The filter text is either free
 // text (a case-insensitive substring of any column or of the run's notes, or of the chosen
 // column) or conditions on named columns, joined by commas or "and": "val loss < 1.5",
-// "depth >= 24, lr = 0.006", "steps > 100 and scheme lns" (a word after a column name is a
-// substring test on it; "notes warmup" searches the notes alone). Numbers compare the
+// "depth >= 24, lr = 0.006", "steps > 100 and scheme lns" (a word after a column name, alone
+// or beside others, matches a whole word of it: "scheme lns" is not "dyt_lns"; "group = tour"
+// matches the cell's whole text; "notes warmup" searches the notes alone). Numbers compare the
 // columns' sortable values. Sorting is by the same values, and happens when asked
 // (a header click, rows added or removed), not whenever a value changes.
 #pragma once
