@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 #include <memory>
 
@@ -20,12 +21,7 @@
 #include "plot/plot_theme.h"
 #include "util/openblas_kernels.h"
 #include "util/paths.h"
-
-static bool haveDisplay() {
-  const char* platform = std::getenv("QT_QPA_PLATFORM");
-  if (platform && *platform) return true;  // offscreen, xcb, wayland... chosen explicitly
-  return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY");
-}
+#include "qt_environment.h"
 
 namespace {
 
@@ -112,7 +108,11 @@ void openRequestedViews(depthlab::ui::MainWindow& window, const LaunchOptions& o
 
 int main(int argc, char** argv) {
   depthlab::util::ensureOpenBlasKernels(argv);  // may start this program again (see its header)
-  if (!haveDisplay()) {
+  // A screenshot needs no display: it is drawn offscreen by itself (it had refused).
+  bool screenshot = false;
+  for (int i = 1; i < argc; ++i) screenshot = screenshot || std::string(argv[i]).rfind("--screenshot", 0) == 0;
+  const bool offscreen = depthlab::ui::prepareQtEnvironment(screenshot);
+  if (!depthlab::ui::haveDisplay()) {
     std::fprintf(stderr,
                  "depthlab: no display found (DISPLAY/WAYLAND_DISPLAY unset).\n"
                  "Use the headless CLI instead, e.g. `build/release/app/depthlab-cli --help`,\n"
@@ -143,7 +143,11 @@ int main(int argc, char** argv) {
     openRequestedViews(window, opts);
     return QApplication::exec();
   } catch (const std::exception& e) {
-    QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));
+    // Offscreen (a screenshot, a test) nobody could close a dialog: the message goes to stderr.
+    std::fprintf(stderr, "depthlab: %s\n", e.what());
+    if (!offscreen && qEnvironmentVariable("QT_QPA_PLATFORM") != QLatin1String("offscreen")) {
+      QMessageBox::critical(nullptr, QStringLiteral("DepthLab"), QString::fromStdString(e.what()));
+    }
     return 1;
   }
 }

@@ -21,6 +21,7 @@
 #include "export/figure_export.h"
 #include "export/study_figures.h"
 #include "util/paths.h"
+#include "qt_environment.h"
 
 using namespace depthlab;
 
@@ -114,10 +115,7 @@ ui::FigureStyle styleFrom(const QCommandLineParser& p, const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-  }
+  ui::prepareQtEnvironment(/*headless=*/true);  // offscreen without a display; no XDG warning
   // Our options are parsed from the full argument list; QApplication sees only the program
   // name, so Qt's own -style / -platform options cannot swallow ours (--style is a figure style).
   QStringList arguments;
