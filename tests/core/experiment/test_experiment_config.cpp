@@ -156,11 +156,11 @@ TEST(ExperimentConfig, APartialConfigFileChangesOnlyWhatItNamesOverThePreset) {
   EXPECT_EQ(loadConfigOverPreset(dir.file("named.json")).model.dModel,
             presetConfig("cpu-demo")->model.dModel);
   EXPECT_EQ(loadConfigOverPreset(dir.file("named.json"), "tiny").model.dModel, tiny.model.dModel);
-  // No preset anywhere (or one that is not known): the defaults, as loadConfigFile.
+  // No preset anywhere: the defaults, as loadConfigFile. A preset the file names that is not
+  // known is refused (it had trained on the built-in defaults without a word).
   depthlab::test::writeFile(dir.file("custom.json"),
                             R"({"preset": "mine", "model": {"nLayers": 6}})");
-  EXPECT_EQ(toJson(loadConfigOverPreset(dir.file("custom.json"))),
-            toJson(loadConfigFile(dir.file("custom.json"))));
+  EXPECT_THROW(loadConfigOverPreset(dir.file("custom.json")), ConfigError);
   EXPECT_EQ(toJson(loadConfigOverPreset(dir.file("part.json"))),
             toJson(loadConfigFile(dir.file("part.json"))));
   // A complete file (what Save writes) loads the same over any preset.
