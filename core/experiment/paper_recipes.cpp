@@ -60,7 +60,7 @@ std::vector<PaperRecipe> buildRecipes() {
     PaperRecipe p;
     p.name = std::move(name);
     p.title = "Table 1, LLaMA-" + size + " (" + tokens +
-              " tokens): Post-LN, DeepNorm, Mix-LN, "
+              "): Post-LN, DeepNorm, Mix-LN, "
               "Pre-LN and LNS";
     std::string script = size;
     for (auto& ch : script) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -75,18 +75,18 @@ std::vector<PaperRecipe> buildRecipes() {
     return p;
   };
   add(row("table1-130m", "130M", "llama-130m", 20000, 2000, 1e-3, 64,
-          table1(26.95, 27.17, 26.07, 26.73, 25.76), "2.2B printed, ~2.08B non-pad read"));
+          table1(26.95, 27.17, 26.07, 26.73, 25.76), "2.2B tokens as printed; ~2.08B non-pad read"));
   add(row("table1-250m", "250M", "llama-250m", 40000, 4000, 1e-3, 128,
-          table1(1409.79, 22.77, 21.39, 21.92, 20.35), "3.9B"));
+          table1(1409.79, 22.77, 21.39, 21.92, 20.35), "3.9B tokens"));
   auto p350 = row("table1-350m", "350M", "llama-350m", 60000, 6000, 5e-4, 128,
-                  table1(1368.33, 1362.59, 1363.21, 19.58, 18.20), "6.0B");
+                  table1(1368.33, 1362.59, 1363.21, 19.58, 18.20), "6.0B tokens");
   p350.choices = commonChoices();
   p350.choices.push_back(
       "learning rate: 5e-4 as run_350m.sh, not the 1e-3 the paper's text gives for models up to "
       "350M: the script is what produced the released numbers as far as can be told (uncertain)");
   add(p350);
   add(row("table1-1b", "1B", "llama-1b", 100000, 1000, 5e-4, 32,
-          table1(1390.75, 1409.08, 1414.78, 17.02, 15.71), "8.9B"));
+          table1(1390.75, 1409.08, 1414.78, 17.02, 15.71), "8.9B tokens"));
 
   PaperRecipe fig4;
   fig4.name = "fig4-variance-130m";
