@@ -236,6 +236,10 @@ QCustomPlot* GroupDashboard::addPlot(const QString& name, QWidget* parent, int m
   return p;
 }
 
+namespace {
+constexpr int kMaxSchemeColumns = 4;  // per-scheme panels side by side before they wrap
+}  // namespace
+
 void GroupDashboard::rebuildPanels() {
   while (auto* item = m_panels->takeAt(0)) {
     delete item->widget();
@@ -244,6 +248,10 @@ void GroupDashboard::rebuildPanels() {
   m_plots.clear();
   m_lossSection = nullptr;
   const int nSchemes = std::max<int>(1, static_cast<int>(m_schemes.size()));
+  // Many runs wrap: a row of per-scheme panels holds at most kMaxSchemeColumns, the next
+  // schemes go below (a 12-scheme study had been one row of 12 scrolling sideways, five seen).
+  const int columns = std::min(nSchemes, kMaxSchemeColumns);
+  const int rowsPer = (nSchemes + columns - 1) / columns;  // grid rows of one per-scheme spec
   // An imported model (one probe step) shows each per-layer metric once, as a profile over
   // its layers: a heatmap of a metric a curves or bars panel already draws is left out.
   const bool snapshot = m_data->progress().imported;
@@ -283,10 +291,11 @@ void GroupDashboard::rebuildPanels() {
         p->xAxis->setLabel(spec.xLabel);
         p->yAxis->setLabel(spec.yLabel);
         p->legend->setVisible(spec.legend);
-        grid->addWidget(p, spec.row, spec.column, 1, spec.span < 0 ? nSchemes : spec.span);
+        grid->addWidget(p, spec.row * rowsPer, spec.column, 1, spec.span < 0 ? columns : spec.span);
         continue;
       }
       if (snapshotSkips(spec)) continue;
+      int k = 0;  // the panels of this spec so far: they fill `columns` a row, then wrap
       for (size_t i = 0; i < m_schemes.size(); ++i) {
         if (!writes(spec, m_schemes[i])) continue;
         auto* p = addPlot(spec.key + QLatin1Char(':') + m_schemes[i], box,
@@ -296,7 +305,8 @@ void GroupDashboard::rebuildPanels() {
             0, 0, new figures::ElidingTitle(p, labelOf(m_schemes[i]) + QStringLiteral(" — ") + spec.title));
         p->xAxis->setLabel(xLabelOf(spec));
         p->yAxis->setLabel(spec.yLabel);
-        grid->addWidget(p, spec.row, static_cast<int>(i));
+        grid->addWidget(p, spec.row * rowsPer + k / columns, k % columns);
+        ++k;
       }
     }
   }
