@@ -52,7 +52,8 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
                                    "A text file, tokenized by the run's own tokenizer");
   tokensOpt->excludes(corpusOpt);
   ev->add_option("--seq-len", evalOptions.seqLen,
-                 "Context per window (default: the run's training length; imported: 1024)");
+                 "Context per window (default: the run's training length; imported: 1024, or the "
+                 "model's positions or attention window when fewer); the result says which");
   ev->add_option("--batch", evalOptions.batch, "Windows per forward pass")->capture_default_str();
   ev->add_option("--max-tokens", evalOptions.text.maxTokens,
                  "With no text: the validation split's first N tokens (default: all of it)");
@@ -66,15 +67,18 @@ void addHfCommands(CLI::App& app, GlobalOptions& g) {
     if (g.json) {
       std::cout << nlohmann::json{{"run_id", evalRun}, {"loss", r.loss}, {"perplexity", r.perplexity},
                                   {"tokens", r.predictedTokens}, {"sequences", r.sequences},
+                                  {"context", r.context}, {"windows", r.windows},
+                                  {"context_why", r.contextWhy},
                                   {"tokenizer", r.tokensHow}, {"model", r.modelFrom},
                                   {"skipped", r.skippedCheckpoints}}.dump(2) << "\n";
       return;
     }
     for (const auto& why : r.skippedCheckpoints) std::printf("skipped the checkpoint at %s\n", why.c_str());
     std::printf("run %lld (%s): loss %.4f nats/token, perplexity %.3f over %lld predicted tokens "
-                "in %lld sequence(s); tokens: %s\n",
+                "in %lld sequence(s), cut into %lld window(s) of at most %d tokens (%s); tokens: %s\n",
                 static_cast<long long>(evalRun), r.modelFrom.c_str(), r.loss, r.perplexity,
                 static_cast<long long>(r.predictedTokens), static_cast<long long>(r.sequences),
+                static_cast<long long>(r.windows), r.context, r.contextWhy.c_str(),
                 r.tokensHow.c_str());
   });
 

@@ -316,10 +316,22 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
   useThreads(o.threads);
   auto record = importRecordOf(*run);
   int seqLen = o.seqLen;
-  if (seqLen == 0) seqLen = record ? contextFor(*record, 1024) : experiment::configOf(*run).model.seqLen;
-  if (seqLen < 1) throw HfModelError("--seq-len must be at least 1");
-  LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   EvalResult r;
+  if (seqLen != 0) {
+    r.contextWhy = "--seq-len";
+  } else if (!record) {
+    seqLen = experiment::configOf(*run).model.seqLen;
+    r.contextWhy = "the run's training length";
+  } else {  // an import: 1024, or fewer where its positions or attention window are fewer
+    seqLen = contextFor(*record, 1024);
+    r.contextWhy = seqLen == 1024 ? std::string("the default for imports")
+                   : record->slidingWindow && seqLen == *record->slidingWindow
+                       ? "the model's attention window"
+                       : "the model's " + std::to_string(record->maxPositions) + " positions";
+  }
+  if (seqLen < 1) throw HfModelError("--seq-len must be at least 1");
+  r.context = seqLen;
+  LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   r.modelFrom = m.from;
   r.skippedCheckpoints = m.skipped;
   const auto sequences = tokensFor(m, o.text, r.tokensHow);
@@ -332,6 +344,7 @@ EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions&
     for (size_t start = 0; start + 1 < s.size(); start += static_cast<size_t>(seqLen)) {
       const size_t end = std::min(s.size(), start + static_cast<size_t>(seqLen) + 1);
       byLength[end - start].emplace_back(s.begin() + start, s.begin() + end);
+      ++r.windows;
     }
   }
   if (byLength.empty()) throw HfModelError("no sequence has the two tokens a prediction needs");

@@ -54,7 +54,8 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
 
 struct EvalOptions {
   TextInput text;
-  int seqLen = 0;        // context per window; 0 = the run's training length (imported: 1024)
+  int seqLen = 0;        // context per window; 0 = the run's training length (imported: 1024,
+                         // or its positions or attention window when fewer; said in the result)
   int batch = 8;         // windows per forward pass
   std::string device = "cpu";
   int threads = 0;       // CPU threads; 0 = every core
@@ -63,6 +64,9 @@ struct EvalOptions {
 struct EvalResult {
   double loss = 0, perplexity = 0;
   int64_t predictedTokens = 0, sequences = 0;
+  int context = 0;                    // tokens a window holds (the longer sequences are cut)
+  int64_t windows = 0;                // the windows the sequences were cut into
+  std::string contextWhy;             // why that context: asked, the run's, the model's limit
   std::string tokensHow, modelFrom;   // which tokenizer; "checkpoint at step N" / "weights in DIR"
   std::vector<std::string> skippedCheckpoints;  // newer ones passed over: "step N: why"
 };

@@ -1,6 +1,6 @@
 // `analyze --tokens FILE` on an imported model reads a line as a sequence (as `eval` does), never
 // windows cut across lines; a text's windows say when they overlap; a second analysis says it
-// replaced the first one's rows.
+// replaced the first one's rows; `eval` on an import says the context it cut the rows into.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -64,4 +64,20 @@ TEST(AnalyzeLines, OverlappingWindowsOfAShortTextAreSaid) {
   o.probes = {"variance"};
   const auto r = hf::analyzeImportedRun(s, run.id, o);
   EXPECT_NE(r.tokensHow.find("windows overlap"), std::string::npos) << r.tokensHow;
+}
+
+TEST(AnalyzeLines, EvalOnAnImportSaysTheContextItUsedAndWhy) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const auto run = test::importTrainedTinyModel(dir, s);  // 16 positions
+  test::writeFile(dir.file("ids.txt"), idLine(0, 40) + idLine(5, 4));
+  hf::EvalOptions o;
+  o.text.tokensFile = dir.file("ids.txt");
+  const auto r = hf::evaluateRun(s, run.id, o);
+  EXPECT_EQ(r.context, 16);  // not the 1,024 the help had promised
+  EXPECT_EQ(r.contextWhy, "the model's 16 positions");
+  EXPECT_EQ(r.windows, 4);   // 40 ids: windows of 17 sharing one token (3), and the short line
+  EXPECT_EQ(r.predictedTokens, 39 + 3);
+  o.seqLen = 8;
+  EXPECT_EQ(hf::evaluateRun(s, run.id, o).contextWhy, "--seq-len");
 }
