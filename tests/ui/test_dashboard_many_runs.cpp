@@ -1,11 +1,14 @@
 // A study's dashboard: the twelve schemes of `--scheme all-depth-fixes` wrap into rows of at most
 // four panels instead of one row of twelve scrolling sideways (five seen at 1366 px), every
-// scheme's panel is there, the fifth below the first; a pair keeps its two panels side by side.
+// scheme's panel is there, the fifth below the first; a pair keeps its two panels side by side;
+// a panel's Save PNG leaves the hover crosshair out.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QImage>
+#include <QMouseEvent>
 #include <QScrollArea>
 #include <QScrollBar>
 
@@ -72,4 +75,28 @@ TEST(DashboardManyRuns, APairKeepsItsPanelsSideBySide) {
   const auto b = d->plots().at(QStringLiteral("variance:lns"))->mapTo(d.get(), QPoint(0, 0));
   EXPECT_EQ(a.y(), b.y());
   EXPECT_LT(a.x(), b.x());
+}
+
+// A panel's Save PNG leaves out the hover crosshair: the file saved after the mouse passed is
+// the file saved before.
+TEST(DashboardManyRuns, SavePngLeavesOutTheHoverCrosshair) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("x.db"));
+  test::addFakeRun(s, test::FakeRun{"pair", "pre_ln"});
+  test::addFakeRun(s, test::FakeRun{"pair", "lns"});
+  const auto d = shown(s, QStringLiteral("pair"), 1100);
+  const QString panel = QStringLiteral("variance:pre_ln");
+  ASSERT_TRUE(d->savePanelPng(panel, QString::fromStdString(dir.file("before.png"))));
+  auto* p = d->plots().at(panel);
+  const QPoint at(p->axisRect()->center());
+  QMouseEvent move(QEvent::MouseMove, QPointF(at), p->mapToGlobal(QPointF(at)), Qt::NoButton,
+                   Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(p, &move);
+  QApplication::processEvents();
+  bool crosshair = false;
+  for (int i = 0; i < p->itemCount(); ++i) crosshair = crosshair || p->item(i)->objectName() == QLatin1String("crosshair");
+  ASSERT_TRUE(crosshair) << "the mouse drew no crosshair to leave out";
+  ASSERT_TRUE(d->savePanelPng(panel, QString::fromStdString(dir.file("after.png"))));
+  EXPECT_EQ(QImage(QString::fromStdString(dir.file("after.png"))),
+            QImage(QString::fromStdString(dir.file("before.png"))));
 }

@@ -378,6 +378,23 @@ void GroupDashboard::moveCrosshair(double step) {
   }
 }
 
+bool GroupDashboard::savePanelPng(const QString& panel, const QString& path) {
+  const auto it = m_plots.find(panel);
+  if (it == m_plots.end()) return false;
+  QCustomPlot* p = it->second;
+  std::vector<QCPAbstractItem*> hidden;  // the hover crosshair is the mouse's, not the figure's
+  for (int i = 0; i < p->itemCount(); ++i) {
+    auto* item = p->item(i);
+    if (item->objectName() == QLatin1String("crosshair") && item->visible()) {
+      item->setVisible(false);
+      hidden.push_back(item);
+    }
+  }
+  const bool ok = p->savePng(path, 0, 0, 2.0);
+  for (auto* item : hidden) item->setVisible(true);
+  return ok;
+}
+
 void GroupDashboard::showPanelMenu(QCustomPlot* p, const QString& name, const QPoint& pos) {
   QMenu menu;
   const QString figure = figureForPanel(name);
@@ -394,7 +411,7 @@ void GroupDashboard::showPanelMenu(QCustomPlot* p, const QString& name, const QP
     else resetZoom(p);
   } else if (chosen == png) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save panel as PNG"), base + QStringLiteral(".png"), tr("PNG (*.png)"));
-    if (!path.isEmpty()) p->savePng(path, 0, 0, 2.0);
+    if (!path.isEmpty()) savePanelPng(name, path);
   } else if (chosen == csv) {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save panel data as CSV"), base + QStringLiteral(".csv"), tr("CSV (*.csv)"));
     if (!path.isEmpty()) savePlotCsv(p, path);

@@ -74,6 +74,9 @@ class GroupDashboard : public QWidget {
   /// Every plot, by panel name ("loss", "lr", "variance:<scheme>", ...), for tests and export.
   const std::map<QString, QCustomPlot*>& plots() const { return m_plots; }
   QString decimationNote() const;
+  /// The panel's Save PNG: the plot at 2x without the hover crosshair (a passing mouse had
+  /// baked it into the file). False when the panel or the file cannot be had.
+  bool savePanelPng(const QString& panel, const QString& path);
   /// The paper figure a panel corresponds to ("loss", "variance", "angular", "pruning"), or "".
   static QString figureForPanel(const QString& panel);
   /// Panels whose x axis is the training step (zoom links and the crosshair go across them).
