@@ -40,6 +40,24 @@ std::string defaultGroupName(const ExperimentConfig& c) {
 // A data-parallel rank other than 0 keeps its runs in a scratch store in memory.
 store::RunStore scratchStore() { return store::RunStore::open(":memory:"); }
 
+// A new run never inherits files: a folder of its id that holds checkpoints is moved aside
+// (said on m.setAsideNote); one that cannot be moved refuses the group, its runs (created, not
+// yet started) deleted again.
+void claimRunFolder(Member& m, store::RunStore& store, const std::vector<int64_t>& runIds,
+                    const RunGroupOptions& options) {
+  std::string aside;
+  try {
+    aside = setAsideInheritedFolder(m.checkpointDir);
+  } catch (const std::exception&) {
+    for (int64_t id : runIds) store.deleteRun(id);
+    throw;
+  }
+  if (aside.empty()) return;
+  m.setAsideNote = "the folder " + m.checkpointDir +
+                   " held checkpoints of an earlier run with this id; moved to " + aside;
+  if (options.onNotice) options.onNotice(m.setAsideNote);
+}
+
 }  // namespace
 
 GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore,
@@ -123,20 +141,9 @@ GroupResult runGroup(const ExperimentConfig& input, store::RunStore& callerStore
     Member& m = members[i];
     m.config.name = config.name;
     m.runId = runIds[i];
-    if (writer) m.checkpointDir = runCheckpointDir(store, m.runId, checkpointBase);
-    // A new run never inherits files: a folder of its id that holds checkpoints is moved aside;
-    // one that cannot be moved refuses the group, its runs (not yet started) deleted again.
-    std::string aside;
-    try {
-      if (writer) aside = setAsideInheritedFolder(m.checkpointDir);
-    } catch (const std::exception&) {
-      for (int64_t id : runIds) store.deleteRun(id);
-      throw;
-    }
-    if (!aside.empty()) {
-      m.setAsideNote = "the folder " + m.checkpointDir +
-                       " held checkpoints of an earlier run with this id; moved to " + aside;
-      if (options.onNotice) options.onNotice(m.setAsideNote);
+    if (writer) {
+      m.checkpointDir = runCheckpointDir(store, m.runId, checkpointBase);
+      claimRunFolder(m, store, runIds, options);
     }
     m.storeId = store.storeId();
     m.progress = {m.runId, config.schemes[i], store::RunStatus::Running, 0, 0, std::nullopt, 0, std::nullopt};
