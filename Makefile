@@ -2,7 +2,8 @@
 # `make test`: install, build, run every test. Both are idempotent and quick when nothing changed.
 # The torch2 configuration builds the same tree against PyTorch's own LibTorch 2.x (the CUDA
 # build of pip's torch, in a private virtual environment; see scripts/torch2-env.sh):
-# `make test-torch2` runs every test there, `make run-torch2` opens the lab built with it.
+# `make test-torch2` runs every test there but the window's (test_ui touches no tensor: it runs in
+# `make test`), `make run-torch2` opens the lab built with it.
 BUILD_DIR ?= build/release
 TORCH2_BUILD_DIR ?= build/torch2
 JOBS ?= $(shell nproc)

@@ -10,6 +10,7 @@
 #include "distributed/process_group.h"
 #include "experiment/experiment_config.h"
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
 #include "support/temp_dir.h"
@@ -17,11 +18,11 @@
 
 using namespace depthlab;
 
-#define REQUIRE_NCCL(gpus)                                                                     \
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible to LibTorch";      \
+#define REQUIRE_NCCL(gpus)                                                                         \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible to LibTorch";          \
   if (!distributed::ncclAvailable()) GTEST_SKIP() << "this build has no NCCL (Debian's LibTorch)"; \
-  if (static_cast<int>(torch::cuda::device_count()) < (gpus))                                 \
-  GTEST_SKIP() << "needs " << (gpus) << " GPUs (NCCL takes one per rank), this machine has "   \
+  if (static_cast<int>(torch::cuda::device_count()) < (gpus))                                      \
+  GTEST_SKIP() << "needs " << (gpus) << " GPUs (NCCL takes one per rank), this machine has "       \
                << static_cast<int>(torch::cuda::device_count())
 
 TEST(DataParallelNccl, AOneRankGroupFollowsThePlainTrainerOnOneGpu) {
@@ -43,7 +44,8 @@ TEST(DataParallelNccl, AOneRankGroupFollowsThePlainTrainerOnOneGpu) {
     EXPECT_NEAR(a, b, 1e-5) << "step " << s;
   }
   auto pa = plain.model()->parameters(), pb = ranked.model()->parameters();
-  for (size_t i = 0; i < pa.size(); ++i) EXPECT_TRUE(torch::allclose(pa[i], pb[i], 1e-5, 1e-6)) << i;
+  for (size_t i = 0; i < pa.size(); ++i)
+    EXPECT_TRUE(torch::allclose(pa[i], pb[i], 1e-5, 1e-6)) << i;
 }
 
 TEST(DataParallelNccl, TwoGpusTrainWhatOneGpuTrains) {
@@ -57,7 +59,7 @@ TEST(DataParallelNccl, TwoGpusTrainWhatOneGpuTrains) {
   c.run.checkpointMinutes = 0;
   c.schemes = {"lns"};
   experiment::saveConfigFile(c, dir.file("exp.json"));
-  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db");
+  const std::string cli = depthlab::test::cliPath(), db = dir.file("runs.db");
   auto run = [&](std::vector<std::string> args) {
     pid_t pid = fork();
     if (pid == 0) {
@@ -71,14 +73,17 @@ TEST(DataParallelNccl, TwoGpusTrainWhatOneGpuTrains) {
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
   };
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "one", "--quiet"}), 0);
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc", "2",
-                 "--backend", "nccl", "--quiet"}), 0);
+  ASSERT_EQ(
+      run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "one", "--quiet"}), 0);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc",
+                 "2", "--backend", "nccl", "--quiet"}),
+            0);
   auto s = store::RunStore::open(db);
   auto runs = s.listRuns();
   ASSERT_EQ(runs.size(), 2u);
   auto a = s.scalarSeries(runs[0].groupName == "one" ? runs[0].id : runs[1].id, "loss_train");
   auto b = s.scalarSeries(runs[0].groupName == "one" ? runs[1].id : runs[0].id, "loss_train");
   ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i].value, b[i].value, 1e-4) << "step " << a[i].step;
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a[i].value, b[i].value, 1e-4) << "step " << a[i].step;
 }

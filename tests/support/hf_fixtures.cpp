@@ -1,5 +1,6 @@
 // See hf_fixtures.h.
 #include "support/hf_fixtures.h"
+#include "support/build_paths.h"
 
 #include <unistd.h>
 
@@ -15,10 +16,12 @@ namespace depthlab::test {
 namespace fs = std::filesystem;
 
 namespace {
-const std::string kScript = std::string(DEPTHLAB_SOURCE_DIR) + "/tests/python/hf_models.py";
+const std::string kScript = depthlab::test::sourceDir() + "/tests/python/hf_models.py";
 }
 
-std::string transformersPython() { return util::pythonWithModule("transformers, safetensors, torch"); }
+std::string transformersPython() {
+  return util::pythonWithModule("transformers, safetensors, torch");
+}
 
 std::string transformersMissingReason() {
   if (!transformersPython().empty()) return "";

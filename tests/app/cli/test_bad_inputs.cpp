@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -19,18 +20,19 @@ namespace {
 
 struct Case {
   std::string name;
-  std::string args;                     // after depthlab-cli
-  std::vector<std::string> mustMention; // substrings of the output
+  std::string args;                      // after depthlab-cli
+  std::vector<std::string> mustMention;  // substrings of the output
 };
 
-std::string cli() { return DEPTHLAB_CLI_PATH; }
+std::string cli() { return depthlab::test::cliPath(); }
 
 class BadInputs : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new test::TempDir;
     std::string text;
-    for (int i = 0; text.size() < 40000; ++i) text += "the curse of depth and layer norm scaling " + std::to_string(i % 97) + "\n";
+    for (int i = 0; text.size() < 40000; ++i)
+      text += "the curse of depth and layer norm scaling " + std::to_string(i % 97) + "\n";
     test::writeFile(dir_->file("corpus.txt"), text);
     test::writeFile(dir_->file("empty.txt"), "");
     fs::create_directories(dir_->file("binaries"));
@@ -38,7 +40,8 @@ class BadInputs : public ::testing::Test {
     fs::copy_file("/bin/true", dir_->file("binaries/true"));
     test::writeFile(dir_->file("broken.json"), "{\"model\": {\"dModel\": ");
     test::writeFile(dir_->file("unknown-key.json"), "{\"model\": {\"widht\": 64}}");
-    test::writeFile(dir_->file("broken-lines.json"), "{\n  \"model\": {\n    \"dModel\": 64,,\n  }\n}\n");
+    test::writeFile(dir_->file("broken-lines.json"),
+                    "{\n  \"model\": {\n    \"dModel\": 64,,\n  }\n}\n");
     test::writeFile(dir_->file("vocab10.json"), "{\"model\": {\"vocabSize\": 10}}");
     test::writeFile(dir_->file("preset-nope.json"), "{\"preset\": \"nope\"}");
     test::writeFile(dir_->file("null.json"), "{\"model\": {\"dModel\": null}}");
@@ -46,27 +49,32 @@ class BadInputs : public ::testing::Test {
     test::writeFile(dir_->file("e400.json"), "{\"optim\": {\"lr\": 1e400}}");
     test::writeFile(dir_->file("long-name.json"), "{\"name\": \"" + std::string(300, 'g') + "\"}");
     fs::create_directories(dir_->file("config-folder.json"));
-    test::writeFile(dir_->file("huge.json"),
-                    "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
+    test::writeFile(
+        dir_->file("huge.json"),
+        "{\"model\": {\"dModel\": 8192, \"nLayers\": 200, \"nHeads\": 64, \"dFF\": 21888}}");
     // Hugging Face folders: no config, an unsupported architecture, weights that do not match.
     fs::create_directories(dir_->file("hf-empty"));
     fs::create_directories(dir_->file("hf-bloom"));
-    test::writeFile(dir_->file("hf-bloom/config.json"), R"({"architectures": ["BloomForCausalLM"]})");
+    test::writeFile(dir_->file("hf-bloom/config.json"),
+                    R"({"architectures": ["BloomForCausalLM"]})");
     fs::create_directories(dir_->file("hf-noweights"));
-    test::writeFile(dir_->file("hf-noweights/config.json"),
-                    R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 8,
+    test::writeFile(
+        dir_->file("hf-noweights/config.json"),
+        R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8, "intermediate_size": 8,
                         "num_hidden_layers": 1, "num_attention_heads": 2, "vocab_size": 10})");
     fs::create_directories(dir_->file("hf-badweights"));
     fs::copy_file(dir_->file("hf-noweights/config.json"), dir_->file("hf-badweights/config.json"));
-    test::writeFile(dir_->file("hf-badweights/model.safetensors"), std::string("\x07\0\0\0\0\0\0\0{\"a\":1}", 15));
+    test::writeFile(dir_->file("hf-badweights/model.safetensors"),
+                    std::string("\x07\0\0\0\0\0\0\0{\"a\":1}", 15));
     test::writeFile(dir_->file("ids-bad.txt"), "1 2 x\n");
     test::writeFile(dir_->file("not-a-db.db"), "this is not a database, just text\n");
-    test::writeFile(dir_->file("corrupt.db"), std::string("SQLite format 3") + '\0' + std::string(5000, 'x'));
+    test::writeFile(dir_->file("corrupt.db"),
+                    std::string("SQLite format 3") + '\0' + std::string(5000, 'x'));
     std::string out;
-    const int rc = test::runCommand(cli() + " --db " + db() + " train --preset tiny --steps 6 --corpus " +
-                                        dir_->file("corpus.txt") + " --checkpoint-dir " +
-                                        dir_->file("ck") + " --quiet",
-                                    &out);
+    const int rc = test::runCommand(
+        cli() + " --db " + db() + " train --preset tiny --steps 6 --corpus " +
+            dir_->file("corpus.txt") + " --checkpoint-dir " + dir_->file("ck") + " --quiet",
+        &out);
     ASSERT_EQ(rc, 0) << out;
   }
   static void TearDownTestSuite() {
@@ -83,7 +91,8 @@ std::string newestCheckpoint(const std::string& root, int id) {
   std::string best;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const auto p = e.path().string();
-    if (p.find("/run-" + std::to_string(id) + "/") != std::string::npos && e.path().extension() == ".ckpt") {
+    if (p.find("/run-" + std::to_string(id) + "/") != std::string::npos &&
+        e.path().extension() == ".ckpt") {
       if (best.empty() || fs::last_write_time(e.path()) > fs::last_write_time(best)) best = p;
     }
   }
@@ -94,63 +103,120 @@ std::string newestCheckpoint(const std::string& root, int id) {
 
 TEST_F(BadInputs, EveryCaseFailsCleanlyNamingWhatIsWrong) {
   const std::string C = dir_->file("corpus.txt");
-  const std::string train = " --db " + dir_->file("t.db") + " train --preset tiny --quiet --checkpoint-dir " +
-                            dir_->file("ck2") + " ";
+  const std::string train = " --db " + dir_->file("t.db") +
+                            " train --preset tiny --quiet --checkpoint-dir " + dir_->file("ck2") +
+                            " ";
   const std::vector<Case> cases = {
       {"steps 0", train + "--steps 0 --corpus " + C, {"--steps"}},
       {"nproc 0", train + "--steps 2 --nproc 0 --corpus " + C, {"--nproc"}},
-      {"nproc that does not split the batch", train + "--steps 2 --nproc 3 --corpus " + C,
+      {"nproc that does not split the batch",
+       train + "--steps 2 --nproc 3 --corpus " + C,
        {"run.processes", "split evenly", "multiple of 3"}},
-      {"nccl on the cpu", train + "--steps 2 --nproc 2 --backend nccl --corpus " + C, {"nccl", "CUDA"}},
-      {"unknown backend", train + "--steps 2 --nproc 2 --backend mpi --corpus " + C, {"--backend", "mpi"}},
+      {"nccl on the cpu",
+       train + "--steps 2 --nproc 2 --backend nccl --corpus " + C,
+       {"nccl", "CUDA"}},
+      {"unknown backend",
+       train + "--steps 2 --nproc 2 --backend mpi --corpus " + C,
+       {"--backend", "mpi"}},
       {"steps negative", train + "--steps -5 --corpus " + C, {"--steps", "-5"}},
       {"binary corpus", train + "--steps 2 --corpus /bin/ls", {"/bin/ls", "UTF-8"}},
-      {"folder of binaries", train + "--steps 2 --corpus " + dir_->file("binaries"), {"binaries", "binary"}},
+      {"folder of binaries",
+       train + "--steps 2 --corpus " + dir_->file("binaries"),
+       {"binaries", "binary"}},
       {"missing corpus", train + "--steps 2 --corpus " + dir_->file("absent.txt"), {"absent.txt"}},
-      {"empty corpus", train + "--steps 2 --corpus " + dir_->file("empty.txt"), {"empty.txt", "empty"}},
-      {"spm vocabulary", train + "--steps 2 --tokenizer spm:99999999999 --corpus " + C, {"spm:99999999999"}},
+      {"empty corpus",
+       train + "--steps 2 --corpus " + dir_->file("empty.txt"),
+       {"empty.txt", "empty"}},
+      {"spm vocabulary",
+       train + "--steps 2 --tokenizer spm:99999999999 --corpus " + C,
+       {"spm:99999999999"}},
       {"threads negative", train + "--steps 2 --threads -2 --corpus " + C, {"--threads"}},
-      {"micro-batch not dividing", train + "--steps 2 --micro-batch 7 --corpus " + C, {"--micro-batch"}},
+      {"micro-batch not dividing",
+       train + "--steps 2 --micro-batch 7 --corpus " + C,
+       {"--micro-batch"}},
       {"unknown preset", " --db " + dir_->file("t.db") + " train --preset nope", {"nope"}},
       {"unknown scheme", train + "--steps 2 --scheme pre_ln,foo --corpus " + C, {"foo"}},
       {"unknown device", train + "--steps 2 --device tpu --corpus " + C, {"tpu"}},
-      {"unknown packing", train + "--steps 2 --packing foo --corpus " + C, {"data.packing", "packed, document"}},
+      {"unknown packing",
+       train + "--steps 2 --packing foo --corpus " + C,
+       {"data.packing", "packed, document"}},
       {"one document", train + "--steps 2 --packing document --corpus " + C, {"too few documents"}},
-      {"broken config", train + "--config " + dir_->file("broken.json"), {"broken.json", "line 1, column 22"}},
-      {"broken config, line 3", train + "--config " + dir_->file("broken-lines.json"), {"broken-lines.json", "line 3, column"}},
+      {"broken config",
+       train + "--config " + dir_->file("broken.json"),
+       {"broken.json", "line 1, column 22"}},
+      {"broken config, line 3",
+       train + "--config " + dir_->file("broken-lines.json"),
+       {"broken-lines.json", "line 3, column"}},
       {"empty scheme list", train + "--steps 2 --scheme '' --corpus " + C, {"--scheme", "pre_ln"}},
-      {"analyze past the last step", " --db " + db() + " analyze --run 1 --step 99999", {"--step 99999", "step 6"}},
+      {"analyze past the last step",
+       " --db " + db() + " analyze --run 1 --step 99999",
+       {"--step 99999", "step 6"}},
       {"unknown config key", train + "--config " + dir_->file("unknown-key.json"), {"widht"}},
-      {"unknown preset in a config", train + "--config " + dir_->file("preset-nope.json"),
+      {"unknown preset in a config",
+       train + "--config " + dir_->file("preset-nope.json"),
        {"preset-nope.json", "unknown preset 'nope'"}},
       {"null in a config", train + "--config " + dir_->file("null.json"), {"model.dModel", "null"}},
-      {"NUL bytes in a config", train + "--config " + dir_->file("nul.json"), {"nul.json", "NUL byte"}},
-      {"a number past a double", train + "--config " + dir_->file("e400.json"), {"e400.json", "1e400"}},
-      {"a folder as config", train + "--config " + dir_->file("config-folder.json"),
+      {"NUL bytes in a config",
+       train + "--config " + dir_->file("nul.json"),
+       {"nul.json", "NUL byte"}},
+      {"a number past a double",
+       train + "--config " + dir_->file("e400.json"),
+       {"e400.json", "1e400"}},
+      {"a folder as config",
+       train + "--config " + dir_->file("config-folder.json"),
        {"config-folder.json", "is a folder"}},
-      {"a group name of 300 characters", train + "--config " + dir_->file("long-name.json"),
+      {"a group name of 300 characters",
+       train + "--config " + dir_->file("long-name.json"),
        {"group name is 300 characters"}},
-      {"huge model", train + "--steps 2 --corpus " + C + " --config " + dir_->file("huge.json"), {"MB", "available"}},
+      {"huge model",
+       train + "--steps 2 --corpus " + C + " --config " + dir_->file("huge.json"),
+       {"MB", "available"}},
       {"report no runs", " --db " + db() + " report --runs ''", {"--runs"}},
       {"report bad id", " --db " + db() + " report --runs abc", {"'abc'"}},
       {"report absent run", " --db " + db() + " report --runs 999", {"999"}},
       {"analyze negative step", " --db " + db() + " analyze --run 1 --step -5", {"--step"}},
       {"analyze absent run", " --db " + db() + " analyze --run 999", {"999"}},
       {"show absent run", " --db " + db() + " runs show 999", {"999"}},
-      {"export width 0", " --db " + db() + " export --runs 1 --figure loss --width 0 --out " + dir_->file("x.pdf"), {"--width"}},
-      {"export dpi negative", " --db " + db() + " export --runs 1 --figure loss --format png --dpi -5 --out " + dir_->file("x.png"), {"--dpi"}},
-      {"export missing style", " --db " + db() + " export --runs 1 --figure loss --style " + dir_->file("s.json") + " --out " + dir_->file("x.pdf"), {"s.json"}},
-      {"export bad runs", " --db " + db() + " export --runs abc --figure loss --out " + dir_->file("x.pdf"), {"'abc'"}},
-      {"import-hf no folder", " --db " + db() + " import-hf " + dir_->file("absent"), {"absent", "not a folder"}},
-      {"import-hf no config", " --db " + db() + " import-hf " + dir_->file("hf-empty"), {"config.json"}},
-      {"import-hf architecture", " --db " + db() + " import-hf " + dir_->file("hf-bloom"), {"BloomForCausalLM", "not supported"}},
-      {"import-hf no weights", " --db " + db() + " import-hf " + dir_->file("hf-noweights"), {"model.safetensors"}},
-      {"import-hf bad header", " --db " + db() + " import-hf " + dir_->file("hf-badweights"), {"model.safetensors", "malformed"}},
+      {"export width 0",
+       " --db " + db() + " export --runs 1 --figure loss --width 0 --out " + dir_->file("x.pdf"),
+       {"--width"}},
+      {"export dpi negative",
+       " --db " + db() + " export --runs 1 --figure loss --format png --dpi -5 --out " +
+           dir_->file("x.png"),
+       {"--dpi"}},
+      {"export missing style",
+       " --db " + db() + " export --runs 1 --figure loss --style " + dir_->file("s.json") +
+           " --out " + dir_->file("x.pdf"),
+       {"s.json"}},
+      {"export bad runs",
+       " --db " + db() + " export --runs abc --figure loss --out " + dir_->file("x.pdf"),
+       {"'abc'"}},
+      {"import-hf no folder",
+       " --db " + db() + " import-hf " + dir_->file("absent"),
+       {"absent", "not a folder"}},
+      {"import-hf no config",
+       " --db " + db() + " import-hf " + dir_->file("hf-empty"),
+       {"config.json"}},
+      {"import-hf architecture",
+       " --db " + db() + " import-hf " + dir_->file("hf-bloom"),
+       {"BloomForCausalLM", "not supported"}},
+      {"import-hf no weights",
+       " --db " + db() + " import-hf " + dir_->file("hf-noweights"),
+       {"model.safetensors"}},
+      {"import-hf bad header",
+       " --db " + db() + " import-hf " + dir_->file("hf-badweights"),
+       {"model.safetensors", "malformed"}},
       {"eval batch 0", " --db " + db() + " eval --run 1 --batch 0", {"--batch"}},
-      {"eval bad ids", " --db " + db() + " eval --run 1 --tokens " + dir_->file("ids-bad.txt"), {"ids-bad.txt", "line 1"}},
+      {"eval bad ids",
+       " --db " + db() + " eval --run 1 --tokens " + dir_->file("ids-bad.txt"),
+       {"ids-bad.txt", "line 1"}},
       {"eval absent run", " --db " + db() + " eval --run 999 --corpus " + C, {"999"}},
-      {"analyze corpus on a trained run", " --db " + db() + " analyze --run 1 --corpus " + C, {"--corpus", "imported"}},
-      {"export-hf absent run", " --db " + db() + " export-hf --run 999 --out " + dir_->file("hfout"), {"999"}},
+      {"analyze corpus on a trained run",
+       " --db " + db() + " analyze --run 1 --corpus " + C,
+       {"--corpus", "imported"}},
+      {"export-hf absent run",
+       " --db " + db() + " export-hf --run 999 --out " + dir_->file("hfout"),
+       {"999"}},
       {"not a database", " --db " + dir_->file("not-a-db.db") + " runs list", {"not-a-db.db"}},
       {"corrupt database", " --db " + dir_->file("corrupt.db") + " runs list", {"corrupt.db"}},
   };
@@ -191,7 +257,9 @@ TEST_F(BadInputs, CheckpointsThatDoNotBelongOrAreDamagedAreRefusedByName) {
   EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " analyze --run 1", &out), 1) << out;
   EXPECT_NE(out.find("does not belong to run 1"), std::string::npos) << out;
   test::writeFile(ck, saved);
-  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " analyze --run 1 --probes variance", &out), 0) << out;
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " analyze --run 1 --probes variance", &out),
+            0)
+      << out;
 }
 
 TEST_F(BadInputs, ReadOnlyDatabasesServeTheReadingCommands) {
@@ -209,10 +277,14 @@ TEST_F(BadInputs, ReadOnlyDatabasesServeTheReadingCommands) {
     // e.g. the torch2 build, whose LibTorch lives in root's private cache
     GTEST_SKIP() << "depthlab-cli cannot start as an unprivileged user here: " << out;
   }
-  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db runs list", &out), 0) << out;
+  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db runs list", &out), 0)
+      << out;
   EXPECT_NE(out.find("pre_ln"), std::string::npos) << out;
-  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db report --runs 1,2", &out), 0) << out;
-  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db train --preset tiny --steps 2 --corpus " +
+  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro + "/runs.db report --runs 1,2", &out),
+            0)
+      << out;
+  EXPECT_EQ(test::runCommand(asNobody + cli() + " --db " + ro +
+                                 "/runs.db train --preset tiny --steps 2 --corpus " +
                                  dir_->file("corpus.txt"),
                              &out),
             1)
@@ -223,7 +295,8 @@ TEST_F(BadInputs, ReadOnlyDatabasesServeTheReadingCommands) {
 
 TEST_F(BadInputs, ResumeTakesQuietAndThreadsLikeTrain) {
   std::string out;
-  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --quiet --threads 1", &out), 0) << out;
+  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --quiet --threads 1", &out), 0)
+      << out;
   EXPECT_NE(out.find("nothing to resume"), std::string::npos) << out;
   EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " resume 2 --threads -1", &out), 1) << out;
   EXPECT_NE(out.find("--threads"), std::string::npos) << out;
@@ -231,11 +304,12 @@ TEST_F(BadInputs, ResumeTakesQuietAndThreadsLikeTrain) {
 
 TEST_F(BadInputs, AVocabularySetByHandIsNamedAndTheTokenizersIsUsed) {
   std::string out;
-  EXPECT_EQ(test::runCommand(cli() + " --db " + db() + " train --preset tiny --steps 2 --corpus " +
-                                 dir_->file("corpus.txt") + " --config " + dir_->file("vocab10.json") +
-                                 " --checkpoint-dir " + dir_->file("ck") + " --quiet 2>&1",
-                             &out),
-            0)
+  EXPECT_EQ(
+      test::runCommand(cli() + " --db " + db() + " train --preset tiny --steps 2 --corpus " +
+                           dir_->file("corpus.txt") + " --config " + dir_->file("vocab10.json") +
+                           " --checkpoint-dir " + dir_->file("ck") + " --quiet 2>&1",
+                       &out),
+      0)
       << out;
   EXPECT_NE(out.find("model.vocabSize 10 is not used"), std::string::npos) << out;
   EXPECT_NE(out.find("the tokenizer byte (257 ids"), std::string::npos) << out;
@@ -254,9 +328,12 @@ TEST_F(BadInputs, RefusalsThatNeedNoDataComeBeforeAnyIsPrepared) {
   // SentencePiece tokenizer first.
   const std::string fifo = dir_->file("corpus.fifo");
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  const std::string train = " --db " + dir_->file("t3.db") + " train --preset tiny --quiet --steps 2 ";
+  const std::string train =
+      " --db " + dir_->file("t3.db") + " train --preset tiny --quiet --steps 2 ";
   std::string out;
-  EXPECT_EQ(test::runCommand("timeout 120 " + cli() + train + "--corpus " + fifo + " 2>&1", &out), 1) << out;
+  EXPECT_EQ(test::runCommand("timeout 120 " + cli() + train + "--corpus " + fifo + " 2>&1", &out),
+            1)
+      << out;
   EXPECT_NE(out.find("is not a file or a folder (a FIFO)"), std::string::npos) << out;
   fs::create_directories(dir_->file("spm"));
   fs::copy_file(dir_->file("corpus.txt"), dir_->file("spm/c.txt"));

@@ -7,13 +7,14 @@
 
 #include <string>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
 
 TEST(BenchProbes, ReportsTheFinalProbesApartFromThoseDuringTraining) {
   std::string out;
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " bench probes --preset tiny";
+  const std::string cli = depthlab::test::cliPath() + " bench probes --preset tiny";
   ASSERT_EQ(test::runCommand(cli + " --json 2>/dev/null", &out), 0) << out;
   const auto j = nlohmann::json::parse(out.substr(out.find('{')));
   const double all = j.at("scheduled_seconds").get<double>();

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -50,14 +51,17 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   test::TempDir dir;
   const std::string venv =
       standInVenv(dir, "echo '{\"tokens_per_s\": 1000.0, \"seconds\": 1.0}'\n");
-  const std::string base = std::string(DEPTHLAB_CLI_PATH) + " bench train --preset tiny --steps 2 --json";
+  const std::string base =
+      depthlab::test::cliPath() + " bench train --preset tiny --steps 2 --json";
   std::string out;
-  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + base + " 2>/dev/null", &out), 0) << out;
+  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + base + " 2>/dev/null", &out), 0)
+      << out;
   auto j = nlohmann::json::parse(out.substr(out.find('{')));
   EXPECT_EQ(j.value("newest_torch_version", ""), "9.9.9");
   EXPECT_DOUBLE_EQ(j.value("newest_torch_tokens_per_s", 0.0), 1000.0);
   EXPECT_NEAR(j.value("newest_ratio", 0.0), j["cpp_tokens_per_s"].get<double>() / 1000.0, 1e-9);
-  EXPECT_TRUE(j.contains("torch_tokens_per_s") || j.contains("torch_error"));  // Debian's, as before
+  EXPECT_TRUE(j.contains("torch_tokens_per_s") ||
+              j.contains("torch_error"));            // Debian's, as before
   EXPECT_FALSE(j.contains("newest_torch_step_ms"));  // this stand-in gives no update times
   // The GEMMs of an update timed alone on each side's BLAS: the C++ side's own, the stand-in's
   // from its `gemm` mode, Debian's from the real reference script (when its torch is there).
@@ -77,7 +81,10 @@ TEST(BenchTrain, ReportsBothReferencesAndSaysWhyOneIsMissing) {
   }
   EXPECT_TRUE(referenceCore.empty() || referenceCore == "SkylakeX" || referenceCore == "Haswell")
       << referenceCore;
-  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + dir.file("none") + " " + base + " 2>/dev/null", &out), 0) << out;
+  ASSERT_EQ(test::runCommand(
+                "DEPTHLAB_TORCH2_VENV=" + dir.file("none") + " " + base + " 2>/dev/null", &out),
+            0)
+      << out;
   j = nlohmann::json::parse(out.substr(out.find('{')));
   EXPECT_FALSE(j.contains("newest_ratio"));
   EXPECT_NE(j.value("newest_torch_error", "").find("torch2"), std::string::npos) << j.dump();
@@ -91,10 +98,11 @@ TEST(BenchTrain, RoundsReportTheMedianOfEachRoundsRatio) {
                                              R"({"tokens_per_s": 500.0, "seconds": 1.0})",
                                              R"({"tokens_per_s": 250.0, "seconds": 1.0})"});
   std::string out;
-  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
-                                 " bench train --preset tiny --steps 2 --rounds 3 --json 2>/dev/null",
-                             &out),
-            0)
+  ASSERT_EQ(
+      test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + depthlab::test::cliPath() +
+                           " bench train --preset tiny --steps 2 --rounds 3 --json 2>/dev/null",
+                       &out),
+      0)
       << out;
   auto j = nlohmann::json::parse(out.substr(out.find('{')));
   EXPECT_EQ(j.value("rounds", 0), 3);
@@ -123,10 +131,11 @@ TEST(BenchTrain, ComparesTheFastestUpdatesOfBothSides) {
       dir, {R"({"tokens_per_s": 100.0, "seconds": 1.0, "step_ms": [400.0, 300.0, 500.0]})",
             R"({"tokens_per_s": 100.0, "seconds": 1.0, "step_ms": [350.0, 900.0]})"});
   std::string out;
-  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
-                                 " bench train --preset tiny --steps 2 --rounds 2 --json 2>/dev/null",
-                             &out),
-            0)
+  ASSERT_EQ(
+      test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + depthlab::test::cliPath() +
+                           " bench train --preset tiny --steps 2 --rounds 2 --json 2>/dev/null",
+                       &out),
+      0)
       << out;
   auto j = nlohmann::json::parse(out.substr(out.find('{')));
   ASSERT_TRUE(j.contains("newest_torch_step_ms")) << j.dump();
@@ -137,7 +146,7 @@ TEST(BenchTrain, ComparesTheFastestUpdatesOfBothSides) {
   ASSERT_GT(cppFastest, 0.0);
   EXPECT_NEAR(j["newest_fastest_update_ratio"].get<double>(), 300.0 / cppFastest, 1e-9);
   // the text report prints the same comparison
-  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + std::string(DEPTHLAB_CLI_PATH) +
+  ASSERT_EQ(test::runCommand("DEPTHLAB_TORCH2_VENV=" + venv + " " + depthlab::test::cliPath() +
                                  " bench train --preset tiny --steps 2 2>/dev/null",
                              &out),
             0)

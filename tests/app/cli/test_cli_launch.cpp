@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli_launch.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using depthlab::cli::computingSubcommands;
@@ -46,12 +47,13 @@ TEST(CliLaunch, TheSubcommandComesAfterTheGlobalOptionsAndTheDbIsKept) {
 }
 
 TEST(CliLaunch, OnlyCommandsThatComputeAreRestartedForOpenBlasKernels) {
-  for (const char* cmd : {"train", "resume", "analyze", "eval", "import-hf", "export-hf", "bench"}) {
+  for (const char* cmd :
+       {"train", "resume", "analyze", "eval", "import-hf", "export-hf", "bench"}) {
     Argv a({"depthlab-cli", "--db", "r.db", cmd, "--preset", "tiny"});
     EXPECT_TRUE(subcommandComputes(a.argc(), a.argv())) << cmd;
   }
-  for (const char* cmd : {"runs", "report", "presets", "corpus", "export", "--help", "--version",
-                          "trian"}) {
+  for (const char* cmd :
+       {"runs", "report", "presets", "corpus", "export", "--help", "--version", "trian"}) {
     Argv a({"depthlab-cli", "--json", cmd, "list"});
     EXPECT_FALSE(subcommandComputes(a.argc(), a.argv())) << cmd;
   }
@@ -64,7 +66,7 @@ TEST(CliLaunch, OnlyCommandsThatComputeAreRestartedForOpenBlasKernels) {
 
 TEST(CliLaunch, EverySubcommandOfTheCliIsClassifiedOnce) {
   std::string help;
-  ASSERT_EQ(depthlab::test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --help", &help), 0) << help;
+  ASSERT_EQ(depthlab::test::runCommand(depthlab::test::cliPath() + " --help", &help), 0) << help;
   std::istringstream lines(help.substr(help.find("Subcommands:")));
   std::string line;
   std::getline(lines, line);  // "Subcommands:"
@@ -75,7 +77,10 @@ TEST(CliLaunch, EverySubcommandOfTheCliIsClassifiedOnce) {
     if (line.rfind("  ", 0) != 0 || !(words >> name)) continue;
     ++listed;
     EXPECT_NE(computingSubcommands().count(name), readingSubcommands().count(name))
-        << "'" << name << "' must be in exactly one of computingSubcommands() and readingSubcommands()";
+        << "'" << name
+        << "' must be in exactly one of computingSubcommands() and readingSubcommands()";
   }
-  EXPECT_EQ(static_cast<size_t>(listed), computingSubcommands().size() + readingSubcommands().size()) << help;
+  EXPECT_EQ(static_cast<size_t>(listed),
+            computingSubcommands().size() + readingSubcommands().size())
+      << help;
 }

@@ -19,8 +19,9 @@
 
 #include "experiment/experiment_config.h"
 #include "store/run_store.h"
-#include "support/model_fixtures.h"
 #include "support/background_process.h"
+#include "support/build_paths.h"
+#include "support/model_fixtures.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -44,7 +45,8 @@ int64_t gaps(store::RunStore& s, int64_t run, int64_t upTo) {
 TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   test::TempDir dir;
   std::string text;
-  for (int i = 0; text.size() < 40000; ++i) text += "layer norm scaling fixes the curse of depth " + std::to_string(i % 89) + "\n";
+  for (int i = 0; text.size() < 40000; ++i)
+    text += "layer norm scaling fixes the curse of depth " + std::to_string(i % 89) + "\n";
   test::writeFile(dir.file("corpus.txt"), text);
   auto c = test::smallConfig(3);
   c.model.vocabSize = 257;  // the byte tokenizer's (a config must not say otherwise)
@@ -56,22 +58,24 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   c.schemes = {"pre_ln", "lns"};
   c.name = "campaign";
   experiment::saveConfigFile(c, dir.file("exp.json"));
-  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db"), ck = dir.file("ck");
+  const std::string cli = depthlab::test::cliPath(), db = dir.file("runs.db"), ck = dir.file("ck");
   std::mt19937 rng(20261130);
   std::uniform_int_distribution<int> delayMs(150, 900);
 
   int kills = 0, corrupt = 0;
   int64_t lost = 0;
   // 1. train, killed once the first checkpoints exist
-  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", dir.file("exp.json"), "--checkpoint-dir", ck, "--quiet"});
+  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", dir.file("exp.json"),
+                                 "--checkpoint-dir", ck, "--quiet"});
   for (int i = 0; i < 400; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     try {
       auto s = store::RunStore::open(db, store::RunStore::Mode::ReadOnly);
       auto runs = s.listRuns();
-      if (runs.size() == 2 && !s.checkpoints(runs[0].id).empty() && !s.checkpoints(runs[1].id).empty()) break;
-    } catch (const std::exception&) {
-    }
+      if (runs.size() == 2 && !s.checkpoints(runs[0].id).empty() &&
+          !s.checkpoints(runs[1].id).empty())
+        break;
+    } catch (const std::exception&) {}
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
   kill(pid, SIGKILL);
@@ -80,7 +84,8 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   // 2. resume, killed at random moments, alternating between the runs
   for (int round = 0; round < 10; ++round) {
     const int run = 1 + round % 2;
-    pid = test::launchQuiet({cli, "--db", db, "resume", std::to_string(run), "--checkpoint-dir", ck});
+    pid =
+        test::launchQuiet({cli, "--db", db, "resume", std::to_string(run), "--checkpoint-dir", ck});
     std::this_thread::sleep_for(std::chrono::milliseconds(delayMs(rng)));
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
@@ -95,8 +100,8 @@ TEST(CrashCampaign, KilledRunsResumeWithNothingLostOrCorrupt) {
   // 3. both runs finish
   for (int run : {1, 2}) {
     std::string out;
-    const int rc = test::runCommand(cli + " --db " + db + " resume " + std::to_string(run) +
-                                        " --checkpoint-dir " + ck, &out);
+    const int rc = test::runCommand(
+        cli + " --db " + db + " resume " + std::to_string(run) + " --checkpoint-dir " + ck, &out);
     EXPECT_EQ(rc, 0) << out;
   }
   auto s = store::RunStore::open(db);
@@ -119,7 +124,8 @@ namespace {
 // A tiny experiment for the single-kill tests below.
 std::string writeTinyExperiment(const test::TempDir& dir, int steps, int checkpointEvery) {
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 53) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the curse of depth " + std::to_string(i % 53) + "\n";
   test::writeFile(dir.file("corpus.txt"), text);
   auto c = test::smallConfig(2);
   c.model.vocabSize = 257;  // the byte tokenizer's
@@ -139,23 +145,24 @@ std::string writeTinyExperiment(const test::TempDir& dir, int steps, int checkpo
 TEST(CrashCampaign, ARunKilledBeforeItsFirstCheckpointResumesFromStepZero) {
   test::TempDir dir;
   const std::string exp = writeTinyExperiment(dir, 1000000, 0);  // wall-time checkpoints: 10 min
-  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db"), ck = dir.file("ck");
-  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
+  const std::string cli = depthlab::test::cliPath(), db = dir.file("runs.db"), ck = dir.file("ck");
+  pid_t pid = test::launchQuiet(
+      {cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
   bool trained = false;
   for (int i = 0; i < 400 && !trained; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
     try {
       auto s = store::RunStore::open(db, store::RunStore::Mode::ReadOnly);
       trained = s.run(1) && !s.scalarSeries(1, "loss_train").empty();
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
   }
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
   ASSERT_TRUE(trained);
   ASSERT_TRUE(store::RunStore::open(db).checkpoints(1).empty());
   std::string out;
-  const int rc = test::runCommand(cli + " --db " + db + " resume 1 --steps 20 --checkpoint-dir " + ck, &out);
+  const int rc =
+      test::runCommand(cli + " --db " + db + " resume 1 --steps 20 --checkpoint-dir " + ck, &out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("from step 0 (it wrote no checkpoint"), std::string::npos) << out;
   auto s = store::RunStore::open(db);
@@ -166,18 +173,26 @@ TEST(CrashCampaign, ARunKilledBeforeItsFirstCheckpointResumesFromStepZero) {
 TEST(CrashCampaign, ACopiedDatabaseNeverPrunesTheOriginalsCheckpoints) {
   test::TempDir dir;
   const std::string exp = writeTinyExperiment(dir, 20, 5);
-  const std::string cli = DEPTHLAB_CLI_PATH, a = dir.file("A.db"), b = dir.file("B.db"),
+  const std::string cli = depthlab::test::cliPath(), a = dir.file("A.db"), b = dir.file("B.db"),
                     ck = dir.file("ck");
   std::string out;
-  ASSERT_EQ(test::runCommand(cli + " --db " + a + " train --config " + exp + " --checkpoint-dir " + ck + " --quiet", &out), 0) << out;
+  ASSERT_EQ(test::runCommand(cli + " --db " + a + " train --config " + exp + " --checkpoint-dir " +
+                                 ck + " --quiet",
+                             &out),
+            0)
+      << out;
   std::vector<std::string> files;
   for (const auto& k : store::RunStore::open(a).checkpoints(1)) files.push_back(k.path);
   ASSERT_FALSE(files.empty());
   ASSERT_EQ(test::runCommand("cp " + a + " " + b), 0);
-  EXPECT_EQ(test::runCommand(cli + " --db " + b + " resume 1 --steps 40 --checkpoint-dir " + ck, &out), 0) << out;
+  EXPECT_EQ(
+      test::runCommand(cli + " --db " + b + " resume 1 --steps 40 --checkpoint-dir " + ck, &out), 0)
+      << out;
   EXPECT_NE(out.find("is a copy of"), std::string::npos) << out;
   for (const auto& f : files) EXPECT_TRUE(std::filesystem::exists(f)) << f;
-  EXPECT_EQ(test::runCommand(cli + " --db " + a + " resume 1 --steps 30 --checkpoint-dir " + ck, &out), 0) << out;
+  EXPECT_EQ(
+      test::runCommand(cli + " --db " + a + " resume 1 --steps 30 --checkpoint-dir " + ck, &out), 0)
+      << out;
   EXPECT_NE(out.find("from step 20 (" + files.back()), std::string::npos) << out;
   EXPECT_NE(store::RunStore::open(a).storeId(), store::RunStore::open(b).storeId());
 }
@@ -186,10 +201,11 @@ TEST(CrashCampaign, ACheckpointDirThatIsAFileFailsBeforeTraining) {
   test::TempDir dir;
   const std::string exp = writeTinyExperiment(dir, 20, 5);
   test::writeFile(dir.file("a-file"), "x");
-  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("runs.db");
+  const std::string cli = depthlab::test::cliPath(), db = dir.file("runs.db");
   std::string out;
   const int rc = test::runCommand(cli + " --db " + db + " train --config " + exp +
-                                      " --checkpoint-dir " + dir.file("a-file") + " --quiet", &out);
+                                      " --checkpoint-dir " + dir.file("a-file") + " --quiet",
+                                  &out);
   EXPECT_NE(rc, 0) << out;
   EXPECT_NE(out.find("cannot write checkpoints to"), std::string::npos) << out;
   EXPECT_TRUE(store::RunStore::open(db).listRuns().empty());

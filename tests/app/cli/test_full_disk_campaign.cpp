@@ -19,6 +19,7 @@
 #include "experiment/experiment_config.h"
 #include "store/run_store.h"
 #include "support/background_process.h"
+#include "support/build_paths.h"
 #include "support/model_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -33,13 +34,14 @@ struct SmallDisk {
   bool mounted = false;
   SmallDisk(const std::string& p, int kib) : path(p) {
     fs::create_directories(p);
-    mounted = ::mount("tmpfs", p.c_str(), "tmpfs", 0, ("size=" + std::to_string(kib) + "k").c_str()) == 0;
+    mounted =
+        ::mount("tmpfs", p.c_str(), "tmpfs", 0, ("size=" + std::to_string(kib) + "k").c_str()) == 0;
   }
   ~SmallDisk() {
     if (mounted) ::umount2(path.c_str(), MNT_DETACH);
   }
   uint64_t freeBytes() const {
-    struct statvfs v{};
+    struct statvfs v {};
     return ::statvfs(path.c_str(), &v) == 0 ? uint64_t(v.f_bavail) * v.f_frsize : 0;
   }
   // Fills the disk with a file `filler` until `leave` bytes are free.
@@ -53,7 +55,8 @@ struct SmallDisk {
 
 std::string writeExperiment(const test::TempDir& dir, int steps) {
   std::string text;
-  for (int i = 0; text.size() < 40000; ++i) text += "layer norm scaling fixes the curse of depth " + std::to_string(i % 89) + "\n";
+  for (int i = 0; text.size() < 40000; ++i)
+    text += "layer norm scaling fixes the curse of depth " + std::to_string(i % 89) + "\n";
   test::writeFile(dir.file("corpus.txt"), text);
   auto c = test::smallConfig(2);
   c.model.vocabSize = 257;
@@ -92,11 +95,12 @@ TEST(CrashCampaign, ADatabaseDiskThatFillsLosesNoStepAndOneThatStaysFullLosesNoC
   if (!disk.mounted) GTEST_SKIP() << "mounting a tmpfs needs root (CI runs as root)";
   const int steps = 1500;
   const std::string exp = writeExperiment(dir, steps);
-  const std::string cli = DEPTHLAB_CLI_PATH, db = disk.path + "/f.db", ck = dir.file("ck");
+  const std::string cli = depthlab::test::cliPath(), db = disk.path + "/f.db", ck = dir.file("ck");
   disk.fillLeaving(320 * 1024);
 
   // 1. The disk fills mid-run, then space returns: every step lands, the run finishes.
-  pid_t pid = test::launchQuiet({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
+  pid_t pid = test::launchQuiet(
+      {cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
   ASSERT_TRUE(waitUntilFull(disk, pid)) << "the database never filled the disk";
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   fs::remove(disk.path + "/filler");
@@ -115,7 +119,8 @@ TEST(CrashCampaign, ADatabaseDiskThatFillsLosesNoStepAndOneThatStaysFullLosesNoC
   // 2. The disk stays full and the process is killed: no row names a deleted file, and once
   //    space returns `resume` takes the newest checkpoint on disk, which no row names.
   disk.fillLeaving(160 * 1024);  // room for the run's first rows only
-  pid = test::launchQuiet({cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
+  pid = test::launchQuiet(
+      {cli, "--db", db, "train", "--config", exp, "--checkpoint-dir", ck, "--quiet"});
   ASSERT_TRUE(waitUntilFull(disk, pid)) << "the database never filled the disk";
   std::this_thread::sleep_for(std::chrono::milliseconds(2000));  // ~10 checkpoints unrecorded
   kill(pid, SIGKILL);
@@ -131,7 +136,8 @@ TEST(CrashCampaign, ADatabaseDiskThatFillsLosesNoStepAndOneThatStaysFullLosesNoC
   }
   fs::remove(disk.path + "/filler");
   std::string out;
-  EXPECT_EQ(test::runCommand(cli + " --db " + db + " resume 2 --checkpoint-dir " + ck, &out), 0) << out;
+  EXPECT_EQ(test::runCommand(cli + " --db " + db + " resume 2 --checkpoint-dir " + ck, &out), 0)
+      << out;
   EXPECT_NE(out.find("had not recorded"), std::string::npos) << out;
   auto s = store::RunStore::open(db);
   EXPECT_EQ(s.integrityCheck(), "ok");
@@ -140,7 +146,8 @@ TEST(CrashCampaign, ADatabaseDiskThatFillsLosesNoStepAndOneThatStaysFullLosesNoC
   ASSERT_FALSE(loss.empty());
   EXPECT_EQ(loss.back().step, steps - 1);
   const int64_t missing = steps - static_cast<int64_t>(loss.size());
-  std::printf("full disk: newest recorded checkpoint %lld; %lld steps' metrics were only in the "
-              "killed process's memory\n",
-              static_cast<long long>(recorded), static_cast<long long>(missing));
+  std::printf(
+      "full disk: newest recorded checkpoint %lld; %lld steps' metrics were only in the "
+      "killed process's memory\n",
+      static_cast<long long>(recorded), static_cast<long long>(missing));
 }

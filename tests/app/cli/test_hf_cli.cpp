@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "hf/hf_export.h"
+#include "support/build_paths.h"
 #include "support/hf_fixtures.h"
 #include "support/temp_dir.h"
 
@@ -15,7 +16,7 @@ using namespace depthlab;
 namespace fs = std::filesystem;
 
 namespace {
-std::string cli() { return DEPTHLAB_CLI_PATH; }
+std::string cli() { return depthlab::test::cliPath(); }
 
 nlohmann::json runJson(const std::string& args) {
   std::string out;
@@ -37,16 +38,19 @@ TEST(HfCli, ImportAnalyzeEvalAndExportRoundTrip) {
   }
   test::writeFile(dir.file("model/tokenizer.json"), hf::byteLevelTokenizerJson());
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 31) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the curse of depth " + std::to_string(i % 31) + "\n";
   test::writeFile(dir.file("text.txt"), text);
 
   auto imp = runJson(db + " import-hf " + dir.file("model") + " --name tiny");
   ASSERT_EQ(imp["architecture"], "LlamaForCausalLM");
   EXPECT_EQ(imp["kv_heads"], 2);
   const int64_t id = imp["run_id"];
-  auto an = runJson(db + " analyze --run " + std::to_string(id) + " --corpus " + dir.file("text.txt"));
+  auto an =
+      runJson(db + " analyze --run " + std::to_string(id) + " --corpus " + dir.file("text.txt"));
   EXPECT_NE(an["tokenizer"].get<std::string>().find("tokenizer.json through Python tokenizers"),
-            std::string::npos) << an.dump();
+            std::string::npos)
+      << an.dump();
   EXPECT_EQ(an["tokens"], 2 * 64);  // the model has 64 positions: 2 sequences of 64
   auto ev = runJson(db + " eval --run " + std::to_string(id) + " --corpus " + dir.file("text.txt"));
   EXPECT_GT(ev["loss"].get<double>(), 0.0);
@@ -54,20 +58,25 @@ TEST(HfCli, ImportAnalyzeEvalAndExportRoundTrip) {
 
   // Train a tiny Pre-LN run, export it, import the export: the same loss on the same text.
   std::string out;
-  ASSERT_EQ(test::runCommand(cli() + db + " train --preset tiny --scheme pre_ln --steps 4 --corpus " +
-                                 dir.file("text.txt") + " --checkpoint-dir " + dir.file("ck") + " --quiet",
-                             &out), 0) << out;
+  ASSERT_EQ(test::runCommand(
+                cli() + db + " train --preset tiny --scheme pre_ln --steps 4 --corpus " +
+                    dir.file("text.txt") + " --checkpoint-dir " + dir.file("ck") + " --quiet",
+                &out),
+            0)
+      << out;
   const auto runs = runJson(db + " runs list");
   int64_t trained = 0;
   for (const auto& r : runs) {
     if (r["scheme"] == "pre_ln") trained = r["id"];
   }
   ASSERT_GT(trained, 0) << runs.dump();
-  auto ex = runJson(db + " export-hf --run " + std::to_string(trained) + " --out " + dir.file("exported"));
+  auto ex = runJson(db + " export-hf --run " + std::to_string(trained) + " --out " +
+                    dir.file("exported"));
   EXPECT_EQ(ex["tokenizer"], "byte-level tokenizer.json");
   auto back = runJson(db + " import-hf " + dir.file("exported"));
   const std::string evalArgs = " --corpus " + dir.file("text.txt") + " --seq-len 32";
   const double original = runJson(db + " eval --run " + std::to_string(trained) + evalArgs)["loss"];
-  const double reimported = runJson(db + " eval --run " + std::to_string(back["run_id"].get<int64_t>()) + evalArgs)["loss"];
+  const double reimported = runJson(
+      db + " eval --run " + std::to_string(back["run_id"].get<int64_t>()) + evalArgs)["loss"];
   EXPECT_NEAR(original, reimported, 1e-4);
 }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using depthlab::test::readFile;
@@ -136,7 +137,7 @@ TEST(ReadmeCommands, ShellLinesAreSplitJoinedAndStrippedOfComments) {
 }
 
 TEST(ReadmeCommands, EveryCommandInTheReadmeRunsOrNamesAMakeTarget) {
-  const std::string source = DEPTHLAB_SOURCE_DIR;
+  const std::string source = depthlab::test::sourceDir();
   const std::string readme = readFile(source + "/README.md");
   const std::string makefile = readFile(source + "/Makefile");
   const auto lines = shellLines(readme);
@@ -144,12 +145,11 @@ TEST(ReadmeCommands, EveryCommandInTheReadmeRunsOrNamesAMakeTarget) {
   ASSERT_TRUE(startsWith(lines[0], "make run") && startsWith(lines[1], "make test"))
       << "the README opens with the two commands, make run and make test";
 
-#ifndef DEPTHLAB_GUI_PATH
-  GTEST_SKIP() << "built without the window (DEPTHLAB_BUILD_GUI=OFF): the tour exports figures "
-                  "and screenshots, which need it";
-#else
-  const std::string cli = DEPTHLAB_CLI_PATH;
-  const std::string gui = DEPTHLAB_GUI_PATH;
+  if (depthlab::test::guiPath().empty())
+    GTEST_SKIP() << "built without the window (DEPTHLAB_BUILD_GUI=OFF): the tour exports figures "
+                    "and screenshots, which need it";
+  const std::string cli = depthlab::test::cliPath();
+  const std::string gui = depthlab::test::guiPath();
   TempDir dir;
   const std::string env = sandboxShell(dir, cli);
   int ran = 0;
@@ -194,11 +194,10 @@ TEST(ReadmeCommands, EveryCommandInTheReadmeRunsOrNamesAMakeTarget) {
     ++ran;
   }
   EXPECT_GE(ran, 4) << "the tour trains, reports, exports and shows the window";
-#endif
 }
 
 TEST(ReadmeCommands, EveryRelativeLinkOfTheReadmeAndDocsPointsToAFile) {
-  const fs::path source = DEPTHLAB_SOURCE_DIR;
+  const fs::path source = depthlab::test::sourceDir();
   std::vector<fs::path> files = {source / "README.md"};
   for (const auto& e : fs::directory_iterator(source / "docs")) {
     if (e.path().extension() == ".md") files.push_back(e.path());

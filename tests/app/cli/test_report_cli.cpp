@@ -10,6 +10,7 @@
 #include "experiment/presets.h"
 #include "store/metric_catalogue.h"
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -58,8 +59,11 @@ TEST(ReportCli, AMissingValidationLossPointsToEvalNotToAnalyze) {
   }
   const std::string n = std::to_string(id);
   std::string out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
-                                 " report --runs " + n + " 2>&1", &out), 0) << out;
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + " --db " + dir.file("runs.db") +
+                                 " report --runs " + n + " 2>&1",
+                             &out),
+            0)
+      << out;
   EXPECT_NE(out.find("run " + n + " has no validation loss"), std::string::npos) << out;
   EXPECT_NE(out.find("eval --run " + n + "` measures it on the run's validation split"),
             std::string::npos)
@@ -81,7 +85,7 @@ TEST(ReportCli, RunsTrainedToDifferentLengthsAreReportedAtTheFewestStepsUnlessAs
     a = addTrainedRun(s, "pre_ln", 10, 10);
     b = addTrainedRun(s, "lns", 20, 20);  // planned for 10, trained further (resume --steps 20)
   }
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db") + " ";
   const std::string ids = std::to_string(a) + "," + std::to_string(b);
   std::string out;
   ASSERT_EQ(test::runCommand(cli + "--json report --runs " + ids + " 2>&1", &out), 0) << out;
@@ -111,7 +115,7 @@ TEST(ReportCli, ADivergedRunDoesNotPullTheOthersBackToItsStep) {
     diverged = addTrainedRun(s, "post_ln", 20, 4);
   }
   std::string out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + " --db " + dir.file("runs.db") +
                                  " --json report --runs " + std::to_string(ok) + "," +
                                  std::to_string(diverged) + " 2>&1",
                              &out),
@@ -133,7 +137,7 @@ TEST(ReportCli, ReportAndRunsListTakeAGroupByName) {
     b = addTrainedRun(s, "lns", 10, 10);
     other = addBareRun(s, "elsewhere", "cpu-demo 2", "post_ln");
   }
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db") + " ";
   std::string out;
   ASSERT_EQ(test::runCommand(cli + "--json report --runs group:g 2>&1", &out), 0) << out;
   auto j = nlohmann::json::parse(out);
@@ -141,14 +145,18 @@ TEST(ReportCli, ReportAndRunsListTakeAGroupByName) {
   EXPECT_EQ(j[0]["run_id"], a);
   EXPECT_EQ(j[1]["run_id"], b);
   ASSERT_EQ(test::runCommand(cli + "--json runs list --runs '" + std::to_string(other) +
-                                 ",group:cpu-demo 2,group:g' 2>&1", &out), 0) << out;
+                                 ",group:cpu-demo 2,group:g' 2>&1",
+                             &out),
+            0)
+      << out;
   j = nlohmann::json::parse(out);
   ASSERT_EQ(j.size(), 3u) << out;  // each run once, in the order named
   EXPECT_EQ(j[0]["id"], other);
   EXPECT_EQ(j[1]["id"], a);
   EXPECT_EQ(j[2]["id"], b);
   EXPECT_NE(test::runCommand(cli + "report --runs group:nope 2>&1", &out), 0);
-  EXPECT_NE(out.find("no runs in group 'nope' (groups: 'cpu-demo 2', 'g')"), std::string::npos) << out;
+  EXPECT_NE(out.find("no runs in group 'nope' (groups: 'cpu-demo 2', 'g')"), std::string::npos)
+      << out;
 }
 
 // Every metric of the catalogue stored for a run: the report shows each the catalogue marks
@@ -170,7 +178,7 @@ TEST(ReportCli, ShowsTheMetricsTheCatalogueMarksForTheReportAndNoOthers) {
     }
     s.write(id, w);
   }
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") + " ";
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db") + " ";
   std::string out;
   ASSERT_EQ(test::runCommand(cli + "--json report --runs " + std::to_string(id) + " 2>&1", &out), 0)
       << out;

@@ -16,6 +16,7 @@
 
 #include "store/run_store.h"
 #include "support/background_process.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -36,7 +37,7 @@ std::string jsonl(int records) {
 
 std::string run(const std::string& args, int* rc) {
   std::string out;
-  *rc = test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " " + args + " 2>&1", &out);
+  *rc = test::runCommand(depthlab::test::cliPath() + " " + args + " 2>&1", &out);
   return out;
 }
 
@@ -73,7 +74,8 @@ TEST(ReproduceCli, ListsRecipesAndRefusesWhatCannotWork) {
     EXPECT_EQ(e.path().filename(), "input.txt") << "left behind: " << e.path();
   }
   out = run(db + "reproduce tiny-check --no-figures --set optim.nope=1 --corpus " +
-                dir.file("one/input.txt"), &rc);
+                dir.file("one/input.txt"),
+            &rc);
   EXPECT_NE(rc, 0);
   EXPECT_NE(out.find("optim.nope"), std::string::npos) << out;
   out = run(db + "reproduce tiny-check --no-figures", &rc);  // the default corpus: one document
@@ -86,7 +88,7 @@ TEST(ReproduceCli, ListsRecipesAndRefusesWhatCannotWork) {
 TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
   test::TempDir dir;
   test::writeFile(dir.file("c4.jsonl"), jsonl(700));
-  const std::string cli = DEPTHLAB_CLI_PATH, db = dir.file("r.db");
+  const std::string cli = depthlab::test::cliPath(), db = dir.file("r.db");
   const std::vector<std::string> args = {cli,
                                          "--db",
                                          db,
@@ -142,22 +144,25 @@ TEST(ReproduceCli, TheTinyRecipeKilledMidwayResumesToItsReport) {
 TEST(ReproduceCli, SetChangesTheRecipeAndSaysItIsNoLongerThePapers) {
   test::TempDir dir;
   std::string text;
-  for (int i = 0; text.size() < 400000; ++i) text += "the deep layers learn little " + std::to_string(i % 97) + ". ";
+  for (int i = 0; text.size() < 400000; ++i)
+    text += "the deep layers learn little " + std::to_string(i % 97) + ". ";
   test::writeFile(dir.file("input.txt"), text);  // one document: tiny-check reads one a row
   const std::string db = "--db " + dir.file("r.db") + " ";
   int rc = 0;
-  const std::string out = run(db + "reproduce tiny-check --no-figures --checkpoint-dir " +
-                                  dir.file("ck") + " --corpus " + dir.file("input.txt") +
-                                  " --set data.packing=packed --schemes lns",
-                              &rc);
+  const std::string out =
+      run(db + "reproduce tiny-check --no-figures --checkpoint-dir " + dir.file("ck") +
+              " --corpus " + dir.file("input.txt") + " --set data.packing=packed --schemes lns",
+          &rc);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("not the paper's: data.packing = \"packed\" (the recipe's: \"document\")"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   auto s = store::RunStore::open(dir.file("r.db"));
   ASSERT_EQ(s.listRuns().size(), 1u);
   bool recorded = false;
   for (const auto& e : s.events(s.listRuns().front().id)) {
-    recorded = recorded || e.message.find("not the paper's recipe: data.packing") != std::string::npos;
+    recorded =
+        recorded || e.message.find("not the paper's recipe: data.packing") != std::string::npos;
   }
   EXPECT_TRUE(recorded);
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -16,10 +17,11 @@ namespace fs = std::filesystem;
 TEST(SkippedCheckpoints, AnalyzeAndEvalNameTheCheckpointsTheyPassedOver) {
   test::TempDir dir;
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the deep layers idle " + std::to_string(i % 37) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the deep layers idle " + std::to_string(i % 37) + "\n";
   test::writeFile(dir.file("corpus.txt"), text);
   test::writeFile(dir.file("every5.json"), R"({"run": {"checkpointEvery": 5}})");
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("r.db");
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("r.db");
   std::string out;
   ASSERT_EQ(test::runCommand(cli + " train --preset tiny --scheme pre_ln --steps 12 --corpus " +
                                  dir.file("corpus.txt") + " --config " + dir.file("every5.json") +
@@ -36,7 +38,9 @@ TEST(SkippedCheckpoints, AnalyzeAndEvalNameTheCheckpointsTheyPassedOver) {
   ASSERT_EQ(test::runCommand(cli + " analyze --run 1 --probes variance 2>&1", &out), 0) << out;
   EXPECT_NE(out.find(why), std::string::npos) << out;
   EXPECT_NE(out.find("truncated"), std::string::npos) << out;
-  ASSERT_EQ(test::runCommand(cli + " --json analyze --run 1 --probes variance 2>/dev/null", &out), 0) << out;
+  ASSERT_EQ(test::runCommand(cli + " --json analyze --run 1 --probes variance 2>/dev/null", &out),
+            0)
+      << out;
   auto j = nlohmann::json::parse(out);
   ASSERT_EQ(j["skipped"].size(), 1u) << out;
   EXPECT_EQ(j["step"].get<int64_t>(), checkpoints[checkpoints.size() - 2].step);

@@ -11,6 +11,7 @@
 #include "model/scheme_catalogue.h"
 #include "model/scheme_sets.h"
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -35,7 +36,7 @@ nlohmann::json runsJson(const std::string& cli) {
 
 TEST(StudyCli, ASetNameTrainsEverySchemeOfItAsOneGroupAndTheReportRanksThem) {
   test::TempDir dir;
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db");
   std::string out;
   // paper's schemes plus one of them again: each scheme once.
   ASSERT_EQ(test::runCommand(cli +
@@ -87,7 +88,7 @@ TEST(StudyCli, ASetNameTrainsEverySchemeOfItAsOneGroupAndTheReportRanksThem) {
 
 TEST(StudyCli, AnUnknownNameIsRefusedNamingTheSchemesAndTheSets) {
   test::TempDir dir;
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db");
   std::string out;
   EXPECT_NE(
       test::runCommand(
@@ -107,7 +108,7 @@ TEST(StudyCli, AnUnknownNameIsRefusedNamingTheSchemesAndTheSets) {
 
 TEST(StudyCli, SchemesListsTheSetsAndReportNeedsRunsOrAGroup) {
   test::TempDir dir;
-  const std::string cli = std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db");
+  const std::string cli = depthlab::test::cliPath() + " --db " + dir.file("runs.db");
   std::string out;
   ASSERT_EQ(test::runCommand(cli + " schemes 2>&1", &out), 0) << out;
   for (const auto& set : model::schemeSets())

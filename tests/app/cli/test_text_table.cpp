@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 #include "text_table.h"
 
@@ -32,19 +33,22 @@ TEST(RunsList, ShowsALongRunNameWholeAndRunsShowReadsTheConfigBySection) {
   test::TempDir dir;
   const std::string db = " --db " + dir.file("runs.db");
   std::string text;
-  for (int i = 0; text.size() < 20000; ++i) text += "the curse of depth " + std::to_string(i % 31) + "\n";
+  for (int i = 0; text.size() < 20000; ++i)
+    text += "the curse of depth " + std::to_string(i % 31) + "\n";
   test::writeFile(dir.file("text.txt"), text);
   std::string out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + db +
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + db +
                                  " train --preset tiny --scheme pre_ln --steps 2 --name "
                                  "a-rather-long-group-name-20261204 --corpus " +
                                  dir.file("text.txt") + " --quiet 2>&1",
-                             &out), 0) << out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + db + " runs list 2>&1", &out), 0);
+                             &out),
+            0)
+      << out;
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + db + " runs list 2>&1", &out), 0);
   EXPECT_NE(out.find("a-rather-long-group-name-20261204 pre_ln"), std::string::npos) << out;
   EXPECT_NE(out.find("  a-rather-long-group-name-20261204  "), std::string::npos) << out;
   // runs show: the config one section a line, wrapped within 100 columns, not one JSON blob.
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + db + " runs show 1 2>&1", &out), 0);
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + db + " runs show 1 2>&1", &out), 0);
   EXPECT_NE(out.find("\n    model     "), std::string::npos) << out;
   EXPECT_NE(out.find("nLayers=4"), std::string::npos) << out;
   EXPECT_NE(out.find("\n  trained  "), std::string::npos) << out;  // its training time

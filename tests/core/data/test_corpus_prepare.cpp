@@ -12,11 +12,12 @@
 
 #include "data/corpus.h"
 #include "data/corpus_chunker.h"
-#include "data/corpus_sources.h"
 #include "data/corpus_prepare.h"
+#include "data/corpus_sources.h"
 #include "data/token_dataset.h"
 #include "data/token_store.h"
 #include "data/tokenizer.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 #include "util/paths.h"
 #include "util/run_command.h"
@@ -47,9 +48,12 @@ std::string jsonl(const std::vector<std::string>& texts) {
   for (size_t i = 0; i < texts.size(); ++i) {
     std::string esc;
     for (char c : texts[i]) {
-      if (c == '\n') esc += "\\n";
-      else if (c == '"') esc += "\\\"";
-      else esc += c;
+      if (c == '\n')
+        esc += "\\n";
+      else if (c == '"')
+        esc += "\\\"";
+      else
+        esc += c;
     }
     s += "{\"id\": " + std::to_string(i) + ", \"text\": \"" + esc + "\"}\n";
   }
@@ -59,13 +63,15 @@ std::string jsonl(const std::vector<std::string>& texts) {
 PrepareOptions small(const std::string& tokenizer = "byte") {
   PrepareOptions o;
   o.tokenizer = tokenizer;
-  o.chunkBytes = 700;     // many chunks
-  o.shardTokens = 2000;   // several shards
+  o.chunkBytes = 700;    // many chunks
+  o.shardTokens = 2000;  // several shards
   o.threads = 3;
   return o;
 }
 
-std::vector<int32_t> storeTokens(const PrepareReport& r) { return openTokenStore(r.storeDir)->readAll(); }
+std::vector<int32_t> storeTokens(const PrepareReport& r) {
+  return openTokenStore(r.storeDir)->readAll();
+}
 
 }  // namespace
 
@@ -106,7 +112,7 @@ TEST(CorpusPrepare, AFolderOfTextAndJsonlInEveryCompressionRoundTrips) {
   }
   auto r = prepareCorpus(root, small());
   std::vector<std::string> expected = {a.substr(0, a.size() - 1)};  // a file is a document
-  for (const auto& d : docsB) expected.push_back(d);                 // so is a record
+  for (const auto& d : docsB) expected.push_back(d);                // so is a record
   for (const auto& d : docsC) expected.push_back(d);
   if (zstd) {
     for (const auto& d : docsD) expected.push_back(d);
@@ -132,7 +138,8 @@ TEST(CorpusPrepare, JsonlRecordsWithoutTextOrWithBadUtf8AreCountedNotFatal) {
   EXPECT_EQ(r.skipped.linesWithoutText, 1u);
   EXPECT_EQ(r.skipped.invalidUtf8Lines, 1u);
   EXPECT_EQ(r.skipped.invalidJsonLines, 1u);
-  EXPECT_NE(r.skipped.summary().find("1 jsonl line(s) without a string \"text\""), std::string::npos);
+  EXPECT_NE(r.skipped.summary().find("1 jsonl line(s) without a string \"text\""),
+            std::string::npos);
   // Recorded in the store, so a reused store still reports them.
   EXPECT_EQ(prepareCorpus(dir.file("c.jsonl"), small()).skipped.total(), 3u);
   // A damaged .gz is an error naming the file.
@@ -262,11 +269,13 @@ TEST(CorpusPrepare, SentencePieceEncodesInAStreamOnWorkers) {
 TEST(CorpusPrepare, TrainingReadsTheStoreAndTheCliPreparesAhead) {
   test::TempDir dir;
   std::vector<std::string> docs;
-  for (int i = 0; i < 300; ++i) docs.push_back("document " + std::to_string(i) + " about depth and variance.");
+  for (int i = 0; i < 300; ++i)
+    docs.push_back("document " + std::to_string(i) + " about depth and variance.");
   test::writeFile(dir.file("c.jsonl"), jsonl(docs));
   std::string out;
-  const std::string cli = DEPTHLAB_CLI_PATH;
-  ASSERT_EQ(test::runCommand(cli + " corpus prepare " + dir.file("c.jsonl") + " --quiet", &out), 0) << out;
+  const std::string cli = depthlab::test::cliPath();
+  ASSERT_EQ(test::runCommand(cli + " corpus prepare " + dir.file("c.jsonl") + " --quiet", &out), 0)
+      << out;
   EXPECT_NE(out.find("tokens:"), std::string::npos) << out;
   EXPECT_NE(out.find("1 shard"), std::string::npos) << out;
   EXPECT_NE(out.find("time:"), std::string::npos) << out;
@@ -307,8 +316,10 @@ TEST(CorpusPrepare, StoresInTheSharedCacheAreNamedAfterTheCorpusPathToo) {
   const std::string shared = storeDirFor(cache + "/train.txt", "byte");
   std::filesystem::create_directories(dir.file("a"));
   const std::string beside = storeDirFor(dir.file("a/train.txt"), "byte");
-  if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1);
-  else unsetenv("XDG_DATA_HOME");
+  if (old)
+    setenv("XDG_DATA_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_DATA_HOME");
   EXPECT_EQ(beside, dir.file("a/train.txt.byte.dlstore"));
   EXPECT_NE(shared, cache + "/train.txt.byte.dlstore");
   EXPECT_EQ(shared.rfind(cache + "/train.txt.byte-", 0), 0u) << shared;
@@ -328,8 +339,10 @@ TEST(CorpusPrepare, AFolderMarkedReadOnlyKeepsItsFilesAlsoForRoot) {
   const std::string readOnly = storeDirFor(dir.file("shared/train.txt"), "byte");
   ASSERT_EQ(::chmod(dir.file("shared").c_str(), 0755), 0);
   const std::string writable = storeDirFor(dir.file("shared/train.txt"), "byte");
-  if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1);
-  else unsetenv("XDG_DATA_HOME");
+  if (old)
+    setenv("XDG_DATA_HOME", saved.c_str(), 1);
+  else
+    unsetenv("XDG_DATA_HOME");
   EXPECT_EQ(readOnly.rfind(dir.file("data/depthlab/cache") + "/", 0), 0u) << readOnly;
   EXPECT_EQ(writable, dir.file("shared/train.txt.byte.dlstore"));
   EXPECT_FALSE(util::folderMeantWritable(dir.file("missing")));
@@ -350,8 +363,7 @@ TEST(CorpusPrepare, AJsonlRecordPastTheMemoryLimitIsAnErrorNamingIt) {
   CorpusChunker chunker(listCorpusSources(dir.file("c.jsonl")), 700, false, 4096);
   RawChunk chunk;
   try {
-    while (chunker.next(chunk)) {
-    }
+    while (chunker.next(chunk)) {}
     ADD_FAILURE() << "a record past the limit was accepted";
   } catch (const DataError& e) {
     const std::string what = e.what();
@@ -373,12 +385,13 @@ TEST(CorpusPrepare, VerifyFindsAnEditThatKeptTheSizeAndTime) {
   text[10] = text[10] == 'x' ? 'y' : 'x';  // same size
   test::writeFile(path, text);
   ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), old, 0), 0);  // same time
-  EXPECT_TRUE(prepareCorpus(path, small()).reused);        // what the cheap check promises
+  EXPECT_TRUE(prepareCorpus(path, small()).reused);         // what the cheap check promises
   auto o = small();
   o.verify = true;
   auto verified = prepareCorpus(path, o);
   EXPECT_FALSE(verified.reused);
-  EXPECT_NE(verified.rebuildReason.find("changed content"), std::string::npos) << verified.rebuildReason;
+  EXPECT_NE(verified.rebuildReason.find("changed content"), std::string::npos)
+      << verified.rebuildReason;
   EXPECT_EQ(storeTokens(verified), docs({text}));
   EXPECT_TRUE(prepareCorpus(path, o).reused);  // verified again: unchanged now
 }

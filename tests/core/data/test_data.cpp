@@ -12,6 +12,7 @@
 #include "data/token_dataset.h"
 #include "data/token_store.h"
 #include "data/tokenizer.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -156,8 +157,9 @@ TEST(SpmTokenizer, TrainsCachesAndEncodesOutOfProcess) {
   EXPECT_EQ(again.tokens->readAll(), firstTokens);
   SpmTokenizer tok(first.tokenizerName.substr(4));
   const auto firstLine = tok.encode("In the beginning was the word and the word was deep.\n");
-  EXPECT_EQ(firstLine, std::vector<int32_t>(firstTokens.begin(),
-                                            firstTokens.begin() + static_cast<long>(firstLine.size())));
+  EXPECT_EQ(firstLine,
+            std::vector<int32_t>(firstTokens.begin(),
+                                 firstTokens.begin() + static_cast<long>(firstLine.size())));
   EXPECT_THROW(SpmTokenizer(dir.file("absent.model")), DataError);
 }
 
@@ -205,10 +207,11 @@ TEST(SpmTokenizer, TheCliStartsAndTrainsWithAnSpmTokenizer) {
   test::TempDir dir;
   auto corpus = writeSpmCorpus(dir);
   std::string out;
-  int rc = test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + dir.file("runs.db") +
-                                " --json train --preset tiny --steps 3 --tokenizer spm:100 --corpus " +
-                                corpus + " --checkpoint-dir " + dir.file("ckpt"),
-                            &out);
+  int rc =
+      test::runCommand(depthlab::test::cliPath() + " --db " + dir.file("runs.db") +
+                           " --json train --preset tiny --steps 3 --tokenizer spm:100 --corpus " +
+                           corpus + " --checkpoint-dir " + dir.file("ckpt"),
+                       &out);
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("\"finished\""), std::string::npos) << out;
 }

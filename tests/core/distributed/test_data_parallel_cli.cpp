@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <thread>
@@ -24,6 +24,7 @@
 #include "experiment/run_config.h"
 #include "model/decoder.h"
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/held_port.h"
 #include "support/model_fixtures.h"
 #include "support/run_fixtures.h"
@@ -36,7 +37,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-const std::string kCli = DEPTHLAB_CLI_PATH;
+const std::string kCli = depthlab::test::cliPath();
 
 // Starts depthlab-cli with `args` and extra environment variables; output goes to `log`.
 pid_t start(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
@@ -137,10 +138,16 @@ TEST(DataParallelCli, TwoRanksTrainWhatOneRankTrainsAndTheStoreHoldsOneRunPerSch
   experiment::saveConfigFile(c, dir.file("exp.json"));
   const std::string db = dir.file("runs.db"), log = dir.file("log.txt");
   ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "one",
-                 "--checkpoint-dir", dir.file("ck"), "--quiet"}, log), 0) << slurp(log);
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc", "2",
-                 "--dist-timeout", "60", "--bucket-mb", "0.02", "--checkpoint-dir", dir.file("ck"), "--quiet"},
-                log), 0) << slurp(log);
+                 "--checkpoint-dir", dir.file("ck"), "--quiet"},
+                log),
+            0)
+      << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc",
+                 "2", "--dist-timeout", "60", "--bucket-mb", "0.02", "--checkpoint-dir",
+                 dir.file("ck"), "--quiet"},
+                log),
+            0)
+      << slurp(log);
   auto s = store::RunStore::open(db);
   EXPECT_EQ(s.listRuns().size(), 4u) << "one run per scheme and group, not one per rank";
   for (const std::string scheme : {"pre_ln", "lns"}) {
@@ -157,8 +164,9 @@ TEST(DataParallelCli, TwoRanksTrainWhatOneRankTrainsAndTheStoreHoldsOneRunPerSch
     EXPECT_EQ(s.checkpoints(two).back().step, 20);
     ASSERT_EQ(wa.size(), wb.size());
     for (size_t i = 0; i < wa.size(); ++i) {
-      EXPECT_TRUE(torch::allclose(wa[i], wb[i], 1e-5, 1e-6)) << scheme << " parameter " << i
-          << " differs by " << (wa[i] - wb[i]).abs().max().item<float>();
+      EXPECT_TRUE(torch::allclose(wa[i], wb[i], 1e-5, 1e-6))
+          << scheme << " parameter " << i << " differs by "
+          << (wa[i] - wb[i]).abs().max().item<float>();
     }
     // probes and evaluations come from rank 0 alone, as in a single process
     EXPECT_EQ(s.scalarSeries(two, "loss_val").size(), s.scalarSeries(one, "loss_val").size());
@@ -180,8 +188,11 @@ TEST(DataParallelCli, AKilledRankEndsTheGroupAndTheRunIsMarkedCrashed) {
     for (int r = 0; r < 2; ++r) {  // as torchrun starts them
       ranks.push_back(start({"--db", db, "train", "--config", dir.file("exp.json"), "--name", group,
                              "--dist-timeout", "10", "--checkpoint-dir", dir.file("ck"), "--quiet"},
-                            {{"RANK", std::to_string(r)}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", std::to_string(r)},
-                             {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", std::to_string(port)}},
+                            {{"RANK", std::to_string(r)},
+                             {"WORLD_SIZE", "2"},
+                             {"LOCAL_RANK", std::to_string(r)},
+                             {"MASTER_ADDR", "127.0.0.1"},
+                             {"MASTER_PORT", std::to_string(port)}},
                             log));
     }
     // training is under way once rank 0 has recorded a few steps
@@ -193,8 +204,7 @@ TEST(DataParallelCli, AKilledRankEndsTheGroupAndTheRunIsMarkedCrashed) {
         for (const auto& r : s.listRuns()) {
           if (r.groupName == group && s.scalarSeries(r.id, "loss_train").size() >= 5) run = r.id;
         }
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
     }
     ASSERT_GT(run, 0) << slurp(log);
     kill(ranks[static_cast<size_t>(victim)], SIGKILL);
@@ -212,7 +222,8 @@ TEST(DataParallelCli, AKilledRankEndsTheGroupAndTheRunIsMarkedCrashed) {
     EXPECT_EQ(s.run(run)->status, store::RunStatus::Crashed) << group;
     if (victim == 1) {  // rank 0 recorded why
       bool said = false;
-      for (const auto& e : s.events(run)) said = said || e.message.find("data-parallel training failed") != std::string::npos;
+      for (const auto& e : s.events(run))
+        said = said || e.message.find("data-parallel training failed") != std::string::npos;
       EXPECT_TRUE(said);
     }
   }
@@ -225,10 +236,16 @@ TEST(DataParallelCli, ARunContinuesOnADifferentNumberOfRanksAlongTheSameCurve) {
   c.run.checkpointEvery = 10;
   experiment::saveConfigFile(c, dir.file("exp.json"));
   const std::string db = dir.file("runs.db"), log = dir.file("log.txt"), ck = dir.file("ck");
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "one", "--checkpoint-dir", ck,
-                 "--quiet"}, log), 0) << slurp(log);
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc", "2",
-                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "one",
+                 "--checkpoint-dir", ck, "--quiet"},
+                log),
+            0)
+      << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "two", "--nproc",
+                 "2", "--checkpoint-dir", ck, "--quiet"},
+                log),
+            0)
+      << slurp(log);
   int64_t one = 0, two = 0;
   std::map<int64_t, double> reference;
   {
@@ -245,11 +262,17 @@ TEST(DataParallelCli, ARunContinuesOnADifferentNumberOfRanksAlongTheSameCurve) {
   }
   sqlExec(db, "DELETE FROM scalars WHERE step >= 10 AND key = 'loss_train'");
   // the 2-rank run continues on 1 rank, the 1-rank run on 2 ranks
-  ASSERT_EQ(run({"--db", db, "resume", std::to_string(two), "--nproc", "1", "--checkpoint-dir", ck}, log), 0) << slurp(log);
+  ASSERT_EQ(
+      run({"--db", db, "resume", std::to_string(two), "--nproc", "1", "--checkpoint-dir", ck}, log),
+      0)
+      << slurp(log);
   // and without its token store: rank 0 prepares it again before the other rank maps it (two
   // ranks preparing one store at once wrote each other's shards)
   ASSERT_GT(util::removeTree(c.data.corpus + ".byte.dlstore"), 0);
-  ASSERT_EQ(run({"--db", db, "resume", std::to_string(one), "--nproc", "2", "--checkpoint-dir", ck}, log), 0) << slurp(log);
+  ASSERT_EQ(
+      run({"--db", db, "resume", std::to_string(one), "--nproc", "2", "--checkpoint-dir", ck}, log),
+      0)
+      << slurp(log);
   auto s = store::RunStore::open(db);
   for (int64_t id : {one, two}) {
     auto resumed = losses(s, id);
@@ -270,8 +293,11 @@ TEST(DataParallelCli, ARunThatCrashedAfterItsLastCheckpointIsEndedOnTwoRanks) {
   c.schemes = {"lns"};
   experiment::saveConfigFile(c, dir.file("exp.json"));
   const std::string db = dir.file("runs.db"), log = dir.file("log.txt"), ck = dir.file("ck");
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "g", "--nproc", "2",
-                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("exp.json"), "--name", "g", "--nproc",
+                 "2", "--checkpoint-dir", ck, "--quiet"},
+                log),
+            0)
+      << slurp(log);
   int64_t id = 0;
   {
     auto s = store::RunStore::open(db);
@@ -279,7 +305,9 @@ TEST(DataParallelCli, ARunThatCrashedAfterItsLastCheckpointIsEndedOnTwoRanks) {
   }
   sqlExec(db, "UPDATE runs SET status = 'crashed' WHERE id = " + std::to_string(id));
   sqlExec(db, "DELETE FROM scalars WHERE run_id = " + std::to_string(id) + " AND key = 'loss_val'");
-  ASSERT_EQ(run({"--db", db, "resume", std::to_string(id), "--nproc", "2", "--checkpoint-dir", ck}, log), 0)
+  ASSERT_EQ(
+      run({"--db", db, "resume", std::to_string(id), "--nproc", "2", "--checkpoint-dir", ck}, log),
+      0)
       << slurp(log);
   auto s = store::RunStore::open(db);
   EXPECT_EQ(s.run(id)->status, store::RunStatus::Finished);
@@ -301,10 +329,16 @@ TEST(DataParallelCli, AFinishedRunIsTrainedFurtherOnTwoRanksAsIfPlannedLonger) {
   c.optim.scheduleSteps = 20;  // the schedule of the 20-step run, then its floor
   experiment::saveConfigFile(c, dir.file("long.json"));
   const std::string db = dir.file("runs.db"), log = dir.file("log.txt"), ck = dir.file("ck");
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("short.json"), "--name", "short", "--nproc", "2",
-                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
-  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("long.json"), "--name", "long", "--nproc", "2",
-                 "--checkpoint-dir", ck, "--quiet"}, log), 0) << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("short.json"), "--name", "short",
+                 "--nproc", "2", "--checkpoint-dir", ck, "--quiet"},
+                log),
+            0)
+      << slurp(log);
+  ASSERT_EQ(run({"--db", db, "train", "--config", dir.file("long.json"), "--name", "long",
+                 "--nproc", "2", "--checkpoint-dir", ck, "--quiet"},
+                log),
+            0)
+      << slurp(log);
   int64_t extended = 0, planned = 0;
   {
     auto s = store::RunStore::open(db);
@@ -312,15 +346,20 @@ TEST(DataParallelCli, AFinishedRunIsTrainedFurtherOnTwoRanksAsIfPlannedLonger) {
     planned = runOf(s, "long", "pre_ln");
   }
   ASSERT_EQ(run({"--db", db, "resume", std::to_string(extended), "--steps", "30", "--nproc", "2",
-                 "--checkpoint-dir", ck}, log), 0) << slurp(log);
+                 "--checkpoint-dir", ck},
+                log),
+            0)
+      << slurp(log);
   auto s = store::RunStore::open(db);
   const auto a = losses(s, extended), b = losses(s, planned);
   ASSERT_EQ(a.size(), 30u);
   ASSERT_EQ(b.size(), 30u);
-  for (int64_t step = 0; step < 30; ++step) EXPECT_NEAR(a.at(step), b.at(step), 1e-6) << "step " << step;
+  for (int64_t step = 0; step < 30; ++step)
+    EXPECT_NEAR(a.at(step), b.at(step), 1e-6) << "step " << step;
   const auto lrA = s.scalarSeries(extended, "lr"), lrB = s.scalarSeries(planned, "lr");
   ASSERT_EQ(lrA.size(), lrB.size());
-  for (size_t i = 0; i < lrA.size(); ++i) EXPECT_DOUBLE_EQ(lrA[i].value, lrB[i].value) << "step " << lrA[i].step;
+  for (size_t i = 0; i < lrA.size(); ++i)
+    EXPECT_DOUBLE_EQ(lrA[i].value, lrB[i].value) << "step " << lrA[i].step;
   EXPECT_EQ(s.run(extended)->status, store::RunStatus::Finished);
   EXPECT_EQ(experiment::configOf(*s.run(extended)).optim.steps, 30);
 }
@@ -334,10 +373,15 @@ TEST(DataParallelCli, RankZeroOnATakenPortAsksTheLauncherForAnotherOnlyWhenItCho
   experiment::saveConfigFile(c, dir.file("exp.json"));
   auto held = std::make_unique<test::HeldPort>();
   const std::string port = std::to_string(held->port());
-  std::map<std::string, std::string> env = {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "0"},
-                                            {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", port}};
-  const std::vector<std::string> args = {"--db", dir.file("runs.db"), "train", "--config", dir.file("exp.json"),
-                                         "--dist-timeout", "20", "--checkpoint-dir", dir.file("ck"), "--quiet"};
+  std::map<std::string, std::string> env = {{"RANK", "0"},
+                                            {"WORLD_SIZE", "2"},
+                                            {"LOCAL_RANK", "0"},
+                                            {"MASTER_ADDR", "127.0.0.1"},
+                                            {"MASTER_PORT", port}};
+  const std::vector<std::string> args = {"--db",     dir.file("runs.db"),  "train",
+                                         "--config", dir.file("exp.json"), "--dist-timeout",
+                                         "20",       "--checkpoint-dir",   dir.file("ck"),
+                                         "--quiet"};
   const std::string log = dir.file("log.txt");
   EXPECT_EQ(run(args, log, env), 1) << slurp(log);
   EXPECT_NE(slurp(log).find(port), std::string::npos) << slurp(log);

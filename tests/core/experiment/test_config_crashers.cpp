@@ -11,6 +11,7 @@
 #include "experiment/experiment_config.h"
 #include "experiment/presets.h"
 #include "experiment/resource_estimate.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -18,15 +19,15 @@ namespace fs = std::filesystem;
 
 TEST(ConfigCrashers, EveryKnownCrasherIsAConfigOrAClearError) {
   int replayed = 0;
-  for (const auto& e : fs::directory_iterator(fs::path(DEPTHLAB_SOURCE_DIR) / "tests/fuzz/crashers")) {
+  for (const auto& e :
+       fs::directory_iterator(fs::path(depthlab::test::sourceDir()) / "tests/fuzz/crashers")) {
     if (e.path().filename().string().rfind("config-", 0) != 0) continue;
     SCOPED_TRACE(e.path().filename().string());
     auto j = nlohmann::json::parse(test::readFile(e.path().string()), nullptr, false);
     if (j.is_discarded()) continue;
     try {
       experiment::requireValid(experiment::configFromJson(j));
-    } catch (const experiment::ConfigError&) {
-    }
+    } catch (const experiment::ConfigError&) {}
     ++replayed;
   }
   std::printf("replayed %d config crasher(s)\n", replayed);
@@ -51,13 +52,16 @@ TEST(ConfigCrashers, IntegerFieldsTakeWholeNumbersInRangeOnly) {
 TEST(ConfigCrashers, AModelTooBigToCountIsRefusedBeforeAnythingIsAllocated) {
   // The issue's config: 10^9 wide. Its parameter count once wrapped round to a negative
   // number, so the memory check passed and LibTorch allocated gigabytes before failing.
-  const auto c = experiment::configFromJson(nlohmann::json::parse(R"({"model": {"dModel": 1000000000}})"));
-  EXPECT_EQ(experiment::parameterCount(c.model, "pre_ln", c.options), experiment::kParameterCountOverflow);
+  const auto c =
+      experiment::configFromJson(nlohmann::json::parse(R"({"model": {"dModel": 1000000000}})"));
+  EXPECT_EQ(experiment::parameterCount(c.model, "pre_ln", c.options),
+            experiment::kParameterCountOverflow);
   try {
     experiment::requireValid(c);
     ADD_FAILURE() << "a 10^9-wide model passed validation";
   } catch (const experiment::ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("more parameters than can be counted"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more parameters than can be counted"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(experiment::requireFits(c, 64000, "this machine"), experiment::ConfigError);
   // Activations are checked too: a sequence whose attention scores cannot be counted.
@@ -67,5 +71,6 @@ TEST(ConfigCrashers, AModelTooBigToCountIsRefusedBeforeAnythingIsAllocated) {
   EXPECT_TRUE(std::any_of(issues.begin(), issues.end(),
                           [](const auto& i) { return i.field == "model.seqLen"; }));
   // An ordinary model is untouched.
-  EXPECT_TRUE(experiment::validate(experiment::configFromJson(nlohmann::json::parse("{}"))).empty());
+  EXPECT_TRUE(
+      experiment::validate(experiment::configFromJson(nlohmann::json::parse("{}"))).empty());
 }

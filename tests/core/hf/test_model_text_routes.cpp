@@ -12,6 +12,7 @@
 
 #include "hf/hf_config.h"
 #include "hf/model_text.h"
+#include "support/build_paths.h"
 #include "support/error_of.h"
 #include "support/temp_dir.h"
 #include "util/python_env.h"
@@ -23,10 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kScript = std::string(DEPTHLAB_SOURCE_DIR) + "/tests/python/tokenizer_routes.py";
+const std::string kScript = depthlab::test::sourceDir() + "/tests/python/tokenizer_routes.py";
 
 std::string missingReason() {
-  if (!util::programExists("spm_train")) return "spm_train is not installed (sudo apt-get install sentencepiece)";
+  if (!util::programExists("spm_train"))
+    return "spm_train is not installed (sudo apt-get install sentencepiece)";
   if (util::spmEncodeProgram().empty()) {
     return "no depthlab-spm-encode (libsentencepiece-dev was not installed when the lab was built)";
   }
@@ -38,9 +40,10 @@ std::string missingReason() {
 
 // A training text of a few thousand short lines over a small vocabulary.
 std::string trainingText() {
-  const char* words[] = {"in", "the", "beginning", "god", "created", "heaven", "and", "earth",
-                         "was", "without", "form", "void", "darkness", "upon", "face", "of",
-                         "deep", "spirit", "moved", "waters", "said", "let", "there", "be", "light"};
+  const char* words[] = {"in",    "the",   "beginning", "god",    "created", "heaven",   "and",
+                         "earth", "was",   "without",   "form",   "void",    "darkness", "upon",
+                         "face",  "of",    "deep",      "spirit", "moved",   "waters",   "said",
+                         "let",   "there", "be",        "light"};
   std::string out;
   uint32_t x = 12345;
   auto next = [&x] { return (x = x * 1664525u + 1013904223u) >> 16; };  // an LCG's high bits
@@ -58,18 +61,19 @@ void makeModels(const test::TempDir& dir, bool bos) {
   fs::create_directories(dir.file("spm"));
   fs::create_directories(dir.file("json"));
   std::string out;
-  ASSERT_EQ(test::runCommand("spm_train --input=" + dir.file("train.txt") + " --model_prefix=" +
-                                 dir.file("spm/tokenizer") +
-                                 " --vocab_size=400 --model_type=bpe --byte_fallback=true"
-                                 " --normalization_rule_name=identity --remove_extra_whitespaces=false"
-                                 " --add_dummy_prefix=true --split_digits=true --unk_id=0 --bos_id=1"
-                                 " --eos_id=2 --pad_id=-1 --character_coverage=1.0 --minloglevel=2",
-                             &out),
-            0)
+  ASSERT_EQ(
+      test::runCommand("spm_train --input=" + dir.file("train.txt") +
+                           " --model_prefix=" + dir.file("spm/tokenizer") +
+                           " --vocab_size=400 --model_type=bpe --byte_fallback=true"
+                           " --normalization_rule_name=identity --remove_extra_whitespaces=false"
+                           " --add_dummy_prefix=true --split_digits=true --unk_id=0 --bos_id=1"
+                           " --eos_id=2 --pad_id=-1 --character_coverage=1.0 --minloglevel=2",
+                       &out),
+      0)
       << out;
-  ASSERT_EQ(test::runCommand("'" + util::pythonWithModule("transformers") + "' '" + kScript + "' '" +
-                                 dir.file("spm/tokenizer.model") + "' '" + dir.file("json") + "'" +
-                                 (bos ? "" : " --no-bos"),
+  ASSERT_EQ(test::runCommand("'" + util::pythonWithModule("transformers") + "' '" + kScript +
+                                 "' '" + dir.file("spm/tokenizer.model") + "' '" +
+                                 dir.file("json") + "'" + (bos ? "" : " --no-bos"),
                              &out),
             0)
       << out;
@@ -118,7 +122,8 @@ TEST(ModelTextRoutes, NoBosWhereTheTokenizerAddsNone) {
 TEST(ModelTextRoutes, AModelWithoutTokenizerIsRefusedNamingBothFiles) {
   test::TempDir dir;
   test::writeFile(dir.file("text.txt"), kText);
-  const std::string why = test::errorOf([&] { hf::encodeWithModelTokenizer(dir.path(), dir.file("text.txt")); });
+  const std::string why =
+      test::errorOf([&] { hf::encodeWithModelTokenizer(dir.path(), dir.file("text.txt")); });
   EXPECT_NE(why.find("neither tokenizer.model nor tokenizer.json"), std::string::npos) << why;
   EXPECT_NE(why.find("--tokens"), std::string::npos) << why;
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "store/run_store.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -35,9 +36,7 @@ TEST(RunStoreLocks, OpeningASecondConnectionKeepsTheFirstsLocks) {
   ASSERT_EQ(loader.listRuns().size(), 1u);
   // Another process opens the database and closes it again, as a trainer does at its end.
   std::string out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + path +
-                                 " runs list 2>&1",
-                             &out),
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + " --db " + path + " runs list 2>&1", &out),
             0)
       << out;
   EXPECT_TRUE(fs::exists(path + "-wal")) << "the WAL went while this process had it open";

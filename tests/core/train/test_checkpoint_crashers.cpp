@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 #include "train/checkpoint.h"
 #include "util/content_hash.h"
@@ -13,7 +14,7 @@ using namespace depthlab;
 namespace fs = std::filesystem;
 
 TEST(CheckpointCrashers, EveryKnownCrasherIsAClearError) {
-  const fs::path dir = fs::path(DEPTHLAB_SOURCE_DIR) / "tests/fuzz/crashers";
+  const fs::path dir = fs::path(depthlab::test::sourceDir()) / "tests/fuzz/crashers";
   test::TempDir tmp;
   int replayed = 0;
   for (const auto& e : fs::directory_iterator(dir)) {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -54,13 +55,14 @@ TEST(LibstdcxxBinding, TheFilesystemCallsDepthLabMakesWork) {
 TEST(LibstdcxxBinding, NoSourceCallsRemoveAll) {
   // A grep over the tracked C++ sources (this file aside): remove_all must not come back.
   std::string listed;
-  depthlab::test::runCommand("cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- '*.cpp' | head -1",
-                             &listed);
+  depthlab::test::runCommand(
+      "cd '" + depthlab::test::sourceDir() + "' && git ls-files -- '*.cpp' | head -1", &listed);
   if (listed.find(".cpp") == std::string::npos) GTEST_SKIP() << "not a git checkout";
   std::string out;
   const int rc = depthlab::test::runCommand(
-      "cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- '*.cpp' '*.h' '*.cu' 2>/dev/null"
-      " | grep -v 'test_libstdcxx_binding.cpp' | xargs -r grep -ln 'remove_all *(' ; true",
+      "cd '" + depthlab::test::sourceDir() +
+          "' && git ls-files -- '*.cpp' '*.h' '*.cu' 2>/dev/null"
+          " | grep -v 'test_libstdcxx_binding.cpp' | xargs -r grep -ln 'remove_all *(' ; true",
       &out);
   ASSERT_EQ(rc, 0);
   EXPECT_EQ(out, "") << "std::filesystem::remove_all is called in:\n" << out;
@@ -70,14 +72,15 @@ TEST(SourceRules, ModulesBelowExperimentDoNotIncludeIt) {
   // Each module owns its config (model/model_config.h, data/data_config.h,
   // train/optim_config.h, probes/probe_config.h); experiment/ composes them, never the reverse.
   std::string listed;
-  depthlab::test::runCommand("cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- 'core/*.h' | head -1",
-                             &listed);
+  depthlab::test::runCommand(
+      "cd '" + depthlab::test::sourceDir() + "' && git ls-files -- 'core/*.h' | head -1", &listed);
   if (listed.find(".h") == std::string::npos) GTEST_SKIP() << "not a git checkout";
   std::string out;
   depthlab::test::runCommand(
-      "cd '" DEPTHLAB_SOURCE_DIR "' && git ls-files -- 'core/model/*' 'core/train/*' 'core/data/*'"
-      " 'core/probes/*' 'core/kernels/*' 'core/util/*' 'core/store/*' | xargs -r grep -ln"
-      " '#include \"experiment/' ; true",
+      "cd '" + depthlab::test::sourceDir() +
+          "' && git ls-files -- 'core/model/*' 'core/train/*' 'core/data/*'"
+          " 'core/probes/*' 'core/kernels/*' 'core/util/*' 'core/store/*' | xargs -r grep -ln"
+          " '#include \"experiment/' ; true",
       &out);
   EXPECT_EQ(out, "") << "these include experiment/ headers:\n" << out;
 }

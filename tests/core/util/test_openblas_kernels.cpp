@@ -5,13 +5,15 @@
 
 #include <string>
 
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 #include "util/openblas_kernels.h"
 
 using namespace depthlab::util;
 
 TEST(OpenBlasKernels, OnlyPreAvx2FallbacksAreReplaced) {
-  const CpuVectorFeatures avx512{true, true, true}, avx2{true, true, false}, old{false, false, false};
+  const CpuVectorFeatures avx512{true, true, true}, avx2{true, true, false},
+      old{false, false, false};
   EXPECT_EQ(betterOpenBlasCore("Prescott", avx512), "SkylakeX");  // Emerald Rapids, measured
   EXPECT_EQ(betterOpenBlasCore("prescott", avx2), "Haswell");
   EXPECT_EQ(betterOpenBlasCore("Sandybridge", avx512), "SkylakeX");  // AVX without FMA kernels
@@ -28,13 +30,14 @@ TEST(OpenBlasKernels, TheCliRunsTheKernelsThisCpuDeserves) {
   if (here.empty()) GTEST_SKIP() << "LibTorch here does not use OpenBLAS (pip's torch: MKL)";
   // `bench train --steps 1 --cpp-only --json` reports the kernels the CLI ran with.
   const std::string cli =
-      std::string(DEPTHLAB_CLI_PATH) + " bench train --preset tiny --steps 1 --cpp-only --json";
+      depthlab::test::cliPath() + " bench train --preset tiny --steps 1 --cpp-only --json";
   std::string fresh, chosen;
   ASSERT_EQ(depthlab::test::runCommand("env -u OPENBLAS_CORETYPE " + cli, &fresh), 0) << fresh;
   const auto at = fresh.find("\"openblas_kernels\": \"");
   ASSERT_NE(at, std::string::npos) << fresh;
   const std::string core = fresh.substr(at + 21, fresh.find('"', at + 21) - at - 21);
-  EXPECT_EQ(betterOpenBlasCore(core, cpuVectorFeatures()), "") << "still on fallback kernels: " << core;
+  EXPECT_EQ(betterOpenBlasCore(core, cpuVectorFeatures()), "")
+      << "still on fallback kernels: " << core;
   // A core the user chose stands.
   ASSERT_EQ(depthlab::test::runCommand("env OPENBLAS_CORETYPE=Prescott " + cli, &chosen), 0)
       << chosen;
