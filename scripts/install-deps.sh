@@ -16,6 +16,7 @@ PACKAGES=(
   python3-torch
   bible-kjv bible-kjv-text
   poppler-utils fonts-lmodern
+  clang-format  # make test checks that changed sources are formatted (scripts/check-format.sh)
 )
 
 missing=()
