@@ -28,23 +28,28 @@ int runExportIfAsked(int argc, char** argv) {
   const std::string exe = siblingExecutable("depthlab-export");
   std::vector<std::string> args = {exe};
   for (int k = i + 1; k < argc; ++k) args.push_back(argv[k]);
-  if (!db.empty()) { args.push_back("--db"); args.push_back(db); }
+  if (!db.empty()) {
+    args.push_back("--db");
+    args.push_back(db);
+  }
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   cargs.push_back(nullptr);
   execv(exe.c_str(), cargs.data());
-  std::fprintf(stderr, "depthlab-cli: cannot run %s (built with the GUI, DEPTHLAB_BUILD_GUI=ON)\n", exe.c_str());
+  std::fprintf(stderr, "depthlab-cli: cannot run %s (built with the GUI, DEPTHLAB_BUILD_GUI=ON)\n",
+               exe.c_str());
   return 1;
 }
 
 void addExportCommand(CLI::App& app, GlobalOptions&) {
   // Listed for --help; runExportIfAsked() handles the call before CLI11 parses anything.
-  app.add_subcommand("export", "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
-                               "--runs IDS --figure variance|angular|pruning|loss|family-pruning|family-angular|set|study "
-                               "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
-                               "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
-                               "names set in the window's figure dialog "
-                               "(depthlab-export --help lists every option)");
+  app.add_subcommand("export",
+                     "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
+                     "--runs IDS --figure ID|set|study (export --help lists the figures) "
+                     "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
+                     "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
+                     "names set in the window's figure dialog "
+                     "(depthlab-export --help lists every option)");
 }
 
 }  // namespace depthlab::cli

@@ -18,7 +18,10 @@ double slopeAgainstIndex(const std::vector<double>& y) {
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (size_t i = 0; i < y.size(); ++i) {
     const double x = static_cast<double>(i + 1);
-    sx += x; sy += y[i]; sxx += x * x; sxy += x * y[i];
+    sx += x;
+    sy += y[i];
+    sxx += x * x;
+    sxy += x * y[i];
   }
   return (n * sxy - sx * sy) / (n * sxx - sx * sx);
 }
@@ -44,7 +47,10 @@ double meanOf(const std::vector<float>& v, size_t from, size_t to) {
   double sum = 0;
   size_t n = 0;
   for (size_t i = from; i < to && i < v.size(); ++i) {
-    if (std::isfinite(v[i])) { sum += v[i]; ++n; }
+    if (std::isfinite(v[i])) {
+      sum += v[i];
+      ++n;
+    }
   }
   return n ? sum / static_cast<double>(n) : std::nan("");
 }
@@ -183,11 +189,18 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
 }
 
 std::optional<int64_t> fewestPlannedSteps(store::RunStore& s, const std::vector<int64_t>& runIds) {
-  std::set<int64_t> planned;
+  std::vector<store::RunInfo> runs;
   for (int64_t id : runIds) {
-    const auto run = s.run(id);
-    if (!run || isImportedRun(*run)) continue;
-    if (auto c = tryConfigOf(*run)) planned.insert(c->optim.steps);
+    if (auto run = s.run(id)) runs.push_back(std::move(*run));
+  }
+  return fewestPlannedSteps(runs);
+}
+
+std::optional<int64_t> fewestPlannedSteps(const std::vector<store::RunInfo>& runs) {
+  std::set<int64_t> planned;
+  for (const auto& run : runs) {
+    if (isImportedRun(run)) continue;
+    if (auto c = tryConfigOf(run)) planned.insert(c->optim.steps);
   }
   if (planned.size() < 2) return std::nullopt;
   return *planned.begin();

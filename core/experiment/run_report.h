@@ -51,6 +51,8 @@ RunReport makeRunReport(store::RunStore& store, int64_t runId, int64_t atStep = 
 /// one diverged would hide the others' results; imported models do not count).
 std::optional<int64_t> fewestPlannedSteps(store::RunStore& store,
                                           const std::vector<int64_t>& runIds);
+/// The same from runs read before (their configs; the figures' runs).
+std::optional<int64_t> fewestPlannedSteps(const std::vector<store::RunInfo>& runs);
 /// The last row of per-layer `metric` at or before `atStep` (its step and its L values), found
 /// by one indexed seek; nullopt when the run has none.
 std::optional<std::pair<int64_t, std::vector<float>>> lastLayerRow(store::RunStore& store,

@@ -17,6 +17,7 @@
 #include "dashboard/group_dashboard.h"
 #include "export/figure_dialog.h"
 #include "main_window.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -26,7 +27,10 @@ namespace {
 std::unique_ptr<ui::MainWindow> windowOn(const test::TempDir& dir) {
   return std::make_unique<ui::MainWindow>(
       store::RunStore::open(dir.file("lab.db")),
-      ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH), QString::fromStdString(dir.file("window.ini"))});
+      ui::MainWindowOptions{{},
+                            {},
+                            QString::fromStdString(depthlab::test::cliPath()),
+                            QString::fromStdString(dir.file("window.ini"))});
 }
 
 }  // namespace
@@ -44,7 +48,8 @@ TEST(CompareLoading, TheWindowsComparisonIsReadOnTheLoaderThreadAndShowsWhatItRe
   EXPECT_FALSE(v->isLoaded()) << "read on the GUI thread before the tab opened";
   auto* reading = v->findChild<QLabel*>(QStringLiteral("compareLoading"));
   ASSERT_NE(reading, nullptr);
-  EXPECT_TRUE(reading->text().contains(QStringLiteral("Reading 2 runs"))) << reading->text().toStdString();
+  EXPECT_TRUE(reading->text().contains(QStringLiteral("Reading 2 runs")))
+      << reading->text().toStdString();
   EXPECT_EQ(v->runIds(), (std::vector<int64_t>{1, 2}));  // those asked for, while it reads
   QTRY_VERIFY_WITH_TIMEOUT(v->isLoaded(), 5000);
   EXPECT_NE(v->readOn(), nullptr);
@@ -71,7 +76,8 @@ TEST(CompareLoading, AComparisonWhoseReadFailedSaysSoAndStaysEmpty) {
   v.setLoadError(QStringLiteral("database disk image is malformed"));
   auto* reading = v.findChild<QLabel*>(QStringLiteral("compareLoading"));
   ASSERT_NE(reading, nullptr);
-  EXPECT_TRUE(reading->text().contains(QStringLiteral("could not be read: database disk image is malformed")));
+  EXPECT_TRUE(reading->text().contains(
+      QStringLiteral("could not be read: database disk image is malformed")));
   EXPECT_FALSE(v.isLoaded());
   EXPECT_TRUE(v.plots().empty());
   v.redraw();  // nothing to draw, nothing crashes
@@ -92,7 +98,8 @@ TEST(CompareLoading, TheWindowsDashboardOpensAtOnceAndReadsOnTheLoaderThread) {
   EXPECT_FALSE(d->isLoaded());
   EXPECT_TRUE(d->loading());
   QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded(), 5000);
-  EXPECT_NE(d->snapshot()->loadedOn(), QThread::currentThreadId()) << "first load on the GUI thread";
+  EXPECT_NE(d->snapshot()->loadedOn(), QThread::currentThreadId())
+      << "first load on the GUI thread";
   EXPECT_EQ(d->data().runs().size(), 1u);
 }
 
@@ -110,5 +117,6 @@ TEST(CompareLoading, TheWindowsFigureDialogReadsItsRunsOnTheLoaderThread) {
   EXPECT_TRUE(dialog->previewImage().isNull());
   QTRY_VERIFY_WITH_TIMEOUT(!dialog->isReading(), 5000);
   QTRY_VERIFY_WITH_TIMEOUT(!dialog->previewImage().isNull(), 5000);  // drawn from what it read
-  EXPECT_TRUE(dialog->warnings().contains(QStringLiteral("cm"))) << dialog->warnings().toStdString();
+  EXPECT_TRUE(dialog->warnings().contains(QStringLiteral("cm")))
+      << dialog->warnings().toStdString();
 }

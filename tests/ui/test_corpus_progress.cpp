@@ -13,12 +13,13 @@
 
 #include "data/corpus_prepare.h"
 #include "data/token_store.h"
+#include "data/tokenizer.h"
 #include "experiment/presets.h"
 #include "main_window.h"
 #include "runs/runs_table_model.h"
 #include "setup/setup_panel.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
-#include "data/tokenizer.h"
 
 using namespace depthlab;
 
@@ -28,12 +29,16 @@ TEST(CorpusProgress, TheRunsTableShowsTheTokenizingProgressOfALaunch) {
   {  // ~24 MB of varied lines: SentencePiece takes a few seconds to encode it
     std::ofstream out(dir.file("big.txt"));
     for (int i = 0; i < 400000; ++i) {
-      out << "line " << i << " of the deep layers, where variance grows with depth " << (static_cast<long>(i) * 7919 % 1000) << "\n";
+      out << "line " << i << " of the deep layers, where variance grows with depth "
+          << (static_cast<long>(i) * 7919 % 1000) << "\n";
     }
   }
   auto w = std::make_unique<ui::MainWindow>(
       store::RunStore::open(dir.file("lab.db")),
-      ui::MainWindowOptions{{}, {}, QString::fromStdString(DEPTHLAB_CLI_PATH), QString::fromStdString(dir.file("window.ini"))});
+      ui::MainWindowOptions{{},
+                            {},
+                            QString::fromStdString(depthlab::test::cliPath()),
+                            QString::fromStdString(dir.file("window.ini"))});
   w->setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
   w->resize(1400, 900);
   w->show();

@@ -33,11 +33,12 @@
 #include "dashboard/group_dashboard.h"
 #include "experiment/resource_estimate.h"
 #include "experiment/run_config.h"
+#include "export/figure_catalogue.h"
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
-#include "plot/figure_builders.h"
 #include "plot/eliding_title.h"
+#include "plot/figure_builders.h"
 #include "plot/figure_layout.h"
 #include "plot/plot_helpers.h"
 #include "store/sqlite_db.h"
@@ -79,15 +80,17 @@ QCPColorMap* mapOf(QCustomPlot* p) {
 
 QCPItemStraightLine* crosshairOf(QCustomPlot* p) {
   for (int i = 0; i < p->itemCount(); ++i) {
-    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i)); l && l->objectName() == QLatin1String("crosshair")) return l;
+    if (auto* l = qobject_cast<QCPItemStraightLine*>(p->item(i));
+        l && l->objectName() == QLatin1String("crosshair"))
+      return l;
   }
   return nullptr;
 }
 
 void wheelOn(QCustomPlot* p) {
   const QPoint at = p->axisRect()->rect().center();
-  QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::ControlModifier,
-                    Qt::NoScrollPhase, false);
+  QWheelEvent wheel(at, p->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton,
+                    Qt::ControlModifier, Qt::NoScrollPhase, false);
   QApplication::sendEvent(p, &wheel);
 }
 
@@ -111,18 +114,24 @@ std::string textProblems(QCustomPlot* plot) {
   }
   for (auto* axis : ui::figures::labelledAxes(plot)) {  // axis titles no longer than their axis
     const double w = QFontMetricsF(axis->labelFont(), plot).horizontalAdvance(axis->label());
-    const double length = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width() : axis->axisRect()->height();
-    if (w > length + 0.5) out += "axis title longer than its axis: " + axis->label().toStdString() + "; ";
+    const double length = axis->orientation() == Qt::Horizontal ? axis->axisRect()->width()
+                                                                : axis->axisRect()->height();
+    if (w > length + 0.5)
+      out += "axis title longer than its axis: " + axis->label().toStdString() + "; ";
   }
   if (plot->legend && plot->legend->visible()) {
     for (auto* rect : plot->axisRects()) {
       if (const int n = ui::figures::pointsUnderLegend(plot, rect); n > 0) {
         const QRect l = plot->legend->outerRect(), r = rect->rect();
-        out += "legend over " + std::to_string(n) + " points (legend " + std::to_string(l.x()) + "," + std::to_string(l.y()) + " " +
-               std::to_string(l.width()) + "x" + std::to_string(l.height()) + " in " + std::to_string(r.x()) + "," +
-               std::to_string(r.y()) + " " + std::to_string(r.width()) + "x" + std::to_string(r.height()) + ":";
+        out += "legend over " + std::to_string(n) + " points (legend " + std::to_string(l.x()) +
+               "," + std::to_string(l.y()) + " " + std::to_string(l.width()) + "x" +
+               std::to_string(l.height()) + " in " + std::to_string(r.x()) + "," +
+               std::to_string(r.y()) + " " + std::to_string(r.width()) + "x" +
+               std::to_string(r.height()) + ":";
         for (const auto& p : ui::figures::dataPixels(rect)) {
-          if (QRectF(l).contains(p)) out += " " + std::to_string(static_cast<int>(p.x())) + "/" + std::to_string(static_cast<int>(p.y()));
+          if (QRectF(l).contains(p))
+            out += " " + std::to_string(static_cast<int>(p.x())) + "/" +
+                   std::to_string(static_cast<int>(p.y()));
         }
         out += "); ";
       }
@@ -144,12 +153,15 @@ TEST(DailyUseViews, HeatmapsAreLogForVarianceAndDivergingOnWhiteForSignedValues)
   ASSERT_NE(variance->colorScale(), nullptr);
   EXPECT_EQ(variance->colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
   EXPECT_FALSE(variance->colorScale()->axis()->ticker().dynamicCast<QCPAxisTickerLog>().isNull());
-  EXPECT_EQ(mapOf(d->plots().at(QStringLiteral("variance_map:lns")))->dataRange(), variance->dataRange());  // one scale
+  EXPECT_EQ(mapOf(d->plots().at(QStringLiteral("variance_map:lns")))->dataRange(),
+            variance->dataRange());  // one scale
   auto* prune = mapOf(d->plots().at(QStringLiteral("prune_map:pre_ln")));
   ASSERT_NE(prune, nullptr);
-  EXPECT_DOUBLE_EQ(prune->dataRange().lower, -prune->dataRange().upper);  // symmetric about 0
+  EXPECT_DOUBLE_EQ(prune->dataRange().lower, -prune->dataRange().upper);    // symmetric about 0
   EXPECT_GE(qGray(prune->gradient().color(0.0, prune->dataRange())), 250);  // white at 0
-  EXPECT_LT(qAbs(qRed(prune->gradient().color(0.0, prune->dataRange())) - qBlue(prune->gradient().color(0.0, prune->dataRange()))), 3);
+  EXPECT_LT(qAbs(qRed(prune->gradient().color(0.0, prune->dataRange())) -
+                 qBlue(prune->gradient().color(0.0, prune->dataRange()))),
+            3);
   EXPECT_FALSE(prune->colorScale()->label().isEmpty());
   // Angular distance: small = bright in the adjacent heatmap and in the (l, n) matrix alike.
   auto* adjacent = mapOf(d->plots().at(QStringLiteral("angular_map:pre_ln")));
@@ -168,9 +180,11 @@ TEST(DailyUseViews, TheUserPicksTheDifferencePairAndTheTitleSaysWhichMinusWhich)
   // Selected in the table's order: lns s2, lns s1, pre_ln s1, pre_ln s2.
   ui::CompareView v(s, {ids[3], ids[1], ids[0], ids[2]});
   EXPECT_EQ(v.differencePair(), std::make_pair(ids[0], ids[1]));  // Pre-LN vs LNS of one seed
-  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s1 minus Pre-LN s1"))) << v.differenceTitle().toStdString();
+  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s1 minus Pre-LN s1")))
+      << v.differenceTitle().toStdString();
   v.setDifferencePair(ids[2], ids[3]);
-  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s2 minus Pre-LN s2"))) << v.differenceTitle().toStdString();
+  EXPECT_TRUE(v.differenceTitle().startsWith(QStringLiteral("variance: LNS s2 minus Pre-LN s2")))
+      << v.differenceTitle().toStdString();
   auto* map = mapOf(v.plots().at(QStringLiteral("difference")));
   ASSERT_NE(map, nullptr);
   // Cell (step 0, layer 6): lns minus pre_ln, negative (LNS keeps the variance down).
@@ -185,11 +199,11 @@ TEST(DailyUseViews, PaperFigureTextNeverCollidesAt6And85And17Cm) {
   auto s = store::RunStore::open(dir.file("v.db"));
   const auto ids = fourRuns(s);
   for (const char* width : {"6cm", "8.5cm", "17cm"}) {
-    for (const auto& figure : ui::kFigureNames) {
+    for (const auto& figure : ui::figureIds()) {
       SCOPED_TRACE(std::string(width) + " " + figure.toStdString());
       ui::ExportRequest req;
       req.runs = ids;
-      req.kind = ui::figureKindFromName(figure);
+      req.figure = figure;
       req.style.widthPt = ui::parseLengthToPoints(QString::fromLatin1(width));
       req.style.schemeNames[QStringLiteral("lns")] = QStringLiteral("LNS (ours)");
       QCustomPlot plot;
@@ -200,18 +214,24 @@ TEST(DailyUseViews, PaperFigureTextNeverCollidesAt6And85And17Cm) {
       QStringList names;
       if (plot.legend && plot.legend->visible()) {
         for (int i = 0; i < plot.legend->itemCount(); ++i) {
-          if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) names << item->plottable()->name();
+          if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+            names << item->plottable()->name();
         }
       }
       for (auto* element : plot.plotLayout()->elements(true)) {
-        if (auto* t = qobject_cast<QCPTextElement*>(element)) names << t->property("fullText").toString();
+        if (auto* t = qobject_cast<QCPTextElement*>(element))
+          names << t->property("fullText").toString();
       }
-      EXPECT_TRUE(names.contains(QStringLiteral("LNS (ours) s2"))) << names.join(QStringLiteral("|")).toStdString();
-      EXPECT_EQ(names.size(), static_cast<int>(std::set<QString>(names.begin(), names.end()).size()));
-      if (figure == QLatin1String("variance")) {  // the layer colour bar stands for the curves' legend
+      EXPECT_TRUE(names.contains(QStringLiteral("LNS (ours) s2")))
+          << names.join(QStringLiteral("|")).toStdString();
+      EXPECT_EQ(names.size(),
+                static_cast<int>(std::set<QString>(names.begin(), names.end()).size()));
+      if (figure ==
+          QLatin1String("variance")) {  // the layer colour bar stands for the curves' legend
         bool layerBar = false;
         for (auto* element : plot.plotLayout()->elements(true)) {
-          if (auto* bar = qobject_cast<QCPColorScale*>(element)) layerBar = bar->label() == QLatin1String("layer");
+          if (auto* bar = qobject_cast<QCPColorScale*>(element))
+            layerBar = bar->label() == QLatin1String("layer");
         }
         EXPECT_TRUE(layerBar);
       }
@@ -227,12 +247,14 @@ TEST(DailyUseViews, TheFigureDialogPreviewsTheExportedFigureAndKeepsTheNames) {
   dialog.updatePreview();
   ASSERT_FALSE(dialog.previewImage().isNull());
   auto aspect = [](QSizeF z) { return z.width() / z.height(); };
-  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())), 0.02);
+  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())),
+              0.02);
   const QSize narrow = ui::figureSizePt(dialog.request());
   dialog.setWidthCm(17);
   dialog.updatePreview();
   EXPECT_NE(ui::figureSizePt(dialog.request()), narrow);
-  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())), 0.02);
+  EXPECT_NEAR(aspect(dialog.previewImage().size()), aspect(ui::figureSizePt(dialog.request())),
+              0.02);
   // A tall figure (four runs' panels two by two at 8.5 cm) is shown whole: it had been scaled
   // to the preview's width and cut at top and bottom.
   dialog.setWidthCm(8.5);
@@ -243,10 +265,11 @@ TEST(DailyUseViews, TheFigureDialogPreviewsTheExportedFigureAndKeepsTheNames) {
   auto* preview = dialog.findChild<QLabel*>(QStringLiteral("preview"));
   ASSERT_NE(preview, nullptr);
   const QSize tall = ui::figureSizePt(dialog.request());
-  EXPECT_LE(dialog.previewImage().height(), preview->height()) << tall.width() << " x " << tall.height();
+  EXPECT_LE(dialog.previewImage().height(), preview->height())
+      << tall.width() << " x " << tall.height();
   EXPECT_LE(dialog.previewImage().width(), preview->width());
-  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({200, 400}, {1010, 410}), 1.0);   // by the height
-  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({400, 100}, {810, 1000}), 2.0);   // by the width
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({200, 400}, {1010, 410}), 1.0);  // by the height
+  EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({400, 100}, {810, 1000}), 2.0);  // by the width
   EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({400, 100}, {10000, 10000}), 2.5);
   EXPECT_DOUBLE_EQ(ui::FigureDialog::previewScale({4000, 1000}, {110, 110}), 0.5);
   dialog.setDisplayName(QStringLiteral("lns"), QStringLiteral("LNS (ours)"));
@@ -254,7 +277,8 @@ TEST(DailyUseViews, TheFigureDialogPreviewsTheExportedFigureAndKeepsTheNames) {
   dialog.setFigure(QStringLiteral("loss"));
   dialog.setFormat(QStringLiteral("svg"));
   ui::FigureStyle saved;
-  QObject::connect(&dialog, &ui::FigureDialog::styleSaved, [&](const ui::FigureStyle& st) { saved = st; });
+  QObject::connect(&dialog, &ui::FigureDialog::styleSaved,
+                   [&](const ui::FigureStyle& st) { saved = st; });
   const QStringList files = dialog.saveTo(QString::fromStdString(dir.file("out/loss.svg")));
   ASSERT_EQ(files.size(), 3);
   const QString svg = QString::fromStdString(test::readFile(dir.file("out/loss.svg")));
@@ -280,9 +304,11 @@ TEST(DailyUseViews, RenamedRunsGoByTheirNameEverywhereAndLegendsStayOffTheData) 
   QStringList legend;
   auto* loss = v.plots().at(QStringLiteral("loss"));
   for (int i = 0; i < loss->graphCount(); ++i) legend << loss->graph(i)->name();
-  EXPECT_TRUE(legend.contains(QStringLiteral("baseline PreLN 24L"))) << legend.join(QStringLiteral("|")).toStdString();
+  EXPECT_TRUE(legend.contains(QStringLiteral("baseline PreLN 24L")))
+      << legend.join(QStringLiteral("|")).toStdString();
   EXPECT_FALSE(legend.join(QLatin1Char('|')).contains(QStringLiteral("pre_ln #")));
-  for (const auto& name : {QStringLiteral("loss"), QStringLiteral("seed_groups"), QStringLiteral("depth_scaling")}) {
+  for (const auto& name :
+       {QStringLiteral("loss"), QStringLiteral("seed_groups"), QStringLiteral("depth_scaling")}) {
     SCOPED_TRACE(name.toStdString());
     auto* p = v.plots().at(name);
     p->replot(QCustomPlot::rpImmediateRefresh);
@@ -292,11 +318,12 @@ TEST(DailyUseViews, RenamedRunsGoByTheirNameEverywhereAndLegendsStayOffTheData) 
   EXPECT_EQ(d->labelOf(QStringLiteral("pre_ln")), QStringLiteral("baseline PreLN 24L"));
   ui::ExportRequest req;
   req.runs = {ids[0], ids[1]};
-  req.kind = ui::FigureKind::Pruning;
+  req.figure = QStringLiteral("pruning");
   QCustomPlot paper;
   ui::drawFigure(&paper, s, req);
   bool named = false;
-  for (int i = 0; i < paper.plottableCount(); ++i) named = named || paper.plottable(i)->name() == QLatin1String("baseline PreLN 24L");
+  for (int i = 0; i < paper.plottableCount(); ++i)
+    named = named || paper.plottable(i)->name() == QLatin1String("baseline PreLN 24L");
   EXPECT_TRUE(named);
 }
 
@@ -343,15 +370,17 @@ TEST(DailyUseViews, AClickSetsTheStepAndTheCrosshairFollowsAcrossPanels) {
   auto d = openDashboard(s, QStringLiteral("s1"));
   auto* variance = d->plots().at(QStringLiteral("variance:pre_ln"));
   variance->replot(QCustomPlot::rpImmediateRefresh);
-  const QPoint at(static_cast<int>(variance->xAxis->coordToPixel(52)), variance->axisRect()->rect().center().y());
+  const QPoint at(static_cast<int>(variance->xAxis->coordToPixel(52)),
+                  variance->axisRect()->rect().center().y());
   auto send = [&](QEvent::Type type, Qt::MouseButton button, Qt::MouseButtons buttons) {
-    QMouseEvent e(type, QPointF(at), variance->mapToGlobal(QPointF(at)), button, buttons, Qt::NoModifier);
+    QMouseEvent e(type, QPointF(at), variance->mapToGlobal(QPointF(at)), button, buttons,
+                  Qt::NoModifier);
     QApplication::sendEvent(variance, &e);
   };
   send(QEvent::MouseMove, Qt::NoButton, Qt::NoButton);
   send(QEvent::MouseButtonPress, Qt::LeftButton, Qt::LeftButton);
   send(QEvent::MouseButtonRelease, Qt::LeftButton, Qt::NoButton);
-  EXPECT_EQ(d->cursorStep(), 50);  // the nearest probed step
+  EXPECT_EQ(d->cursorStep(), 50);          // the nearest probed step
   EXPECT_FALSE(ui::userZoomed(variance));  // a click is not a zoom
   auto* loss = d->plots().at(QStringLiteral("loss"));
   auto* crosshair = crosshairOf(loss);
@@ -371,9 +400,11 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
   auto d = openDashboard(s, QStringLiteral("s1"));
   d->setCursorStep(120);
   auto* bars = d->plots().at(QStringLiteral("prune_bars"));
-  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 100"))) << bars->yAxis->label().toStdString();
+  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 100")))
+      << bars->yAxis->label().toStdString();
   d->setCursorStep(40);
-  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 0"))) << bars->yAxis->label().toStdString();
+  EXPECT_TRUE(bars->yAxis->label().contains(QStringLiteral("at step 0")))
+      << bars->yAxis->label().toStdString();
   // Each cursor panel's axis title fits its axis, the step on a second line where it must.
   QTRY_VERIFY_WITH_TIMEOUT(bars->width() > 400, 2000);  // laid out as the window shows it
   d->setCursorStep(120);
@@ -395,14 +426,17 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
     bars->replot();
     const QFontMetricsF metrics(bars->yAxis->labelFont(), bars);
     const QString one = bars->yAxis->label();
-    EXPECT_EQ(one.contains(QLatin1Char('\n')), height == 160) << height << ": " << one.toStdString();
+    EXPECT_EQ(one.contains(QLatin1Char('\n')), height == 160)
+        << height << ": " << one.toStdString();
     for (const auto& line : one.split(QLatin1Char('\n'))) {
-      EXPECT_LE(metrics.horizontalAdvance(line), bars->axisRect()->height() + 0.5) << height << ": " << line.toStdString();
+      EXPECT_LE(metrics.horizontalAdvance(line), bars->axisRect()->height() + 0.5)
+          << height << ": " << line.toStdString();
     }
   }
   auto* bi = d->plots().at(QStringLiteral("block_influence"));
   int biBars = 0;
-  for (int i = 0; i < bi->plottableCount(); ++i) biBars += qobject_cast<QCPBars*>(bi->plottable(i)) != nullptr;
+  for (int i = 0; i < bi->plottableCount(); ++i)
+    biBars += qobject_cast<QCPBars*>(bi->plottable(i)) != nullptr;
   EXPECT_EQ(biBars, 2);
   d->setCursorStep(150);
   d->redraw();
@@ -414,7 +448,8 @@ TEST(DailyUseViews, CursorPanelsSayTheirStepAndShowBlockInfluenceAndTheDiagnosis
   // The last layer (negative delta) is the first to drop; layer 1 the last.
   EXPECT_EQ(diagnosis->table(0)->item(0, 1)->text(), QStringLiteral("6"));
   EXPECT_EQ(diagnosis->table(0)->item(5, 1)->text(), QStringLiteral("1"));
-  EXPECT_TRUE(diagnosis->summary(0).contains(QStringLiteral("ρ ="))) << diagnosis->summary(0).toStdString();
+  EXPECT_TRUE(diagnosis->summary(0).contains(QStringLiteral("ρ =")))
+      << diagnosis->summary(0).toStdString();
   // In a narrower window every column stays in view (the tables had split the width between
   // them, hiding Block Influence and effectiveness behind horizontal scroll bars): the tables
   // stack instead, each as wide as its columns.
@@ -478,7 +513,8 @@ TEST(DailyUseViews, AnImportedModelsDashboardHasNoEmptyLossPanels) {
   QApplication::processEvents();  // a layout shows the panels it was given once events run
   EXPECT_FALSE(d->plots().at(QStringLiteral("loss"))->isVisibleTo(d.get()));
   // One probe step: the snapshot view, each per-layer metric once as a profile over layers.
-  EXPECT_EQ(d->plots().count(QStringLiteral("variance_map:pre_ln")), 0u);  // the curves panel has it
+  EXPECT_EQ(d->plots().count(QStringLiteral("variance_map:pre_ln")),
+            0u);  // the curves panel has it
   auto* variance = d->plots().at(QStringLiteral("variance:pre_ln"));
   EXPECT_TRUE(variance->isVisibleTo(d.get()));
   EXPECT_EQ(variance->xAxis->label(), QStringLiteral("layer"));
@@ -506,26 +542,33 @@ TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {
   auto d = openDashboard(s, QStringLiteral("live"));
   EXPECT_EQ(d->progressPercent(), 25);  // 150 of 600 steps
   const auto preset = *experiment::presetConfig("cpu-demo");
-  const double tokensPerStep = static_cast<double>(preset.optim.batchSize) * preset.model.seqLen * preset.optim.gradAccum;
+  const double tokensPerStep =
+      static_cast<double>(preset.optim.batchSize) * preset.model.seqLen * preset.optim.gradAccum;
   const double eta = 450.0 * tokensPerStep / 20000.0;  // 450 steps to go at 20000 tokens/s
-  EXPECT_TRUE(d->progressText().contains(QStringLiteral("150 / 600 steps"))) << d->progressText().toStdString();
-  EXPECT_TRUE(d->progressText().contains(QString::fromStdString("ETA " + experiment::formatDuration(eta)))) << d->progressText().toStdString();
+  EXPECT_TRUE(d->progressText().contains(QStringLiteral("150 / 600 steps")))
+      << d->progressText().toStdString();
+  EXPECT_TRUE(
+      d->progressText().contains(QString::fromStdString("ETA " + experiment::formatDuration(eta))))
+      << d->progressText().toStdString();
   d->setLogLayers(true);
-  EXPECT_EQ(d->plots().at(QStringLiteral("variance:pre_ln"))->yAxis->scaleType(), QCPAxis::stLogarithmic);
+  EXPECT_EQ(d->plots().at(QStringLiteral("variance:pre_ln"))->yAxis->scaleType(),
+            QCPAxis::stLogarithmic);
   EXPECT_EQ(d->plots().at(QStringLiteral("grad_norm"))->yAxis->scaleType(), QCPAxis::stLogarithmic);
   EXPECT_EQ(d->plots().at(QStringLiteral("effectiveness"))->yAxis->scaleType(), QCPAxis::stLinear);
   d->setLossAxis(QStringLiteral("tokens"));
   auto* loss = d->plots().at(QStringLiteral("loss"));
   double maxKey = 0;
   for (int i = 0; i < loss->graphCount(); ++i) {
-    if (loss->graph(i)->dataCount() > 0) maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
+    if (loss->graph(i)->dataCount() > 0)
+      maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
   }
   EXPECT_DOUBLE_EQ(maxKey, 149.0 * tokensPerStep);
   EXPECT_EQ(loss->xAxis->label(), QStringLiteral("tokens"));
   d->setLossAxis(QStringLiteral("time"));
   maxKey = 0;
   for (int i = 0; i < loss->graphCount(); ++i) {
-    if (loss->graph(i)->dataCount() > 0) maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
+    if (loss->graph(i)->dataCount() > 0)
+      maxKey = std::max(maxKey, (loss->graph(i)->data()->constEnd() - 1)->key);
   }
   EXPECT_NEAR(maxKey, 149.0 * tokensPerStep / 20000.0, 0.1);
   (void)id;
@@ -536,7 +579,8 @@ TEST(DailyUseViews, ProgressLogScalesTokenAxisAndColourPerRun) {
   auto* c = v.plots().at(QStringLiteral("loss"));
   std::set<QRgb> colours;
   for (int i = 0; i < c->graphCount(); ++i) {
-    if (c->graph(i)->visible() && !c->graph(i)->name().isEmpty()) colours.insert(c->graph(i)->pen().color().rgb());
+    if (c->graph(i)->visible() && !c->graph(i)->name().isEmpty())
+      colours.insert(c->graph(i)->pen().color().rgb());
   }
   EXPECT_GE(colours.size(), 2u);
 }
@@ -570,10 +614,13 @@ TEST(DailyUseViews, RunsTrainedInLockstepShareTheirProcessesETA) {
   EXPECT_NEAR(eta(g, 0), 750 * stepSeconds, 1e-6);
   EXPECT_NEAR(eta(g, 1), 600 * stepSeconds, 1e-6);
   EXPECT_NEAR(*g.progress().etaSeconds, 750 * stepSeconds, 1e-6);
-  EXPECT_TRUE(g.runs()[0].statusLine(QString(), g.etaSeconds(g.runs()[0])).contains(etaText(750 * stepSeconds)));
+  EXPECT_TRUE(g.runs()[0]
+                  .statusLine(QString(), g.etaSeconds(g.runs()[0]))
+                  .contains(etaText(750 * stepSeconds)));
   EXPECT_TRUE(g.runs()[0].statusLine().contains(QStringLiteral("ETA -")));
   auto d = openDashboard(s, QStringLiteral("live"));
-  EXPECT_TRUE(d->progressText().contains(QString::fromStdString("ETA " + experiment::formatDuration(750 * stepSeconds))))
+  EXPECT_TRUE(d->progressText().contains(
+      QString::fromStdString("ETA " + experiment::formatDuration(750 * stepSeconds))))
       << d->progressText().toStdString();
   // The LNS run resumed by a process of its own: each goes at its own pace.
   {
@@ -623,7 +670,8 @@ TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
   for (const auto& [name, p] : d->plots()) {
     p->replot();
     const double gap = 0.5 * QFontMetricsF(p->xAxis->tickLabelFont(), p).height();
-    EXPECT_FALSE(ui::figures::labelsCollide(ui::figures::tickLabelBoxes(p->xAxis), gap)) << name.toStdString();
+    EXPECT_FALSE(ui::figures::labelsCollide(ui::figures::tickLabelBoxes(p->xAxis), gap))
+        << name.toStdString();
     for (auto* e : p->plotLayout()->elements(true)) {
       if (auto* t = dynamic_cast<ui::figures::ElidingTitle*>(e)) {
         ++titles;
@@ -642,7 +690,8 @@ TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
   EXPECT_LE(legend.right(), loss->viewport().right() - 1);
   EXPECT_GE(legend.left(), loss->axisRect()->outerRect().right());
   // Decimation notes: the curves with one count named together, once.
-  EXPECT_EQ(d->decimationNote().count(QStringLiteral(" of 20000 points")), 1) << d->decimationNote().toStdString();
+  EXPECT_EQ(d->decimationNote().count(QStringLiteral(" of 20000 points")), 1)
+      << d->decimationNote().toStdString();
   // The same from the loss builder: runs of 1,000, 900 and 1,000 steps on 40 columns.
   auto points = [](int n) {
     std::vector<store::ScalarPoint> p;
@@ -659,9 +708,11 @@ TEST(DailyUseViews, FourSchemesFitTheWindowWithReadableStepsAndLegend) {
        {QStringLiteral("c"), Qt::green, Qt::SolidLine, points(1000), {}, {}}},
       style);
   ASSERT_EQ(notes.size(), 2) << notes.join(QStringLiteral("; ")).toStdString();
-  EXPECT_TRUE(notes[0].startsWith(QStringLiteral("a train, c train: ")) && notes[0].endsWith(QStringLiteral(" of 1000 points")))
+  EXPECT_TRUE(notes[0].startsWith(QStringLiteral("a train, c train: ")) &&
+              notes[0].endsWith(QStringLiteral(" of 1000 points")))
       << notes[0].toStdString();
-  EXPECT_TRUE(notes[1].startsWith(QStringLiteral("b train: ")) && notes[1].endsWith(QStringLiteral(" of 900 points")))
+  EXPECT_TRUE(notes[1].startsWith(QStringLiteral("b train: ")) &&
+              notes[1].endsWith(QStringLiteral(" of 900 points")))
       << notes[1].toStdString();
 }
 
@@ -685,7 +736,8 @@ TEST(DailyUseViews, ADepthSweepComparesOnWholeLayersInANarrowWindow) {
   v.resize(900, 2400);
   v.show();
   QApplication::processEvents();
-  for (auto* combo : {v.findChild<QComboBox*>(QStringLiteral("diffA")), v.findChild<QComboBox*>(QStringLiteral("diffB"))}) {
+  for (auto* combo : {v.findChild<QComboBox*>(QStringLiteral("diffA")),
+                      v.findChild<QComboBox*>(QStringLiteral("diffB"))}) {
     ASSERT_NE(combo, nullptr);
     for (int i = 0; i < combo->count(); ++i) {
       EXPECT_EQ(combo->itemText(i).count(QLatin1Char('#')), 1) << combo->itemText(i).toStdString();
@@ -697,13 +749,15 @@ TEST(DailyUseViews, ADepthSweepComparesOnWholeLayersInANarrowWindow) {
     it->second->replot();
     const auto labels = it->second->xAxis->tickVectorLabels();
     ASSERT_GE(labels.size(), 2) << profile;
-    for (const auto& label : labels) EXPECT_FALSE(label.contains(QLatin1Char('.'))) << profile << ": " << label.toStdString();
+    for (const auto& label : labels)
+      EXPECT_FALSE(label.contains(QLatin1Char('.'))) << profile << ": " << label.toStdString();
   }
   // The dashboard's layer bars of a 12-layer group too.
   auto d = openDashboard(s, QStringLiteral("sweep-L12"));
   auto* bars = d->plots().at(QStringLiteral("prune_bars"));
   bars->replot();
-  for (const auto& label : bars->xAxis->tickVectorLabels()) EXPECT_FALSE(label.contains(QLatin1Char('.'))) << label.toStdString();
+  for (const auto& label : bars->xAxis->tickVectorLabels())
+    EXPECT_FALSE(label.contains(QLatin1Char('.'))) << label.toStdString();
 }
 
 // Eight entries over a short panel whose data keep to the bottom: the top-right corner is free,
@@ -727,7 +781,8 @@ TEST(DailyUseViews, ALegendTallerThanTheDataAreaIsNotPutInside) {
   const QRect legend = p.legend->outerRect();
   const QRect data = p.axisRect()->rect();
   EXPECT_TRUE(data.contains(legend) || !data.intersects(legend))
-      << "legend " << legend.top() << ".." << legend.bottom() << ", data " << data.top() << ".." << data.bottom();
+      << "legend " << legend.top() << ".." << legend.bottom() << ", data " << data.top() << ".."
+      << data.bottom();
   EXPECT_GE(legend.top(), p.viewport().top());
   EXPECT_LE(legend.bottom(), p.viewport().bottom());
 }
@@ -762,10 +817,12 @@ TEST(DailyUseViews, EveryPanelSavesItsDataAsCsv) {
   d->setCursorStep(150);
   const QString bars = ui::plotCsv(d->plots().at(QStringLiteral("prune_bars")));
   EXPECT_TRUE(bars.startsWith(QStringLiteral("series,x,y,value,standard_error\n")));
-  EXPECT_TRUE(bars.contains(QStringLiteral("\"Pre-LN\",1,2,"))) << bars.left(200).toStdString();  // layer 1's delta
+  EXPECT_TRUE(bars.contains(QStringLiteral("\"Pre-LN\",1,2,")))
+      << bars.left(200).toStdString();  // layer 1's delta
   const QString heat = ui::plotCsv(d->plots().at(QStringLiteral("variance_map:lns")));
   EXPECT_GE(heat.count(QLatin1Char('\n')), 1 + 4 * 6);  // every (step, layer) cell
-  ASSERT_TRUE(ui::savePlotCsv(d->plots().at(QStringLiteral("loss")), QString::fromStdString(dir.file("loss.csv"))));
+  ASSERT_TRUE(ui::savePlotCsv(d->plots().at(QStringLiteral("loss")),
+                              QString::fromStdString(dir.file("loss.csv"))));
   EXPECT_NE(test::readFile(dir.file("loss.csv")).find("\"Pre-LN train\""), std::string::npos);
 }
 
@@ -839,6 +896,7 @@ TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNo
   EXPECT_EQ(panel.table(0), t);  // a poll with the same rows keeps the table (and its selection)
   EXPECT_EQ(t->item(0, 2)->foreground().color(), QColor(128, 128, 128));
   EXPECT_NE(t->item(1, 2)->foreground().color(), QColor(128, 128, 128));
-  EXPECT_TRUE(panel.summary(0).contains(QStringLiteral("1 of 3 deltas lie within two standard errors")))
+  EXPECT_TRUE(
+      panel.summary(0).contains(QStringLiteral("1 of 3 deltas lie within two standard errors")))
       << panel.summary(0).toStdString();
 }

@@ -18,13 +18,15 @@
 #include "dashboard/group_dashboard.h"
 #include "main_window.h"
 #include "plot/plot_helpers.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
 
 namespace {
 
-std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s, const QString& group, int height) {
+std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s, const QString& group,
+                                                  int height) {
   auto d = std::make_unique<ui::GroupDashboard>(group);
   d->resize(1400, height);
   d->show();
@@ -66,13 +68,15 @@ TEST(DashboardInteraction, LazyLayersAreCountedByTheRunsOwnThresholds) {
   auto d = openDashboard(s, QStringLiteral("g"), 3000);
   d->setCursorStep(150);
   auto* p = d->plots().at(QStringLiteral("effectiveness"));
-  const int expected = analysis::classifyLayers({0.3f, 0.15f, 0.1f, 0.075f, 0.06f, 0.05f}, {0.1, 0.2}).lazy;
+  const int expected =
+      analysis::classifyLayers({0.3f, 0.15f, 0.1f, 0.075f, 0.06f, 0.05f}, {0.1, 0.2}).lazy;
   ASSERT_EQ(expected, 3);
   int bars = 0;
   for (int i = 0; i < p->plottableCount(); ++i) {
     if (!qobject_cast<QCPBars*>(p->plottable(i))) continue;
     ++bars;
-    EXPECT_TRUE(p->plottable(i)->name().contains(QStringLiteral("(3 lazy)"))) << p->plottable(i)->name().toStdString();
+    EXPECT_TRUE(p->plottable(i)->name().contains(QStringLiteral("(3 lazy)")))
+        << p->plottable(i)->name().toStdString();
   }
   EXPECT_EQ(bars, 2);
   // The threshold lines drawn are the run's: 0.1 and 0.2, not the default 0.05.
@@ -147,7 +151,8 @@ TEST(DashboardInteraction, AClickedPlotTakesThePlainWheel) {
   pairOfRuns(s);
   auto d = openDashboard(s, QStringLiteral("g"), 800);
   d->activateWindow();
-  if (!QTest::qWaitForWindowActive(d.get(), 2000)) GTEST_SKIP() << "no active window on this platform";
+  if (!QTest::qWaitForWindowActive(d.get(), 2000))
+    GTEST_SKIP() << "no active window on this platform";
   auto* loss = d->plots().at(QStringLiteral("loss"));
   EXPECT_EQ(loss->focusPolicy(), Qt::ClickFocus);
   loss->setFocus(Qt::MouseFocusReason);
@@ -165,7 +170,9 @@ TEST(DashboardInteraction, ResetAllZoomIsAMenuActionWithAShortcut) {
     pairOfRuns(s);
   }
   ui::MainWindow w(store::RunStore::open(dir.file("lab.db")),
-                   ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH),
+                   ui::MainWindowOptions{{},
+                                         {},
+                                         QString::fromStdString(depthlab::test::cliPath()),
                                          QString::fromStdString(dir.file("window.ini"))});
   w.show();
   auto* d = w.dashboard(QStringLiteral("g"));

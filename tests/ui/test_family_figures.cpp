@@ -47,11 +47,12 @@ TEST(FamilyFigures, ModelsOfDifferentDepthsShareRelativeDepthWithFamilyLabels) {
   const int64_t bare = addImported(s, "bare", "Qwen2ForCausalLM", 6, false);
   ui::ExportRequest req;
   req.runs = {llama, gemma, bare};
-  req.kind = ui::figureKindFromName(QStringLiteral("family-pruning"));
+  req.figure = QStringLiteral("family-pruning");
   req.path = QString::fromStdString(dir.file("fp.pdf"));
   const auto r = ui::exportFigure(s, req);
   EXPECT_EQ(r.files.size(), 3);
-  EXPECT_TRUE(r.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("run %1 has no pruning probe").arg(bare)));
+  EXPECT_TRUE(r.warnings.join(QLatin1Char(' '))
+                  .contains(QStringLiteral("run %1 has no pruning probe").arg(bare)));
   QFile csv(QString::fromStdString(dir.file("fp.csv")));
   ASSERT_TRUE(csv.open(QIODevice::ReadOnly));
   const QString text = QString::fromUtf8(csv.readAll());
@@ -60,21 +61,24 @@ TEST(FamilyFigures, ModelsOfDifferentDepthsShareRelativeDepthWithFamilyLabels) {
   EXPECT_TRUE(text.contains(QStringLiteral("%1,4,0.5,0.25,0.05").arg(gemma))) << text.toStdString();
 
   QCustomPlot plot;
-  req.kind = ui::figureKindFromName(QStringLiteral("family-angular"));
+  req.figure = QStringLiteral("family-angular");
   ui::drawFigure(&plot, s, req);
   QStringList names;
   for (int i = 0; i < plot.legend->itemCount(); ++i) {
-    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i))) names << item->plottable()->name();
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+      names << item->plottable()->name();
   }
-  EXPECT_EQ(names, (QStringList{QStringLiteral("llama (Llama, L = 4)"), QStringLiteral("gemma (Gemma 2, L = 8)")}));
+  EXPECT_EQ(names, (QStringList{QStringLiteral("llama (Llama, L = 4)"),
+                                QStringLiteral("gemma (Gemma 2, L = 8)")}));
   EXPECT_EQ(plot.graph(1)->data()->size(), 8);
   EXPECT_DOUBLE_EQ(plot.graph(1)->data()->at(7)->key, 1.0);
   EXPECT_GE(plot.xAxis->range().lower, -1e-9);
   EXPECT_LE(plot.xAxis->range().upper, 1.05);
 
-  const auto set = ui::exportFigureSet(s, {llama}, QStringLiteral("svg"), QString::fromStdString(dir.file("set")),
-                                       ui::FigureStyle{});
-  for (const auto& f : set.files) EXPECT_FALSE(f.contains(QStringLiteral("family"))) << f.toStdString();
+  const auto set = ui::exportFigureSet(s, {llama}, QStringLiteral("svg"),
+                                       QString::fromStdString(dir.file("set")), ui::FigureStyle{});
+  for (const auto& f : set.files)
+    EXPECT_FALSE(f.contains(QStringLiteral("family"))) << f.toStdString();
 }
 
 // Compare shows the family table when it compares imported models, and none for runs trained
@@ -111,8 +115,10 @@ TEST(FamilyFigures, CompareOfImportedModelsOnlyHidesTheTrainingPanels) {
   EXPECT_TRUE(models.plots().at(QStringLiteral("seed_groups"))->isHidden());
   EXPECT_FALSE(models.plots().at(QStringLiteral("variance"))->isHidden());
   // Probes they lack are said (these have no variance rows); a loss no model has is not.
-  EXPECT_TRUE(models.missingText().contains(QStringLiteral("no variance"))) << models.missingText().toStdString();
-  EXPECT_FALSE(models.missingText().contains(QStringLiteral("loss"))) << models.missingText().toStdString();
+  EXPECT_TRUE(models.missingText().contains(QStringLiteral("no variance")))
+      << models.missingText().toStdString();
+  EXPECT_FALSE(models.missingText().contains(QStringLiteral("loss")))
+      << models.missingText().toStdString();
   EXPECT_NE(models.findChild<QTableWidget*>(QStringLiteral("familyTable")), nullptr);
   const int64_t trained = test::addImportedRun(s, "trained here", "", 4);  // no import record
   ui::CompareView mixed(s, {llama, trained});

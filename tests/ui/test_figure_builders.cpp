@@ -58,7 +58,8 @@ std::vector<int64_t> writePair(store::RunStore& s) {
       b.layer(step, metrics::kPruneDelta, d);
       std::vector<float> m(kLayers * kLayers, NAN);  // (l, n): row l, column n - 1
       for (int l = 0; l < kLayers; ++l)
-        for (int n = 1; l + n <= kLayers; ++n) m[l * kLayers + n - 1] = k * (0.1f * n + 0.01f * l) + 0.001f * step;
+        for (int n = 1; l + n <= kLayers; ++n)
+          m[l * kLayers + n - 1] = k * (0.1f * n + 0.01f * l) + 0.001f * step;
       b.matrix(step, metrics::kAngular, kLayers, kLayers, m);
     }
     s.write(id, b);
@@ -84,12 +85,12 @@ std::unique_ptr<ui::GroupDashboard> openDashboard(store::RunStore& s) {
   return d;
 }
 
-// The paper figure of `kind` for `runs`, drawn onto `paper` as the export draws it; its warnings.
+// The paper figure `figure` for `runs`, drawn onto `paper` as the export draws it; its warnings.
 QStringList drawExport(QCustomPlot* paper, store::RunStore& s, const std::vector<int64_t>& runs,
-                       ui::FigureKind kind) {
+                       const QString& figure) {
   ui::ExportRequest req;
   req.runs = runs;
-  req.kind = kind;
+  req.figure = figure;
   return ui::drawFigure(paper, s, req);
 }
 
@@ -128,7 +129,7 @@ TEST(FigureBuilders, TheExportedPruningFigureHasTheDashboardsBars) {
   d.setCursorStep(100);
   auto dashboardBars = barsOf(d.plots().at(QStringLiteral("prune_bars")));
   QCustomPlot paper;
-  EXPECT_TRUE(drawExport(&paper, s, ids, ui::FigureKind::Pruning).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, ids, QStringLiteral("pruning")).isEmpty());
   auto paperBars = barsOf(&paper);
   ASSERT_EQ(dashboardBars.size(), 2u);
   ASSERT_EQ(paperBars.size(), 2u);
@@ -173,7 +174,7 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportCompareAndTheHeatmaps
   };
   auto* bars = dashboard->plots().at(QStringLiteral("prune_bars"));
   QCustomPlot paper;
-  EXPECT_TRUE(drawExport(&paper, s, ids, ui::FigureKind::Pruning).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, ids, QStringLiteral("pruning")).isEmpty());
   for (QCustomPlot* p : {bars, &paper}) {
     const auto whiskers = whiskersOf(p);
     ASSERT_EQ(whiskers.size(), 2u);
@@ -212,21 +213,24 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportCompareAndTheHeatmaps
   const QPoint overCell(static_cast<int>(heat->xAxis->coordToPixel(2)),
                         static_cast<int>(heat->yAxis->coordToPixel(2)));
   const QString cellText = ui::hoverText(heat, overCell);
-  EXPECT_TRUE(cellText.contains(QStringLiteral("value 0.4 \u00b1 %1").arg(0.03 + 0.001 * 7, 0, 'g', 3)))
+  EXPECT_TRUE(
+      cellText.contains(QStringLiteral("value 0.4 \u00b1 %1").arg(0.03 + 0.001 * 7, 0, 'g', 3)))
       << cellText.toStdString();
   // "Save CSV" of both panels carries the errors: the bar rows and the heatmap's cells.
   const QString barsCsv = ui::plotCsv(bars);
   EXPECT_TRUE(barsCsv.startsWith(QStringLiteral("series,x,y,value,standard_error\n")));
-  const QString barRow = QStringLiteral("%1,2,%2,,%3\n")
-                             .arg(QStringLiteral("\"") + barsOf(bars)[0]->name() + QStringLiteral("\""))
-                             .arg(first[1].second, 0, 'g', 10)
-                             .arg(static_cast<double>(errorsOf[ids[0]][1]), 0, 'g', 10);
+  const QString barRow =
+      QStringLiteral("%1,2,%2,,%3\n")
+          .arg(QStringLiteral("\"") + barsOf(bars)[0]->name() + QStringLiteral("\""))
+          .arg(first[1].second, 0, 'g', 10)
+          .arg(static_cast<double>(errorsOf[ids[0]][1]), 0, 'g', 10);
   EXPECT_TRUE(barsCsv.contains(barRow)) << barRow.toStdString() << " in\n" << barsCsv.toStdString();
   const QString heatCsv = ui::plotCsv(heat);
   const QString cellRow = QStringLiteral(",2,2,%1,%2\n")
                               .arg(static_cast<double>(0.2f * 2), 0, 'g', 10)
                               .arg(static_cast<double>(0.03f + 0.001f * 7), 0, 'g', 10);
-  EXPECT_TRUE(heatCsv.contains(cellRow)) << cellRow.toStdString() << " in\n" << heatCsv.toStdString();
+  EXPECT_TRUE(heatCsv.contains(cellRow)) << cellRow.toStdString() << " in\n"
+                                         << heatCsv.toStdString();
   // Compare's final pruning-delta profiles carry the same errors, from their last step: on the
   // curves, in the hover and in the CSV.
   ui::CompareView compare(s, ids);
@@ -254,7 +258,8 @@ TEST(FigureBuilders, PruningErrorBarsShowOnTheBarsTheExportCompareAndTheHeatmaps
                                .arg(point->value, 0, 'g', 10)
                                .arg(static_cast<double>(errorsOf[ids[0]][1]), 0, 'g', 10);
   const QString curveCsv = ui::plotCsv(profile);
-  EXPECT_TRUE(curveCsv.contains(curveRow)) << curveRow.toStdString() << " in\n" << curveCsv.toStdString();
+  EXPECT_TRUE(curveCsv.contains(curveRow)) << curveRow.toStdString() << " in\n"
+                                           << curveCsv.toStdString();
 }
 
 TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
@@ -265,7 +270,7 @@ TEST(FigureBuilders, TheExportedVarianceFigureHasTheDashboardsCurves) {
   auto& d = *dashboard;
   auto* panel = d.plots().at(QStringLiteral("variance:pre_ln"));
   QCustomPlot paper;
-  EXPECT_TRUE(drawExport(&paper, s, {ids[0]}, ui::FigureKind::Variance).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, {ids[0]}, QStringLiteral("variance")).isEmpty());
   ASSERT_EQ(panel->graphCount(), kLayers);
   ASSERT_EQ(paper.graphCount(), kLayers);
   for (int l = 0; l < kLayers; ++l) {
@@ -298,7 +303,7 @@ TEST(FigureBuilders, TheExportedVarianceFigureGoesLogWhenOneRunDwarfsAnotherTenf
     return out;
   };
   QCustomPlot paper;
-  drawExport(&paper, s, ids, ui::FigureKind::Variance);
+  drawExport(&paper, s, ids, QStringLiteral("variance"));
   ASSERT_EQ(leftAxes(paper).size(), 2u);
   for (auto* y : leftAxes(paper)) {
     EXPECT_EQ(y->scaleType(), QCPAxis::stLogarithmic);
@@ -309,7 +314,7 @@ TEST(FigureBuilders, TheExportedVarianceFigureGoesLogWhenOneRunDwarfsAnotherTenf
   test::TempDir other;
   auto pair = store::RunStore::open(other.file("pair.db"));
   QCustomPlot linear;
-  drawExport(&linear, pair, writePair(pair), ui::FigureKind::Variance);
+  drawExport(&linear, pair, writePair(pair), QStringLiteral("variance"));
   for (auto* y : leftAxes(linear)) {
     EXPECT_EQ(y->scaleType(), QCPAxis::stLinear);
     EXPECT_EQ(y->range().lower, 0);
@@ -325,7 +330,7 @@ TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
   d.setCursorStep(100);  // the last matrix, as the export uses
   auto* panel = colourMapOf(d.plots().at(QStringLiteral("angular_ln:lns")));
   QCustomPlot paper;
-  EXPECT_TRUE(drawExport(&paper, s, {ids[1]}, ui::FigureKind::Angular).isEmpty());
+  EXPECT_TRUE(drawExport(&paper, s, {ids[1]}, QStringLiteral("angular")).isEmpty());
   auto* figure = colourMapOf(&paper);
   ASSERT_NE(panel, nullptr);
   ASSERT_NE(figure, nullptr);
@@ -335,8 +340,10 @@ TEST(FigureBuilders, TheExportedAngularFigureHasTheDashboardsMatrix) {
   for (int i = 0; i < kLayers; ++i) {
     for (int j = 0; j < kLayers; ++j) {
       const double a = panel->data()->cell(i, j), b = figure->data()->cell(i, j);
-      if (std::isnan(a)) EXPECT_TRUE(std::isnan(b)) << i << "," << j;
-      else EXPECT_DOUBLE_EQ(a, b) << i << "," << j;
+      if (std::isnan(a))
+        EXPECT_TRUE(std::isnan(b)) << i << "," << j;
+      else
+        EXPECT_DOUBLE_EQ(a, b) << i << "," << j;
     }
   }
   EXPECT_EQ(panel->interpolate(), figure->interpolate());
@@ -355,7 +362,8 @@ TEST(FigureBuilders, TheExportedLossFigureHasTheDashboardsLosses) {
   auto& d = *dashboard;
   auto* panel = d.plots().at(QStringLiteral("loss"));
   QCustomPlot paper;
-  drawExport(&paper, s, ids, ui::FigureKind::Loss);  // warns that the second run has no validation loss
+  drawExport(&paper, s, ids,
+             QStringLiteral("loss"));  // warns that the second run has no validation loss
   auto graph = [](QCustomPlot* p, const QString& name) -> QCPGraph* {
     for (int i = 0; i < p->graphCount(); ++i) {
       if (p->graph(i)->name() == name) return p->graph(i);
@@ -462,7 +470,7 @@ TEST(FigureBuilders, TheExportedLossFigureAndCompareKeepADivergedRunsSpikeOffThe
     ids.push_back(id);
   }
   QCustomPlot paper;
-  drawExport(&paper, s, ids, ui::FigureKind::Loss);
+  drawExport(&paper, s, ids, QStringLiteral("loss"));
   EXPECT_LT(paper.yAxis->range().upper, 6.0);
   EXPECT_GT(paper.yAxis->range().upper, 5.5);
   ASSERT_EQ(textsOf(&paper).size(), 1u);
@@ -721,7 +729,7 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
     s.write(ids[1], b);
   }
   QCustomPlot paper;
-  const QStringList warnings = drawExport(&paper, s, ids, ui::FigureKind::Pruning);
+  const QStringList warnings = drawExport(&paper, s, ids, QStringLiteral("pruning"));
   ASSERT_EQ(warnings.size(), 1) << warnings.join(QStringLiteral("; ")).toStdString();
   EXPECT_TRUE(warnings[0].contains(QStringLiteral("shown at step 100")))
       << warnings[0].toStdString();
@@ -732,7 +740,7 @@ TEST(FigureBuilders, RunsTrainedToDifferentLengthsAreComparedAtTheLastStepBothHa
   for (int l = 0; l < kLayers; ++l)
     EXPECT_NEAR(lns[l].second, 0.1 * (kLayers - l) * 0.3 + 0.1, 1e-6);
   QCustomPlot angular;
-  const QStringList angularWarnings = drawExport(&angular, s, ids, ui::FigureKind::Angular);
+  const QStringList angularWarnings = drawExport(&angular, s, ids, QStringLiteral("angular"));
   ASSERT_EQ(angularWarnings.size(), 1);
   EXPECT_TRUE(angularWarnings[0].contains(QStringLiteral("shown at step 100")));
   std::vector<QCPColorMap*> maps;

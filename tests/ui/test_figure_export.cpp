@@ -16,6 +16,7 @@
 #include "experiment/experiment_config.h"
 #include "export/figure_export.h"
 #include "plot/colormaps.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -43,7 +44,8 @@ std::string makeStore(const test::TempDir& dir) {
         b.layer(step, "variance", v);
         b.layer(step, "prune_delta", {0.4f, 0.3f, 0.2f, 0.125f});
         std::vector<float> m(16, NAN);
-        for (int l = 0; l < 4; ++l) for (int n = 1; l + n <= 4; ++n) m[l * 4 + n - 1] = 0.1f * n + 0.01f * l;
+        for (int l = 0; l < 4; ++l)
+          for (int n = 1; l + n <= 4; ++n) m[l * 4 + n - 1] = 0.1f * n + 0.01f * l;
         b.matrix(step, "angular", 4, 4, m);
       }
     }
@@ -73,13 +75,14 @@ TEST(FigureExport, PdfIsVectorWithEmbeddedFontsAndLabels) {
   auto store = store::RunStore::open(db, store::RunStore::Mode::ReadOnly);
   ui::ExportRequest req;
   req.runs = {1, 2};
-  req.kind = ui::FigureKind::Variance;
+  req.figure = QStringLiteral("variance");
   req.path = QString::fromStdString(dir.file("out/variance.pdf"));
   auto r = ui::exportFigure(store, req);
   ASSERT_EQ(r.files.size(), 3);
   const std::string pdf = test::readFile(dir.file("out/variance.pdf"));
   ASSERT_EQ(pdf.rfind("%PDF-", 0), 0u);
-  if (test::runCommand("command -v pdffonts >/dev/null") != 0) GTEST_SKIP() << "poppler-utils not installed";
+  if (test::runCommand("command -v pdffonts >/dev/null") != 0)
+    GTEST_SKIP() << "poppler-utils not installed";
   // Vector content: the only raster image is the layer colour bar's gradient strip (a few
   // pixels across), and line-drawing operators are present.
   const auto images = run("pdfimages -list " + dir.file("out/variance.pdf"));
@@ -94,7 +97,8 @@ TEST(FigureExport, PdfIsVectorWithEmbeddedFontsAndLabels) {
       std::string page, num, type;
       int width = 0, height = 0;
       f >> page >> num >> type >> width >> height;
-      EXPECT_LE(std::min(width, height), 8) << "a raster image that is not a colour-bar strip: " << row;
+      EXPECT_LE(std::min(width, height), 8)
+          << "a raster image that is not a colour-bar strip: " << row;
     }
   }
   const auto fonts = run("pdffonts " + dir.file("out/variance.pdf"));
@@ -123,7 +127,7 @@ TEST(FigureExport, SvgHasPathsAndPngHasTheImpliedPixelSize) {
   auto store = store::RunStore::open(makeStore(dir), store::RunStore::Mode::ReadOnly);
   ui::ExportRequest req;
   req.runs = {1, 2};
-  req.kind = ui::FigureKind::Loss;
+  req.figure = QStringLiteral("loss");
   req.format = QStringLiteral("svg");
   req.path = QString::fromStdString(dir.file("loss.svg"));
   ui::exportFigure(store, req);
@@ -134,13 +138,15 @@ TEST(FigureExport, SvgHasPathsAndPngHasTheImpliedPixelSize) {
   while (!xml.atEnd()) {
     xml.readNext();
     // Curves and axes as vector primitives (Qt writes polylines as <polyline>, fills as <path>).
-    if (xml.isStartElement() && (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("polyline"))) ++paths;
+    if (xml.isStartElement() &&
+        (xml.name() == QLatin1String("path") || xml.name() == QLatin1String("polyline")))
+      ++paths;
   }
   EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
   EXPECT_GT(paths, 4);
 
   req.format = QStringLiteral("png");
-  req.kind = ui::FigureKind::Pruning;
+  req.figure = QStringLiteral("pruning");
   req.path = QString::fromStdString(dir.file("pruning.png"));
   req.style.widthPt = ui::parseLengthToPoints(QStringLiteral("8.5cm"));
   req.style.heightPt = ui::parseLengthToPoints(QStringLiteral("2in"));
@@ -156,7 +162,7 @@ TEST(FigureExport, CsvHoldsExactlyTheStoredValues) {
   auto store = store::RunStore::open(makeStore(dir), store::RunStore::Mode::ReadOnly);
   ui::ExportRequest req;
   req.runs = {2};
-  req.kind = ui::FigureKind::Variance;
+  req.figure = QStringLiteral("variance");
   req.path = QString::fromStdString(dir.file("v.pdf"));
   ui::exportFigure(store, req);
   QFile f(QString::fromStdString(dir.file("v.csv")));
@@ -168,8 +174,10 @@ TEST(FigureExport, CsvHoldsExactlyTheStoredValues) {
   for (int i = 1; i < lines.size(); ++i) {
     auto c = lines[i].split(QLatin1Char(','));
     const int layer = c[1].toInt(), step = c[2].toInt();
-    const size_t k = static_cast<size_t>(std::find(series.steps.begin(), series.steps.end(), step) - series.steps.begin());
-    EXPECT_EQ(c[3].toFloat(), series.values[k * 4 + static_cast<size_t>(layer - 1)]) << lines[i].toStdString();
+    const size_t k = static_cast<size_t>(std::find(series.steps.begin(), series.steps.end(), step) -
+                                         series.steps.begin());
+    EXPECT_EQ(c[3].toFloat(), series.values[k * 4 + static_cast<size_t>(layer - 1)])
+        << lines[i].toStdString();
   }
   QFile meta(QString::fromStdString(dir.file("v.json")));
   ASSERT_TRUE(meta.open(QIODevice::ReadOnly));
@@ -182,13 +190,13 @@ TEST(FigureExport, CsvHoldsExactlyTheStoredValues) {
 TEST(FigureExport, MissingMetricsAndOtherDepthsAreReportedNotFatal) {
   test::TempDir dir;
   auto store = store::RunStore::open(makeStore(dir), store::RunStore::Mode::ReadOnly);
-  auto r = ui::exportFigureSet(store, {1, 3}, QStringLiteral("svg"), QString::fromStdString(dir.file("set")),
-                               ui::FigureStyle{});
+  auto r = ui::exportFigureSet(store, {1, 3}, QStringLiteral("svg"),
+                               QString::fromStdString(dir.file("set")), ui::FigureStyle{});
   EXPECT_EQ(r.files.size(), 12);  // four figures x (svg, csv, json)
   EXPECT_TRUE(r.warnings.join(QLatin1Char(' ')).contains(QStringLiteral("run 3 has no variance")));
   ui::ExportRequest req;
   req.runs = {3};
-  req.kind = ui::FigureKind::Angular;
+  req.figure = QStringLiteral("angular");
   req.path = QString::fromStdString(dir.file("a.pdf"));
   EXPECT_THROW(ui::exportFigure(store, req), std::runtime_error);
   req.runs = {99};
@@ -201,12 +209,14 @@ TEST(FigureExport, HeadlessCliExport) {
   test::TempDir dir;
   auto db = makeStore(dir);
   std::string out;
-  int rc = test::runCommand("env -u DISPLAY -u QT_QPA_PLATFORM " + std::string(DEPTHLAB_CLI_PATH) + " --db " + db +
-                                " export --runs 1,2 --figure set --format png --width 8.5cm --dpi 100 --out " +
-                                dir.file("headless"),
-                            &out);
+  int rc = test::runCommand(
+      "env -u DISPLAY -u QT_QPA_PLATFORM " + depthlab::test::cliPath() + " --db " + db +
+          " export --runs 1,2 --figure set --format png --width 8.5cm --dpi 100 --out " +
+          dir.file("headless"),
+      &out);
   ASSERT_EQ(rc, 0) << out;
-  for (const char* f : {"loss.png", "variance.png", "angular.png", "pruning.png", "variance.csv", "angular.json"}) {
+  for (const char* f :
+       {"loss.png", "variance.png", "angular.png", "pruning.png", "variance.csv", "angular.json"}) {
     EXPECT_TRUE(QFile::exists(QString::fromStdString(dir.file(std::string("headless/") + f)))) << f;
   }
 }

@@ -49,7 +49,8 @@ std::vector<int64_t> writeRuns(store::RunStore& s) {
         v[l] = (l + 1) * (1.0f + step) * planned / 100;
         d[l] = 0.1f * (kLayers - l) + 0.001f * step;
         e[l] = 0.01f * (l + 1);
-        for (int n = 1; l + n <= kLayers; ++n) m[l * kLayers + n - 1] = 0.1f * n + 0.01f * l + 0.001f * step;
+        for (int n = 1; l + n <= kLayers; ++n)
+          m[l * kLayers + n - 1] = 0.1f * n + 0.01f * l + 0.001f * step;
       }
       b.layer(step, metrics::kVariance, v);
       b.layer(step, metrics::kPruneDelta, d);
@@ -71,11 +72,12 @@ struct TwoRuns {
   TwoRuns() { group.reload(s, {}); }
 };
 
-// The figure of `kind`, drawn from runs read once, and its CSV.
-QByteArray figureCsv(const ui::FigureRuns& read, const std::vector<int64_t>& ids, ui::FigureKind kind) {
+// The figure `figure`, drawn from runs read once, and its CSV.
+QByteArray figureCsv(const ui::FigureRuns& read, const std::vector<int64_t>& ids,
+                     const QString& figure) {
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = kind;
+  req.figure = figure;
   QCustomPlot plot;
   ui::FigureCsv csv;
   ui::drawFigure(&plot, read, req, &csv);
@@ -94,15 +96,20 @@ TEST(FigureOneReader, TheFiguresCsvIsWhatTheDashboardHolds) {
 
   // Variance: every point of every layer, as the dashboard holds them.
   ui::FigureCsv variance;
-  variance.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
+  variance.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"),
+                     QStringLiteral("variance")};
   for (const auto& r : group.runs()) {
     const auto& v = r.layers.at(metrics::kVariance);
     for (int l = 0; l < v.nLayers; ++l) {
       for (size_t k = 0; k < v.steps.size(); ++k)
-        variance.integer(r.info.id).integer(l + 1).integer(v.steps[k]).value(v.values[k * kLayers + l]).endRow();
+        variance.integer(r.info.id)
+            .integer(l + 1)
+            .integer(v.steps[k])
+            .value(v.values[k * kLayers + l])
+            .endRow();
     }
   }
-  EXPECT_EQ(figureCsv(read, ids, ui::FigureKind::Variance), variance.bytes());
+  EXPECT_EQ(figureCsv(read, ids, QStringLiteral("variance")), variance.bytes());
 
   // Angular: both runs at their last probe by step 100, the fewest steps either was planned for
   // (short's last is 50; long's is 150, shown at 100).
@@ -116,16 +123,22 @@ TEST(FigureOneReader, TheFiguresCsvIsWhatTheDashboardHolds) {
     for (int row = 0; row < m->rows; ++row) {
       for (int c = 0; c < m->cols; ++c) {
         const double v = m->data[static_cast<size_t>(row) * m->cols + c];
-        if (std::isfinite(v)) angular.integer(r.info.id).integer(m->step).integer(row + 1).integer(c + 1).value(v).endRow();
+        if (std::isfinite(v))
+          angular.integer(r.info.id)
+              .integer(m->step)
+              .integer(row + 1)
+              .integer(c + 1)
+              .value(v)
+              .endRow();
       }
     }
   }
-  EXPECT_EQ(figureCsv(read, ids, ui::FigureKind::Angular), angular.bytes());
+  EXPECT_EQ(figureCsv(read, ids, QStringLiteral("angular")), angular.bytes());
 
   // The file the export writes holds the same rows as the figure drawn from the runs read.
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = ui::FigureKind::Variance;
+  req.figure = QStringLiteral("variance");
   req.format = QStringLiteral("svg");
   req.path = QString::fromStdString(t.dir.file("variance.svg"));
   ui::exportFigure(s, req);
@@ -145,13 +158,15 @@ TEST(FigureOneReader, TheReaderIsTheDashboards) {
     const auto& dash = t.group.runs()[i];
     ASSERT_EQ(mine.info.id, dash.info.id);
     EXPECT_EQ(mine.totalSteps, dash.totalSteps);
-    for (const auto& [key, v] : dash.scalars) EXPECT_EQ(mine.scalars.at(key).size(), v.size()) << key;
+    for (const auto& [key, v] : dash.scalars)
+      EXPECT_EQ(mine.scalars.at(key).size(), v.size()) << key;
     for (const auto& [key, v] : dash.layers) {
       EXPECT_EQ(mine.layers.at(key).steps, v.steps) << key;
       EXPECT_EQ(mine.layers.at(key).values, v.values) << key;
     }
     ASSERT_EQ(mine.angular.size(), dash.angular.size());
-    for (size_t k = 0; k < mine.angular.size(); ++k) EXPECT_EQ(mine.angular[k].step, dash.angular[k].step);
+    for (size_t k = 0; k < mine.angular.size(); ++k)
+      EXPECT_EQ(mine.angular[k].step, dash.angular[k].step);
   }
 }
 
@@ -170,7 +185,8 @@ TEST(FigureOneReader, TheDialogsPreviewRedrawsWithoutReadingTheStore) {
   for (const char* figure : {"loss", "angular", "pruning", "family-pruning", "family-angular"}) {
     dialog.setFigure(QString::fromLatin1(figure));
     dialog.updatePreview();
-    EXPECT_FALSE(dialog.previewImage().isNull()) << figure << ": " << dialog.warnings().toStdString();
+    EXPECT_FALSE(dialog.previewImage().isNull())
+        << figure << ": " << dialog.warnings().toStdString();
   }
   // Reloading reads the store again: the runs are gone.
   dialog.reloadRuns();

@@ -22,6 +22,7 @@
 #include "runs/runs_browser.h"
 #include "store/metric_catalogue.h"
 #include "store_poller.h"
+#include "support/build_paths.h"
 #include "support/hf_fixtures.h"
 #include "support/model_fixtures.h"
 #include "support/temp_dir.h"
@@ -34,7 +35,9 @@ namespace {
 std::unique_ptr<ui::MainWindow> openWindow(const test::TempDir& dir, const QString& corpus) {
   auto w = std::make_unique<ui::MainWindow>(
       store::RunStore::open(dir.file("lab.db")),
-      ui::MainWindowOptions{corpus, {}, QStringLiteral(DEPTHLAB_CLI_PATH),
+      ui::MainWindowOptions{corpus,
+                            {},
+                            QString::fromStdString(depthlab::test::cliPath()),
                             QString::fromStdString(dir.file("window.ini"))});
   w->setClosePolicy(ui::MainWindow::ClosePolicy::KeepRunning);
   w->show();
@@ -80,7 +83,8 @@ TEST(HfActions, OpenModelImportsProbesAndShowsItsDashboard) {
   EXPECT_EQ(tabs->currentIndex(), 1);
   EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("Probed tiny-llama")))
       << w->statusBar()->currentMessage().toStdString();
-  if (const char* shot = std::getenv("DEPTHLAB_HF_SCREENSHOT")) w->grab().save(QString::fromUtf8(shot));
+  if (const char* shot = std::getenv("DEPTHLAB_HF_SCREENSHOT"))
+    w->grab().save(QString::fromUtf8(shot));
 }
 
 TEST(HfActions, ExportRefusalIsShownWithoutBlockingTheWindow) {
@@ -93,7 +97,8 @@ TEST(HfActions, ExportRefusalIsShownWithoutBlockingTheWindow) {
   run.scheme = "post_ln";
   run.configJson = experiment::toJson(c).dump();
   const auto id = s.createRun(run);
-  auto* button = w->findChild<ui::RunsBrowser*>()->findChild<QPushButton*>(QStringLiteral("export"));
+  auto* button =
+      w->findChild<ui::RunsBrowser*>()->findChild<QPushButton*>(QStringLiteral("export"));
   ASSERT_NE(button, nullptr);
   EXPECT_TRUE(button->toolTip().contains(QStringLiteral("LlamaForCausalLM")));
   bool menuHasOpen = false;
@@ -102,9 +107,11 @@ TEST(HfActions, ExportRefusalIsShownWithoutBlockingTheWindow) {
   }
   EXPECT_TRUE(menuHasOpen);
   w->hfActions()->exportRun(id, QString::fromStdString(dir.file("out")));
-  QTRY_VERIFY_WITH_TIMEOUT(w->findChild<QMessageBox*>(QStringLiteral("hfFailure")) != nullptr, 30000);
+  QTRY_VERIFY_WITH_TIMEOUT(w->findChild<QMessageBox*>(QStringLiteral("hfFailure")) != nullptr,
+                           30000);
   const auto* box = w->findChild<QMessageBox*>(QStringLiteral("hfFailure"));
-  EXPECT_TRUE(box->text().contains(QStringLiteral("normalizes after the residual add"))) << box->text().toStdString();
+  EXPECT_TRUE(box->text().contains(QStringLiteral("normalizes after the residual add")))
+      << box->text().toStdString();
   EXPECT_FALSE(box->isModal());
   EXPECT_FALSE(fs::exists(dir.file("out")));
 }

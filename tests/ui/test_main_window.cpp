@@ -9,11 +9,11 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QWheelEvent>
-#include <QSignalSpy>
 #include <QTest>
+#include <QWheelEvent>
 
 #include <cmath>
 #include <csignal>
@@ -22,15 +22,16 @@
 #include <nlohmann/json.hpp>
 
 #include "dashboard/group_dashboard.h"
-#include "experiment/resource_estimate.h"
 #include "experiment/config_fields.h"
 #include "experiment/presets.h"
+#include "experiment/resource_estimate.h"
 #include "launch/run_launcher.h"
 #include "main_window.h"
 #include "plot/series_adapter.h"
 #include "runs/runs_table_model.h"
 #include "setup/setup_panel.h"
 #include "store_poller.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -46,8 +47,12 @@ std::string writeCorpus(const test::TempDir& dir) {
 }
 
 std::unique_ptr<ui::MainWindow> openWindow(const test::TempDir& dir) {
-  auto w = std::make_unique<ui::MainWindow>(store::RunStore::open(dir.file("lab.db")),
-                                            ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH), QString::fromStdString(dir.file("window.ini"))});
+  auto w = std::make_unique<ui::MainWindow>(
+      store::RunStore::open(dir.file("lab.db")),
+      ui::MainWindowOptions{{},
+                            {},
+                            QString::fromStdString(depthlab::test::cliPath()),
+                            QString::fromStdString(dir.file("window.ini"))});
   w->setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
   w->show();
   return w;
@@ -118,7 +123,8 @@ TEST(MainWindow, SetupPanelRejectsAnInvalidConfigNamingTheField) {
   EXPECT_EQ(issues.front().field, "model.nHeads");
   auto* label = setup->findChild<QLabel*>(QStringLiteral("issues"));
   ASSERT_NE(label, nullptr);
-  EXPECT_TRUE(label->text().contains(QStringLiteral("Heads:"))) << label->text().toStdString();  // the form's word
+  EXPECT_TRUE(label->text().contains(QStringLiteral("Heads:")))
+      << label->text().toStdString();  // the form's word
   setup->setField(QStringLiteral("model.nHeads"), 4);
   EXPECT_TRUE(setup->launchEnabled());
   setup->setSchemes({});
@@ -143,15 +149,17 @@ TEST(MainWindow, ARunLaunchedFromTheSetupPanelReachesTheDashboard) {
   auto* d = w->dashboard(QString::fromStdString(runs.front().groupName));
   ASSERT_NE(d, nullptr);
   QTRY_VERIFY_WITH_TIMEOUT(d->isLoaded(), 5000);
-  EXPECT_EQ(qobject_cast<QTabWidget*>(w->centralWidget())->currentWidget(), d);  // Launch brought its tab forward
+  EXPECT_EQ(qobject_cast<QTabWidget*>(w->centralWidget())->currentWidget(),
+            d);  // Launch brought its tab forward
   EXPECT_TRUE(w->statusBar()->currentMessage().contains(QStringLiteral("finished")))
       << w->statusBar()->currentMessage().toStdString();
-  QTRY_VERIFY_WITH_TIMEOUT(d->data().runs().size() == 2 &&
-                               d->data().runs()[0].info.status == store::RunStatus::Finished, 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      d->data().runs().size() == 2 && d->data().runs()[0].info.status == store::RunStatus::Finished,
+      3000);
   d->redraw();
-  for (const char* name : {"loss", "variance:pre_ln", "variance:lns", "variance_map:lns",
-                           "angular_map:pre_ln", "angular_ln:lns", "prune_map:lns", "prune_bars",
-                           "effectiveness", "grad_norm"}) {
+  for (const char* name :
+       {"loss", "variance:pre_ln", "variance:lns", "variance_map:lns", "angular_map:pre_ln",
+        "angular_ln:lns", "prune_map:lns", "prune_bars", "effectiveness", "grad_norm"}) {
     ASSERT_TRUE(d->plots().count(QString::fromLatin1(name))) << name;
     EXPECT_GT(d->plots().at(QString::fromLatin1(name))->plottableCount(), 0) << name;
   }
@@ -162,7 +170,8 @@ TEST(MainWindow, StoppingARunMarksItStopped) {
   test::TempDir dir;
   auto w = openWindow(dir);
   w->launcher()->enqueue(tinyConfig(dir, 1000000), 1);
-  QTRY_VERIFY_WITH_TIMEOUT(firstRunId(*w) != 0 && statusOf(*w, firstRunId(*w)) == store::RunStatus::Running, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      firstRunId(*w) != 0 && statusOf(*w, firstRunId(*w)) == store::RunStatus::Running, 20000);
   const int64_t id = firstRunId(*w);
   QTRY_VERIFY_WITH_TIMEOUT(w->poller()->store().scalarSeries(id, "loss_train").size() > 5, 20000);
   QSignalSpy finished(w->launcher(), &ui::RunLauncher::groupFinished);
@@ -180,16 +189,19 @@ TEST(MainWindow, AKilledTrainingProcessShowsCrashedAndTheWindowStaysUp) {
   test::TempDir dir;
   auto w = openWindow(dir);
   w->launcher()->enqueue(tinyConfig(dir, 1000000), 1);
-  QTRY_VERIFY_WITH_TIMEOUT(firstRunId(*w) != 0 && statusOf(*w, firstRunId(*w)) == store::RunStatus::Running, 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      firstRunId(*w) != 0 && statusOf(*w, firstRunId(*w)) == store::RunStatus::Running, 20000);
   const int64_t id = firstRunId(*w);
   const qint64 pid = w->launcher()->runningPid();
   ASSERT_GT(pid, 0);
   ::kill(static_cast<pid_t>(pid), SIGKILL);
   QTRY_COMPARE_WITH_TIMEOUT(statusOf(*w, id), store::RunStatus::Crashed, 15000);
   int row = w->runsModel()->rowOfRun(id);
-  QTRY_COMPARE_WITH_TIMEOUT(w->runsModel()->data(w->runsModel()->index(row, ui::RunsTableModel::Status),
-                                                 Qt::DisplayRole).toString(),
-                            QStringLiteral("crashed"), 5000);
+  QTRY_COMPARE_WITH_TIMEOUT(
+      w->runsModel()
+          ->data(w->runsModel()->index(row, ui::RunsTableModel::Status), Qt::DisplayRole)
+          .toString(),
+      QStringLiteral("crashed"), 5000);
   EXPECT_TRUE(w->isVisible());
 }
 
@@ -223,7 +235,8 @@ TEST(MainWindow, ZoomingInRedecimatesForTheView) {
     nr.configJson = R"({"optim":{"steps":20000},"model":{"nLayers":2}})";
     int64_t id = s.createRun(nr);
     store::WriteBatch b;
-    for (int step = 0; step < 20000; ++step) b.scalar(step, "loss_train", 3.0 + std::sin(step * 0.01));
+    for (int step = 0; step < 20000; ++step)
+      b.scalar(step, "loss_train", 3.0 + std::sin(step * 0.01));
     s.write(id, b);
     s.finishRun(id, store::RunStatus::Finished);
   }
@@ -236,7 +249,8 @@ TEST(MainWindow, ZoomingInRedecimatesForTheView) {
   auto pointsIn = [&](double lo, double hi) {
     int n = 0;
     for (int g = 0; g < loss->graphCount(); ++g) {
-      for (auto it = loss->graph(g)->data()->constBegin(); it != loss->graph(g)->data()->constEnd(); ++it) {
+      for (auto it = loss->graph(g)->data()->constBegin(); it != loss->graph(g)->data()->constEnd();
+           ++it) {
         n += it->key >= lo && it->key <= hi;
       }
     }
@@ -245,8 +259,9 @@ TEST(MainWindow, ZoomingInRedecimatesForTheView) {
   const int before = pointsIn(1000, 1100);
   EXPECT_TRUE(d->decimationNote().contains(QStringLiteral("of 20000 points")));
   // The user zooms to steps 1000-1100 (Ctrl+wheel): the view is rebuilt from the full data.
-  QWheelEvent wheel(QPointF(100, 100), loss->mapToGlobal(QPoint(100, 100)), QPoint(), QPoint(0, 120),
-                    Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);  // Ctrl: zoom
+  QWheelEvent wheel(QPointF(100, 100), loss->mapToGlobal(QPoint(100, 100)), QPoint(),
+                    QPoint(0, 120), Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase,
+                    false);  // Ctrl: zoom
   QApplication::sendEvent(loss, &wheel);
   loss->xAxis->setRange(1000, 1100);
   QTRY_VERIFY_WITH_TIMEOUT(pointsIn(1000, 1100) >= 2 * 100, 2000);  // every raw + smoothed point
@@ -278,15 +293,19 @@ TEST(MainWindow, ASweepLaunchesOnePairedGroupPerGridPoint) {
   const QString estimate = w->setupPanel()->estimateText();
   for (const auto& g : groups) {
     const auto e = experiment::estimateRun(g, g.schemes.front());
-    EXPECT_TRUE(estimate.contains(QStringLiteral("%1: %2M params").arg(QString::fromStdString(g.name)).arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)))
+    EXPECT_TRUE(estimate.contains(QStringLiteral("%1: %2M params")
+                                      .arg(QString::fromStdString(g.name))
+                                      .arg(static_cast<double>(e.params) / 1e6, 0, 'f', 2)))
         << estimate.toStdString();
   }
-  for (const auto& s : c.schemes) EXPECT_FALSE(estimate.contains(QString::fromStdString(s + ": "))) << estimate.toStdString();
+  for (const auto& s : c.schemes)
+    EXPECT_FALSE(estimate.contains(QString::fromStdString(s + ": "))) << estimate.toStdString();
   w->setupPanel()->setSweep(QStringLiteral("2, x"), QString(), QString());
   EXPECT_FALSE(w->setupPanel()->launchEnabled());
   EXPECT_EQ(w->setupPanel()->issues().size(), 0u);  // the config itself is fine...
   auto* label = w->setupPanel()->findChild<QLabel*>(QStringLiteral("issues"));
-  EXPECT_TRUE(label->text().contains(QStringLiteral("Depths"))) << label->text().toStdString();  // ...the sweep is not
+  EXPECT_TRUE(label->text().contains(QStringLiteral("Depths")))
+      << label->text().toStdString();  // ...the sweep is not
   w->setupPanel()->setSweep(QStringLiteral("2, 3"), QString(), QString());
   QSignalSpy finished(w->launcher(), &ui::RunLauncher::groupFinished);
   w->setupPanel()->findChild<QPushButton*>(QStringLiteral("launch"))->click();
@@ -315,8 +334,12 @@ TEST(MainWindow, DashboardRendersToAPngWithItsPanels) {
         b.scalar(step, "loss_train", 5.0 * std::exp(-step / 80.0) + 1.0);
         if (step % 25 == 0) {
           std::vector<float> v(6), a(6), m(36, NAN);
-          for (int l = 0; l < 6; ++l) { v[l] = static_cast<float>(k * (l + 1) * step / 30.0); a[l] = 0.1f * (6 - l); }
-          for (int l = 0; l < 6; ++l) for (int n = 1; l + n <= 6; ++n) m[l * 6 + n - 1] = 0.05f * n;
+          for (int l = 0; l < 6; ++l) {
+            v[l] = static_cast<float>(k * (l + 1) * step / 30.0);
+            a[l] = 0.1f * (6 - l);
+          }
+          for (int l = 0; l < 6; ++l)
+            for (int n = 1; l + n <= 6; ++n) m[l * 6 + n - 1] = 0.05f * n;
           b.layer(step, "variance", v);
           b.layer(step, "angular_adjacent", a);
           b.layer(step, "prune_delta", a);

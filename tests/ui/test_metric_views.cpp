@@ -12,6 +12,7 @@
 #include "dashboard/group_dashboard.h"
 #include "dashboard/group_data.h"
 #include "dashboard/panel_specs.h"
+#include "export/figure_catalogue.h"
 #include "export/figure_export.h"
 #include "store/metric_catalogue.h"
 #include "support/temp_dir.h"
@@ -38,9 +39,7 @@ std::vector<int64_t> writeEveryMetric(store::RunStore& s) {
         const std::string key(m.key);
         switch (m.kind) {
           case metrics::Kind::Scalar: b.scalar(step, key, 1.0 + step * 0.01); break;
-          case metrics::Kind::PerLayer:
-            b.layer(step, key, {0.5f, 1.0f, 1.5f, 2.0f + step});
-            break;
+          case metrics::Kind::PerLayer: b.layer(step, key, {0.5f, 1.0f, 1.5f, 2.0f + step}); break;
           case metrics::Kind::Matrix: {
             std::vector<float> v(kLayers * kLayers, NAN);
             for (int l = 0; l < kLayers; ++l)
@@ -97,8 +96,14 @@ TEST(MetricViews, TheScrubbersStopsAreEveryProbedStepOfEveryRunOnce) {
     store::WriteBatch b;
     for (int step = 0; step <= 300; ++step) {
       b.layer(step, metrics::kLayerGradNorm, {1.0f});  // every step: not a stop
-      if (step % (25 + 10 * run) == 0) { b.layer(step, metrics::kVariance, {1.0f}); want.insert(step); }
-      if (step % 100 == 7) { b.layer(step, metrics::kPruneDelta, {1.0f}); want.insert(step); }
+      if (step % (25 + 10 * run) == 0) {
+        b.layer(step, metrics::kVariance, {1.0f});
+        want.insert(step);
+      }
+      if (step % 100 == 7) {
+        b.layer(step, metrics::kPruneDelta, {1.0f});
+        want.insert(step);
+      }
     }
     s.write(id, b);
   }
@@ -126,7 +131,7 @@ TEST(MetricViews, EveryExportableRowIsInTheFigureSet) {
     SCOPED_TRACE(std::string(m.key));
     switch (m.kind) {
       case metrics::Kind::Scalar:  // 1 + 100 * 0.01 at the last step
-        EXPECT_TRUE(csvs.contains(QLatin1String(m.key.data(), static_cast<int>(m.key.size())))) ;
+        EXPECT_TRUE(csvs.contains(QLatin1String(m.key.data(), static_cast<int>(m.key.size()))));
         break;
       case metrics::Kind::PerLayer:  // 2 + 100 in the deepest layer at the last step
         EXPECT_TRUE(csvs.contains(QStringLiteral(",102"))) << csvs.left(400).toStdString();
@@ -161,7 +166,7 @@ TEST(MetricViews, TheDashboardIsBuiltFromItsPanelTable) {
       }
       // The export a panel offers is the figure built from the same builders.
       if (!spec.figure.isEmpty()) {
-        EXPECT_NO_THROW(ui::figureKindFromName(spec.figure));
+        EXPECT_NO_THROW(ui::requireFigure(spec.figure));
       }
       EXPECT_EQ(ui::GroupDashboard::figureForPanel(spec.key), spec.figure);
       // Every panel draws catalogued metrics.

@@ -13,6 +13,7 @@
 #include "daily_use_fixtures.h"
 #include "export/figure_dialog.h"
 #include "export/figure_export.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -58,7 +59,7 @@ TEST(PaperFigureContent, NamesSetInTheWindowReachTheCliExport) {
     ASSERT_EQ(dialog.saveTo(QString::fromStdString(dir.file("window/loss.svg"))).size(), 3);
   }
   std::string out;
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + db + " export --runs " +
+  ASSERT_EQ(test::runCommand(depthlab::test::cliPath() + " --db " + db + " export --runs " +
                                  std::to_string(ids[0]) + "," + std::to_string(ids[1]) +
                                  " --figure loss --format svg --out " + dir.file("cli/loss.svg"),
                              &out),
@@ -68,12 +69,12 @@ TEST(PaperFigureContent, NamesSetInTheWindowReachTheCliExport) {
   EXPECT_NE(svg.find("LNS (ours)"), std::string::npos);
   EXPECT_NE(svg.find("baseline"), std::string::npos);
   // A --label beats the stored name.
-  ASSERT_EQ(test::runCommand(std::string(DEPTHLAB_CLI_PATH) + " --db " + db + " export --runs " +
-                                 std::to_string(ids[1]) +
-                                 " --label lns=Mine --figure loss --format svg --out " +
-                                 dir.file("cli/label.svg"),
-                             &out),
-            0)
+  ASSERT_EQ(
+      test::runCommand(
+          depthlab::test::cliPath() + " --db " + db + " export --runs " + std::to_string(ids[1]) +
+              " --label lns=Mine --figure loss --format svg --out " + dir.file("cli/label.svg"),
+          &out),
+      0)
       << out;
   const std::string labelled = test::readFile(dir.file("cli/label.svg"));
   EXPECT_NE(labelled.find("Mine"), std::string::npos);
@@ -86,7 +87,7 @@ TEST(PaperFigureContent, TheLossKeySaysTrainAndValidationAndTheSmoothing) {
   const auto ids = twoRuns(s);
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = ui::FigureKind::Loss;
+  req.figure = QStringLiteral("loss");
   QCustomPlot raw;
   ui::drawFigure(&raw, s, req);
   EXPECT_TRUE(legendNames(raw).contains(QStringLiteral("train")));
@@ -118,7 +119,7 @@ TEST(PaperFigureContent, TwoRunsValidationLinesDifferInDashAndMarker) {
   const auto ids = twoRuns(s);
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = ui::FigureKind::Loss;
+  req.figure = QStringLiteral("loss");
   QCustomPlot plot;
   ui::drawFigure(&plot, s, req);
   std::vector<QCPGraph*> validations;  // the runs' dashed lines with data
@@ -138,7 +139,7 @@ TEST(PaperFigureContent, TheAngularMatrixShowsRowOneWhole) {
   const auto ids = twoRuns(s);
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = ui::FigureKind::Angular;
+  req.figure = QStringLiteral("angular");
   QCustomPlot plot;
   ui::drawFigure(&plot, s, req);
   for (auto* rect : plot.axisRects()) {

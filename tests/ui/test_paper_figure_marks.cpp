@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "daily_use_fixtures.h"
+#include "export/figure_catalogue.h"
 #include "export/figure_export.h"
 #include "store/metric_catalogue.h"
 
@@ -150,11 +151,11 @@ TEST(PaperFigureMarks, NoLabelLiesOnAnotherMarkAt6And85And17Cm) {
   auto s = store::RunStore::open(dir.file("m.db"));
   const auto ids = realisticRuns(s);
   for (const char* width : {"6cm", "8.5cm", "17cm"}) {
-    for (const auto& figure : ui::kFigureNames) {
+    for (const auto& figure : ui::figureIds()) {
       SCOPED_TRACE(std::string(width) + " " + figure.toStdString());
       ui::ExportRequest req;
       req.runs = ids;
-      req.kind = ui::figureKindFromName(figure);
+      req.figure = figure;
       req.style.widthPt = ui::parseLengthToPoints(QString::fromLatin1(width));
       req.style.schemeNames[QStringLiteral("lns")] = QStringLiteral("LNS (ours)");  // long names
       req.style.smoothing = 0.6;  // the loss key's longest entry
@@ -175,7 +176,7 @@ TEST(PaperFigureMarks, TheOffScaleValuesAreStillWrittenAndTheirBarsStillRunOff) 
   const auto ids = realisticRuns(s);
   ui::ExportRequest req;
   req.runs = ids;
-  req.kind = ui::FigureKind::Pruning;
+  req.figure = QStringLiteral("pruning");
   QCustomPlot plot;
   ui::drawFigure(&plot, s, req);
   QStringList values;

@@ -27,6 +27,7 @@
 #include "launch/reproduce_job.h"
 #include "main_window.h"
 #include "store_poller.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -258,7 +259,7 @@ TEST(ReproduceWindow, RunMenuLaunchesTinyCheckAndItsRunsAppear) {
   ui::MainWindow w(store::RunStore::open(dir.file("lab.db")),
                    ui::MainWindowOptions{QString::fromStdString(dir.file("book.txt")),
                                          {},
-                                         QStringLiteral(DEPTHLAB_CLI_PATH),
+                                         QString::fromStdString(depthlab::test::cliPath()),
                                          QString::fromStdString(dir.file("window.ini"))});
   w.setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
   w.show();
@@ -319,7 +320,7 @@ TEST(ReproduceWindow, AFailingCommandNamesItsLastErrorLine) {
   ui::MainWindow w(store::RunStore::open(dir.file("lab.db")),
                    ui::MainWindowOptions{{},
                                          {},
-                                         QStringLiteral(DEPTHLAB_CLI_PATH),
+                                         QString::fromStdString(depthlab::test::cliPath()),
                                          QString::fromStdString(dir.file("window.ini"))});
   w.setClosePolicy(ui::MainWindow::ClosePolicy::StopRuns);
   w.show();

@@ -35,13 +35,13 @@ std::vector<QCPAxisRect*> curveRects(QCustomPlot* plot) {
 
 // The group's dashboard `d` (loaded from `s`) and the exported variance figure of `runs` on
 // `paper`: the two views of one spec. Returns the figure's curve panels.
-std::vector<QCPAxisRect*> drawBothViews(store::RunStore& s, ui::GroupDashboard& d, QCustomPlot& paper,
-                                        std::vector<int64_t> runs) {
+std::vector<QCPAxisRect*> drawBothViews(store::RunStore& s, ui::GroupDashboard& d,
+                                        QCustomPlot& paper, std::vector<int64_t> runs) {
   d.resize(1400, 900);
   d.refresh(s, {});
   ui::ExportRequest req;
   req.runs = std::move(runs);
-  req.kind = ui::FigureKind::Variance;
+  req.figure = QStringLiteral("variance");
   ui::drawFigure(&paper, s, req);
   return curveRects(&paper);
 }
@@ -96,10 +96,11 @@ TEST(SeriesLoader, TheLoaderAnswersOnTheGuiThreadAndNotWhenTheReceiverIsGone) {
   QObject receiver;
   ui::GroupSnapshot got;
   Qt::HANDLE answeredOn = nullptr;
-  ASSERT_TRUE(poller.loadAsync(QStringLiteral("g"), nullptr, {}, &receiver, [&](ui::GroupSnapshot s) {
-    got = std::move(s);
-    answeredOn = QThread::currentThreadId();
-  }));
+  ASSERT_TRUE(
+      poller.loadAsync(QStringLiteral("g"), nullptr, {}, &receiver, [&](ui::GroupSnapshot s) {
+        got = std::move(s);
+        answeredOn = QThread::currentThreadId();
+      }));
   QTRY_VERIFY_WITH_TIMEOUT(got != nullptr, 5000);
   EXPECT_EQ(answeredOn, QThread::currentThreadId());
   EXPECT_NE(got->loadedOn(), QThread::currentThreadId());
@@ -107,7 +108,8 @@ TEST(SeriesLoader, TheLoaderAnswersOnTheGuiThreadAndNotWhenTheReceiverIsGone) {
   // A receiver closed before the answer: nothing is called.
   bool called = false;
   auto* gone = new QObject;
-  poller.loadAsync(QStringLiteral("g"), nullptr, {}, gone, [&](ui::GroupSnapshot) { called = true; });
+  poller.loadAsync(QStringLiteral("g"), nullptr, {}, gone,
+                   [&](ui::GroupSnapshot) { called = true; });
   delete gone;
   QTest::qWait(300);
   EXPECT_FALSE(called);
@@ -118,7 +120,8 @@ TEST(SeriesLoader, TheOverviewKeepsEveryLayersExtentInStepOrder) {
   s.nLayers = 3;
   for (int step = 0; step < 5000; ++step) {
     s.steps.push_back(step);
-    for (int l = 0; l < 3; ++l) s.values.push_back(static_cast<float>((l + 1) * std::sin(step * 0.01 * (l + 1))));
+    for (int l = 0; l < 3; ++l)
+      s.values.push_back(static_cast<float>((l + 1) * std::sin(step * 0.01 * (l + 1))));
   }
   s.values[1234 * 3 + 1] = 50.0f;  // a spike in layer 2
   const auto overview = ui::layerOverview(s, 100);
@@ -128,7 +131,9 @@ TEST(SeriesLoader, TheOverviewKeepsEveryLayersExtentInStepOrder) {
     EXPECT_LE(o.keys.size(), 202);  // two a column; the last step closes a column of its own
     EXPECT_TRUE(std::is_sorted(o.keys.begin(), o.keys.end()));
     float lo = 1e9f, hi = -1e9f;
-    for (int i = 0; i < 5000; ++i) lo = std::min(lo, s.values[static_cast<size_t>(i * 3 + l)]), hi = std::max(hi, s.values[static_cast<size_t>(i * 3 + l)]);
+    for (int i = 0; i < 5000; ++i)
+      lo = std::min(lo, s.values[static_cast<size_t>(i * 3 + l)]),
+      hi = std::max(hi, s.values[static_cast<size_t>(i * 3 + l)]);
     EXPECT_DOUBLE_EQ(*std::min_element(o.values.begin(), o.values.end()), lo) << "layer " << l + 1;
     EXPECT_DOUBLE_EQ(*std::max_element(o.values.begin(), o.values.end()), hi) << "layer " << l + 1;
     // Re-decimated to a panel's width, as the full series decimated there.
@@ -157,7 +162,8 @@ TEST(OneSpec, TheVarianceFigureAndTheDashboardPanelAgreeOnNameScaleAndRanges) {
   ASSERT_NE(spec, nullptr);
   EXPECT_EQ(spec->yLabel, QStringLiteral("output variance"));  // the catalogue's label
   for (size_t i = 0; i < rects.size(); ++i) {
-    auto* panel = d.plots().at(QStringLiteral("variance:") + (i == 0 ? QStringLiteral("pre_ln") : QStringLiteral("lns")));
+    auto* panel = d.plots().at(QStringLiteral("variance:") +
+                               (i == 0 ? QStringLiteral("pre_ln") : QStringLiteral("lns")));
     auto* y = rects[i]->axis(QCPAxis::atLeft);
     auto* x = rects[i]->axis(QCPAxis::atBottom);
     if (i == 0) EXPECT_EQ(y->label(), panel->yAxis->label());
@@ -188,12 +194,14 @@ TEST(OneSpec, RunsOfOneMagnitudeShareALinearScaleFromZeroInBothViews) {
 TEST(OneSpec, TheExportedFiguresAreThoseOfMetricsTheCatalogueExports) {
   const auto figures = ui::dashboard::exportedFigures();
   for (const char* f : {"loss", "variance", "angular", "pruning"}) {
-    EXPECT_NE(std::find(figures.begin(), figures.end(), QString::fromLatin1(f)), figures.end()) << f;
+    EXPECT_NE(std::find(figures.begin(), figures.end(), QString::fromLatin1(f)), figures.end())
+        << f;
   }
   // The axis rules come from the catalogue: variance may be logarithmic, pruning deltas not.
   EXPECT_TRUE(ui::dashboard::logAxis(*ui::dashboard::panelSpec(QStringLiteral("variance"))));
   EXPECT_FALSE(ui::dashboard::logAxis(*ui::dashboard::panelSpec(QStringLiteral("prune_bars"))));
-  EXPECT_EQ(ui::dashboard::metricLabel(QStringLiteral("prune_delta")), QStringLiteral("pruning delta (nats)"));
+  EXPECT_EQ(ui::dashboard::metricLabel(QStringLiteral("prune_delta")),
+            QStringLiteral("pruning delta (nats)"));
   // One value / error pairing for every view.
   EXPECT_EQ(ui::dashboard::errorMetricOf(metrics::kPruneDelta), metrics::kPruneDeltaError);
   EXPECT_EQ(ui::dashboard::errorMetricOf(metrics::kBlockPrune), metrics::kBlockPruneError);

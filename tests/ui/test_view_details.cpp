@@ -18,16 +18,17 @@
 
 #include <filesystem>
 
-#include "daily_use_fixtures.h"
 #include "compare/compare_view.h"
+#include "daily_use_fixtures.h"
 #include "dashboard/group_dashboard.h"
 #include "launch/group_end_text.h"
 #include "launch/run_launcher.h"
-#include "runs/runs_table_model.h"
 #include "main_window.h"
 #include "plot/axis_fit.h"
 #include "runs/runs_filter_model.h"
+#include "runs/runs_table_model.h"
 #include "setup/setup_panel.h"
+#include "support/build_paths.h"
 #include "support/temp_dir.h"
 
 using namespace depthlab;
@@ -41,7 +42,8 @@ TEST(ViewDetails, AGroupsEndSaysWhatBecameOfItsRuns) {
   };
   using S = store::RunStatus;
   const QString g = QStringLiteral("g");
-  EXPECT_EQ(ui::groupEndMessage(g, {run("g", S::Stopped), run("g", S::Stopped), run("h", S::Finished)}, 0, {}),
+  EXPECT_EQ(ui::groupEndMessage(
+                g, {run("g", S::Stopped), run("g", S::Stopped), run("h", S::Finished)}, 0, {}),
             QStringLiteral("Group g stopped"));
   EXPECT_EQ(ui::groupEndMessage(g, {run("g", S::Finished), run("g", S::Finished)}, 0, {}),
             QStringLiteral("Group g finished"));
@@ -80,10 +82,12 @@ TEST(ViewDetails, ARunsFilterThatCannotBeOneSaysSo) {
       << f.filterDescription().toStdString();
   f.setRunFilter(QStringLiteral("vall loss < 1.5"), -1);
   EXPECT_TRUE(f.filterInvalid());
-  EXPECT_TRUE(f.filterDescription().contains(QStringLiteral("no column \"vall loss\""))) << f.filterDescription().toStdString();
+  EXPECT_TRUE(f.filterDescription().contains(QStringLiteral("no column \"vall loss\"")))
+      << f.filterDescription().toStdString();
   f.setRunFilter(QStringLiteral("val loss < 1.5"), -1);
   EXPECT_FALSE(f.filterInvalid());
-  EXPECT_TRUE(f.filterDescription().startsWith(QStringLiteral("runs where"))) << f.filterDescription().toStdString();
+  EXPECT_TRUE(f.filterDescription().startsWith(QStringLiteral("runs where")))
+      << f.filterDescription().toStdString();
   f.setRunFilter(QStringLiteral("lns"), -1);  // free text
   EXPECT_FALSE(f.filterInvalid());
 }
@@ -114,7 +118,8 @@ TEST(ViewDetails, ATokensAxisReadsShortCounts) {
   EXPECT_TRUE(shortened) << labels.join(QLatin1Char(' ')).toStdString();
   d.setLossAxis(QStringLiteral("step"));
   loss->replot(QCustomPlot::rpImmediateRefresh);
-  for (const auto& l : loss->xAxis->tickVectorLabels()) EXPECT_FALSE(l.endsWith(QLatin1Char('k'))) << l.toStdString();
+  for (const auto& l : loss->xAxis->tickVectorLabels())
+    EXPECT_FALSE(l.endsWith(QLatin1Char('k'))) << l.toStdString();
 }
 
 TEST(ViewDetails, ANumberTypedOutsideItsRangeIsSaidAndLeavingTakesTheNearest) {
@@ -132,7 +137,8 @@ TEST(ViewDetails, ANumberTypedOutsideItsRangeIsSaidAndLeavingTakesTheNearest) {
   QFocusEvent out(QEvent::FocusOut, Qt::TabFocusReason);  // Tab: the nearest allowed value
   QApplication::sendEvent(width, &out);
   EXPECT_EQ(width->value(), 8);
-  EXPECT_FALSE(issues->text().contains(QStringLiteral("is below the smallest"))) << issues->text().toStdString();
+  EXPECT_FALSE(issues->text().contains(QStringLiteral("is below the smallest")))
+      << issues->text().toStdString();
 }
 
 TEST(ViewDetails, SetupMessagesNameFieldsByTheirLabels) {
@@ -141,7 +147,7 @@ TEST(ViewDetails, SetupMessagesNameFieldsByTheirLabels) {
   auto* issues = p.findChild<QLabel*>(QStringLiteral("issues"));
   ASSERT_NE(issues, nullptr);
   EXPECT_TRUE(issues->text().contains(QStringLiteral("Heads:"))) << issues->text().toStdString();
-  EXPECT_FALSE(issues->text().contains(QStringLiteral("model.")))  << issues->text().toStdString();
+  EXPECT_FALSE(issues->text().contains(QStringLiteral("model."))) << issues->text().toStdString();
 }
 
 TEST(ViewDetails, AComparisonLosesRunsDeletedFromTheStore) {
@@ -153,7 +159,9 @@ TEST(ViewDetails, AComparisonLosesRunsDeletedFromTheStore) {
     test::addFakeRun(s, test::FakeRun{"h", "pre_ln", 2});
   }
   ui::MainWindow w(store::RunStore::open(dir.file("lab.db")),
-                   ui::MainWindowOptions{{}, {}, QString::fromLatin1(DEPTHLAB_CLI_PATH),
+                   ui::MainWindowOptions{{},
+                                         {},
+                                         QString::fromStdString(depthlab::test::cliPath()),
                                          QString::fromStdString(dir.file("window.ini"))});
   auto* tabs = qobject_cast<QTabWidget*>(w.centralWidget());
   ASSERT_NE(tabs, nullptr);
@@ -161,13 +169,16 @@ TEST(ViewDetails, AComparisonLosesRunsDeletedFromTheStore) {
   ASSERT_NE(v, nullptr);
   QTRY_VERIFY_WITH_TIMEOUT(v->isLoaded(), 5000);  // read on the loader thread
   w.showTab(v);
-  auto comparison = [&]() -> ui::CompareView* { return qobject_cast<ui::CompareView*>(tabs->currentWidget()); };
+  auto comparison = [&]() -> ui::CompareView* {
+    return qobject_cast<ui::CompareView*>(tabs->currentWidget());
+  };
   w.deleteRuns({3}, true);
   ASSERT_NE(comparison(), nullptr);
   EXPECT_EQ(comparison()->runIds(), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(tabs->tabText(tabs->currentIndex()), QStringLiteral("Compare 1,2"));
   w.deleteRuns({2}, true);  // one run left: nothing to compare
-  for (int i = 0; i < tabs->count(); ++i) EXPECT_EQ(qobject_cast<ui::CompareView*>(tabs->widget(i)), nullptr);
+  for (int i = 0; i < tabs->count(); ++i)
+    EXPECT_EQ(qobject_cast<ui::CompareView*>(tabs->widget(i)), nullptr);
 }
 
 TEST(ViewDetails, AQueuedGroupSaysItsPlaceAndLeavesNoCellBlank) {
@@ -185,10 +196,13 @@ TEST(ViewDetails, AQueuedGroupSaysItsPlaceAndLeavesNoCellBlank) {
   EXPECT_EQ(launcher.queuePosition(QStringLiteral("q1")), 1);
   EXPECT_EQ(launcher.queuePosition(QStringLiteral("q2")), 2);
   ui::RunsTableModel m;
-  m.resetRuns({}, {}, {{QStringLiteral("q1"), QStringLiteral("lns"), QStringLiteral("queued: 1 of 2 in line")}});
+  m.resetRuns(
+      {}, {},
+      {{QStringLiteral("q1"), QStringLiteral("lns"), QStringLiteral("queued: 1 of 2 in line")}});
   ASSERT_EQ(m.rowCount(), 1);
   for (int col = 0; col < m.columnCount(); ++col) {
-    EXPECT_FALSE(m.index(0, col).data().toString().isEmpty()) << ui::RunsTableModel::columnName(col).toStdString();
+    EXPECT_FALSE(m.index(0, col).data().toString().isEmpty())
+        << ui::RunsTableModel::columnName(col).toStdString();
   }
   launcher.clearQueue();
 }

@@ -9,8 +9,8 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFile>
+#include <QFileDialog>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -29,9 +29,9 @@
 #include "compare/variance_difference.h"
 #include "experiment/run_config.h"
 #include "export/figure_style.h"
+#include "plot/axis_fit.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
-#include "plot/axis_fit.h"
 #include "plot/figure_layout.h"
 #include "plot/live_plot.h"
 #include "plot/plot_helpers.h"
@@ -63,9 +63,11 @@ void CompareView::drawMissing() {
     if (r.lossTrain.empty() && !imported) m << QStringLiteral("train loss");
     if (r.lossVal.empty() && !imported) m << QStringLiteral("validation loss");
     for (const auto& p : m_profiles) {  // not what only other schemes write (DyT's saturation)
-      if (r.layers.at(p).steps.empty() && !metrics::someSchemesOnly(p)) m << QString::fromStdString(p);
+      if (r.layers.at(p).steps.empty() && !metrics::someSchemesOnly(p))
+        m << QString::fromStdString(p);
     }
-    if (!m.isEmpty()) missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
+    if (!m.isEmpty())
+      missing << tr("run %1 has no %2").arg(r.info.id).arg(m.join(QStringLiteral(", ")));
   }
   m_missing->setText(missing.join(QStringLiteral("; ")));
 }
@@ -77,8 +79,10 @@ void CompareView::drawLoss() {
   std::vector<figures::LossRun> runs;
   m_hover.clear();
   for (const auto& r : m_runs) {
-    m_hover.push_back({labelWithId(r.info.id), smooth(r.lossTrain, compare::kLossSmoothing), r.lossVal});
-    runs.push_back({labelOf(r.info.id), colorOf(r.info), Qt::SolidLine, r.lossTrain, r.lossVal, {}});
+    m_hover.push_back(
+        {labelWithId(r.info.id), smooth(r.lossTrain, compare::kLossSmoothing), r.lossVal});
+    runs.push_back(
+        {labelOf(r.info.id), colorOf(r.info), Qt::SolidLine, r.lossTrain, r.lossVal, {}});
   }
   figures::LossStyle style;  // smoothed, one legend entry per run
   style.smoothing = compare::kLossSmoothing;
@@ -108,7 +112,8 @@ void CompareView::drawConfigDiff() {
   for (const auto& [key, values] : diff) {
     m_diff->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(key)));
     for (size_t i = 0; i < values.size(); ++i) {
-      m_diff->setItem(row, static_cast<int>(i) + 1, new QTableWidgetItem(QString::fromStdString(values[i])));
+      m_diff->setItem(row, static_cast<int>(i) + 1,
+                      new QTableWidgetItem(QString::fromStdString(values[i])));
     }
     ++row;
   }
@@ -128,11 +133,13 @@ void CompareView::drawResultsTable() {
   m_results->setVerticalHeaderLabels(rows);
   for (size_t c = 0; c < m_table.columns.size(); ++c) {
     double best = 1e300;
-    for (size_t r = 0; r < m_table.rows.size(); ++r) if (m_table.ppl[r][c]) best = std::min(best, *m_table.ppl[r][c]);
+    for (size_t r = 0; r < m_table.rows.size(); ++r)
+      if (m_table.ppl[r][c]) best = std::min(best, *m_table.ppl[r][c]);
     for (size_t r = 0; r < m_table.rows.size(); ++r) {
-      auto* item = new QTableWidgetItem(m_table.ppl[r][c] ? QString::number(*m_table.ppl[r][c], 'f', 2) +
-                                                                QStringLiteral(" (n=%1)").arg(m_table.n[r][c])
-                                                          : QStringLiteral("–"));
+      auto* item = new QTableWidgetItem(m_table.ppl[r][c]
+                                            ? QString::number(*m_table.ppl[r][c], 'f', 2) +
+                                                  QStringLiteral(" (n=%1)").arg(m_table.n[r][c])
+                                            : QStringLiteral("–"));
       if (m_table.ppl[r][c] && *m_table.ppl[r][c] == best) {
         QFont f = item->font();
         f.setBold(true);
@@ -156,7 +163,8 @@ void CompareView::drawHeatmaps() {
       replotWhenShown(p);
       continue;
     }
-    maps.push_back(figures::layerHeatmap(p->xAxis, p->yAxis, s, kHeatmapColumns, metrics::kVariance));
+    maps.push_back(
+        figures::layerHeatmap(p->xAxis, p->yAxis, s, kHeatmapColumns, metrics::kVariance));
     p->rescaleAxes();
   }
   figures::shareColourRange(maps);  // one colour scale for every run
@@ -184,22 +192,23 @@ void CompareView::drawProfiles() {
       g->setPen(QPen(colorOf(r.info), 1.6));
       // Discs outlined with a solid 1-px pen: with the line's 1.6-px (often dashed) pen, each
       // disc went through Qt's dash stroker, a quarter of Compare's first frame.
-      g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colorOf(r.info), colorOf(r.info), 4));
+      g->setScatterStyle(
+          QCPScatterStyle(QCPScatterStyle::ssDisc, colorOf(r.info), colorOf(r.info), 4));
       for (size_t l = 0; l < profile.size(); ++l) {
-        const double x = relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
+        const double x =
+            relative ? static_cast<double>(l + 1) / profile.size() : static_cast<double>(l + 1);
         g->addData(x, profile[l]);
       }
       // Pruning deltas carry their standard error from the same step (none for one sequence).
-      if (auto e = r.layers.find(dashboard::errorMetricOf(metric)); e != r.layers.end() && !e->second.steps.empty()) {
+      if (auto e = r.layers.find(dashboard::errorMetricOf(metric));
+          e != r.layers.end() && !e->second.steps.empty()) {
         figures::addErrorBars(g, layerValuesExactlyAt(e->second, s.steps.back()),
                               QPen(g->pen().color(), 1.2));
       }
     }
     // The dashboard's and the paper's scale rule (panel_specs: sharedScaleIsLog): where one run's
     // final variance dwarfs another's tenfold, logarithmic (DyT's 2e5 flattened DeepNorm's 1).
-    dashboard::PanelSpec spec;
-    spec.metrics = {QString::fromStdString(metric)};
-    setLogScale(p->yAxis, dashboard::sharedScaleIsLog(spec, tops, false));
+    setLogScale(p->yAxis, dashboard::sharedScaleIsLog(QString::fromStdString(metric), tops, false));
     // Half a layer of margin, and 5% above and below: the outermost points and error bars
     // stay whole. Layer 1's pruning delta (~2 nats against hundredths) runs off, marked.
     figures::useLengthAwareTicks(p->xAxis, /*wholeNumbers=*/!relative);  // layers: 2, 4, not 2.5
@@ -211,7 +220,8 @@ void CompareView::drawProfiles() {
 
 QString CompareView::latestStepOf(const Loaded& r) {
   const auto& s = r.layers.at(metrics::kVariance);
-  return experiment::isImportedRun(r.info) ? QStringLiteral("imported") : QStringLiteral("step %1").arg(s.steps.back());
+  return experiment::isImportedRun(r.info) ? QStringLiteral("imported")
+                                           : QStringLiteral("step %1").arg(s.steps.back());
 }
 
 void CompareView::setDifferenceStepAxis(QCPAxis* x, const std::optional<QString>& snapshotTick) {
@@ -222,7 +232,8 @@ void CompareView::setDifferenceStepAxis(QCPAxis* x, const std::optional<QString>
     x->setLabel(QString());
     return;
   }
-  if (x->ticker().dynamicCast<QCPAxisTickerText>()) x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  if (x->ticker().dynamicCast<QCPAxisTickerText>())
+    x->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   x->setLabel(tr("step"));
 }
 
@@ -242,7 +253,9 @@ void CompareView::drawDifference() {
     if (r.info.id == idA) runA = &r;
     if (r.info.id == idB) runB = &r;
   }
-  auto hasVariance = [](const Loaded* r) { return r && !r->layers.at(metrics::kVariance).steps.empty(); };
+  auto hasVariance = [](const Loaded* r) {
+    return r && !r->layers.at(metrics::kVariance).steps.empty();
+  };
   if (!hasVariance(runA) || !hasVariance(runB) || idA == idB) {
     m_diffTitle->setText(idA == idB ? tr("pick two different runs (B minus A)")
                                     : tr("needs two runs with per-layer variance"));
@@ -273,7 +286,8 @@ void CompareView::drawDifference() {
   std::vector<double> magnitudes;  // (columns x rows) |B - A| of every cell
   for (int c = 0; c < diff.columns; ++c) {
     for (int l = 0; l < diff.rows; ++l) {
-      const double d = diff.cells[static_cast<size_t>(c) * static_cast<size_t>(diff.rows) + static_cast<size_t>(l)];
+      const double d = diff.cells[static_cast<size_t>(c) * static_cast<size_t>(diff.rows) +
+                                  static_cast<size_t>(l)];
       map->data()->setCell(c, l, d);
       if (std::isfinite(d)) magnitudes.push_back(std::abs(d));
     }
@@ -290,9 +304,11 @@ void CompareView::drawDifference() {
   m_diffTitle->setText(tr("variance: %1 minus %2%3")
                            .arg(labelOf(idB), labelOf(idA))
                            .arg(relative ? tr(" (relative depth)") : QString()));
-  setDifferenceStepAxis(p->xAxis, snapshot ? std::optional<QString>(tr("latest: %1 and %2")
-                                                                        .arg(latestStepOf(*runB), latestStepOf(*runA)))
-                                            : std::nullopt);
+  setDifferenceStepAxis(
+      p->xAxis, snapshot
+                    ? std::optional<QString>(
+                          tr("latest: %1 and %2").arg(latestStepOf(*runB), latestStepOf(*runA)))
+                    : std::nullopt);
   p->yAxis->setLabel(relative ? tr("relative depth bin") : tr("layer"));
   p->rescaleAxes();
   figures::fitTitles(p);  // run names can make it wider than the panel

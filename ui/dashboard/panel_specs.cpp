@@ -52,8 +52,8 @@ std::vector<PanelSpec> heatmapPanelsFor(const std::vector<std::string>& perLayer
     const QString metric = QString::fromStdString(k);
     if (drawn.count(metric)) continue;
     const auto& row = metrics::require(k, metrics::Kind::PerLayer);
-    PanelSpec p = perScheme(PanelKind::LayerHeatmap, k.c_str(), "", "step", "layer", k.c_str(),
-                            "", static_cast<int>(out.size()));
+    PanelSpec p = perScheme(PanelKind::LayerHeatmap, k.c_str(), "", "step", "layer", k.c_str(), "",
+                            static_cast<int>(out.size()));
     p.key = metric + QStringLiteral("_map");
     p.title = QString::fromUtf8(row.label.data(), static_cast<int>(row.label.size()));
     out.push_back(p);
@@ -92,19 +92,20 @@ const std::vector<SectionSpec>& dashboardSections() {
         {QStringLiteral("Single-layer pruning: loss increase when block l is removed"),
          {perScheme(PanelKind::LayerHeatmap, "prune_map", "pruning delta", "step", "layer",
                     kPruneDelta, "pruning", 0),
-          shared(PanelKind::LayerBarsAtCursor, "prune_bars", "layer", "delta loss",
-                 kPruneDelta, "pruning", 1, 0, /*span=*/-1),
+          shared(PanelKind::LayerBarsAtCursor, "prune_bars", "layer", "delta loss", kPruneDelta,
+                 "pruning", 1, 0, /*span=*/-1),
           perScheme(PanelKind::MatrixAtEnd, "block_prune", "block pruning (l, n), end of run",
-                    "blocks removed n", "first block l", kBlockPrune, "", 2)},
+                    "blocks removed n", "first block l", kBlockPrune, "block-pruning", 2)},
          {}});
-    s.push_back({QStringLiteral("Layer effectiveness, gradient norm and Block Influence at the cursor"),
-                 {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",
-                         "E_l = |h_l − h_l−1|² / |h_l|²", kEffectiveness, "", 0, 0),
-                  shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
-                         kLayerGradNorm, "", 0, 1),
-                  shared(PanelKind::LayerBarsAtCursor, "block_influence", "layer",
-                         "Block Influence (1 - cos)", kBlockInfluence, "", 0, 2)},
-                 {}});
+    s.push_back(
+        {QStringLiteral("Layer effectiveness, gradient norm and Block Influence at the cursor"),
+         {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",
+                 "E_l = |h_l − h_l−1|² / |h_l|²", kEffectiveness, "", 0, 0),
+          shared(PanelKind::LayerBarsAtCursor, "grad_norm", "layer", "gradient norm",
+                 kLayerGradNorm, "", 0, 1),
+          shared(PanelKind::LayerBarsAtCursor, "block_influence", "layer",
+                 "Block Influence (1 - cos)", kBlockInfluence, "", 0, 2)},
+         {}});
     // A per-layer metric the catalogue puts on the dashboard without a panel above gets a
     // layer x step heatmap per scheme here: adding a probe is a catalogue row and its
     // computation; a panel of its own is optional.
@@ -113,7 +114,8 @@ const std::vector<SectionSpec>& dashboardSections() {
       for (const auto& p : section.panels) drawn.insert(p.metrics.begin(), p.metrics.end());
     }
     SectionSpec other{QStringLiteral("Other probes"),
-                      heatmapPanelsFor(keysFor(Kind::PerLayer, kDashboard), drawn), {}};
+                      heatmapPanelsFor(keysFor(Kind::PerLayer, kDashboard), drawn),
+                      {}};
     if (!other.panels.empty()) s.push_back(other);
     for (auto& section : s) {
       for (auto& p : section.panels) {
@@ -163,7 +165,8 @@ QString metricLabel(const QString& metric) {
     if (const auto* m = metrics::find(key, kind)) {
       QString label = QString::fromUtf8(m->label.data(), static_cast<int>(m->label.size()));
       if (!m->unit.empty()) {
-        label += QStringLiteral(" (%1)").arg(QString::fromUtf8(m->unit.data(), static_cast<int>(m->unit.size())));
+        label += QStringLiteral(" (%1)").arg(
+            QString::fromUtf8(m->unit.data(), static_cast<int>(m->unit.size())));
       }
       return label;
     }
@@ -178,21 +181,34 @@ std::string errorMetricOf(const std::string& metric) {
   return {};
 }
 
-bool logAxis(const PanelSpec& spec) {
-  if (spec.metrics.empty()) return false;
-  const std::string key = spec.metrics.front().toStdString();
+namespace {
+
+// Whether the catalogue scales `metric` logarithmically.
+bool metricIsLog(const QString& metric) {
+  const std::string key = metric.toStdString();
   for (auto kind : {metrics::Kind::PerLayer, metrics::Kind::Scalar}) {
     if (const auto* m = metrics::find(key, kind)) return m->scale == metrics::Scale::Log;
   }
   return false;
 }
 
+}  // namespace
+
+bool logAxis(const PanelSpec& spec) {
+  return !spec.metrics.empty() && metricIsLog(spec.metrics.front());
+}
+
 bool sharedScaleIsLog(const PanelSpec& spec, const std::vector<double>& tops, bool userAsked) {
-  if (!logAxis(spec)) return false;
+  return !spec.metrics.empty() && sharedScaleIsLog(spec.metrics.front(), tops, userAsked);
+}
+
+bool sharedScaleIsLog(const QString& metric, const std::vector<double>& tops, bool userAsked) {
+  if (!metricIsLog(metric)) return false;
   if (userAsked) return true;
   double largest = 0;
   for (double t : tops) largest = std::max(largest, t);
-  return largest > 0 && std::any_of(tops.begin(), tops.end(), [&](double t) { return t > 0 && t * 10 <= largest; });
+  return largest > 0 && std::any_of(tops.begin(), tops.end(),
+                                    [&](double t) { return t > 0 && t * 10 <= largest; });
 }
 
 QColor runShade(const QColor& schemeColour, int k) {

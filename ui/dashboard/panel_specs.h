@@ -78,6 +78,9 @@ bool logAxis(const PanelSpec& spec);
 /// the user asks for it, or one run's largest value is a tenth or less of another's (Sandwich-LN
 /// at 1,700 beside DeepNorm at 3: a linear scale flattens the smaller runs into their x axis).
 bool sharedScaleIsLog(const PanelSpec& spec, const std::vector<double>& tops, bool userAsked);
+/// The same for a view that draws `metric` (a catalogue key) without a panel spec (Compare's
+/// per-layer profiles).
+bool sharedScaleIsLog(const QString& metric, const std::vector<double>& tops, bool userAsked);
 /// The k-th run (from 0) of one scheme in every view (Compare, paper figures): the scheme's
 /// colour, then darker and lighter shades of it, so runs of one scheme stay apart while the
 /// scheme stays recognisable. Lines stay solid: a dashed line is a validation loss everywhere.

@@ -24,6 +24,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "dashboard/panel_specs.h"
+#include "export/figure_catalogue.h"
 #include "plot/run_labels.h"
 
 namespace depthlab::ui {
@@ -32,8 +34,8 @@ namespace {
 constexpr double kPtPerCm = 72.0 / 2.54;
 }
 
-FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, const QString& initialFigure,
-                           FigureStyle style, QWidget* parent)
+FigureDialog::FigureDialog(store::RunStore& store, std::vector<int64_t> runIds,
+                           const QString& initialFigure, FigureStyle style, QWidget* parent)
     : QDialog(parent), m_store(store), m_runIds(std::move(runIds)), m_base(std::move(style)) {
   setWindowTitle(tr("Paper figure"));
   addStoredNames(m_base, m_store);  // the names the database keeps, as the CLI's export uses
@@ -74,20 +76,19 @@ QDoubleSpinBox* centimetres(double minimum, double valuePt, const QString& tip) 
 void FigureDialog::addStyleFields(QFormLayout* form) {
   m_figure = new QComboBox;
   m_figure->setObjectName(QStringLiteral("figure"));
-  m_figure->addItem(tr("Loss curves"), QStringLiteral("loss"));
-  m_figure->addItem(tr("Per-layer variance over training"), QStringLiteral("variance"));
-  m_figure->addItem(tr("Angular distance (l, n)"), QStringLiteral("angular"));
-  m_figure->addItem(tr("Single-layer pruning"), QStringLiteral("pruning"));
-  m_figure->addItem(tr("Pruning loss against relative depth (model families)"),
-                    QStringLiteral("family-pruning"));
-  m_figure->addItem(tr("Angular distance to the next layer against relative depth (model families)"),
-                    QStringLiteral("family-angular"));
-  m_figure->addItem(tr("All four, into a folder"), QStringLiteral("set"));
+  for (const auto& row : figureCatalogue()) {  // the catalogue's figures, in its order
+    m_figure->addItem(QString::fromUtf8(row.title), QString::fromLatin1(row.id));
+  }
+  QStringList set;
+  for (const auto& id : dashboard::exportedFigures()) set << id;
+  m_figure->addItem(tr("The figure set (%1), into a folder").arg(set.join(QStringLiteral(", "))),
+                    QStringLiteral("set"));
   m_figure->setToolTip(tr("Which figure (the same as depthlab-cli export --figure)"));
   form->addRow(tr("Figure"), m_figure);
   m_format = new QComboBox;
   m_format->addItems({QStringLiteral("pdf"), QStringLiteral("svg"), QStringLiteral("png")});
-  m_format->setToolTip(tr("PDF and SVG are vector (fonts embedded); PNG uses the DPI of the style"));
+  m_format->setToolTip(
+      tr("PDF and SVG are vector (fonts embedded); PNG uses the DPI of the style"));
   form->addRow(tr("Format"), m_format);
   m_width = centimetres(3, m_base.widthPt, tr("8.5 cm: one column; 17 cm: a full page width"));
   m_width->setObjectName(QStringLiteral("widthCm"));
@@ -113,8 +114,9 @@ void FigureDialog::addStyleFields(QFormLayout* form) {
   m_smoothing->setSingleStep(0.05);
   m_smoothing->setSpecialValueText(tr("0 (raw)"));
   m_smoothing->setValue(m_base.smoothing);
-  m_smoothing->setToolTip(tr("Loss figure: EMA weight of the train curves, as the dashboard's "
-                             "smoothing (the raw curve stays faint; the key says the weight)"));
+  m_smoothing->setToolTip(
+      tr("Loss figure: EMA weight of the train curves, as the dashboard's "
+         "smoothing (the raw curve stays faint; the key says the weight)"));
   form->addRow(tr("Loss smoothing"), m_smoothing);
 }
 
@@ -128,7 +130,8 @@ void FigureDialog::addRunLists(QVBoxLayout* left) {
   }
   const QStringList labels = runLabels(infos, m_base);
   for (size_t i = 0; i < infos.size(); ++i) {
-    auto* item = new QListWidgetItem(QStringLiteral("#%1  %2").arg(infos[i].id).arg(labels[static_cast<int>(i)]));
+    auto* item = new QListWidgetItem(
+        QStringLiteral("#%1  %2").arg(infos[i].id).arg(labels[static_cast<int>(i)]));
     item->setData(Qt::UserRole, QVariant::fromValue<qlonglong>(infos[i].id));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(Qt::Checked);
@@ -143,7 +146,8 @@ void FigureDialog::addRunLists(QVBoxLayout* left) {
   m_names->setHorizontalHeaderLabels({tr("scheme or run"), tr("shown as")});
   m_names->horizontalHeader()->setStretchLastSection(true);
   m_names->verticalHeader()->hide();
-  m_names->setToolTip(tr("\"pre_ln\" names a scheme in every figure; \"#7\" one run. Saved with the style."));
+  m_names->setToolTip(
+      tr("\"pre_ln\" names a scheme in every figure; \"#7\" one run. Saved with the style."));
   left->addWidget(m_names, 1);
 }
 
@@ -176,21 +180,24 @@ void FigureDialog::connectPreview() {
   connect(m_figure, &QComboBox::currentIndexChanged, this, later);
   connect(m_format, &QComboBox::currentIndexChanged, this, later);
   connect(m_palette, &QComboBox::currentIndexChanged, this, later);
-  for (auto* spin : {m_width, m_height, m_font, m_smoothing}) connect(spin, &QDoubleSpinBox::valueChanged, this, later);
+  for (auto* spin : {m_width, m_height, m_font, m_smoothing})
+    connect(spin, &QDoubleSpinBox::valueChanged, this, later);
   connect(m_runs, &QListWidget::itemChanged, this, later);
   connect(m_names, &QTableWidget::itemChanged, this, later);
 }
 
 void FigureDialog::saveAsked() {
   const bool set = figure() == QLatin1String("set");
-  const QString path = set ? QFileDialog::getExistingDirectory(this, tr("Folder for the figure set"))
-                           : QFileDialog::getSaveFileName(this, tr("Save figure"),
-                                                          figure() + QLatin1Char('.') + m_format->currentText(),
-                                                          tr("Figures (*.pdf *.svg *.png)"));
+  const QString path =
+      set ? QFileDialog::getExistingDirectory(this, tr("Folder for the figure set"))
+          : QFileDialog::getSaveFileName(this, tr("Save figure"),
+                                         figure() + QLatin1Char('.') + m_format->currentText(),
+                                         tr("Figures (*.pdf *.svg *.png)"));
   if (path.isEmpty()) return;
   try {
     const QStringList files = saveTo(path);
-    QMessageBox::information(this, tr("Figure saved"), tr("Wrote:\n%1").arg(files.join(QLatin1Char('\n'))));
+    QMessageBox::information(this, tr("Figure saved"),
+                             tr("Wrote:\n%1").arg(files.join(QLatin1Char('\n'))));
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Export failed"), QString::fromStdString(e.what()));
   }
@@ -241,9 +248,9 @@ std::shared_ptr<DialogRead> readForDialog(store::RunStore& store, const std::vec
     return out;
   }
   try {  // the family figures' table; without it the other figures still draw
-    out->runs.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
-  } catch (const std::exception&) {
-  }
+    out->runs.family =
+        std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
+  } catch (const std::exception&) {}
   return out;
 }
 
@@ -251,7 +258,8 @@ std::shared_ptr<DialogRead> readForDialog(store::RunStore& store, const std::vec
 
 void FigureDialog::readRuns() {
   std::vector<int64_t> ids;
-  for (int i = 0; i < m_runs->count(); ++i) ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
+  for (int i = 0; i < m_runs->count(); ++i)
+    ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
   m_read = FigureRuns{};
   m_readError.clear();
   if (ids.empty()) return;
@@ -289,7 +297,8 @@ void FigureDialog::reloadRuns() {
 std::vector<int64_t> FigureDialog::checkedRuns() const {
   std::vector<int64_t> ids;
   for (int i = 0; i < m_runs->count(); ++i) {
-    if (m_runs->item(i)->checkState() == Qt::Checked) ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
+    if (m_runs->item(i)->checkState() == Qt::Checked)
+      ids.push_back(m_runs->item(i)->data(Qt::UserRole).toLongLong());
   }
   return ids;
 }
@@ -307,8 +316,10 @@ FigureStyle FigureDialog::style() const {
     const QString key = m_names->item(r, 0)->text();
     const QString name = m_names->item(r, 1) ? m_names->item(r, 1)->text().trimmed() : QString();
     if (key.startsWith(QLatin1Char('#'))) {
-      if (name.isEmpty()) s.runNames.remove(key.mid(1).toLongLong());
-      else s.runNames[key.mid(1).toLongLong()] = name;
+      if (name.isEmpty())
+        s.runNames.remove(key.mid(1).toLongLong());
+      else
+        s.runNames[key.mid(1).toLongLong()] = name;
     } else if (name.isEmpty() || name == defaultSchemeName(key)) {
       s.schemeNames.remove(key);
     } else {
@@ -321,7 +332,7 @@ FigureStyle FigureDialog::style() const {
 ExportRequest FigureDialog::request() const {
   ExportRequest req;
   req.runs = checkedRuns();
-  req.kind = figureKindFromName(figure() == QLatin1String("set") ? QStringLiteral("loss") : figure());
+  req.figure = figure() == QLatin1String("set") ? dashboard::exportedFigures().front() : figure();
   req.format = m_format->currentText();
   req.style = style();
   return req;
@@ -345,7 +356,8 @@ QString FigureDialog::warnings() const { return m_warnings->text(); }
 
 double FigureDialog::previewScale(QSize figurePt, QSize room) {
   const double byWidth = (room.width() - 10) / static_cast<double>(std::max(1, figurePt.width()));
-  const double byHeight = (room.height() - 10) / static_cast<double>(std::max(1, figurePt.height()));
+  const double byHeight =
+      (room.height() - 10) / static_cast<double>(std::max(1, figurePt.height()));
   return std::clamp(std::min(byWidth, byHeight), 0.5, 2.5);
 }
 
@@ -376,9 +388,15 @@ void FigureDialog::updatePreview() {
     const double scale = previewScale(pt, m_previewLabel->size());
     m_preview = plot.toPixmap(pt.width(), pt.height(), scale).toImage();
     m_previewLabel->setPixmap(QPixmap::fromImage(m_preview));
-    m_warnings->setText(tr("%1 × %2 cm").arg(pt.width() / kPtPerCm, 0, 'f', 1).arg(pt.height() / kPtPerCm, 0, 'f', 1) +
-                        (figure() == QLatin1String("set") ? tr(" (preview: the loss figure of the set)") : QString()) +
-                        (warnings.isEmpty() ? QString() : QStringLiteral(" — ") + warnings.join(QStringLiteral("; "))));
+    m_warnings->setText(tr("%1 × %2 cm")
+                            .arg(pt.width() / kPtPerCm, 0, 'f', 1)
+                            .arg(pt.height() / kPtPerCm, 0, 'f', 1) +
+                        (figure() == QLatin1String("set")
+                             ? tr(" (preview: the %1 figure of the set)").arg(req.figure)
+                             : QString()) +
+                        (warnings.isEmpty()
+                             ? QString()
+                             : QStringLiteral(" — ") + warnings.join(QStringLiteral("; "))));
   } catch (const std::exception& e) {
     m_preview = QImage();
     m_previewLabel->setText(QString::fromStdString(e.what()));
@@ -393,8 +411,10 @@ QStringList FigureDialog::saveTo(const QString& path) {
     r = exportFigureSet(m_store, req.runs, req.format, path, req.style);
   } else {
     req.path = path;
-    if (QFileInfo(path).suffix().isEmpty()) req.path += QLatin1Char('.') + req.format;
-    else req.format = QFileInfo(path).suffix().toLower();
+    if (QFileInfo(path).suffix().isEmpty())
+      req.path += QLatin1Char('.') + req.format;
+    else
+      req.format = QFileInfo(path).suffix().toLower();
     r = exportFigure(m_store, req);
   }
   m_base = req.style;
@@ -403,13 +423,16 @@ QStringList FigureDialog::saveTo(const QString& path) {
   std::vector<qint64> runs;
   for (int row = 0; row < m_names->rowCount(); ++row) {
     const QString key = m_names->item(row, 0)->text();
-    if (key.startsWith(QLatin1Char('#'))) runs.push_back(key.mid(1).toLongLong());
-    else schemes.push_back(key);
+    if (key.startsWith(QLatin1Char('#')))
+      runs.push_back(key.mid(1).toLongLong());
+    else
+      schemes.push_back(key);
   }
   try {
     storeNames(req.style, m_store, schemes, runs);
   } catch (const std::exception& e) {  // a read-only database: the figure is saved all the same
-    m_warnings->setText(tr("Names not kept in the database: %1").arg(QString::fromStdString(e.what())));
+    m_warnings->setText(
+        tr("Names not kept in the database: %1").arg(QString::fromStdString(e.what())));
   }
   Q_EMIT styleSaved(req.style);
   return r.files;

@@ -1,13 +1,13 @@
 // FigureDialog: the window's way to make a paper figure. Pick the figure (loss, variance,
 // angular, pruning, or all four into a folder), the runs, the format, the physical size and the
 // font, the loss figure's smoothing, rename schemes and runs for the legend ("Pre-LN", "LNS
-// (ours)"; kept in the run database, where the CLI's export and Compare's LaTeX table read them), and see a live preview
-// that is the exported figure (the same drawFigure the CLI's export uses, at the same size).
-// Saving writes the figure with its CSV and JSON and keeps the style (names included) for the
-// next export. Reads the offered runs' series once, when it opens (FigureRuns, through the
-// dashboard's reader; with the window's store on its poller's loader thread, the preview saying
-// so meanwhile) and on reloadRuns(); redrawing a preview reads no store. Saving exports
-// from the store as the CLI does. Trains nothing.
+// (ours)"; kept in the run database, where the CLI's export and Compare's LaTeX table read them),
+// and see a live preview that is the exported figure (the same drawFigure the CLI's export uses, at
+// the same size). Saving writes the figure with its CSV and JSON and keeps the style (names
+// included) for the next export. Reads the offered runs' series once, when it opens (FigureRuns,
+// through the dashboard's reader; with the window's store on its poller's loader thread, the
+// preview saying so meanwhile) and on reloadRuns(); redrawing a preview reads no store. Saving
+// exports from the store as the CLI does. Trains nothing.
 #pragma once
 
 #include <QDialog>
@@ -34,8 +34,8 @@ namespace depthlab::ui {
 class FigureDialog : public QDialog {
   Q_OBJECT
  public:
-  /// `runIds`: the runs offered (all checked); `figure`: "loss", "variance", "angular",
-  /// "pruning" or "set".
+  /// `runIds`: the runs offered (all checked); `figure`: a figure-catalogue id
+  /// (figure_catalogue.h) or "set".
   FigureDialog(store::RunStore& store, std::vector<int64_t> runIds, const QString& figure,
                FigureStyle style, QWidget* parent = nullptr);
 
@@ -72,7 +72,7 @@ class FigureDialog : public QDialog {
 
  private:
   void addStyleFields(QFormLayout* form);  // figure, format, size, font, palette, smoothing
-  void addRunLists(QVBoxLayout* left);            // the runs offered and the names table
+  void addRunLists(QVBoxLayout* left);     // the runs offered and the names table
   QPushButton* addPreviewSide(QVBoxLayout* right);  // preview, warnings, buttons; returns Save
   void connectPreview();  // a change of any field redraws the preview (debounced)
   void saveAsked();       // Save…: asks where, saves, says what it wrote
@@ -82,10 +82,10 @@ class FigureDialog : public QDialog {
 
   store::RunStore& m_store;
   std::vector<int64_t> m_runIds;
-  FigureRuns m_read;   // the offered runs' series (and family table), read once
-  QString m_readError; // why they could not be read, if so
-  bool m_reading = false;     // the window's loader thread is reading them
-  int m_readGeneration = 0;   // the newest read; answers to older ones are dropped
+  FigureRuns m_read;         // the offered runs' series (and family table), read once
+  QString m_readError;       // why they could not be read, if so
+  bool m_reading = false;    // the window's loader thread is reading them
+  int m_readGeneration = 0;  // the newest read; answers to older ones are dropped
   FigureStyle m_base;
   QComboBox *m_figure, *m_format, *m_palette;
   QDoubleSpinBox *m_width, *m_height, *m_font, *m_smoothing;

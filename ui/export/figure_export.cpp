@@ -18,22 +18,13 @@
 #include <string>
 
 #include "dashboard/panel_specs.h"
-#include "export/family_figures.h"
+#include "export/figure_catalogue.h"
 #include "export/figure_csv.h"
 #include "export/paper_figures.h"
 #include "export/paper_layout.h"
 #include "plot/run_labels.h"
 
 namespace depthlab::ui {
-
-const QStringList kFigureNames = {QStringLiteral("loss"),           QStringLiteral("variance"),
-                                  QStringLiteral("angular"),        QStringLiteral("pruning"),
-                                  QStringLiteral("family-pruning"), QStringLiteral("family-angular")};
-FigureKind figureKindFromName(const QString& name) {
-  const int i = kFigureNames.indexOf(name);
-  if (i < 0) throw std::invalid_argument("unknown figure '" + name.toStdString() + "' (known: loss, variance, angular, pruning, family-pruning, family-angular, set)");
-  return static_cast<FigureKind>(i);
-}
 
 namespace {
 
@@ -52,22 +43,9 @@ std::vector<RunMeta> figureRuns(const FigureRuns& read, const std::vector<int64_
   }
   const QStringList labels = runLabels(infos, style);
   std::vector<RunMeta> out;
-  for (size_t i = 0; i < infos.size(); ++i) out.push_back({infos[i], labels[static_cast<int>(i)], data[i]});
+  for (size_t i = 0; i < infos.size(); ++i)
+    out.push_back({infos[i], labels[static_cast<int>(i)], data[i]});
   return out;
-}
-
-// The family table's rows of `runs`, in their order.
-experiment::FamilyTable familyRowsOf(const FigureRuns& read, const std::vector<RunMeta>& runs) {
-  if (!read.family) throw std::runtime_error("the runs' family table was not read");
-  experiment::FamilyTable t;
-  t.pruneShare = read.family->pruneShare;
-  for (const auto& r : runs) {
-    auto it = std::find_if(read.family->rows.begin(), read.family->rows.end(),
-                           [&](const auto& row) { return row.runId == r.info.id; });
-    if (it == read.family->rows.end()) throw std::runtime_error("no family row for run " + std::to_string(r.info.id));
-    t.rows.push_back(*it);
-  }
-  return t;
 }
 
 void writeBytes(const QString& path, const QByteArray& bytes) {
@@ -83,38 +61,26 @@ void writeText(const QString& path, const QString& text) { writeBytes(path, text
 
 namespace {
 
-// The figure of `req` drawn on `plot` in paper style at its size with its text fitted, its CSV
-// rows and warnings: what the preview shows and what is saved.
+// The figure of `req` drawn on `plot` by its catalogue row's builder, in paper style at its size
+// with its text fitted, its CSV rows and warnings: what the preview shows and what is saved.
 void drawInto(QCustomPlot* plot, const FigureRuns& read, const std::vector<RunMeta>& runs,
               const ExportRequest& req, FigureCsv& csv, QStringList& warnings) {
-  const auto& s = req.style;
-  switch (req.kind) {
-    case FigureKind::Loss: buildLoss(plot, runs, s, csv, warnings); break;
-    case FigureKind::Variance: buildVariance(plot, runs, s, csv, warnings); break;
-    case FigureKind::Angular: buildMatrices(plot, runs, s, csv, warnings); break;
-    case FigureKind::Pruning: buildPruning(plot, runs, s, csv, warnings); break;
-    case FigureKind::FamilyPruning:
-    case FigureKind::FamilyAngular: {
-      QStringList labels;
-      for (const auto& r : runs) labels << r.label;
-      buildFamilyProfile(plot, familyRowsOf(read, runs), labels, s,
-                         req.kind == FigureKind::FamilyPruning, csv, warnings);
-      break;
-    }
-  }
-  paper::applyPaperStyle(plot, s);
-  const bool onePanel = req.kind != FigureKind::Variance && req.kind != FigureKind::Angular;
-  paper::fitToSize(plot, figureSizePt(req), /*legendInPanel=*/onePanel);
+  const FigureRow& row = requireFigure(req.figure);
+  row.build(plot, FigureInput{read, runs, req.style, csv, warnings});
+  paper::applyPaperStyle(plot, req.style);
+  paper::fitToSize(plot, figureSizePt(req), /*legendInPanel=*/row.layout == FigureLayout::OnePanel);
 }
 
 }  // namespace
 
 QSize figureSizePt(const ExportRequest& req) {
   const auto& s = req.style;
+  const FigureRow& row = requireFigure(req.figure);
   const int w = static_cast<int>(std::lround(s.widthPt));
   if (s.heightPt > 0) return {w, static_cast<int>(std::lround(s.heightPt))};
+  const bool grid = row.layout == FigureLayout::PanelPerRun;
   int rows = 1, columns = 1;
-  if (req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
+  if (grid) {
     const int n = std::max<int>(1, static_cast<int>(req.runs.size()));
     columns = paper::panelColumns(n, s.widthPt);
     rows = (n + columns - 1) / columns;
@@ -122,26 +88,22 @@ QSize figureSizePt(const ExportRequest& req) {
   // A single panel: the classic 0.68 aspect; a grid: each row about as tall as a panel is wide,
   // plus its title and axis labels, never taller than the single panel.
   double h = rows * std::min(s.widthPt * 0.68, s.widthPt / columns + 4.0 * s.fontPt);
-  // A family figure names each model with its family and depth: in a narrow column its legend
-  // goes below the panel and needs the height of a few more lines.
-  const bool family = req.kind == FigureKind::FamilyPruning || req.kind == FigureKind::FamilyAngular;
-  if (family && s.widthPt < 220) h = s.widthPt * 0.68 + 2.5 * s.fontPt * static_cast<double>(req.runs.size());
-  // The loss figure's legend (the runs and the train / validation key) goes below the panel in
-  // a narrow column, an entry a line where the names are long: the panel keeps its height.
-  if (req.kind == FigureKind::Loss && s.widthPt < 220) {
-    h = s.widthPt * 0.68 + 1.3 * s.fontPt * (static_cast<double>(req.runs.size()) + 2);
+  // In a narrow column the legend goes below the panel (the family figures name each model with
+  // its family and depth; the loss figure adds the train / validation key): the panel keeps its
+  // height and the figure grows by the legend's lines.
+  if (row.narrowLegendLinesPerRun > 0 && s.widthPt < 220) {
+    h = s.widthPt * 0.68 + row.narrowLegendLinesPerRun * s.fontPt *
+                               (static_cast<double>(req.runs.size()) + row.narrowLegendExtraLines);
   }
-  if (columns > 1 || rows > 1 || req.kind == FigureKind::Variance || req.kind == FigureKind::Angular) {
-    if (paper::colourBarBelow(s)) h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
-  }
+  if (grid && paper::colourBarBelow(s))
+    h += 4.0 * s.fontPt;  // the horizontal colour bar and its label
   return {w, static_cast<int>(std::lround(h))};
 }
 
-bool isFamilyFigure(FigureKind kind) {
-  return kind == FigureKind::FamilyPruning || kind == FigureKind::FamilyAngular;
-}
+bool isFamilyFigure(const QString& id) { return requireFigure(id).familyTable; }
 
-FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& ids, bool withFamilyTable) {
+FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& ids,
+                          bool withFamilyTable) {
   if (ids.empty()) throw std::runtime_error("no runs given");
   FigureRuns out;
   for (int64_t id : ids) {
@@ -152,12 +114,14 @@ FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& id
     out.series.push_back(std::move(data));
   }
   if (withFamilyTable) {
-    out.family = std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
+    out.family =
+        std::make_shared<const experiment::FamilyTable>(experiment::makeFamilyTable(store, ids));
   }
   return out;
 }
 
-QStringList drawFigure(QCustomPlot* plot, const FigureRuns& read, const ExportRequest& req, FigureCsv* csv) {
+QStringList drawFigure(QCustomPlot* plot, const FigureRuns& read, const ExportRequest& req,
+                       FigureCsv* csv) {
   FigureCsv own;
   QStringList warnings;
   drawInto(plot, read, figureRuns(read, req.runs, req.style), req, csv ? *csv : own, warnings);
@@ -165,7 +129,7 @@ QStringList drawFigure(QCustomPlot* plot, const FigureRuns& read, const ExportRe
 }
 
 QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRequest& req) {
-  return drawFigure(plot, readFigureRuns(store, req.runs, isFamilyFigure(req.kind)), req);
+  return drawFigure(plot, readFigureRuns(store, req.runs, isFamilyFigure(req.figure)), req);
 }
 
 namespace {
@@ -178,24 +142,26 @@ void saveFigureFile(QCustomPlot& plot, const ExportRequest& req) {
   QDir().mkpath(QFileInfo(req.path).absolutePath());
   bool ok = false;
   if (req.format == QLatin1String("pdf")) {
-    ok = plot.savePdf(req.path, wPt, hPt, QCP::epNoCosmetic, QStringLiteral("DepthLab"),
-                      kFigureNames[static_cast<int>(req.kind)]);
+    ok =
+        plot.savePdf(req.path, wPt, hPt, QCP::epNoCosmetic, QStringLiteral("DepthLab"), req.figure);
   } else if (req.format == QLatin1String("svg")) {
     QSvgGenerator svg;
     svg.setFileName(req.path);
     svg.setSize(QSize(wPt, hPt));
     svg.setViewBox(QRect(0, 0, wPt, hPt));
     svg.setResolution(72);
-    svg.setTitle(kFigureNames[static_cast<int>(req.kind)]);
+    svg.setTitle(req.figure);
     QCPPainter painter;
     painter.begin(&svg);
     plot.toPainter(&painter, wPt, hPt);
     ok = painter.end();
   } else if (req.format == QLatin1String("png")) {
     const double scale = s.dpi / 72.0;  // points -> pixels at the chosen DPI
-    ok = plot.savePng(req.path, wPt, hPt, scale, -1, static_cast<int>(std::lround(s.dpi)), QCP::ruDotsPerInch);
+    ok = plot.savePng(req.path, wPt, hPt, scale, -1, static_cast<int>(std::lround(s.dpi)),
+                      QCP::ruDotsPerInch);
   } else {
-    throw std::runtime_error("unknown format '" + req.format.toStdString() + "' (known: pdf, svg, png)");
+    throw std::runtime_error("unknown format '" + req.format.toStdString() +
+                             "' (known: pdf, svg, png)");
   }
   if (!ok) throw std::runtime_error("cannot write " + req.path.toStdString());
 }
@@ -210,31 +176,36 @@ QString metaJson(const std::vector<RunMeta>& runs, const ExportRequest& req,
         {QStringLiteral("name"), QString::fromStdString(r.info.name)},
         {QStringLiteral("scheme"), QString::fromStdString(r.info.scheme)},
         {QStringLiteral("group"), QString::fromStdString(r.info.groupName)},
-        {QStringLiteral("config"), QJsonDocument::fromJson(QByteArray::fromStdString(r.info.configJson)).object()}});
+        {QStringLiteral("config"),
+         QJsonDocument::fromJson(QByteArray::fromStdString(r.info.configJson)).object()}});
   }
-  QJsonObject meta{{QStringLiteral("figure"), kFigureNames[static_cast<int>(req.kind)]},
-                   {QStringLiteral("format"), req.format},
-                   {QStringLiteral("app_version"), QStringLiteral(DEPTHLAB_VERSION)},
-                   {QStringLiteral("database"), QString::fromStdString(database)},
-                   {QStringLiteral("style"), QJsonDocument::fromJson(styleToJson(req.style).toUtf8()).object()},
-                   {QStringLiteral("runs"), runArray},
-                   {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)}};
+  QJsonObject meta{
+      {QStringLiteral("figure"), req.figure},
+      {QStringLiteral("format"), req.format},
+      {QStringLiteral("app_version"), QStringLiteral(DEPTHLAB_VERSION)},
+      {QStringLiteral("database"), QString::fromStdString(database)},
+      {QStringLiteral("style"), QJsonDocument::fromJson(styleToJson(req.style).toUtf8()).object()},
+      {QStringLiteral("runs"), runArray},
+      {QStringLiteral("warnings"), QJsonArray::fromStringList(warnings)}};
   return QString::fromUtf8(QJsonDocument(meta).toJson(QJsonDocument::Indented));
 }
 
 // exportFigure from runs read before (a figure set reads its runs once for its four figures).
-ExportResult exportRead(const FigureRuns& read, const std::string& database, const ExportRequest& req) {
+ExportResult exportRead(const FigureRuns& read, const std::string& database,
+                        const ExportRequest& req) {
   ExportResult result;
   const auto runs = figureRuns(read, req.runs, req.style);
   QCustomPlot plot;
   FigureCsv csv;
   drawInto(&plot, read, runs, req, csv, result.warnings);
   if (csv.empty()) {
-    throw std::runtime_error("nothing to plot: " + result.warnings.join(QStringLiteral("; ")).toStdString());
+    throw std::runtime_error("nothing to plot: " +
+                             result.warnings.join(QStringLiteral("; ")).toStdString());
   }
   saveFigureFile(plot, req);
   result.files << req.path;
-  const QString base = QFileInfo(req.path).path() + QLatin1Char('/') + QFileInfo(req.path).completeBaseName();
+  const QString base =
+      QFileInfo(req.path).path() + QLatin1Char('/') + QFileInfo(req.path).completeBaseName();
   writeBytes(base + QStringLiteral(".csv"), csv.bytes());
   result.files << base + QStringLiteral(".csv");
   writeText(base + QStringLiteral(".json"), metaJson(runs, req, database, result.warnings));
@@ -245,7 +216,7 @@ ExportResult exportRead(const FigureRuns& read, const std::string& database, con
 }  // namespace
 
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& req) {
-  return exportRead(readFigureRuns(store, req.runs, isFamilyFigure(req.kind)), store.path(), req);
+  return exportRead(readFigureRuns(store, req.runs, isFamilyFigure(req.figure)), store.path(), req);
 }
 
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
@@ -255,26 +226,28 @@ ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>&
   std::optional<FigureRuns> read;
   try {
     read = readFigureRuns(store, runs, /*withFamilyTable=*/false);
-  } catch (const std::runtime_error&) {
-  }
+  } catch (const std::runtime_error&) {}
   // The set: the figures of the dashboard panels whose metrics the catalogue flags for export
   // (loss, variance, angular, pruning), from the one figure spec.
   for (const auto& name : dashboard::exportedFigures()) {
     ExportRequest req;
     req.runs = runs;
-    req.kind = figureKindFromName(name);
+    req.figure = name;
     req.format = format;
     req.style = style;
     req.path = QDir(dir).filePath(name + QLatin1Char('.') + format);
     try {
-      auto r = read && !isFamilyFigure(req.kind) ? exportRead(*read, store.path(), req) : exportFigure(store, req);
+      auto r = read && !isFamilyFigure(req.figure) ? exportRead(*read, store.path(), req)
+                                                   : exportFigure(store, req);
       all.files << r.files;
       all.warnings << r.warnings;
     } catch (const std::runtime_error& e) {
       all.warnings << QStringLiteral("%1: %2").arg(name, QString::fromStdString(e.what()));
     }
   }
-  if (all.files.isEmpty()) throw std::runtime_error("no figure could be made: " + all.warnings.join(QStringLiteral("; ")).toStdString());
+  if (all.files.isEmpty())
+    throw std::runtime_error("no figure could be made: " +
+                             all.warnings.join(QStringLiteral("; ")).toStdString());
   return all;
 }
 

@@ -1,7 +1,7 @@
-// Paper figures from stored runs: loss curves, per-layer variance over training (the paper's
-// Fig. 4 analogue), angular-distance (l, n) heatmaps side by side (Fig. 3 / 7 right) and
-// single-layer pruning deltas (Fig. 7 left), models of several families against relative depth
-// (Fig. 1 kind: family_figures.h), rendered in a clean paper style to PDF (vector,
+// Paper figures from stored runs, each a row of the figure catalogue (figure_catalogue.h: loss
+// curves, per-layer variance over training, angular-distance and block-pruning (l, n) heatmaps,
+// single-layer pruning, model families against relative depth), drawn by the row's builder,
+// sized by its layout, rendered in a clean paper style to PDF (vector,
 // fonts embedded), SVG (vector) or PNG (DPI). Next to every figure: a CSV of exactly the
 // plotted data and a JSON with the runs' configs, the app version and the export settings.
 // The runs' series are read once, through the dashboard's reader (dashboard/run_series.h), into
@@ -27,21 +27,17 @@ namespace depthlab::ui {
 
 class FigureCsv;
 
-enum class FigureKind { Loss, Variance, Angular, Pruning, FamilyPruning, FamilyAngular };
-/// loss, variance, angular, pruning, family-pruning, family-angular (+ "set" = the first four).
-extern const QStringList kFigureNames;
-
 struct ExportRequest {
   std::vector<int64_t> runs;
-  FigureKind kind = FigureKind::Variance;
-  QString format = QStringLiteral("pdf");  // pdf | svg | png
-  QString path;                            // the figure file; .csv / .json go beside it
+  QString figure = QStringLiteral("variance");  // a figure_catalogue.h id
+  QString format = QStringLiteral("pdf");       // pdf | svg | png
+  QString path;                                 // the figure file; .csv / .json go beside it
   FigureStyle style;
 };
 
 struct ExportResult {
-  QStringList files;                       // figure, csv, json
-  QStringList warnings;                    // e.g. a run without the metric
+  QStringList files;     // figure, csv, json
+  QStringList warnings;  // e.g. a run without the metric
 };
 
 /// The runs a figure draws, read once: each run's series through readRunSeries (the dashboard's
@@ -54,11 +50,13 @@ struct FigureRuns {
 /// Throws std::runtime_error for an unknown run id or none.
 FigureRuns readFigureRuns(store::RunStore& store, const std::vector<int64_t>& ids,
                           bool withFamilyTable = true);
-bool isFamilyFigure(FigureKind kind);
+/// Whether the figure `id` reads the family table (its catalogue row says so).
+bool isFamilyFigure(const QString& id);
 
 /// Throws std::runtime_error with a user-facing message (unknown run, nothing to plot, I/O).
 ExportResult exportFigure(store::RunStore& store, const ExportRequest& request);
 /// The figure's size in points: the style's width; its height, or (0) one from the panel grid.
+/// These and the drawing functions throw std::invalid_argument for a figure not in the catalogue.
 QSize figureSizePt(const ExportRequest& request);
 /// Draws the figure of `request` (kind, runs, style) onto `plot` exactly as exportFigure saves
 /// it, sized to figureSizePt (1 pixel = 1 pt) with its text fitted (titles, legend, ticks),
@@ -69,9 +67,9 @@ QStringList drawFigure(QCustomPlot* plot, store::RunStore& store, const ExportRe
 /// figure's CSV as exportFigure writes it.
 QStringList drawFigure(QCustomPlot* plot, const FigureRuns& runs, const ExportRequest& request,
                        FigureCsv* csv = nullptr);
-/// The paper figure set for a group of runs: loss, variance, angular, pruning into `dir`.
+/// The paper figure set for a group of runs (dashboard::exportedFigures: loss, variance,
+/// angular, pruning) into `dir`.
 ExportResult exportFigureSet(store::RunStore& store, const std::vector<int64_t>& runs,
                              const QString& format, const QString& dir, const FigureStyle& style);
-FigureKind figureKindFromName(const QString& name);  // throws std::invalid_argument
 
 }  // namespace depthlab::ui

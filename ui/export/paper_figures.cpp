@@ -8,9 +8,10 @@
 #include <optional>
 #include <set>
 
-#include "experiment/run_config.h"
-#include "export/figure_csv.h"
 #include "dashboard/panel_specs.h"
+#include "experiment/run_config.h"
+#include "experiment/run_report.h"
+#include "export/figure_csv.h"
 #include "export/paper_layout.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
@@ -30,15 +31,18 @@ const store::LayerSeries& layersOf(const RunMeta& r, const std::string& metric) 
 
 }  // namespace
 
-QColor nextRunColour(const RunMeta& run, const FigureStyle& style, std::map<std::string, int>& perScheme) {
+QColor nextRunColour(const RunMeta& run, const FigureStyle& style,
+                     std::map<std::string, int>& perScheme) {
   return dashboard::runShade(schemeColor(QString::fromStdString(run.info.scheme), style.palette),
                              perScheme[run.info.scheme]++);
 }
 
 void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
                    FigureCsv& csv, QStringList& warnings) {
-  csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"), QStringLiteral("variance")};
-  // The dashboard's variance panel, drawn in paper style: its spec names the axis and rules the scale.
+  csv.header = {QStringLiteral("run"), QStringLiteral("layer"), QStringLiteral("step"),
+                QStringLiteral("variance")};
+  // The dashboard's variance panel, drawn in paper style: its spec names the axis and rules the
+  // scale.
   const auto* spec = dashboard::panelSpec(QStringLiteral("variance"));
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
@@ -51,9 +55,13 @@ void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
-    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? spec->yLabel : QString());
+    rect->axis(QCPAxis::atLeft)
+        ->setLabel(i % static_cast<size_t>(columns) == 0 ? spec->yLabel : QString());
     const auto& series = layersOf(runs[i], metrics::kVariance);
-    if (series.steps.empty()) { warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id); continue; }
+    if (series.steps.empty()) {
+      warnings << QStringLiteral("run %1 has no variance probe").arg(runs[i].info.id);
+      continue;
+    }
     layers = std::max(layers, series.nLayers);
     // The dashboard's variance panel, every point kept (no pixel columns on paper).
     tops.push_back(figures::layerCurves(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
@@ -64,7 +72,8 @@ void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
     }
     for (int l = 0; l < series.nLayers; ++l) {
       for (size_t k = 0; k < series.steps.size(); ++k) {
-        const double v = series.values[k * static_cast<size_t>(series.nLayers) + static_cast<size_t>(l)];
+        const double v =
+            series.values[k * static_cast<size_t>(series.nLayers) + static_cast<size_t>(l)];
         csv.integer(runs[i].info.id).integer(l + 1).integer(series.steps[k]).value(v).endRow();
       }
     }
@@ -91,16 +100,12 @@ void buildVariance(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
 
 namespace {
 
-// The fewest steps any trained run of the figure was planned for, when their plans differ:
-// experiment::fewestPlannedSteps's rule, from the configs the runs were read with.
+// The fewest steps any trained run of the figure was planned for, when their plans differ
+// (experiment::fewestPlannedSteps, from the configs the runs were read with).
 std::optional<int64_t> fewestPlannedSteps(const std::vector<RunMeta>& runs) {
-  std::set<int64_t> planned;
-  for (const auto& r : runs) {
-    if (experiment::isImportedRun(r.info)) continue;
-    if (auto c = experiment::tryConfigOf(r.info)) planned.insert(c->optim.steps);
-  }
-  if (planned.size() < 2) return std::nullopt;
-  return *planned.begin();
+  std::vector<store::RunInfo> infos;
+  for (const auto& r : runs) infos.push_back(r.info);
+  return experiment::fewestPlannedSteps(infos);
 }
 
 // The run's angular matrix of exactly `step` (nullptr when it has none there).
@@ -147,8 +152,8 @@ std::vector<int64_t> sharedSteps(const std::vector<RunMeta>& runs,
 
 void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
                    FigureCsv& csv, QStringList& warnings) {
-  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"), QStringLiteral("offset_n"),
-                QStringLiteral("angular_distance")};
+  csv.header = {QStringLiteral("run"), QStringLiteral("step"), QStringLiteral("layer_l"),
+                QStringLiteral("offset_n"), QStringLiteral("angular_distance")};
   QStringList titles;
   for (const auto& r : runs) titles << r.label;
   const int columns = paper::panelColumns(static_cast<int>(runs.size()), s.widthPt);
@@ -163,20 +168,27 @@ void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
   for (size_t i = 0; i < runs.size(); ++i) {
     auto* rect = rects[i];
     rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("offset n"));
-    rect->axis(QCPAxis::atLeft)->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("layer l") : QString());
+    rect->axis(QCPAxis::atLeft)
+        ->setLabel(i % static_cast<size_t>(columns) == 0 ? QStringLiteral("layer l") : QString());
     const store::Matrix* m = shown[i] < 0 ? nullptr : angularOf(runs[i], shown[i]);
     if (!m) {
       warnings << QStringLiteral("run %1 has no angular matrix").arg(runs[i].info.id);
       continue;
     }
     // The dashboard's (l, n) panel, raw (not row-normalised), its colours (small = bright).
-    maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft),
-                                          *m, /*rowNormalise=*/false, metrics::kAngular));
+    maps.push_back(figures::matrixHeatmap(rect->axis(QCPAxis::atBottom),
+                                          rect->axis(QCPAxis::atLeft), *m, /*rowNormalise=*/false,
+                                          metrics::kAngular));
     for (int r = 0; r < m->rows; ++r) {
       for (int c = 0; c < m->cols; ++c) {
         const double v = m->data[static_cast<size_t>(r) * m->cols + c];
         if (std::isfinite(v)) {
-          csv.integer(runs[i].info.id).integer(m->step).integer(r + 1).integer(c + 1).value(v).endRow();
+          csv.integer(runs[i].info.id)
+              .integer(m->step)
+              .integer(r + 1)
+              .integer(c + 1)
+              .value(v)
+              .endRow();
         }
       }
     }
@@ -188,7 +200,8 @@ void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
   }
   if (!maps.empty()) {
     figures::shareColourRange(maps);  // one scale for every panel
-    auto* bar = figures::heatmapColourBar(maps.front().map, QStringLiteral("angular distance"), 0, 1);
+    auto* bar =
+        figures::heatmapColourBar(maps.front().map, QStringLiteral("angular distance"), 0, 1);
     for (const auto& m : maps) m.map->setColorScale(bar);
     paper::placeColourBar(bar, s);
   }
@@ -211,11 +224,7 @@ void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fig
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const auto& series = layersOf(r, metrics::kPruneDelta);
-    figures::BarSeries b{
-        r.label,
-        nextRunColour(r, s, perScheme),
-        {},
-        {}};
+    figures::BarSeries b{r.label, nextRunColour(r, s, perScheme), {}, {}};
     if (series.steps.empty()) {
       warnings << QStringLiteral("run %1 has no pruning probe").arg(r.info.id);
     } else {
@@ -225,8 +234,12 @@ void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fig
           layerValuesExactlyAt(layersOf(r, dashboard::errorMetricOf(metrics::kPruneDelta)), step);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
       for (size_t l = 0; l < b.values.size(); ++l) {
-        csv.integer(r.info.id).integer(step).integer(static_cast<int64_t>(l) + 1).value(b.values[l])
-            .value(b.errors.empty() ? std::nan("") : b.errors[l]).endRow();
+        csv.integer(r.info.id)
+            .integer(step)
+            .integer(static_cast<int64_t>(l) + 1)
+            .value(b.values[l])
+            .value(b.errors.empty() ? std::nan("") : b.errors[l])
+            .endRow();
       }
     }
     bars.push_back(std::move(b));

@@ -25,6 +25,7 @@ class QCustomPlot;
 namespace depthlab::ui {
 
 class FigureCsv;
+struct FigureInput;  // figure_catalogue.h
 
 /// A run of the figure, what the figure calls it (display names, distinct) and its series, as
 /// readRunSeries read them (never null in a figure's runs).
@@ -49,5 +50,8 @@ void buildMatrices(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fi
                    FigureCsv& csv, QStringList& warnings);
 void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const FigureStyle& s,
                   FigureCsv& csv, QStringList& warnings);
+/// The (l, n) block-pruning matrices of the end of each run, a panel per run, one diverging
+/// scale (block_pruning_figure.cpp).
+void buildBlockPruning(QCustomPlot* plot, const FigureInput& in);
 
 }  // namespace depthlab::ui
