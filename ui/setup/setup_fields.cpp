@@ -41,6 +41,16 @@ const std::map<std::string, FieldHint>& hints() {
       {"options.dytAlphaAttn", {-1e300, 1e300, 2, 0.1, "", "by width"}},
       {"options.dytAlphaOther", {-1e300, 1e300, 2, 0.1, "", "by width"}},
       {"optim.lr", {-1e300, 1.0, 6, 1e-4}},
+      // Values over orders of magnitude (the Advanced section's): typed as text, so 1e-8 is
+      // not shown (and read back) as 0.000000.
+      {"model.normEps", {-1e300, 1e300, -1, 0, "", "", true}},
+      {"model.ropeBase", {-1e300, 1e300, -1, 0, "", "", true}},
+      {"optim.eps", {-1e300, 1e300, -1, 0, "", "", true}},
+      // What 0 means, in the box (the table's help says it too).
+      {"model.nKvHeads", {-1e300, 256, -1, 0, "", "= heads"}},
+      {"model.headDim", {-1e300, 4096, -1, 0, "", "width / heads"}},
+      {"run.checkpointEvery", {-1e300, 1e7, -1, 0, "", "by wall time only"}},
+      {"probes.jacobianEvery", {-1e300, 1e6, -1, 0, "", "never"}},
       {"optim.steps", {-1e300, 1e7}},
       {"optim.scheduleSteps", {-1e300, 1e7, -1, 0, "", "all steps"}},
       {"optim.warmupSteps", {-1e300, 1e7}},
@@ -130,7 +140,9 @@ QWidget* makeFieldEditor(const experiment::ConfigField& field) {
           auto* edit = new QLineEdit;
           const bool negative = !field.range || field.range->lo < 0;
           edit->setValidator(new QRegularExpressionValidator(
-              QRegularExpression(negative ? QStringLiteral("-?[0-9]{0,19}") : QStringLiteral("[0-9]{0,19}")), edit));
+              QRegularExpression(negative ? QStringLiteral("-?[0-9]{0,19}")
+                                          : QStringLiteral("[0-9]{0,19}")),
+              edit));
           return edit;
         }
       },
@@ -172,7 +184,9 @@ void FieldEditors::show(const experiment::ExperimentConfig& config) const {
           if (auto* box = qobject_cast<QCheckBox*>(w)) {
             if constexpr (std::is_same_v<T, bool>) box->setChecked(*member);
           } else if (auto* spin = qobject_cast<QSpinBox*>(w)) {
-            if constexpr (kWhole<T>) spin->setValue(static_cast<int>(std::clamp<T>(*member, spin->minimum(), spin->maximum())));
+            if constexpr (kWhole<T>)
+              spin->setValue(
+                  static_cast<int>(std::clamp<T>(*member, spin->minimum(), spin->maximum())));
           } else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(w)) {
             if constexpr (std::is_same_v<T, double>) dspin->setValue(*member);
           } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
@@ -180,14 +194,20 @@ void FieldEditors::show(const experiment::ExperimentConfig& config) const {
               const QString v = QString::fromStdString(*member);
               int i = combo->findData(v);
               if (i < 0) i = combo->findText(v);
-              if (i >= 0) combo->setCurrentIndex(i);
-              else if (combo->isEditable()) combo->setCurrentText(v);
-              else combo->setCurrentIndex(0);
+              if (i >= 0)
+                combo->setCurrentIndex(i);
+              else if (combo->isEditable())
+                combo->setCurrentText(v);
+              else
+                combo->setCurrentIndex(0);
             }
           } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
-            if constexpr (std::is_same_v<T, std::string>) edit->setText(QString::fromStdString(*member));
-            else if constexpr (std::is_same_v<T, double>) edit->setText(QString::number(*member, 'g', QLocale::FloatingPointShortest));
-            else if constexpr (kWhole<T>) edit->setText(QString::number(static_cast<qlonglong>(*member)));
+            if constexpr (std::is_same_v<T, std::string>)
+              edit->setText(QString::fromStdString(*member));
+            else if constexpr (std::is_same_v<T, double>)
+              edit->setText(QString::number(*member, 'g', QLocale::FloatingPointShortest));
+            else if constexpr (kWhole<T>)
+              edit->setText(QString::number(static_cast<qlonglong>(*member)));
           }
         },
         field->ref(c));

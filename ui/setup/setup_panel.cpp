@@ -16,7 +16,6 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-
 #include <QAbstractSpinBox>
 #include <QApplication>
 #include <QScrollBar>
@@ -50,6 +49,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(makeTrainingBox());
   layout->addWidget(makeRunBox());
   layout->addWidget(makeSweepBox());
+  layout->addWidget(makeAdvancedBox());  // last: it takes the fields no box above placed
   layout->addStretch(1);
   outer->addWidget(makeFooter());
   connectEditors();
@@ -163,7 +163,8 @@ QStringList SetupPanel::changedFromPreset() const {
   }
   for (const auto& s : experiment::kSchemes) {
     const bool in = std::find(now.schemes.begin(), now.schemes.end(), s) != now.schemes.end();
-    const bool was = std::find(preset->schemes.begin(), preset->schemes.end(), s) != preset->schemes.end();
+    const bool was =
+        std::find(preset->schemes.begin(), preset->schemes.end(), s) != preset->schemes.end();
     if (in != was) out << QStringLiteral("scheme.") + QString::fromStdString(s);
   }
   return out;
@@ -193,8 +194,10 @@ void SetupPanel::markChangedFields() {
 void SetupPanel::setConfig(const experiment::ExperimentConfig& c) {
   m_loading = true;
   m_base = c;
-  if (!c.name.empty()) setGroupName(QString::fromStdString(c.name));
-  else if (!m_nameEdited) refreshDefaultName();
+  if (!c.name.empty())
+    setGroupName(QString::fromStdString(c.name));
+  else if (!m_nameEdited)
+    refreshDefaultName();
   {
     QSignalBlocker block(m_preset);
     const int i = m_preset->findData(QString::fromStdString(c.preset));
@@ -221,7 +224,8 @@ bool SetupPanel::checkSchemeSet(const std::string& setId) {
   const int i = m_schemeSet->findData(QString::fromStdString(setId));
   if (i <= 0) return false;
   m_schemeSet->setCurrentIndex(i);
-  if (const auto* set = model::findSchemeSet(setId)) setSchemes(set->schemes);  // again, if it was current
+  if (const auto* set = model::findSchemeSet(setId))
+    setSchemes(set->schemes);  // again, if it was current
   return true;
 }
 
@@ -233,13 +237,15 @@ void SetupPanel::syncSchemeSet() {
   int match = 0;
   for (int i = 1; i < m_schemeSet->count(); ++i) {
     const auto* set = model::findSchemeSet(m_schemeSet->itemData(i).toString().toStdString());
-    if (set && std::set<std::string>(set->schemes.begin(), set->schemes.end()) == checked) match = i;
+    if (set && std::set<std::string>(set->schemes.begin(), set->schemes.end()) == checked)
+      match = i;
   }
   QSignalBlocker block(m_schemeSet);
   m_schemeSet->setCurrentIndex(match);
 }
 
-experiment::ExperimentConfig SetupPanel::readForm(std::vector<experiment::ConfigIssue>* problems) const {
+experiment::ExperimentConfig SetupPanel::readForm(
+    std::vector<experiment::ConfigIssue>* problems) const {
   auto c = m_base;
   c.name = m_name->text().trimmed().toStdString();
   m_fields.read(c, problems);
@@ -284,7 +290,9 @@ std::vector<experiment::ConfigIssue> SetupPanel::issues() const {
   if (c.name.empty()) {
     out.push_back({"name", "Group name: give the group a name (it names its tab and its runs)."});
   } else if (m_takenNames.count(c.name)) {
-    out.push_back({"name", "Group name: \"" + c.name + "\" is already used; every launch is its own group, so pick another name."});
+    out.push_back(
+        {"name", "Group name: \"" + c.name +
+                     "\" is already used; every launch is its own group, so pick another name."});
   }
   for (auto& i : experiment::preflightIssues(c)) out.push_back(std::move(i));
   return out;
@@ -313,7 +321,8 @@ void SetupPanel::revalidate() {
 void SetupPanel::addTypedOutOfRange(std::vector<experiment::ConfigIssue>* problems) const {
   for (const auto* box : findChildren<QSpinBox*>()) {  // typed, not yet taken: said now
     const QString typed = typedOutOfRange(box, fieldLabel(this, box->objectName()));
-    if (!typed.isEmpty()) problems->push_back({box->objectName().toStdString(), typed.toStdString()});
+    if (!typed.isEmpty())
+      problems->push_back({box->objectName().toStdString(), typed.toStdString()});
   }
 }
 
@@ -340,11 +349,12 @@ std::vector<experiment::ExperimentConfig> SetupPanel::launchGrid(
 void SetupPanel::showProblems(const std::vector<experiment::ConfigIssue>& problems) {
   // Red frame on the offending editors, one message per problem.
   for (auto* w : findChildren<QWidget*>()) {
-    if (!w->objectName().contains(QLatin1Char('.')) && w->objectName() != QLatin1String("name")) continue;
+    if (!w->objectName().contains(QLatin1Char('.')) && w->objectName() != QLatin1String("name"))
+      continue;
     bool bad = false;
     for (const auto& i : problems) bad = bad || QString::fromStdString(i.field) == w->objectName();
-    if (qobject_cast<QSpinBox*>(w) || qobject_cast<QDoubleSpinBox*>(w) || qobject_cast<QLineEdit*>(w) ||
-        qobject_cast<QComboBox*>(w)) {
+    if (qobject_cast<QSpinBox*>(w) || qobject_cast<QDoubleSpinBox*>(w) ||
+        qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w)) {
       w->setStyleSheet(bad ? QStringLiteral("border: 1px solid #c0392b;") : QString());
     }
   }
@@ -383,7 +393,8 @@ QStringList SetupPanel::sizeLines(const experiment::ExperimentConfig& c,
                .arg(static_cast<double>(largest.params) / 1e6, 0, 'f', 2)
                .arg(largest.memoryMB, 0, 'f', 0);
   }
-  if (grid.size() > shown) est << tr("… and %n more group(s)", nullptr, static_cast<int>(grid.size() - shown));
+  if (grid.size() > shown)
+    est << tr("… and %n more group(s)", nullptr, static_cast<int>(grid.size() - shown));
   return est;
 }
 
@@ -397,13 +408,17 @@ QString SetupPanel::estimateFor(const std::vector<experiment::ExperimentConfig>&
   QStringList est = sizeLines(c, grid, cal);
   QStringList names;
   for (const auto& g : grid) names << QString::fromStdString(g.name);
-  est << tr("%n paired group(s), ~%1 in all on this device: ", nullptr, static_cast<int>(grid.size()))
-                 .arg(QString::fromStdString(experiment::formatDuration(total / parallelGroups()))) +
+  est << tr("%n paired group(s), ~%1 in all on this device: ", nullptr,
+            static_cast<int>(grid.size()))
+                 .arg(
+                     QString::fromStdString(experiment::formatDuration(total / parallelGroups()))) +
              (names.size() > 6 ? names.mid(0, 6).join(QStringLiteral(", ")) + QStringLiteral(", …")
                                : names.join(QStringLiteral(", ")));
   est << (cal.groups > 0
-              ? tr("(time calibrated on %n earlier group(s) on this machine: x%1 the FLOP-rate guess)",
-                   nullptr, cal.groups).arg(cal.factor, 0, 'f', 2)
+              ? tr("(time calibrated on %n earlier group(s) on this machine: x%1 the FLOP-rate "
+                   "guess)",
+                   nullptr, cal.groups)
+                    .arg(cal.factor, 0, 'f', 2)
               : tr("(time: a FLOP-rate guess until a group has finished on this machine)"));
   return est.join(QLatin1Char('\n'));
 }

@@ -1,8 +1,8 @@
 // SetupPanel: the experiment set-up form. Edits an ExperimentConfig (group name, preset, model
 // shape, schemes as a multi-select, init/branch options, optimizer and schedule, corpus and
 // tokenizer, device, probe cadence, seeds; the fields' editors generated from the config table,
-// setup_fields.h; a named scheme set checks its schemes), validates it as you type (values, and what the
-// launch needs from the disk: corpus, tokenizer model, checkpoint folder and space; a red
+// setup_fields.h; a named scheme set checks its schemes), validates it as you type (values, and
+// what the launch needs from the disk: corpus, tokenizer model, checkpoint folder and space; a red
 // message names the field; Launch is disabled while invalid), marks values that differ from the
 // preset, and estimates parameters, memory and time (calibrated on this machine's earlier
 // groups). Spin and combo boxes take the mouse wheel only when focused: scrolling the panel
@@ -92,6 +92,7 @@ class SetupPanel : public QWidget {
   QGroupBox* makeTrainingBox();
   QGroupBox* makeRunBox();
   QGroupBox* makeSweepBox();
+  QGroupBox* makeAdvancedBox();  // setup_advanced.cpp: every field not placed above
   QWidget* makeFooter();
   void connectEditors();
   void applyPreset(const QString& name);
@@ -101,13 +102,15 @@ class SetupPanel : public QWidget {
   /// Adds a problem for each spin box whose typed text is out of its range (not yet taken).
   void addTypedOutOfRange(std::vector<experiment::ConfigIssue>* problems) const;
   /// The groups a launch would start; a malformed sweep or a group name in use adds a problem.
-  std::vector<experiment::ExperimentConfig> launchGrid(std::vector<experiment::ConfigIssue>* problems) const;
+  std::vector<experiment::ExperimentConfig> launchGrid(
+      std::vector<experiment::ConfigIssue>* problems) const;
   /// Red frames on the offending editors, the messages in the issues label, Launch enabled.
   void showProblems(const std::vector<experiment::ConfigIssue>& problems);
   /// The estimate label's text for a valid form: sizes, total time, calibration.
   QString estimateFor(const std::vector<experiment::ExperimentConfig>& grid) const;
   /// Parameters and memory: a line a scheme of the form, or a line a group of a sweep.
-  QStringList sizeLines(const experiment::ExperimentConfig& c, const std::vector<experiment::ExperimentConfig>& grid,
+  QStringList sizeLines(const experiment::ExperimentConfig& c,
+                        const std::vector<experiment::ExperimentConfig>& grid,
                         const experiment::TimeCalibration& cal) const;
   void markChangedFields();
   void refreshDefaultName();
@@ -137,7 +140,7 @@ class SetupPanel : public QWidget {
 };
 
 /// Rough per-run estimates for the set-up panel: experiment::estimateRun (core).
-using experiment::RunEstimate;
 using experiment::estimateRun;
+using experiment::RunEstimate;
 
 }  // namespace depthlab::ui
