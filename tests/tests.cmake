@@ -10,8 +10,6 @@ foreach(area kernels model train experiment data io probes analysis distributed 
 endforeach()
 # The command line end to end: bad input answered clearly (runs the real depthlab-cli).
 file(GLOB DEPTHLAB_TEST_CLI CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/app/cli/*.cpp)
-depthlab_add_gtest(NAME test_cli SOURCES ${DEPTHLAB_TEST_CLI} ${PROJECT_SOURCE_DIR}/app/cli/cli_launch.cpp
-  ${PROJECT_SOURCE_DIR}/app/cli/text_table.cpp ${PROJECT_SOURCE_DIR}/app/cli/train_output.cpp
-  LIBS depthlab_test_support LABELS cli)
-target_include_directories(test_cli PRIVATE ${PROJECT_SOURCE_DIR}/app/cli)
+depthlab_add_gtest(NAME test_cli SOURCES ${DEPTHLAB_TEST_CLI}
+  LIBS depthlab_test_support depthlab_cli_commands LABELS cli)
 add_dependencies(test_cli depthlab-cli)

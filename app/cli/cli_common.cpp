@@ -64,4 +64,15 @@ nlohmann::json runToJson(const store::RunInfo& r) {
   return j;
 }
 
+std::set<std::string> givenOptions(const CLI::App* command) {
+  std::set<std::string> given;
+  for (const CLI::Option* o : command->get_options()) {
+    if (o->count() == 0) continue;
+    for (const auto& name : o->get_lnames()) given.insert("--" + name);
+    for (const auto& name : o->get_snames()) given.insert("-" + name);
+    if (o->get_lnames().empty() && o->get_snames().empty()) given.insert(o->get_name());
+  }
+  return given;
+}
+
 }  // namespace depthlab::cli

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,7 +18,7 @@ struct GlobalOptions {
   std::string db;     // --db PATH (else $DEPTHLAB_DB, else the data folder's depthlab.db)
   bool json = false;  // --json: machine-readable output
   std::vector<std::string> argv;  // the command line (argv[1..]), for commands that relaunch it
-  int exitCode = 0;   // what main returns when a command ends without an exception
+  int exitCode = 0;               // what main returns when a command ends without an exception
 };
 
 /// An error that ends depthlab-cli with its own exit code instead of 1 (main prints the message).
@@ -39,12 +40,23 @@ store::RunStore openStoreToRead(const GlobalOptions& g);
 nlohmann::json runToJson(const store::RunInfo& r);
 std::string formatTime(double unixSeconds);
 
+/// The options of `command` given on the command line ("--step", "--nproc", ...): what a
+/// command's run function asks instead of the parser (its Args carries them).
+std::set<std::string> givenOptions(const CLI::App* command);
+
+// Each declares one top-level subcommand (commands.cpp lists them): its options into its Args,
+// its callback calling its run function.
+void addTrainCommand(CLI::App& app, GlobalOptions& g);
+void addResumeCommand(CLI::App& app, GlobalOptions& g);
+void addPresetsCommand(CLI::App& app, GlobalOptions& g);
+void addAnalyzeCommand(CLI::App& app, GlobalOptions& g);
+void addReportCommand(CLI::App& app, GlobalOptions& g);
+void addImportHfCommand(CLI::App& app, GlobalOptions& g);
+void addEvalCommand(CLI::App& app, GlobalOptions& g);
+void addExportHfCommand(CLI::App& app, GlobalOptions& g);
+void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addRunsCommand(CLI::App& app, GlobalOptions& g);
 void addBenchCommand(CLI::App& app, GlobalOptions& g);
-void addTrainCommands(CLI::App& app, GlobalOptions& g);
-void addAnalysisCommands(CLI::App& app, GlobalOptions& g);
-void addHfCommands(CLI::App& app, GlobalOptions& g);
-void addExportCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 void addReproduceCommand(CLI::App& app, GlobalOptions& g);
 void addSchemesCommand(CLI::App& app, GlobalOptions& g);

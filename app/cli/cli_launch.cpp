@@ -1,6 +1,8 @@
 // See cli_launch.h.
 #include "cli_launch.h"
 
+#include "commands.h"
+
 #include <set>
 
 namespace depthlab::cli {
@@ -24,18 +26,25 @@ int subcommandIndex(int argc, char** argv, std::string* db) {
   return i;
 }
 
+namespace {
+
+std::set<std::string> namesOf(Work work) {
+  std::set<std::string> names;
+  for (const auto& c : commands()) {
+    if (c.work == work) names.insert(c.name);
+  }
+  return names;
+}
+
+}  // namespace
+
 const std::set<std::string>& computingSubcommands() {
-  // Training, resuming, reproducing the paper, probing, evaluating, importing (which checks
-  // the model on text), exporting weights and benchmarking.
-  static const std::set<std::string> names = {"train",     "resume",    "reproduce", "analyze",
-                                              "eval",      "import-hf", "export-hf", "bench"};
+  static const std::set<std::string> names = namesOf(Work::Computes);
   return names;
 }
 
 const std::set<std::string>& readingSubcommands() {
-  // The store, a corpus file, the presets and schemes tables; `export` execs depthlab-export
-  // (no BLAS).
-  static const std::set<std::string> names = {"runs", "report", "presets", "schemes", "corpus", "export"};
+  static const std::set<std::string> names = namesOf(Work::Reads);
   return names;
 }
 

@@ -13,8 +13,8 @@ namespace depthlab::cli {
 int subcommandIndex(int argc, char** argv, std::string* db = nullptr);
 
 /// The top-level subcommands that multiply matrices (train, bench, ...) and those that only
-/// read or list (runs, report, ...). Every subcommand depthlab-cli has is in exactly one (a test
-/// checks them against `depthlab-cli --help`), so a new one cannot run on fallback kernels.
+/// read or list (runs, report, ...), from the command table (commands.h): every subcommand
+/// depthlab-cli has is in exactly one (a test checks them against `depthlab-cli --help`).
 const std::set<std::string>& computingSubcommands();
 const std::set<std::string>& readingSubcommands();
 

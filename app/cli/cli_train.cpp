@@ -8,21 +8,23 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <functional>
-#include <optional>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
 
 #include "cli_common.h"
 #include "cli_distributed.h"
-#include "experiment/config_set.h"
 #include "data/tokenizer.h"
+#include "experiment/config_set.h"
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
 #include "experiment/run_group.h"
@@ -43,7 +45,8 @@ std::string joinList(const std::vector<std::string>& names) {
 // model.vocabSize is never used: the tokenizer decides the vocabulary. Said (where the value
 // differs from the tokenizer's) rather than refused, since configs saved by the lab itself (and
 // before the end-of-document id, with 256) carry one. `where`: the file, or "--set".
-void noteTokenizerVocabulary(const std::string& where, int given, const experiment::ExperimentConfig& c) {
+void noteTokenizerVocabulary(const std::string& where, int given,
+                             const experiment::ExperimentConfig& c) {
   const std::string& tok = c.data.tokenizer;
   int used = 0;  // 0: known only once the tokenizer is read (spm:/path.model)
   if (tok == "byte") {
@@ -94,16 +97,18 @@ struct TrainArgs {
   std::vector<std::string> sets;                  // --set section.key=value
   int microBatch = 0;
   bool quiet = false;
+  DistArgs dist;
+  std::set<std::string> given;  // the options given (givenOptions)
 };
 
 // The group's config: the preset (or a config file over it), then every flag given, then
 // every --set (in order).
-experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* train) {
+experiment::ExperimentConfig configFromArgs(const TrainArgs& a) {
   experiment::ExperimentConfig c =
-      a.configFile.empty()
-          ? experiment::requirePreset(a.preset)
-          : experiment::loadConfigOverPreset(a.configFile, train->count("--preset") ? a.preset : "");
-  if (train->count("--scheme")) {
+      a.configFile.empty() ? experiment::requirePreset(a.preset)
+                           : experiment::loadConfigOverPreset(
+                                 a.configFile, a.given.count("--preset") ? a.preset : "");
+  if (a.given.count("--scheme")) {
     // A set name ("all-depth-fixes", "paper") stands for its schemes, at the preset's shape and
     // seed, trained as one group; an unknown name is refused by validate (schemes and sets).
     const auto given = splitList(a.schemes);
@@ -114,17 +119,18 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     if (c.schemes.empty()) {
       std::vector<std::string> sets;
       for (const auto& set : model::schemeSets()) sets.push_back(set.id);
-      throw std::runtime_error("--scheme names no scheme (schemes: " +
-                               joinList(experiment::kSchemes) + "; sets: " + joinList(sets) +
-                               "); leave it out for the preset's");
+      throw std::runtime_error(
+          "--scheme names no scheme (schemes: " + joinList(experiment::kSchemes) +
+          "; sets: " + joinList(sets) + "); leave it out for the preset's");
     }
   }
-  const std::optional<int> fromFile = a.configFile.empty() ? std::nullopt : fileVocabulary(a.configFile);
+  const std::optional<int> fromFile =
+      a.configFile.empty() ? std::nullopt : fileVocabulary(a.configFile);
   const int plannedSteps = c.optim.steps;
   for (const auto& [flag, path] : kFieldFlags) {
-    if (train->count(flag)) experiment::setConfigField(c, path, a.fieldFlags.at(flag), flag);
+    if (a.given.count(flag)) experiment::setConfigField(c, path, a.fieldFlags.at(flag), flag);
   }
-  if (train->count("--micro-batch")) {
+  if (a.given.count("--micro-batch")) {
     if (a.microBatch <= 0) {
       throw std::runtime_error("--micro-batch must be at least 1 (got " +
                                std::to_string(a.microBatch) + ")");
@@ -144,8 +150,10 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
     vocabSet = vocabSet || s.rfind("model.vocabSize=", 0) == 0;
   }
   // After every flag: the tokenizer the run will use decides what is said.
-  if (vocabSet) noteTokenizerVocabulary("--set", c.model.vocabSize, c);
-  else if (fromFile) noteTokenizerVocabulary(a.configFile, *fromFile, c);
+  if (vocabSet)
+    noteTokenizerVocabulary("--set", c.model.vocabSize, c);
+  else if (fromFile)
+    noteTokenizerVocabulary(a.configFile, *fromFile, c);
   // Fewer steps than the warm-up (--steps or --set optim.steps): a tenth of them warms up.
   if (c.optim.steps != plannedSteps && !warmupSet && c.optim.warmupSteps >= c.optim.steps) {
     c.optim.warmupSteps = c.optim.steps / 10;
@@ -153,14 +161,15 @@ experiment::ExperimentConfig configFromArgs(const TrainArgs& a, const CLI::App* 
   return c;
 }
 
-using TrainHere = std::function<experiment::GroupResult(store::RunStore&, experiment::RunGroupOptions&)>;
+using TrainHere =
+    std::function<experiment::GroupResult(store::RunStore&, experiment::RunGroupOptions&)>;
 
 // Trains (or resumes) in this process: rank 0, or a single process, writes the store and
 // prints through a RunConsole; the other ranks keep a scratch store in memory and print
 // notices only.
-void trainInThisProcess(const std::optional<experiment::DataParallelGroup>& group,
-                        GlobalOptions& g, const std::string& checkpointDir, double bucketMB,
-                        bool quiet, const TrainHere& train) {
+void trainInThisProcess(const std::optional<experiment::DataParallelGroup>& group, GlobalOptions& g,
+                        const std::string& checkpointDir, double bucketMB, bool quiet,
+                        const TrainHere& train) {
   const bool writer = !group || group->rank == 0;
   auto store = writer ? openStore(g) : store::RunStore::open(":memory:");
   RunConsole console(store.path(), g.json, quiet);
@@ -206,60 +215,43 @@ experiment::ExperimentConfig resumedConfig(GlobalOptions& g, const std::vector<i
   return first;
 }
 
+struct ResumeArgs {
+  std::vector<int64_t> ids;
+  std::string checkpointDir, threads;
+  int64_t steps = 0;
+  bool quiet = false;
+  DistArgs dist;
+  std::set<std::string> given;  // the options given (givenOptions)
+};
+
 // `resume ID[,ID...]`: continues runs where their newest checkpoints left them, several of one
-// group side by side (`checkpointDir`: the --checkpoint-dir that `train` also reads).
-void addResumeCommand(CLI::App& app, GlobalOptions& g, std::string& checkpointDir) {
-  static std::vector<int64_t> resumeIds;
-  auto* resume = app.add_subcommand("resume", "Continue runs from their latest checkpoints");
-  resume
-      ->add_option("ids", resumeIds,
-                   "Run id(s): 7, or 7,8 (7 8): runs of one group stopped together train side by "
-                   "side as they did, others one after the other")
-      ->required()
-      ->delimiter(',');
-  resume->add_option("--checkpoint-dir", checkpointDir, "Where checkpoints go");
-  static int64_t resumeSteps = 0;
-  resume
-      ->add_option("--steps", resumeSteps,
-                   "Train to this many steps instead of the configured count (a finished run "
-                   "further); the learning-rate schedule keeps its planned length, past it the "
-                   "rate stays at its floor")
-      ->check(CLI::PositiveNumber);
-  static std::string resumeThreads;
-  resume->add_option("--threads", resumeThreads,
-                     "Intra-op threads from now on, recorded in the run's config (0 = default)");
-  static bool resumeQuiet = false;
-  resume->add_flag("--quiet", resumeQuiet, "No live progress line");
-  static DistArgs resumeDist;
-  addDistOptions(resume, resumeDist);
-  resume->callback([&g, &checkpointDir, resume] {
-    // The run's device and its number of ranks (any number may continue it: the global batch
-    // is the same). Every rank reads them, so the store must be reachable from every node.
-    const experiment::ExperimentConfig runConfig =
-        resumedConfig(g, resumeIds, resume->count("--threads") ? &resumeThreads : nullptr);
-    const bool nprocGiven = resume->count("--nproc") > 0;
-    requireValid(resumeDist, nprocGiven);
-    const int ranks = nprocGiven ? resumeDist.nproc : runConfig.run.processes;
-    if (resumeIds.size() > 1 && ranks > 1) {
-      throw std::runtime_error("resume: data-parallel ranks resume one run at a time");
-    }
-    if (auto rc = launchLocalRanksIfAsked(resumeDist, ranks, g, runConfig.run.device)) {
-      g.exitCode = *rc;
-      return;
-    }
-    const auto group = joinLaunchedGroup(resumeDist, nprocGiven, runConfig.run.device);
-    trainInThisProcess(group, g, checkpointDir, resumeDist.bucketMB, resumeQuiet,
-                       [](store::RunStore& store, experiment::RunGroupOptions& o) {
-                         o.resumeToStep = resumeSteps;
-                         return experiment::resumeRuns(resumeIds, store, o);
-                       });
-  });
+// group side by side.
+void runResume(GlobalOptions& g, const ResumeArgs& a) {
+  // The run's device and its number of ranks (any number may continue it: the global batch
+  // is the same). Every rank reads them, so the store must be reachable from every node.
+  const experiment::ExperimentConfig runConfig =
+      resumedConfig(g, a.ids, a.given.count("--threads") ? &a.threads : nullptr);
+  const bool nprocGiven = a.given.count("--nproc") > 0;
+  requireValid(a.dist, nprocGiven);
+  const int ranks = nprocGiven ? a.dist.nproc : runConfig.run.processes;
+  if (a.ids.size() > 1 && ranks > 1) {
+    throw std::runtime_error("resume: data-parallel ranks resume one run at a time");
+  }
+  if (auto rc = launchLocalRanksIfAsked(a.dist, ranks, g, runConfig.run.device)) {
+    g.exitCode = *rc;
+    return;
+  }
+  const auto group = joinLaunchedGroup(a.dist, nprocGiven, runConfig.run.device);
+  trainInThisProcess(group, g, a.checkpointDir, a.dist.bucketMB, a.quiet,
+                     [&a](store::RunStore& store, experiment::RunGroupOptions& o) {
+                       o.resumeToStep = a.steps;
+                       return experiment::resumeRuns(a.ids, store, o);
+                     });
 }
 
 // `presets`: every preset with its shape and parameter count.
-void addPresetsCommand(CLI::App& app, GlobalOptions& g) {
-  auto* presets = app.add_subcommand("presets", "List presets with parameter counts");
-  presets->callback([&g] {
+void runPresets(const GlobalOptions& g) {
+  {
     nlohmann::json j = nlohmann::json::array();
     if (!g.json) {
       std::printf("%-12s %10s %6s %6s %6s %6s %6s %8s %8s  %s\n", "PRESET", "PARAMS", "WIDTH",
@@ -269,30 +261,59 @@ void addPresetsCommand(CLI::App& app, GlobalOptions& g) {
       const auto& m = p.config.model;
       const auto params = experiment::parameterCount(m);
       if (g.json) {
-        j.push_back({{"name", p.name}, {"params", params}, {"description", p.description},
+        j.push_back({{"name", p.name},
+                     {"params", params},
+                     {"description", p.description},
                      {"config", experiment::toJson(p.config)}});
         continue;
       }
       std::printf("%-12s %9.2fM %6d %6d %6d %6d %6d %8d %8.0e  %s\n", p.name.c_str(),
-                  static_cast<double>(params) / 1e6, m.dModel, m.nLayers, m.nHeads, m.dFF,
-                  m.seqLen, p.config.optim.steps, p.config.optim.lr, p.description.c_str());
+                  static_cast<double>(params) / 1e6, m.dModel, m.nLayers, m.nHeads, m.dFF, m.seqLen,
+                  p.config.optim.steps, p.config.optim.lr, p.description.c_str());
     }
     if (g.json) std::cout << j.dump(2) << "\n";
-  });
+  }
+}
+
+// `train`: a paired group, in this process or on the ranks it starts.
+void runTrain(GlobalOptions& g, const TrainArgs& a) {
+  experiment::ExperimentConfig c = configFromArgs(a);
+  const bool nprocGiven = a.given.count("--nproc") > 0;
+  requireValid(a.dist, nprocGiven);
+  {  // a config the ranks would refuse is refused once, before any rank starts
+    auto check = c;
+    check.run.processes = nprocGiven ? a.dist.nproc : c.run.processes;
+    experiment::requireValid(check);
+  }
+  if (auto rc = launchLocalRanksIfAsked(a.dist, nprocGiven ? a.dist.nproc : c.run.processes, g,
+                                        c.run.device)) {
+    g.exitCode = *rc;  // this process only started the ranks and waited for them
+    return;
+  }
+  const auto group = joinLaunchedGroup(a.dist, nprocGiven, c.run.device);
+  c.run.processes = group ? group->worldSize : 1;
+  trainInThisProcess(group, g, a.checkpointDir, a.dist.bucketMB, a.quiet,
+                     [&c](store::RunStore& store, experiment::RunGroupOptions& o) {
+                       return experiment::runGroup(c, store, o);
+                     });
 }
 
 }  // namespace
 
-void addTrainCommands(CLI::App& app, GlobalOptions& g) {
-  static TrainArgs a;
-  static DistArgs dist;
+void addTrainCommand(CLI::App& app, GlobalOptions& g) {
+  auto args = std::make_shared<TrainArgs>();
+  TrainArgs& a = *args;
   auto* train = app.add_subcommand("train", "Train a paired group of schemes");
-  addDistOptions(train, dist);
+  addDistOptions(train, a.dist);
   train->add_option("--preset", a.preset, "Preset (see `presets`)")->capture_default_str();
-  train->add_option("--scheme", a.schemes, "Comma-separated schemes or sets of them, e.g. pre_ln,lns or all-depth-fixes "
+  train->add_option("--scheme", a.schemes,
+                    "Comma-separated schemes or sets of them, e.g. pre_ln,lns or all-depth-fixes "
                     "(every scheme at one shape and seed) or paper,dyt (see `schemes`)");
-  train->add_option("--corpus", a.fieldFlags["--corpus"], "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
-  train->add_option("--tokenizer", a.fieldFlags["--tokenizer"], "byte | spm:N | spm:/path/to.model");
+  train->add_option(
+      "--corpus", a.fieldFlags["--corpus"],
+      "Text file, folder, .jsonl[.gz|.zst], token store or .bin tokens (default: KJV)");
+  train->add_option("--tokenizer", a.fieldFlags["--tokenizer"],
+                    "byte | spm:N | spm:/path/to.model");
   train->add_option("--packing", a.fieldFlags["--packing"],
                     "packed (windows run across documents, an end-of-document token between "
                     "them; the default) | document (one document a row, cut and padded; the "
@@ -301,7 +322,8 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                     "Text spm:N trains on, from evenly spaced places of the corpus (default 100)");
   train->add_option("--steps", a.fieldFlags["--steps"], "Optimizer updates");
   train->add_option("--device", a.fieldFlags["--device"], "cpu | cuda | cuda:N");
-  train->add_option("--seed", a.fieldFlags["--seed"], "Seed (same seed = same batches and initial weights)");
+  train->add_option("--seed", a.fieldFlags["--seed"],
+                    "Seed (same seed = same batches and initial weights)");
   train->add_option("--threads", a.fieldFlags["--threads"], "Intra-op threads (0 = default)");
   train->add_option("--micro-batch", a.microBatch,
                     "Sequences per micro-batch (the global batch stays; default on a GPU for "
@@ -320,28 +342,41 @@ void addTrainCommands(CLI::App& app, GlobalOptions& g) {
                     "checked by the config table, e.g. --set optim.lr=0.003 --set "
                     "probes.forwardEvery=50");
   train->add_flag("--quiet", a.quiet, "No live progress line");
-  train->callback([&g, train] {
-    experiment::ExperimentConfig c = configFromArgs(a, train);
-    const bool nprocGiven = train->count("--nproc") > 0;
-    requireValid(dist, nprocGiven);
-    {  // a config the ranks would refuse is refused once, before any rank starts
-      auto check = c;
-      check.run.processes = nprocGiven ? dist.nproc : c.run.processes;
-      experiment::requireValid(check);
-    }
-    if (auto rc = launchLocalRanksIfAsked(dist, nprocGiven ? dist.nproc : c.run.processes, g, c.run.device)) {
-      g.exitCode = *rc;  // this process only started the ranks and waited for them
-      return;
-    }
-    const auto group = joinLaunchedGroup(dist, nprocGiven, c.run.device);
-    c.run.processes = group ? group->worldSize : 1;
-    trainInThisProcess(group, g, a.checkpointDir, dist.bucketMB, a.quiet,
-                       [&c](store::RunStore& store, experiment::RunGroupOptions& o) {
-                         return experiment::runGroup(c, store, o);
-                       });
+  train->callback([&g, args, train] {
+    args->given = givenOptions(train);
+    runTrain(g, *args);
   });
-  addResumeCommand(app, g, a.checkpointDir);
-  addPresetsCommand(app, g);
+}
+
+void addResumeCommand(CLI::App& app, GlobalOptions& g) {
+  auto a = std::make_shared<ResumeArgs>();
+  auto* resume = app.add_subcommand("resume", "Continue runs from their latest checkpoints");
+  resume
+      ->add_option("ids", a->ids,
+                   "Run id(s): 7, or 7,8 (7 8): runs of one group stopped together train side by "
+                   "side as they did, others one after the other")
+      ->required()
+      ->delimiter(',');
+  resume->add_option("--checkpoint-dir", a->checkpointDir, "Where checkpoints go");
+  resume
+      ->add_option("--steps", a->steps,
+                   "Train to this many steps instead of the configured count (a finished run "
+                   "further); the learning-rate schedule keeps its planned length, past it the "
+                   "rate stays at its floor")
+      ->check(CLI::PositiveNumber);
+  resume->add_option("--threads", a->threads,
+                     "Intra-op threads from now on, recorded in the run's config (0 = default)");
+  resume->add_flag("--quiet", a->quiet, "No live progress line");
+  addDistOptions(resume, a->dist);
+  resume->callback([&g, a, resume] {
+    a->given = givenOptions(resume);
+    runResume(g, *a);
+  });
+}
+
+void addPresetsCommand(CLI::App& app, GlobalOptions& g) {
+  auto* presets = app.add_subcommand("presets", "List presets with parameter counts");
+  presets->callback([&g] { runPresets(g); });
 }
 
 }  // namespace depthlab::cli

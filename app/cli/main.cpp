@@ -1,9 +1,11 @@
-// depthlab-cli: the headless face of DepthLab. Each subcommand lives in its own cli_*.cpp;
-// this file only lists them and turns any error into a one-line message and exit code 1.
+// depthlab-cli: the headless face of DepthLab. Each subcommand lives in its own cli_*.cpp and is
+// a row of the command table (commands.h); this file registers the rows and turns any error
+// into a one-line message and exit code 1.
 #include <iostream>
 
 #include "cli_common.h"
 #include "cli_launch.h"
+#include "commands.h"
 #include "util/allocator_tuning.h"
 #include "util/openblas_kernels.h"
 
@@ -24,15 +26,7 @@ int main(int argc, char** argv) {
   app.add_option("--db", g.db, "Run database (default $DEPTHLAB_DB, else the data folder)");
   app.add_flag("--json", g.json, "Machine-readable JSON output");
 
-  depthlab::cli::addTrainCommands(app, g);
-  depthlab::cli::addAnalysisCommands(app, g);
-  depthlab::cli::addHfCommands(app, g);
-  depthlab::cli::addExportCommand(app, g);
-  depthlab::cli::addRunsCommand(app, g);
-  depthlab::cli::addBenchCommand(app, g);
-  depthlab::cli::addCorpusCommand(app, g);
-  depthlab::cli::addReproduceCommand(app, g);
-  depthlab::cli::addSchemesCommand(app, g);
+  for (const auto& command : depthlab::cli::commands()) command.add(app, g);
 
   try {
     app.parse(argc, argv);

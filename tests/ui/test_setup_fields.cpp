@@ -138,8 +138,11 @@ TEST(SetupFields, EditingAGeneratedEditorChangesTheConfig) {
     } else if (auto* edit = qobject_cast<QLineEdit*>(w)) {
       experiment::ExperimentConfig probe;
       const auto ref = f.ref(probe);
+      // A number inside the table's range (RoPE's base must exceed 1, an epsilon be small).
+      const bool aboveOne = f.range && f.range->lo >= 1;
       edit->setText(std::holds_alternative<int64_t*>(ref)  ? QStringLiteral("123456789012")
-                    : std::holds_alternative<double*>(ref) ? QStringLiteral("2.5e-7")
+                    : std::holds_alternative<double*>(ref) ? (aboveOne ? QStringLiteral("250000")
+                                                                       : QStringLiteral("2.5e-7"))
                                                            : QStringLiteral("/tmp/x.txt"));
     } else {
       ADD_FAILURE() << "an editor of no known kind";
