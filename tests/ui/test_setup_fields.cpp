@@ -54,7 +54,8 @@ TEST(SetupFields, EveryShownFieldHasTheEditorOfItsTypeWithTheTablesRange) {
     if (!editor) continue;
     ++shown;
     SCOPED_TRACE(f.path());
-    EXPECT_EQ(editor->toolTip().section(QStringLiteral("\n(changed"), 0, 0), QString::fromUtf8(f.help));
+    EXPECT_EQ(editor->toolTip().section(QStringLiteral("\n(changed"), 0, 0),
+              QString::fromUtf8(f.help));
     const auto [lo, hi] = ui::editorRange(f);
     const bool hinted = ui::setupHint(f.path()).lo > -1e299;
     if (f.range) {  // the form offers no value outside the table's range
@@ -140,10 +141,10 @@ TEST(SetupFields, EditingAGeneratedEditorChangesTheConfig) {
       const auto ref = f.ref(probe);
       // A number inside the table's range (RoPE's base must exceed 1, an epsilon be small).
       const bool aboveOne = f.range && f.range->lo >= 1;
-      edit->setText(std::holds_alternative<int64_t*>(ref)  ? QStringLiteral("123456789012")
-                    : std::holds_alternative<double*>(ref) ? (aboveOne ? QStringLiteral("250000")
-                                                                       : QStringLiteral("2.5e-7"))
-                                                           : QStringLiteral("/tmp/x.txt"));
+      edit->setText(std::holds_alternative<int64_t*>(ref) ? QStringLiteral("123456789012")
+                    : std::holds_alternative<double*>(ref)
+                        ? (aboveOne ? QStringLiteral("250000") : QStringLiteral("2.5e-7"))
+                        : QStringLiteral("/tmp/x.txt"));
     } else {
       ADD_FAILURE() << "an editor of no known kind";
       continue;
@@ -160,7 +161,7 @@ TEST(SetupFields, EditingAGeneratedEditorChangesTheConfig) {
     EXPECT_EQ(experiment::toJson(panel.config()), experiment::toJson(after));
   }
   EXPECT_GE(edited, 30);
-  EXPECT_EQ(panel.config().run.seed, 123456789012);  // past 2^31: the whole seed
+  EXPECT_EQ(panel.config().run.seed, 123456789012);          // past 2^31: the whole seed
   EXPECT_EQ(panel.config().options.lnsLearnableLr, 2.5e-7);  // no rounding to a box's decimals
 }
 
@@ -186,8 +187,9 @@ TEST(SetupFields, ASeedThatIsNoNumberIsAnIssueNamingTheField) {
   ASSERT_NE(init, nullptr);
   init->setText(QStringLiteral("0"));
   EXPECT_FALSE(panel.launchEnabled());
-  EXPECT_TRUE(issues->text().contains(QStringLiteral("LayerScale init: ") +
-                                      QString::fromLatin1(experiment::configField("options.layerScaleInit")->range->rule)))
+  EXPECT_TRUE(issues->text().contains(
+      QStringLiteral("LayerScale init: ") +
+      QString::fromLatin1(experiment::configField("options.layerScaleInit")->range->rule)))
       << issues->text().toStdString();
   init->setText(QStringLiteral("1e-6"));
   EXPECT_TRUE(panel.launchEnabled()) << issues->text().toStdString();
@@ -243,7 +245,10 @@ TEST(SetupFields, ASchemeSetChecksExactlyItsSchemes) {
   EXPECT_EQ(panel.config().schemes, all->schemes);
   EXPECT_EQ(sets->currentData().toString(), QStringLiteral("all-depth-fixes"));
   // Unchecking one leaves the set: the list says so.
-  panel.findChild<QCheckBox*>(QStringLiteral("scheme.") + QString::fromStdString(all->schemes.front()))->setChecked(false);
+  panel
+      .findChild<QCheckBox*>(QStringLiteral("scheme.") +
+                             QString::fromStdString(all->schemes.front()))
+      ->setChecked(false);
   EXPECT_EQ(sets->currentIndex(), 0);
   EXPECT_FALSE(panel.checkSchemeSet("no-such-set"));
   EXPECT_EQ(panel.config().schemes.size(), all->schemes.size() - 1);
