@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
-#include <vector>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,10 +33,10 @@ struct ReferenceRun {
 void timeReferenceGemms(ReferenceRun& out, const std::string& python, const std::string& script,
                         const std::string& config, const std::string& shapesJson, int threads,
                         const std::string& coreType) {
-  std::vector<std::string> argv = {python, script, "gemm", "--config", config, "--shapes",
-                                   shapesJson};
-  argv.insert(argv.end(), {"--scheme", "pre_ln", "--steps", "9", "--threads",
-                           std::to_string(threads)});
+  std::vector<std::string> argv = {python, script,     "gemm",    "--config",
+                                   config, "--shapes", shapesJson};
+  argv.insert(argv.end(),
+              {"--scheme", "pre_ln", "--steps", "9", "--threads", std::to_string(threads)});
   if (!coreType.empty()) {
     argv.insert(argv.begin(), {"/usr/bin/env", "OPENBLAS_CORETYPE=" + coreType});
   }
@@ -57,7 +57,8 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
                            const std::string& coreType = "") {
   ReferenceRun out;
   const std::string cfg = (std::filesystem::temp_directory_path() /
-                           ("depthlab-bench-" + std::to_string(getpid()) + ".json")).string();
+                           ("depthlab-bench-" + std::to_string(getpid()) + ".json"))
+                              .string();
   {
     FILE* f = std::fopen(cfg.c_str(), "w");
     if (!f) {
@@ -67,8 +68,16 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
     std::fputs(experiment::toJson(c).dump().c_str(), f);
     std::fclose(f);
   }
-  std::vector<std::string> argv = {python, script, "bench", "--config", cfg, "--scheme", scheme,
-                                   "--steps", std::to_string(steps), "--threads",
+  std::vector<std::string> argv = {python,
+                                   script,
+                                   "bench",
+                                   "--config",
+                                   cfg,
+                                   "--scheme",
+                                   scheme,
+                                   "--steps",
+                                   std::to_string(steps),
+                                   "--threads",
                                    std::to_string(threads)};
   if (!coreType.empty()) {
     argv.insert(argv.begin(), {"/usr/bin/env", "OPENBLAS_CORETYPE=" + coreType});
@@ -80,8 +89,8 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
   std::error_code ec;
   std::filesystem::remove(cfg, ec);
   const std::string& text = run.output;
-  auto j = nlohmann::json::parse(text.substr(text.find('{') == std::string::npos ? 0 : text.rfind('{')),
-                                 nullptr, false);
+  auto j = nlohmann::json::parse(
+      text.substr(text.find('{') == std::string::npos ? 0 : text.rfind('{')), nullptr, false);
   if (run.status != 0 || j.is_discarded() || !j.contains("tokens_per_s")) {
     out.message = text.substr(0, 300);
     return out;
@@ -95,7 +104,8 @@ ReferenceRun timeReference(const std::string& python, const experiment::Experime
   const auto v = util::runProgram({python, "-c", "import torch; print(torch.__version__)"});
   if (v.status == 0) {
     out.version = v.output.substr(0, v.output.find_last_not_of(" \n") + 1);
-    if (auto nl = out.version.rfind('\n'); nl != std::string::npos) out.version = out.version.substr(nl + 1);
+    if (auto nl = out.version.rfind('\n'); nl != std::string::npos)
+      out.version = out.version.substr(nl + 1);
   }
   return out;
 }
@@ -177,12 +187,22 @@ void runHfBaseline(bench::GpuTrainBenchResult& r, const experiment::ExperimentCo
     return;
   }
   const auto& m = c.model;
-  auto n = [](auto v) { std::ostringstream s; s << v; return s.str(); };
-  const auto run = util::runProgram(
-      {python, script, "--layers", n(m.nLayers), "--width", n(m.dModel), "--heads", n(m.nHeads),
-       "--ffn", n(m.dFF), "--seq", n(m.seqLen), "--batch", n(c.optim.batchSize), "--accum",
-       n(c.optim.gradAccum), "--vocab", n(m.vocabSize), "--eps", n(m.normEps), "--steps",
-       n(std::max(5, r.steps))});
+  auto n = [](auto v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  };
+  const auto run = util::runProgram({python,     script,
+                                     "--layers", n(m.nLayers),
+                                     "--width",  n(m.dModel),
+                                     "--heads",  n(m.nHeads),
+                                     "--ffn",    n(m.dFF),
+                                     "--seq",    n(m.seqLen),
+                                     "--batch",  n(c.optim.batchSize),
+                                     "--accum",  n(c.optim.gradAccum),
+                                     "--vocab",  n(m.vocabSize),
+                                     "--eps",    n(m.normEps),
+                                     "--steps",  n(std::max(5, r.steps))});
   std::istringstream lines(run.output);
   for (std::string line; std::getline(lines, line);) {
     auto j = nlohmann::json::parse(line, nullptr, false);

@@ -28,10 +28,10 @@ double median(std::vector<double> v) {
 struct ReferenceSummary {
   std::string version, message;  // message: why it is missing (from the first round lacking it)
   std::vector<double> tokensPerSecond, ratios;
-  std::vector<double> stepMs;    // every round's timed updates (empty: the script gave none)
-  std::vector<double> gemmMs;    // every round's GEMMs of one update alone (bench/update_gemms.h)
+  std::vector<double> stepMs;  // every round's timed updates (empty: the script gave none)
+  std::vector<double> gemmMs;  // every round's GEMMs of one update alone (bench/update_gemms.h)
   std::string blas;
-  bool complete = true;          // every round has it
+  bool complete = true;  // every round has it
   double medianTokens() const { return median(tokensPerSecond); }
   double medianRatio() const { return median(ratios); }
 };
@@ -79,8 +79,7 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   const auto gemms = bench::updateGemmShapes(benchConfig);
   const std::string gemmsJson = bench::gemmShapesJson(gemms), cppBlas = bench::thisBuildBlas();
   for (int i = 0; i < std::max(1, a.rounds); ++i) {
-    auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels,
-                                  a.rowSplit);
+    auto r = bench::runTrainBench(config, a.scheme, a.steps, a.threads, a.fusedKernels, a.rowSplit);
     r.cppGemmMs = bench::timeUpdateGemmsMs(
         gemms, a.threads, 9,
         a.rowSplit ? bench::GemmThreading::RowSplit : bench::GemmThreading::PerOp);
@@ -113,19 +112,25 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
   const auto& m = config.model;
   const bool several = rounds.size() > 1;
   if (json) {
-    nlohmann::json j = {{"preset", a.preset}, {"layers", m.nLayers}, {"width", m.dModel},
-                        {"batch", config.optim.batchSize}, {"seq", m.seqLen},
-                        {"threads", first.threads}, {"fused_kernels", first.fusedKernels},
-                        {"row_split", first.rowSplit}, {"rounds", rounds.size()},
+    nlohmann::json j = {{"preset", a.preset},
+                        {"layers", m.nLayers},
+                        {"width", m.dModel},
+                        {"batch", config.optim.batchSize},
+                        {"seq", m.seqLen},
+                        {"threads", first.threads},
+                        {"fused_kernels", first.fusedKernels},
+                        {"row_split", first.rowSplit},
+                        {"rounds", rounds.size()},
                         {"openblas_kernels", util::openBlasCore()},
                         {"reference_openblas_coretype", first.torchOpenBlasCore},
                         {"cpp_tokens_per_s", cppMedian},
                         {"cpp_page_faults_per_step", faults},
                         {"cpp_resident_mb", rounds.back().cppResidentMb},
-                        {"cpp_step_ms", {{"min", cppUpdates.min},
-                                         {"median", cppUpdates.median},
-                                         {"max", cppUpdates.max},
-                                         {"each", stepMs}}}};
+                        {"cpp_step_ms",
+                         {{"min", cppUpdates.min},
+                          {"median", cppUpdates.median},
+                          {"max", cppUpdates.max},
+                          {"each", stepMs}}}};
     if (several) {
       nlohmann::json each = nlohmann::json::array();
       for (const auto& r : rounds) {
@@ -171,21 +176,23 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::printf("bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s%s\n",
-              a.preset.c_str(), m.nLayers, m.dModel, config.optim.batchSize, m.seqLen,
-              a.scheme.c_str(), first.threads, first.steps,
-              several ? (", " + std::to_string(rounds.size()) + " rounds").c_str() : "",
-              (std::string(first.fusedKernels ? "" : ", C++ unfused") +
-               (first.rowSplit || first.threads == 1 ? "" : ", C++ every op over the threads"))
-                  .c_str());
+  std::printf(
+      "bench train: %s, %d layers x d=%d, batch %d x seq %d, %s, %d thread(s), %d steps%s%s\n",
+      a.preset.c_str(), m.nLayers, m.dModel, config.optim.batchSize, m.seqLen, a.scheme.c_str(),
+      first.threads, first.steps,
+      several ? (", " + std::to_string(rounds.size()) + " rounds").c_str() : "",
+      (std::string(first.fusedKernels ? "" : ", C++ unfused") +
+       (first.rowSplit || first.threads == 1 ? "" : ", C++ every op over the threads"))
+          .c_str());
   if (const auto core = util::openBlasCore(); !core.empty()) {
     const char* forced = std::getenv("OPENBLAS_CORETYPE");
     std::printf("  OpenBLAS kernels: %s%s (C++ and PyTorch 1.13 alike)\n", core.c_str(),
                 forced && *forced ? " (OPENBLAS_CORETYPE)" : "");
   } else if (!first.torchOpenBlasCore.empty()) {
-    std::printf("  OpenBLAS kernels of PyTorch 1.13: %s (OPENBLAS_CORETYPE set for it; this "
-                "build's GEMMs are not OpenBLAS's)\n",
-                first.torchOpenBlasCore.c_str());
+    std::printf(
+        "  OpenBLAS kernels of PyTorch 1.13: %s (OPENBLAS_CORETYPE set for it; this "
+        "build's GEMMs are not OpenBLAS's)\n",
+        first.torchOpenBlasCore.c_str());
   }
   if (several) {
     for (size_t i = 0; i < rounds.size(); ++i) {
@@ -204,13 +211,14 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
     }
   }
   const char* of = several ? " (median of the rounds)" : "";
-  std::printf("  C++ trainer             %10.0f tokens/s%s  (%.0f page faults/step, %.0f MB resident; "
-              "an update %.1f / %.1f / %.1f ms min / median / max)\n",
-              cppMedian, of, faults, rounds.back().cppResidentMb, cppUpdates.min,
-              cppUpdates.median, cppUpdates.max);
+  std::printf(
+      "  C++ trainer             %10.0f tokens/s%s  (%.0f page faults/step, %.0f MB resident; "
+      "an update %.1f / %.1f / %.1f ms min / median / max)\n",
+      cppMedian, of, faults, rounds.back().cppResidentMb, cppUpdates.min, cppUpdates.median,
+      cppUpdates.max);
   // The targets of the shapes the speed work is judged on, against both references:
   // cpu-demo (24 x 64) >= 1.3, 12 x 256 >= 1.15; other shapes have none.
-  const double target = m.nLayers == 24 && m.dModel == 64   ? 1.3
+  const double target = m.nLayers == 24 && m.dModel == 64    ? 1.3
                         : m.nLayers == 12 && m.dModel == 256 ? 1.15
                                                              : 0;
   char targetText[32] = "";
@@ -220,8 +228,8 @@ void runCpuTrainBench(const CpuTrainBenchArgs& a, const experiment::ExperimentCo
       std::printf("  %s unavailable: %s\n", missing, s.message.c_str());
       return;
     }
-    std::printf("  PyTorch %-16s%10.0f tokens/s%s  (%s)\n", s.version.c_str(), s.medianTokens(),
-                of, which);
+    std::printf("  PyTorch %-16s%10.0f tokens/s%s  (%s)\n", s.version.c_str(), s.medianTokens(), of,
+                which);
     const double ratio = s.medianRatio();
     std::printf("  ratio C++/PyTorch %s  %.3fx%s%s%s\n", s.version.c_str(), ratio,
                 several ? " (median of the rounds' ratios)" : "", targetText,

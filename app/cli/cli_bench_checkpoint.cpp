@@ -14,17 +14,17 @@
 namespace depthlab::cli {
 
 void addBenchCheckpoint(CLI::App* bench, GlobalOptions& g) {
-  static bench::CheckpointBenchOptions o;
+  auto o = std::make_shared<bench::CheckpointBenchOptions>();
   auto* cmd = bench->add_subcommand(
       "checkpoint", "Checkpoint save / verify / load speed and peak memory at a preset's size");
-  cmd->add_option("--preset", o.preset, "Preset whose model and AdamW state are checkpointed")
+  cmd->add_option("--preset", o->preset, "Preset whose model and AdamW state are checkpointed")
       ->capture_default_str();
-  cmd->add_option("--dir", o.dir, "Scratch folder (needs the checkpoint's size free)")
+  cmd->add_option("--dir", o->dir, "Scratch folder (needs the checkpoint's size free)")
       ->capture_default_str();
-  cmd->add_option("--device", o.device, "cpu or cuda[:N]")->capture_default_str();
-  cmd->callback([&g] {
-    o.verbose = !g.json;
-    const auto r = bench::runCheckpointBench(o);
+  cmd->add_option("--device", o->device, "cpu or cuda[:N]")->capture_default_str();
+  cmd->callback([&g, o] {
+    o->verbose = !g.json;
+    const auto r = bench::runCheckpointBench(*o);
     constexpr double kTargetMiBps = 1024;
     const double saveTarget =
         std::min(kTargetMiBps, r.diskWriteMiBps > 0 ? r.diskWriteMiBps : kTargetMiBps);

@@ -31,15 +31,24 @@ struct PrepareArgs {
 };
 
 nlohmann::json reportJson(const data::PrepareReport& r) {
-  return {{"store", r.storeDir}, {"tokenizer", r.tokenizerName}, {"vocab", r.vocab},
-          {"eod", r.eod}, {"tokens", r.tokens}, {"shards", r.shards}, {"inputBytes", r.inputBytes},
-          {"textBytes", r.textBytes}, {"seconds", r.seconds}, {"reused", r.reused},
-          {"interrupted", r.interrupted}, {"resumedShards", r.resumedShards},
+  return {{"store", r.storeDir},
+          {"tokenizer", r.tokenizerName},
+          {"vocab", r.vocab},
+          {"eod", r.eod},
+          {"tokens", r.tokens},
+          {"shards", r.shards},
+          {"inputBytes", r.inputBytes},
+          {"textBytes", r.textBytes},
+          {"seconds", r.seconds},
+          {"reused", r.reused},
+          {"interrupted", r.interrupted},
+          {"resumedShards", r.resumedShards},
           {"rebuildReason", r.rebuildReason},
-          {"skipped", {{"linesWithoutText", r.skipped.linesWithoutText},
-                       {"invalidJsonLines", r.skipped.invalidJsonLines},
-                       {"invalidUtf8Lines", r.skipped.invalidUtf8Lines},
-                       {"binaryFiles", r.skipped.binaryFiles}}}};
+          {"skipped",
+           {{"linesWithoutText", r.skipped.linesWithoutText},
+            {"invalidJsonLines", r.skipped.invalidJsonLines},
+            {"invalidUtf8Lines", r.skipped.invalidUtf8Lines},
+            {"binaryFiles", r.skipped.binaryFiles}}}};
 }
 
 int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
@@ -55,7 +64,8 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   if (!a.quiet) {
     o.phase = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
     // On a terminal one line redrawn twice a second; in a log a line every 5 s.
-    o.progress = [tty, last = std::chrono::steady_clock::time_point{}](const data::PrepareProgress& p) mutable {
+    o.progress = [tty, last = std::chrono::steady_clock::time_point{}](
+                     const data::PrepareProgress& p) mutable {
       const auto now = std::chrono::steady_clock::now();
       if (!tty && now - last < std::chrono::seconds(5) && p.rawDone < p.rawTotal) return;
       last = now;
@@ -74,13 +84,15 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   }
   const double mb = static_cast<double>(r.inputBytes) / 1e6;
   std::printf("corpus:     %s (%.1f MB on disk)\n", a.path.c_str(), mb);
-  std::printf("store:      %s%s\n", r.storeDir.c_str(), r.reused ? "  (up to date: nothing to do)" : "");
+  std::printf("store:      %s%s\n", r.storeDir.c_str(),
+              r.reused ? "  (up to date: nothing to do)" : "");
   if (!r.rebuildReason.empty()) std::printf("rebuilt:    %s\n", r.rebuildReason.c_str());
   std::printf("tokenizer:  %s (vocabulary %d)\n", r.tokenizerName.c_str(), r.vocab);
   std::printf("documents:  each ends with the end-of-document id %d\n", r.eod);
-  std::printf("tokens:     %llu in %zu shard%s%s\n", static_cast<unsigned long long>(r.tokens),
-              r.shards, r.shards == 1 ? "" : "s",
-              r.resumedShards ? (" (resumed after " + std::to_string(r.resumedShards) + ")").c_str() : "");
+  std::printf(
+      "tokens:     %llu in %zu shard%s%s\n", static_cast<unsigned long long>(r.tokens), r.shards,
+      r.shards == 1 ? "" : "s",
+      r.resumedShards ? (" (resumed after " + std::to_string(r.resumedShards) + ")").c_str() : "");
   if (!r.reused && r.seconds > 0) {
     std::printf("time:       %.1f s (%.1f MB/s, %.2f M tokens/s)\n", r.seconds, mb / r.seconds,
                 static_cast<double>(r.tokens) / 1e6 / r.seconds);
@@ -89,7 +101,8 @@ int runPrepare(const PrepareArgs& a, const GlobalOptions& g) {
   }
   if (r.skipped.total() > 0) std::printf("skipped:    %s\n", r.skipped.summary().c_str());
   if (r.interrupted) {
-    std::printf("interrupted: %zu finished shard(s) kept; run the same command again to resume\n", r.shards);
+    std::printf("interrupted: %zu finished shard(s) kept; run the same command again to resume\n",
+                r.shards);
     return 130;
   }
   return 0;
@@ -159,10 +172,13 @@ int runInfo(const std::string& path, const GlobalOptions& g) {
     j["verified"] = true;
   } else if (data::isTokenFile(path) || data::holdsOnlyTokenFiles(path)) {
     auto mapped = data::openTokenFiles(path);
-    j = {{"tokenFiles", path}, {"tokens", mapped->size()}, {"vocab", mapped->vocabSize()},
+    j = {{"tokenFiles", path},
+         {"tokens", mapped->size()},
+         {"vocab", mapped->vocabSize()},
          {"files", mapped->segmentCount()}};
   } else {
-    throw data::DataError("'" + path + "' is neither a token store nor .bin token files; "
+    throw data::DataError("'" + path +
+                          "' is neither a token store nor .bin token files; "
                           "prepare a text corpus with `depthlab-cli corpus prepare`");
   }
   if (g.json) {
@@ -176,31 +192,38 @@ int runInfo(const std::string& path, const GlobalOptions& g) {
 }  // namespace
 
 void addCorpusCommand(CLI::App& app, GlobalOptions& g) {
-  auto* corpus = app.add_subcommand("corpus", "Prepare corpora: tokenize into memory-mapped token stores");
+  auto* corpus =
+      app.add_subcommand("corpus", "Prepare corpora: tokenize into memory-mapped token stores");
   corpus->require_subcommand(1);
-  static PrepareArgs a;
+  auto a = std::make_shared<PrepareArgs>();
   auto* prepare = corpus->add_subcommand(
       "prepare", "Tokenize a text file, folder or .jsonl[.gz|.zst] corpus into its token store");
-  prepare->add_option("path", a.path, "Corpus: text file, folder, .jsonl, .jsonl.gz, .jsonl.zst")->required();
-  prepare->add_option("--tokenizer", a.tokenizer, "byte, spm:N (train N pieces on a sample) or spm:/path.model");
-  prepare->add_option("--out", a.out, "Store folder (default: beside the corpus, or the data cache)");
-  prepare->add_option("--shard-tokens", a.shardTokens, "Tokens per shard (default 100,000,000)")
+  prepare->add_option("path", a->path, "Corpus: text file, folder, .jsonl, .jsonl.gz, .jsonl.zst")
+      ->required();
+  prepare->add_option("--tokenizer", a->tokenizer,
+                      "byte, spm:N (train N pieces on a sample) or spm:/path.model");
+  prepare->add_option("--out", a->out,
+                      "Store folder (default: beside the corpus, or the data cache)");
+  prepare->add_option("--shard-tokens", a->shardTokens, "Tokens per shard (default 100,000,000)")
       ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
-  prepare->add_option("--threads", a.threads, "Tokenizing workers (default: every core)")->check(CLI::Range(0, 1024));
-  prepare->add_option("--sample-mb", a.sampleMB, "Text an spm:N tokenizer trains on (default 100)")
+  prepare->add_option("--threads", a->threads, "Tokenizing workers (default: every core)")
+      ->check(CLI::Range(0, 1024));
+  prepare->add_option("--sample-mb", a->sampleMB, "Text an spm:N tokenizer trains on (default 100)")
       ->check(CLI::Range(1, 100000));
-  prepare->add_flag("--quiet", a.quiet, "No progress lines");
-  prepare->add_flag("--verify", a.verify,
+  prepare->add_flag("--quiet", a->quiet, "No progress lines");
+  prepare->add_flag("--verify", a->verify,
                     "Hash every source against the store (an edit that kept a file's size and time "
                     "is otherwise not seen)");
-  prepare->callback([&g] {
-    const int rc = runPrepare(a, g);
+  prepare->callback([&g, a] {
+    const int rc = runPrepare(*a, g);
     if (rc != 0) std::exit(rc);
   });
-  static std::string infoPath;
-  auto* info = corpus->add_subcommand("info", "What a token store or .bin token file holds (verifies the shards)");
-  info->add_option("path", infoPath, "A token store folder (*.dlstore) or .bin token file(s)")->required();
-  info->callback([&g] { runInfo(infoPath, g); });
+  auto infoPath = std::make_shared<std::string>();
+  auto* info = corpus->add_subcommand(
+      "info", "What a token store or .bin token file holds (verifies the shards)");
+  info->add_option("path", *infoPath, "A token store folder (*.dlstore) or .bin token file(s)")
+      ->required();
+  info->callback([&g, infoPath] { runInfo(*infoPath, g); });
 }
 
 }  // namespace depthlab::cli

@@ -18,9 +18,11 @@ void addDistOptions(CLI::App* command, DistArgs& a) {
                       "Data-parallel ranks started on this machine: GPUs (one each, NCCL) or CPU "
                       "processes (Gloo); default: the config's run.processes. Under torchrun or "
                       "srun the launcher's ranks are used");
-  command->add_option("--backend", a.backend, "c10d backend: auto (NCCL on CUDA, else Gloo), gloo, nccl");
-  command->add_option("--dist-timeout", a.timeoutSeconds,
-                      "Seconds a rank waits for the others (rendezvous, each collective) before failing");
+  command->add_option("--backend", a.backend,
+                      "c10d backend: auto (NCCL on CUDA, else Gloo), gloo, nccl");
+  command->add_option(
+      "--dist-timeout", a.timeoutSeconds,
+      "Seconds a rank waits for the others (rendezvous, each collective) before failing");
   command->add_option("--bucket-mb", a.bucketMB, "Gradient all-reduce bucket size (MB)");
 }
 
@@ -45,12 +47,15 @@ distributed::LocalLaunch selfLaunch(const GlobalOptions& g, int processes, doubl
   distributed::LocalLaunch l;
   std::error_code ec;
   l.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec || l.executable.empty()) throw std::runtime_error("cannot find this executable to start its ranks");
+  if (ec || l.executable.empty())
+    throw std::runtime_error("cannot find this executable to start its ranks");
   l.args = g.argv;
   l.args.insert(l.args.end(), extraArgs.begin(), extraArgs.end());
   l.processes = processes;
   l.graceSeconds = graceSeconds;
-  l.onNotice = [](const std::string& s) { std::fprintf(stderr, "\ndepthlab-cli: %s\n", s.c_str()); };
+  l.onNotice = [](const std::string& s) {
+    std::fprintf(stderr, "\ndepthlab-cli: %s\n", s.c_str());
+  };
   return l;
 }
 
@@ -58,10 +63,12 @@ std::optional<int> launchLocalRanksIfAsked(const DistArgs& a, int processes, con
                                            const std::string& device) {
   if (processes <= 1 || distributed::readLaunchEnv()) return std::nullopt;
   if (a.backend == "nccl" && device == "cpu") {  // said once here, not once per rank
-    throw std::runtime_error("--backend nccl needs a CUDA device (--device cuda); the CPU uses gloo");
+    throw std::runtime_error(
+        "--backend nccl needs a CUDA device (--device cuda); the CPU uses gloo");
   }
   auto l = selfLaunch(g, processes, a.timeoutSeconds + 30);
-  std::fprintf(stderr, "depthlab-cli: starting %d data-parallel ranks on this machine\n", processes);
+  std::fprintf(stderr, "depthlab-cli: starting %d data-parallel ranks on this machine\n",
+               processes);
   return distributed::runLocalRanks(l);
 }
 
@@ -80,7 +87,8 @@ std::optional<experiment::DataParallelGroup> joinLaunchedGroup(const DistArgs& a
   } catch (const distributed::PortTakenError& e) {
     // The launcher chose the port and starts the group again on another: a distinct exit code.
     const char* retry = std::getenv(distributed::kPortRetryVariable);
-    if (retry && std::string(retry) == "1") throw ExitCodeError(distributed::kExitPortTaken, e.what());
+    if (retry && std::string(retry) == "1")
+      throw ExitCodeError(distributed::kExitPortTaken, e.what());
     throw;
   }
 }

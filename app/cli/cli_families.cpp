@@ -23,9 +23,13 @@ void writeText(const std::string& path, const std::string& text, const char* wha
 }
 
 nlohmann::json rowJson(const experiment::FamilyRow& r) {
-  nlohmann::json j = {{"run_id", r.runId}, {"name", r.name}, {"family", r.family},
-                      {"architecture", r.architecture}, {"layers", r.nLayers},
-                      {"el_lazy_below", r.thresholds.lazy}, {"el_low_below", r.thresholds.low},
+  nlohmann::json j = {{"run_id", r.runId},
+                      {"name", r.name},
+                      {"family", r.family},
+                      {"architecture", r.architecture},
+                      {"layers", r.nLayers},
+                      {"el_lazy_below", r.thresholds.lazy},
+                      {"el_low_below", r.thresholds.low},
                       {"missing", r.missing}};
   if (r.byEffectiveness) {
     j["lazy_el"] = r.byEffectiveness->lazy;
@@ -56,7 +60,8 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : t.rows) {
-    std::vector<std::string> row = {std::to_string(r.runId), r.name, r.family, std::to_string(r.nLayers)};
+    std::vector<std::string> row = {std::to_string(r.runId), r.name, r.family,
+                                    std::to_string(r.nLayers)};
     for (auto& cell : experiment::familyCountCells(r)) row.push_back(std::move(cell));
     rows.push_back(std::move(row));
   }
@@ -64,10 +69,11 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
                                      "effective (E_l)", "E_l thresholds", "lazy (pruning)"},
                                     rows)
                         .c_str());
-  std::printf("E_l = ||x_l+1 - x_l||^2 / ||x_l+1||^2: lazy below the first threshold, low below "
-              "the second (each run's own). Lazy by pruning: removing the layer raises the probe "
-              "loss by less than %g%% of it.\n",
-              100 * t.pruneShare);
+  std::printf(
+      "E_l = ||x_l+1 - x_l||^2 / ||x_l+1||^2: lazy below the first threshold, low below "
+      "the second (each run's own). Lazy by pruning: removing the layer raises the probe "
+      "loss by less than %g%% of it.\n",
+      100 * t.pruneShare);
   for (const auto& r : t.rows) {
     if (r.missing.empty()) continue;
     std::string what;

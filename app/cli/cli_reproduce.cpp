@@ -74,7 +74,8 @@ void listRecipes(bool json) {
     return;
   }
   std::cout << formatTextTable(
-                   {"RECIPE", "SHAPE", "UPDATES", "TOKEN SLOTS", "ONE H200", "SCHEMES", "WHAT"}, rows)
+                   {"RECIPE", "SHAPE", "UPDATES", "TOKEN SLOTS", "ONE H200", "SCHEMES", "WHAT"},
+                   rows)
             << "\n`reproduce NAME --corpus DIR` trains one (C4's en .json.gz files; "
                "--tokenizer spm:/path/spiece.model for T5's tokenizer); `reproduce NAME --report` "
                "lays its runs beside the paper.\nONE H200: all of a recipe's runs in turn at the "
@@ -167,77 +168,78 @@ void exportFigures(const std::vector<store::RunInfo>& runs, const std::string& d
     std::printf("figures (loss, variance per layer, angular distance, pruning): %s\n", dir.c_str());
 }
 
+void runReproduce(GlobalOptions& g, const ReproduceArgs& a) {
+  if (a.name.empty()) return listRecipes(g.json);
+  const auto& recipe = experiment::requireRecipe(a.name);
+  auto store = openStore(g);
+  if (!a.reportOnly) {
+    experiment::ReproduceOptions o;
+    o.corpus = a.corpus;
+    o.tokenizer = a.tokenizer;
+    o.device = a.device;
+    o.force = a.force;
+    o.schemes = splitList(a.schemes);
+    o.sets = a.sets;
+    const auto started = std::chrono::steady_clock::now();
+    const auto plan = experiment::planReproduction(store, recipe, o, [&](const std::string& what) {
+      if (!g.json) {
+        printPhase(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+            what);
+      }
+    });
+    if (!g.json) {
+      std::printf("reproduce %s: %s\n", recipe.name.c_str(), recipe.title.c_str());
+      for (const auto& line : plan.costLines) std::printf("  %s\n", line.c_str());
+      std::fflush(stdout);
+    }
+    if (!plan.nothingToDo()) {
+      RunConsole console(store.path(), g.json);
+      auto options = console.groupOptions();
+      options.checkpointDir = a.checkpointDir;
+      experiment::runReproduction(store, plan, options);
+      if (console.stopped()) {
+        std::fprintf(stderr, "stopped: `reproduce %s` again continues it\n", recipe.name.c_str());
+        return;
+      }
+    }
+  }
+  printReport(recipe, experiment::reproductionReport(store, recipe), g.json);
+  std::fflush(stdout);  // the report before the exporter's own lines
+  if (!a.noFigures && !g.json) {
+    const std::string dir =
+        !a.out.empty()
+            ? a.out
+            : (std::filesystem::path(store.path()).parent_path() / ("reproduce-" + recipe.name))
+                  .string();
+    exportFigures(experiment::recipeRuns(store, recipe), dir, g.db);
+  }
+}
+
 }  // namespace
 
 void addReproduceCommand(CLI::App& app, GlobalOptions& g) {
-  static ReproduceArgs a;
+  auto a = std::make_shared<ReproduceArgs>();
   auto* cmd = app.add_subcommand("reproduce",
                                  "The paper's recipes: list them, train one on your corpus "
                                  "and GPU, lay the result beside the paper");
-  cmd->add_option("name", a.name, "Recipe (none: list them)");
-  cmd->add_option("--corpus", a.corpus, "Corpus: C4 en .json.gz files, a folder, a token store");
-  cmd->add_option("--tokenizer", a.tokenizer,
+  cmd->add_option("name", a->name, "Recipe (none: list them)");
+  cmd->add_option("--corpus", a->corpus, "Corpus: C4 en .json.gz files, a folder, a token store");
+  cmd->add_option("--tokenizer", a->tokenizer,
                   "spm:/path/spiece.model (T5's, as the paper) or spm:N");
-  cmd->add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd->add_option("--schemes", a.schemes, "Only these of the recipe's schemes (comma-separated)");
-  cmd->add_option("--checkpoint-dir", a.checkpointDir, "Where checkpoints go");
-  cmd->add_option("--set", a.sets,
+  cmd->add_option("--device", a->device, "cpu, cuda or cuda:N")->capture_default_str();
+  cmd->add_option("--schemes", a->schemes, "Only these of the recipe's schemes (comma-separated)");
+  cmd->add_option("--checkpoint-dir", a->checkpointDir, "Where checkpoints go");
+  cmd->add_option("--set", a->sets,
                   "section.key=value over the recipe's config (repeatable), e.g. --set "
                   "data.packing=packed; each change is said as a departure from the paper");
-  cmd->add_option("--out", a.out,
+  cmd->add_option("--out", a->out,
                   "Folder of the figures (default: reproduce-NAME beside the database)");
-  cmd->add_flag("--force", a.force,
+  cmd->add_flag("--force", a->force,
                 "Start a paper-size recipe on a CPU, or on a corpus it would read more than once");
-  cmd->add_flag("--report", a.reportOnly, "Report only: train nothing");
-  cmd->add_flag("--no-figures", a.noFigures, "Do not export the figures");
-  cmd->callback([&g] {
-    if (a.name.empty()) return listRecipes(g.json);
-    const auto& recipe = experiment::requireRecipe(a.name);
-    auto store = openStore(g);
-    if (!a.reportOnly) {
-      experiment::ReproduceOptions o;
-      o.corpus = a.corpus;
-      o.tokenizer = a.tokenizer;
-      o.device = a.device;
-      o.force = a.force;
-      o.schemes = splitList(a.schemes);
-      o.sets = a.sets;
-      const auto started = std::chrono::steady_clock::now();
-      const auto plan =
-          experiment::planReproduction(store, recipe, o, [&](const std::string& what) {
-            if (!g.json) {
-              printPhase(
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
-                  what);
-            }
-          });
-      if (!g.json) {
-        std::printf("reproduce %s: %s\n", recipe.name.c_str(), recipe.title.c_str());
-        for (const auto& line : plan.costLines) std::printf("  %s\n", line.c_str());
-        std::fflush(stdout);
-      }
-      if (!plan.nothingToDo()) {
-        RunConsole console(store.path(), g.json);
-        auto options = console.groupOptions();
-        options.checkpointDir = a.checkpointDir;
-        experiment::runReproduction(store, plan, options);
-        if (console.stopped()) {
-          std::fprintf(stderr, "stopped: `reproduce %s` again continues it\n", recipe.name.c_str());
-          return;
-        }
-      }
-    }
-    printReport(recipe, experiment::reproductionReport(store, recipe), g.json);
-    std::fflush(stdout);  // the report before the exporter's own lines
-    if (!a.noFigures && !g.json) {
-      const std::string dir =
-          !a.out.empty()
-              ? a.out
-              : (std::filesystem::path(store.path()).parent_path() / ("reproduce-" + recipe.name))
-                    .string();
-      exportFigures(experiment::recipeRuns(store, recipe), dir, g.db);
-    }
-  });
+  cmd->add_flag("--report", a->reportOnly, "Report only: train nothing");
+  cmd->add_flag("--no-figures", a->noFigures, "Do not export the figures");
+  cmd->callback([&g, a] { runReproduce(g, *a); });
 }
 
 }  // namespace depthlab::cli

@@ -1,6 +1,6 @@
 // `depthlab-cli runs list | show ID | rm ID | tag ID TAG | note ID TEXT`.
-#include <iomanip>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <map>
 
@@ -111,7 +111,8 @@ void showRun(const GlobalOptions& g, int64_t id) {
     j["matrix_kinds"] = s.matrixKinds(id);
     for (const auto& c : ckpts) j["checkpoints"].push_back({{"step", c.step}, {"path", c.path}});
     for (const auto& e : events) {
-      j["events"].push_back({{"level", store::toString(e.level)}, {"message", e.message},
+      j["events"].push_back({{"level", store::toString(e.level)},
+                             {"message", e.message},
                              {"step", e.step ? nlohmann::json(*e.step) : nlohmann::json()}});
     }
     std::cout << j.dump(2) << "\n";
@@ -148,71 +149,83 @@ void showRun(const GlobalOptions& g, int64_t id) {
   }
 }
 
+/// What the `runs` subcommands read: a selection, a run id, a tag or note text.
+struct RunsArgs {
+  std::string selection;
+  int64_t id = 0;
+  std::string text;
+};
+
+void listRuns(GlobalOptions& g, const std::string& selection) {
+  auto s = openStoreToRead(g);
+  auto all = s.listRuns();
+  if (!selection.empty()) {
+    std::map<int64_t, const store::RunInfo*> byId;
+    for (const auto& r : all) byId[r.id] = &r;
+    std::vector<store::RunInfo> chosen;
+    for (int64_t want : experiment::resolveRunSelection(selection, s)) {  // in the order given
+      if (auto it = byId.find(want); it != byId.end()) chosen.push_back(*it->second);
+    }
+    all = std::move(chosen);
+  }
+  if (g.json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& r : all) j.push_back(runToJson(r));
+    std::cout << j.dump(2) << "\n";
+  } else {
+    printRunTable(all, s.runSummaries());
+  }
+}
+
+void deleteRun(GlobalOptions& g, int64_t id) {
+  auto s = openStore(g);
+  if (!s.deleteRun(id)) throw std::runtime_error("no run with id " + std::to_string(id));
+  if (!g.json)
+    std::cout << "deleted run " << id << "\n";
+  else
+    std::cout << nlohmann::json{{"deleted", id}}.dump() << "\n";
+}
+
+/// A tag or a note: the run must exist; --json prints the run as it now is.
+void editRun(GlobalOptions& g, int64_t id, const std::function<void(store::RunStore&)>& edit) {
+  auto s = openStore(g);
+  requireRun(s, id);
+  edit(s);
+  if (g.json) std::cout << runToJson(requireRun(s, id)).dump(2) << "\n";
+}
+
 }  // namespace
 
 void addRunsCommand(CLI::App& app, GlobalOptions& g) {
   auto* runs = app.add_subcommand("runs", "List and edit stored runs");
   runs->require_subcommand(1);
+  auto a = std::make_shared<RunsArgs>();
 
   auto* list = runs->add_subcommand("list", "List every run (or those --runs names)");
-  static std::string selection;
-  list->add_option("--runs", selection,
-                   "Only these runs: ids 3,4,7, a range 5-8, or group:NAME (mixed, comma-separated)");
-  list->callback([&g] {
-    auto s = openStoreToRead(g);
-    auto all = s.listRuns();
-    if (!selection.empty()) {
-      std::map<int64_t, const store::RunInfo*> byId;
-      for (const auto& r : all) byId[r.id] = &r;
-      std::vector<store::RunInfo> chosen;
-      for (int64_t want : experiment::resolveRunSelection(selection, s)) {  // in the order given
-        if (auto it = byId.find(want); it != byId.end()) chosen.push_back(*it->second);
-      }
-      all = std::move(chosen);
-    }
-    if (g.json) {
-      nlohmann::json j = nlohmann::json::array();
-      for (const auto& r : all) j.push_back(runToJson(r));
-      std::cout << j.dump(2) << "\n";
-    } else {
-      printRunTable(all, s.runSummaries());
-    }
-  });
+  list->add_option(
+      "--runs", a->selection,
+      "Only these runs: ids 3,4,7, a range 5-8, or group:NAME (mixed, comma-separated)");
+  list->callback([&g, a] { listRuns(g, a->selection); });
 
-  static int64_t id = 0;
-  static std::string text;
   auto* show = runs->add_subcommand("show", "Show one run: config, latest metrics, events");
-  show->add_option("id", id, "Run id")->required();
-  show->callback([&g] { showRun(g, id); });
+  show->add_option("id", a->id, "Run id")->required();
+  show->callback([&g, a] { showRun(g, a->id); });
 
   auto* rm = runs->add_subcommand("rm", "Delete a run and all its metrics");
-  rm->add_option("id", id, "Run id")->required();
-  rm->callback([&g] {
-    auto s = openStore(g);
-    if (!s.deleteRun(id)) throw std::runtime_error("no run with id " + std::to_string(id));
-    if (!g.json) std::cout << "deleted run " << id << "\n";
-    else std::cout << nlohmann::json{{"deleted", id}}.dump() << "\n";
-  });
+  rm->add_option("id", a->id, "Run id")->required();
+  rm->callback([&g, a] { deleteRun(g, a->id); });
 
   auto* tag = runs->add_subcommand("tag", "Add a tag to a run");
-  tag->add_option("id", id, "Run id")->required();
-  tag->add_option("tag", text, "Tag")->required();
-  tag->callback([&g] {
-    auto s = openStore(g);
-    requireRun(s, id);
-    s.addTag(id, text);
-    if (g.json) std::cout << runToJson(requireRun(s, id)).dump(2) << "\n";
-  });
+  tag->add_option("id", a->id, "Run id")->required();
+  tag->add_option("tag", a->text, "Tag")->required();
+  tag->callback(
+      [&g, a] { editRun(g, a->id, [&](store::RunStore& s) { s.addTag(a->id, a->text); }); });
 
   auto* note = runs->add_subcommand("note", "Set a run's notes");
-  note->add_option("id", id, "Run id")->required();
-  note->add_option("text", text, "Notes")->required();
-  note->callback([&g] {
-    auto s = openStore(g);
-    requireRun(s, id);
-    s.setNotes(id, text);
-    if (g.json) std::cout << runToJson(requireRun(s, id)).dump(2) << "\n";
-  });
+  note->add_option("id", a->id, "Run id")->required();
+  note->add_option("text", a->text, "Notes")->required();
+  note->callback(
+      [&g, a] { editRun(g, a->id, [&](store::RunStore& s) { s.setNotes(a->id, a->text); }); });
 }
 
 }  // namespace depthlab::cli
