@@ -52,11 +52,11 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/checkpoint_folder.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES bench/probe_bench.cpp bench/gpu_train_bench.cpp)
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES train/devices.cpp experiment/micro_batch.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/sweep.cpp)
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp analysis/table_text.cpp
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_comparison.cpp util/table_text.cpp
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp
   experiment/run_selection.cpp)
 # Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/lazy_layers.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES probes/lazy_layers.cpp)
 # Whether compared runs share corpus, tokenizer, sequence length and steps (Compare's warning).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/run_mismatch.cpp)
 # The family table: imported models side by side by lazy and effective layers.

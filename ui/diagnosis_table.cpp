@@ -22,7 +22,7 @@ QString proxyShortName(const std::string& key) {
   return QString::fromStdString(key);
 }
 
-QString thresholdText(const analysis::LayerThresholds& t) {
+QString thresholdText(const probes::LayerThresholds& t) {
   return QObject::tr(
              "Thresholds, from this run's config: E_l below %1 is lazy, below %2 low, else "
              "effective (the classes the report counts). A grey \u0394 lies within two standard "
@@ -34,7 +34,7 @@ QString thresholdText(const analysis::LayerThresholds& t) {
 
 namespace {
 
-QString classOf(double e, const analysis::LayerThresholds& t) {
+QString classOf(double e, const probes::LayerThresholds& t) {
   if (!std::isfinite(e)) return QStringLiteral("\u2013");
   return e < t.lazy  ? QObject::tr("lazy")
          : e < t.low ? QObject::tr("low")

@@ -10,10 +10,10 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/lazy_layers.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "model/scheme_catalogue.h"
+#include "probes/lazy_layers.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::analysis {
@@ -75,8 +75,8 @@ RunValues readRun(store::RunStore& s, const store::RunInfo& run, int64_t atStep)
   }
   v.steps = report.steps;
   if (auto row = experiment::lastLayerRow(s, run.id, metrics::kEffectiveness, atStep)) {
-    const auto t = config ? layerThresholds(config->probes) : LayerThresholds{};
-    const auto counts = classifyLayers(row->second, t);
+    const auto t = config ? probes::layerThresholds(config->probes) : probes::LayerThresholds{};
+    const auto counts = probes::classifyLayers(row->second, t);
     if (counts.lazy + counts.low + counts.effective > 0) v.effective = counts.effective;
   }
   return v;
@@ -150,13 +150,13 @@ StudyRow makeRow(const std::string& scheme, const std::vector<store::RunInfo>& r
     if (v.pruneAllZero) {
       r.notes.push_back("run " + std::to_string(runs[i].id) +
                         ": removing any layer changed the probe loss by exactly 0, " +
-                        (saturates(scheme) ? std::string(
-                                                 "as when its DyT norms saturate (tanh at +-1 "
-                                                 "maps the changed stream to the same output; "
-                                                 "see its dyt_saturation)")
-                                           : std::string("which no trained model does; the "
-                                                         "pruning probe may not handle this "
-                                                         "scheme")));
+                        (saturates(scheme)
+                             ? std::string("as when its DyT norms saturate (tanh at +-1 "
+                                           "maps the changed stream to the same output; "
+                                           "see its dyt_saturation)")
+                             : std::string("which no trained model does; the "
+                                           "pruning probe may not handle this "
+                                           "scheme")));
     }
   }
   r.lossVal = summaryOf(loss);
@@ -245,9 +245,10 @@ void noteWhatCannotBeRanked(DepthStudy& study, int64_t fewestSteps) {
     oneSeed = oneSeed || r.lossVal->n < 2;
   }
   if (oneSeed && withLoss > 1) {
-    study.notes.push_back("one seed per scheme: the loss ranks rest on no measured spread; a "
-                          "--group per seed (train --seed N) gives each its band and ties what "
-                          "the seeds do not separate");
+    study.notes.push_back(
+        "one seed per scheme: the loss ranks rest on no measured spread; a "
+        "--group per seed (train --seed N) gives each its band and ties what "
+        "the seeds do not separate");
   }
   if (withLoss > 2 && 2 * tiedLoss >= withLoss) {
     study.notes.push_back(std::to_string(tiedLoss) + " of " + std::to_string(withLoss) +

@@ -1,8 +1,6 @@
 // See run_comparison.h.
 #include "analysis/run_comparison.h"
 
-#include "analysis/table_text.h"
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -15,13 +13,21 @@
 #include "experiment/experiment_config.h"
 #include "experiment/presets.h"
 #include "experiment/run_config.h"
+#include "model/scheme_catalogue.h"
 #include "store/metric_catalogue.h"
+#include "util/table_text.h"
 
 namespace depthlab::analysis {
 
+std::string schemeName(const std::map<std::string, std::string>& names, const std::string& scheme) {
+  const auto it = names.find("scheme:" + scheme);
+  return it == names.end() || it->second.empty() ? model::schemeDisplayName(scheme) : it->second;
+}
+
 namespace {
 
-void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
+void flatten(const nlohmann::json& j, const std::string& prefix,
+             std::map<std::string, std::string>& out) {
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
@@ -33,7 +39,8 @@ void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::s
 
 }  // namespace
 
-std::map<std::string, std::vector<std::string>> configDiff(const std::vector<store::RunInfo>& runs) {
+std::map<std::string, std::vector<std::string>> configDiff(
+    const std::vector<store::RunInfo>& runs) {
   std::vector<std::map<std::string, std::string>> flat(runs.size());
   std::set<std::string> keys;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -75,8 +82,9 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
         params = experiment::parameterCount(c->model, r.scheme, c->options);
       }
     }
-    const std::string key = r.scheme + " | L=" + std::to_string(depth) + " d=" + std::to_string(width) +
-                            " | " + std::to_string(std::hash<std::string>{}(identity) % 100000);
+    const std::string key = r.scheme + " | L=" + std::to_string(depth) +
+                            " d=" + std::to_string(width) + " | " +
+                            std::to_string(std::hash<std::string>{}(identity) % 100000);
     auto& g = groups[key];
     g.key = key;
     g.scheme = r.scheme;
@@ -111,11 +119,14 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
   }
   std::sort(sizes.begin(), sizes.end());
   // Rows in the paper's order where known.
-  for (const auto& s : experiment::kSchemes) if (schemes.count(s)) t.rows.push_back(s);
-  for (const auto& s : schemes) if (std::find(t.rows.begin(), t.rows.end(), s) == t.rows.end()) t.rows.push_back(s);
+  for (const auto& s : experiment::kSchemes)
+    if (schemes.count(s)) t.rows.push_back(s);
+  for (const auto& s : schemes)
+    if (std::find(t.rows.begin(), t.rows.end(), s) == t.rows.end()) t.rows.push_back(s);
   for (const auto& row : t.rows) {
-    auto g = std::find_if(groups.begin(), groups.end(), [&](const SeedGroup& x) { return x.scheme == row; });
-    t.rowNames.push_back(g->schemeName.empty() ? defaultSchemeName(row) : g->schemeName);
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const SeedGroup& x) { return x.scheme == row; });
+    t.rowNames.push_back(g->schemeName.empty() ? model::schemeDisplayName(row) : g->schemeName);
   }
   for (const auto& [params, dw] : sizes) {
     std::ostringstream c;
@@ -130,10 +141,12 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
   std::vector<std::vector<std::vector<double>>> cells(
       t.rows.size(), std::vector<std::vector<double>>(sizes.size()));
   for (const auto& g : groups) {
-    const size_t r = static_cast<size_t>(std::find(t.rows.begin(), t.rows.end(), g.scheme) - t.rows.begin());
-    const size_t c = static_cast<size_t>(std::find(sizes.begin(), sizes.end(),
-                                                   std::make_pair(g.params, std::make_pair(g.depth, g.width))) -
-                                         sizes.begin());
+    const size_t r =
+        static_cast<size_t>(std::find(t.rows.begin(), t.rows.end(), g.scheme) - t.rows.begin());
+    const size_t c =
+        static_cast<size_t>(std::find(sizes.begin(), sizes.end(),
+                                      std::make_pair(g.params, std::make_pair(g.depth, g.width))) -
+                            sizes.begin());
     for (double l : g.finalValLoss) cells[r][c].push_back(std::exp(std::min(l, 700.0)));
   }
   for (size_t r = 0; r < cells.size(); ++r) {
@@ -149,10 +162,10 @@ ResultsTable resultsTable(const std::vector<SeedGroup>& groups) {
 std::string ResultsTable::toCsv() const {
   std::ostringstream o;
   o << "scheme";
-  for (const auto& c : columns) o << "," << csvCell(c);
+  for (const auto& c : columns) o << "," << util::csvCell(c);
   o << "\n";
   for (size_t r = 0; r < rows.size(); ++r) {
-    o << csvCell(rows[r]);
+    o << util::csvCell(rows[r]);
     for (size_t c = 0; c < columns.size(); ++c) {
       o << ",";
       if (ppl[r][c]) o << *ppl[r][c];
@@ -165,18 +178,25 @@ std::string ResultsTable::toCsv() const {
 std::string ResultsTable::toLatex() const {
   std::ostringstream o;
   o << "\\begin{tabular}{l" << std::string(columns.size(), 'c') << "}\n\\hline\nMethod";
-  for (const auto& c : columns) o << " & " << latexText(c);
+  for (const auto& c : columns) o << " & " << util::latexText(c);
   o << " \\\\\n\\hline\n";
   for (size_t r = 0; r < rows.size(); ++r) {
-    o << latexText(r < rowNames.size() ? rowNames[r] : defaultSchemeName(rows[r]));
+    o << util::latexText(r < rowNames.size() ? rowNames[r] : model::schemeDisplayName(rows[r]));
     for (size_t c = 0; c < columns.size(); ++c) {
       o << " & ";
-      if (!ppl[r][c]) { o << "--"; continue; }
+      if (!ppl[r][c]) {
+        o << "--";
+        continue;
+      }
       double best = *ppl[r][c];
-      for (size_t k = 0; k < rows.size(); ++k) if (ppl[k][c]) best = std::min(best, *ppl[k][c]);
+      for (size_t k = 0; k < rows.size(); ++k)
+        if (ppl[k][c]) best = std::min(best, *ppl[k][c]);
       char buf[32];
       std::snprintf(buf, sizeof(buf), "%.2f", *ppl[r][c]);
-      if (*ppl[r][c] == best) o << "\\textbf{" << buf << "}"; else o << buf;
+      if (*ppl[r][c] == best)
+        o << "\\textbf{" << buf << "}";
+      else
+        o << buf;
     }
     o << " \\\\\n";
   }

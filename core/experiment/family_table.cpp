@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "analysis/table_text.h"
+#include "util/table_text.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "store/metric_catalogue.h"
@@ -62,11 +62,11 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
                                     : familyOfArchitecture(r.architecture);
   if (const auto c = tryConfigOf(*run)) {
     r.nLayers = c->model.nLayers;
-    r.thresholds = analysis::layerThresholds(c->probes);
+    r.thresholds = probes::layerThresholds(c->probes);
   }
   r.effectiveness = newestRow(s, runId, metrics::kEffectiveness, &r.probeStep);
   if (!r.effectiveness.empty()) {
-    r.byEffectiveness = analysis::classifyLayers(r.effectiveness, r.thresholds);
+    r.byEffectiveness = probes::classifyLayers(r.effectiveness, r.thresholds);
   } else {
     r.missing.push_back(metrics::kEffectiveness);
   }
@@ -116,7 +116,7 @@ FamilyTable makeFamilyTable(store::RunStore& s, const std::vector<int64_t>& runI
 }
 
 std::string familyTableCsv(const FamilyTable& t) {
-  using analysis::csvCell;
+  using util::csvCell;
   std::ostringstream out;
   out << "run,name,family,architecture,layers,probe_step,lazy_el,low_el,effective_el,"
          "lazy_el_share,effective_el_share,el_lazy_below,el_low_below,lazy_pruning,"
@@ -146,7 +146,7 @@ std::string familyTableCsv(const FamilyTable& t) {
 }
 
 std::string familyTableLatex(const FamilyTable& t) {
-  using analysis::latexText;
+  using util::latexText;
   std::ostringstream out;
   out << "% lazy by E_l: each run's own thresholds; lazy by pruning: removing the layer raises the "
          "probe loss by less than "
@@ -166,19 +166,19 @@ std::string familyTableLatex(const FamilyTable& t) {
 
 std::vector<std::string> familyCountCells(const FamilyRow& r) {
   const auto& c = r.byEffectiveness;
-  auto el = [&](int analysis::LazyCounts::*field) {
+  auto el = [&](int probes::LazyCounts::*field) {
     return c ? std::optional<int>((*c).*field) : std::nullopt;
   };
   char thresholds[64];
   std::snprintf(thresholds, sizeof thresholds, "%g / %g", r.thresholds.lazy, r.thresholds.low);
-  return {countWithShare(el(&analysis::LazyCounts::lazy), r.nLayers),
-          countWithShare(el(&analysis::LazyCounts::low), r.nLayers),
-          countWithShare(el(&analysis::LazyCounts::effective), r.nLayers), thresholds,
+  return {countWithShare(el(&probes::LazyCounts::lazy), r.nLayers),
+          countWithShare(el(&probes::LazyCounts::low), r.nLayers),
+          countWithShare(el(&probes::LazyCounts::effective), r.nLayers), thresholds,
           countWithShare(r.lazyByPruning, r.nLayers)};
 }
 
 std::string familyProfilesCsv(const FamilyTable& t) {
-  using analysis::csvCell;
+  using util::csvCell;
   std::ostringstream out;
   out << "run,name,family,layer,relative_depth,prune_delta,prune_delta_se,angular_to_next,"
          "effectiveness\n";

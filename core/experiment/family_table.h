@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "store/run_store.h"
 
 namespace depthlab::experiment {
@@ -25,8 +25,8 @@ struct FamilyRow {
   std::string architecture;  // the import record's ("" for a trained run)
   int nLayers = 0;
   std::optional<int64_t> probeStep;  // step of the rows read
-  analysis::LayerThresholds thresholds;              // the run's own E_l thresholds
-  std::optional<analysis::LazyCounts> byEffectiveness;
+  probes::LayerThresholds thresholds;              // the run's own E_l thresholds
+  std::optional<probes::LazyCounts> byEffectiveness;
   std::optional<double> probeLoss;                   // the full model's loss on the probe set
   std::optional<int> lazyByPruning;                  // delta < pruneShare * probeLoss
   std::vector<float> effectiveness, pruneDelta, pruneDeltaError, angularNext;  // (L) each

@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "probes/depth_probes.h"
 #include "store/metric_catalogue.h"
 
@@ -80,7 +80,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.layer(step, metrics::kEffectiveness, f.effectiveness);
     if (!f.saturation.empty()) out.layer(step, metrics::kDytSaturation, f.saturation);
     if (f.saturationFinal) out.scalar(step, metrics::kDytSaturationFinal, *f.saturationFinal);
-    auto counts = analysis::classifyLayers(f.effectiveness, analysis::layerThresholds(m_config));
+    auto counts = probes::classifyLayers(f.effectiveness, probes::layerThresholds(m_config));
     out.scalar(step, metrics::kLazyLayers, counts.lazy);
     out.scalar(step, metrics::kLowLayers, counts.low);
     out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);

@@ -42,7 +42,7 @@ struct ForwardProbeOptions {
 ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
                                const torch::Tensor& targets, const ForwardProbeOptions& o);
 
-// Lazy, low and effective layers from E_l: analysis::classifyLayers (analysis/lazy_layers.h),
+// Lazy, low and effective layers from E_l: probes::classifyLayers (probes/lazy_layers.h),
 // by the run's thresholds, as the dashboard counts them too.
 
 /// Loss with the blocks in `skip` replaced by the identity. For depth-scaled schemes the

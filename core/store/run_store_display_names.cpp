@@ -1,7 +1,7 @@
 // RunStore: the display names of schemes and runs set in the figure window, kept in the
 // database so that `depthlab-cli export` and Compare's LaTeX table print what the window
 // shows. Stored in store_info (key/value) as "display_name:<key>", so no schema change. Does
-// not know the default spellings ("pre_ln" -> "Pre-LN": analysis/table_text.h).
+// not know the default spellings ("pre_ln" -> "Pre-LN": util/table_text.h).
 #include "store/run_store.h"
 
 namespace depthlab::store {

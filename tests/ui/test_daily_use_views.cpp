@@ -883,7 +883,7 @@ TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNo
   d.pruningError = {0.02, 0.001, 0.003};
   d.dropOrder = {2, 1, 0};
   ui::DiagnosisPanel panel;
-  panel.setDiagnoses({{7, QStringLiteral("LNS"), d, analysis::LayerThresholds{0.1, 0.3}}});
+  panel.setDiagnoses({{7, QStringLiteral("LNS"), d, probes::LayerThresholds{0.1, 0.3}}});
   auto* t = panel.table(0);
   ASSERT_EQ(t->rowCount(), 3);
   EXPECT_EQ(t->item(0, 2)->text(), QStringLiteral("-0.001"));  // layer 3, within noise
@@ -892,7 +892,7 @@ TEST(DailyUseViews, TheDropTableShowsEachPruningDeltasErrorAndGreysThoseWithinNo
   EXPECT_EQ(t->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);  // full height
   EXPECT_TRUE(panel.summary(0).contains(QStringLiteral("E_l below 0.1 is lazy, below 0.3 low")))
       << panel.summary(0).toStdString();
-  panel.setDiagnoses({{7, QStringLiteral("LNS"), d, analysis::LayerThresholds{0.1, 0.3}}});
+  panel.setDiagnoses({{7, QStringLiteral("LNS"), d, probes::LayerThresholds{0.1, 0.3}}});
   EXPECT_EQ(panel.table(0), t);  // a poll with the same rows keeps the table (and its selection)
   EXPECT_EQ(t->item(0, 2)->foreground().color(), QColor(128, 128, 128));
   EXPECT_NE(t->item(1, 2)->foreground().color(), QColor(128, 128, 128));

@@ -13,7 +13,7 @@
 #include <QTest>
 #include <QWheelEvent>
 
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "daily_use_fixtures.h"
 #include "dashboard/group_dashboard.h"
 #include "main_window.h"
@@ -69,7 +69,7 @@ TEST(DashboardInteraction, LazyLayersAreCountedByTheRunsOwnThresholds) {
   d->setCursorStep(150);
   auto* p = d->plots().at(QStringLiteral("effectiveness"));
   const int expected =
-      analysis::classifyLayers({0.3f, 0.15f, 0.1f, 0.075f, 0.06f, 0.05f}, {0.1, 0.2}).lazy;
+      probes::classifyLayers({0.3f, 0.15f, 0.1f, 0.075f, 0.06f, 0.05f}, {0.1, 0.2}).lazy;
   ASSERT_EQ(expected, 3);
   int bars = 0;
   for (int i = 0; i < p->plottableCount(); ++i) {

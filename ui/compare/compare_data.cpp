@@ -7,7 +7,7 @@
 #include <QThread>
 
 #include "analysis/layer_diagnosis.h"
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "analysis/run_mismatch.h"
 #include "compare/compare_profiles.h"
 #include "dashboard/panel_specs.h"
@@ -79,7 +79,7 @@ std::shared_ptr<CompareData> loadCompareData(store::RunStore& store, const std::
   for (const auto& r : infos) {  // each run's diagnosis at the step its finals are taken
     const auto until = d->sharedStep && !experiment::isImportedRun(r) ? d->sharedStep : std::nullopt;
     DiagnosisRun diag{r.id, labelWithId(d->labels, r.id), analysis::diagnoseLayers(store, r.id, until), {}};
-    if (const auto c = experiment::tryConfigOf(r)) diag.thresholds = analysis::layerThresholds(c->probes);
+    if (const auto c = experiment::tryConfigOf(r)) diag.thresholds = probes::layerThresholds(c->probes);
     d->diagnoses.push_back(std::move(diag));
   }
   d->table = analysis::resultsTable(d->groups);

@@ -2,7 +2,7 @@
 // layers ordered by the measured loss increase when each is removed, beside the cheap proxies
 // (adjacent angular distance, Block Influence, effectiveness E_l) and their ranks, at full
 // height with three significant figures, a line saying what the thresholds are (E_l classes
-// by the run's own config, as analysis::classifyLayers counts them; the noise rule), and a
+// by the run's own config, as probes::classifyLayers counts them; the noise rule), and a
 // small scatter of each proxy against the pruning delta with its Spearman rho. It shows
 // analysis::LayerDiagnosis values and computes nothing but their layout.
 #pragma once

@@ -23,7 +23,7 @@
 #include <QProgressBar>
 
 #include "analysis/layer_diagnosis.h"
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
 #include "dashboard/panel_specs.h"
@@ -269,7 +269,7 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
     }
     if (thresholds && !b.values.empty()) {  // by the run's own thresholds, as `report` counts
-      b.name += tr(" (%1 lazy)").arg(analysis::classifyLayers(b.values, r.thresholds).lazy);
+      b.name += tr(" (%1 lazy)").arg(probes::classifyLayers(b.values, r.thresholds).lazy);
       for (double t : {r.thresholds.lazy, r.thresholds.low}) {
         if (std::find(lines.begin(), lines.end(), t) == lines.end()) lines.push_back(t);
       }

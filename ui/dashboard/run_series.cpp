@@ -120,11 +120,11 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
     d.totalSteps = 0;
     if (const auto c = experiment::tryConfigOf(info)) {
       d.nLayers = c->model.nLayers;
-      d.thresholds = analysis::layerThresholds(c->probes);
+      d.thresholds = probes::layerThresholds(c->probes);
     }
   } else if (const auto c = experiment::tryConfigOf(info)) {
     d.totalSteps = c->optim.steps;
-    d.thresholds = analysis::layerThresholds(c->probes);
+    d.thresholds = probes::layerThresholds(c->probes);
     d.nLayers = c->model.nLayers;
     d.tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
   }

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 #include "plot/series_adapter.h"
 #include "store/run_store.h"
 
@@ -27,7 +27,7 @@ struct RunData {
   int nLayers = 0;
   bool imported = false;                                           // a Hugging Face model, not trained
   double tokensPerStep = 0;  // the config's slots; once it trains, its tokens_seen per update
-  analysis::LayerThresholds thresholds;  // its config's lazy / low E_l thresholds
+  probes::LayerThresholds thresholds;  // its config's lazy / low E_l thresholds
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
   std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
   std::vector<store::Matrix> angular;                              // (L x L) by step

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/table_text.h"
+#include "model/scheme_catalogue.h"
 #include "store/run_store.h"
 
 namespace depthlab::ui {
@@ -26,7 +26,7 @@ double parseLengthToPoints(const QString& text) {
 }
 
 QString defaultSchemeName(const QString& scheme) {
-  return QString::fromStdString(analysis::defaultSchemeName(scheme.toStdString()));
+  return QString::fromStdString(model::schemeDisplayName(scheme.toStdString()));
 }
 
 QString schemeDisplayName(const FigureStyle& style, const QString& scheme) {

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <limits>
 
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 
 using namespace depthlab;
 
 TEST(LazyLayers, ClassesByTheDefaultThresholds) {
-  auto c = analysis::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, analysis::LayerThresholds{});
+  auto c = probes::classifyLayers({0.01f, 0.05f, 0.1f, 0.2f, 0.9f}, probes::LayerThresholds{});
   EXPECT_EQ(c.lazy, 1);
   EXPECT_EQ(c.low, 2);
   EXPECT_EQ(c.effective, 2);
@@ -19,10 +19,10 @@ TEST(LazyLayers, ThresholdsComeFromTheRunsConfig) {
   probes::ProbeConfig config;
   config.lazyThreshold = 0.1;
   config.lowThreshold = 0.3;
-  const auto t = analysis::layerThresholds(config);
+  const auto t = probes::layerThresholds(config);
   EXPECT_DOUBLE_EQ(t.lazy, 0.1);
   EXPECT_DOUBLE_EQ(t.low, 0.3);
-  auto c = analysis::classifyLayers({0.01f, 0.07f, 0.15f, 0.25f, 0.9f}, t);
+  auto c = probes::classifyLayers({0.01f, 0.07f, 0.15f, 0.25f, 0.9f}, t);
   EXPECT_EQ(c.lazy, 2);  // 0.07 is lazy at 0.1, not at the default 0.05
   EXPECT_EQ(c.low, 2);
   EXPECT_EQ(c.effective, 1);
@@ -30,6 +30,6 @@ TEST(LazyLayers, ThresholdsComeFromTheRunsConfig) {
 
 TEST(LazyLayers, UnmeasuredLayersCountInNoClass) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  auto c = analysis::classifyLayers({nan, 0.01f, 0.5f}, analysis::LayerThresholds{});
+  auto c = probes::classifyLayers({nan, 0.01f, 0.5f}, probes::LayerThresholds{});
   EXPECT_EQ(c.lazy + c.low + c.effective, 2);
 }

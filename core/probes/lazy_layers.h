@@ -9,7 +9,7 @@
 
 #include "probes/probe_config.h"
 
-namespace depthlab::analysis {
+namespace depthlab::probes {
 
 /// E_l below `lazy`: lazy; below `low`: low; at or above: effective.
 struct LayerThresholds {
@@ -28,4 +28,4 @@ struct LazyCounts {
 /// counts in none.
 LazyCounts classifyLayers(const std::vector<float>& effectiveness, const LayerThresholds& t);
 
-}  // namespace depthlab::analysis
+}  // namespace depthlab::probes

@@ -1,9 +1,9 @@
 // Lazy-layer counts by a run's own thresholds; see lazy_layers.h.
-#include "analysis/lazy_layers.h"
+#include "probes/lazy_layers.h"
 
 #include <cmath>
 
-namespace depthlab::analysis {
+namespace depthlab::probes {
 
 LayerThresholds layerThresholds(const probes::ProbeConfig& config) {
   return {config.lazyThreshold, config.lowThreshold};
@@ -13,11 +13,14 @@ LazyCounts classifyLayers(const std::vector<float>& effectiveness, const LayerTh
   LazyCounts c;
   for (float v : effectiveness) {
     if (std::isnan(v)) continue;
-    if (v < t.lazy) ++c.lazy;
-    else if (v < t.low) ++c.low;
-    else ++c.effective;
+    if (v < t.lazy)
+      ++c.lazy;
+    else if (v < t.low)
+      ++c.low;
+    else
+      ++c.effective;
   }
   return c;
 }
 
-}  // namespace depthlab::analysis
+}  // namespace depthlab::probes

@@ -1,9 +1,7 @@
 // See table_text.h.
-#include "analysis/table_text.h"
+#include "util/table_text.h"
 
-#include "model/scheme_catalogue.h"
-
-namespace depthlab::analysis {
+namespace depthlab::util {
 
 std::string csvCell(std::string_view s) {
   const bool quote = s.find_first_of(",\"\r\n") != std::string_view::npos ||
@@ -25,7 +23,13 @@ std::string latexText(std::string_view s) {
       case '\\': out += "\\textbackslash{}"; break;
       case '~': out += "\\textasciitilde{}"; break;
       case '^': out += "\\textasciicircum{}"; break;
-      case '{': case '}': case '$': case '&': case '#': case '%': case '_':
+      case '{':
+      case '}':
+      case '$':
+      case '&':
+      case '#':
+      case '%':
+      case '_':
         out += '\\';
         out += c;
         break;
@@ -35,13 +39,4 @@ std::string latexText(std::string_view s) {
   return out;
 }
 
-std::string defaultSchemeName(std::string_view scheme) {
-  return model::schemeDisplayName(std::string(scheme));
-}
-
-std::string schemeName(const std::map<std::string, std::string>& names, const std::string& scheme) {
-  const auto it = names.find("scheme:" + scheme);
-  return it == names.end() || it->second.empty() ? defaultSchemeName(scheme) : it->second;
-}
-
-}  // namespace depthlab::analysis
+}  // namespace depthlab::util
