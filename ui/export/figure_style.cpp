@@ -14,9 +14,12 @@
 namespace depthlab::ui {
 
 double parseLengthToPoints(const QString& text) {
-  static const QRegularExpression re(QStringLiteral("^\\s*([0-9]*\\.?[0-9]+)\\s*(cm|mm|in|pt)?\\s*$"));
+  static const QRegularExpression re(
+      QStringLiteral("^\\s*([0-9]*\\.?[0-9]+)\\s*(cm|mm|in|pt)?\\s*$"));
   auto m = re.match(text);
-  if (!m.hasMatch()) throw std::invalid_argument("size '" + text.toStdString() + "': use e.g. 8.5cm, 3.3in or 241pt");
+  if (!m.hasMatch())
+    throw std::invalid_argument("size '" + text.toStdString() +
+                                "': use e.g. 8.5cm, 3.3in or 241pt");
   const double v = m.captured(1).toDouble();
   const QString unit = m.captured(2);
   if (unit == QLatin1String("cm")) return v / 2.54 * 72.0;
@@ -62,12 +65,16 @@ void storeNames(const FigureStyle& style, store::RunStore& store,
 
 QString styleToJson(const FigureStyle& s) {
   QJsonObject schemes, runs;
-  for (auto it = s.schemeNames.begin(); it != s.schemeNames.end(); ++it) schemes[it.key()] = it.value();
-  for (auto it = s.runNames.begin(); it != s.runNames.end(); ++it) runs[QString::number(it.key())] = it.value();
-  QJsonObject o{{QStringLiteral("schemeNames"), schemes}, {QStringLiteral("runNames"), runs},{QStringLiteral("widthPt"), s.widthPt}, {QStringLiteral("heightPt"), s.heightPt},
-                {QStringLiteral("dpi"), s.dpi},       {QStringLiteral("fontFamily"), s.fontFamily},
-                {QStringLiteral("fontPt"), s.fontPt}, {QStringLiteral("lineWidth"), s.lineWidth},
-                {QStringLiteral("palette"), s.palette}, {QStringLiteral("smoothing"), s.smoothing}};
+  for (auto it = s.schemeNames.begin(); it != s.schemeNames.end(); ++it)
+    schemes[it.key()] = it.value();
+  for (auto it = s.runNames.begin(); it != s.runNames.end(); ++it)
+    runs[QString::number(it.key())] = it.value();
+  QJsonObject o{
+      {QStringLiteral("schemeNames"), schemes}, {QStringLiteral("runNames"), runs},
+      {QStringLiteral("widthPt"), s.widthPt},   {QStringLiteral("heightPt"), s.heightPt},
+      {QStringLiteral("dpi"), s.dpi},           {QStringLiteral("fontFamily"), s.fontFamily},
+      {QStringLiteral("fontPt"), s.fontPt},     {QStringLiteral("lineWidth"), s.lineWidth},
+      {QStringLiteral("palette"), s.palette},   {QStringLiteral("smoothing"), s.smoothing}};
   return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
 }
 
@@ -86,17 +93,23 @@ FigureStyle styleFromJson(const QString& json) {
   s.smoothing = o.value(QStringLiteral("smoothing")).toDouble(s.smoothing);
   const auto schemes = o.value(QStringLiteral("schemeNames")).toObject();
   for (auto it = schemes.begin(); it != schemes.end(); ++it) {
-    if (!it.value().isString()) throw std::invalid_argument("schemeNames: the name of " + it.key().toStdString() + " is not a string");
+    if (!it.value().isString())
+      throw std::invalid_argument("schemeNames: the name of " + it.key().toStdString() +
+                                  " is not a string");
     s.schemeNames[it.key()] = it.value().toString();
   }
   const auto runs = o.value(QStringLiteral("runNames")).toObject();
   for (auto it = runs.begin(); it != runs.end(); ++it) {
     bool ok = false;
     const qint64 id = it.key().toLongLong(&ok);
-    if (!ok || !it.value().isString()) throw std::invalid_argument("runNames: use {\"<run id>\": \"name\"} (got key '" + it.key().toStdString() + "')");
+    if (!ok || !it.value().isString())
+      throw std::invalid_argument("runNames: use {\"<run id>\": \"name\"} (got key '" +
+                                  it.key().toStdString() + "')");
     s.runNames[id] = it.value().toString();
   }
-  if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2) || !(s.smoothing >= 0 && s.smoothing < 1)) throw std::invalid_argument("figure style out of range");
+  if (!(s.widthPt > 10) || !(s.dpi >= 36) || !(s.fontPt > 2) ||
+      !(s.smoothing >= 0 && s.smoothing < 1))
+    throw std::invalid_argument("figure style out of range");
   return s;
 }
 
@@ -106,7 +119,7 @@ std::vector<QColor> paletteColors(const QString& palette) {
             QColor(0xCC, 0xBB, 0x44), QColor(0x66, 0xCC, 0xEE), QColor(0xAA, 0x33, 0x77),
             QColor(0xBB, 0xBB, 0xBB)};
   }
-  return {QColor(0, 114, 178), QColor(213, 94, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+  return {QColor(0, 114, 178), QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(204, 121, 167),
           QColor(230, 159, 0), QColor(86, 180, 233), QColor(240, 228, 66), QColor(0, 0, 0)};
 }
 
