@@ -21,8 +21,8 @@ namespace depthlab::ui {
 /// One run's diagnosis as a view shows it.
 struct DiagnosisRun {
   int64_t runId = 0;
-  QString label;                         // "Pre-LN (#3)"
-  analysis::LayerDiagnosis diagnosis;    // step -1: no pruning measured
+  QString label;                       // "Pre-LN (#3)"
+  analysis::LayerDiagnosis diagnosis;  // step -1: no pruning measured
   probes::LayerThresholds thresholds;  // from the run's config
 };
 

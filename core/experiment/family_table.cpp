@@ -8,10 +8,10 @@
 #include <map>
 #include <sstream>
 
-#include "util/table_text.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "store/metric_catalogue.h"
+#include "util/table_text.h"
 
 namespace depthlab::experiment {
 
@@ -58,8 +58,8 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
   r.runId = runId;
   r.name = run->name;
   r.architecture = architectureOf(*run);
-  r.family = r.architecture.empty() ? "trained: " + run->scheme
-                                    : familyOfArchitecture(r.architecture);
+  r.family =
+      r.architecture.empty() ? "trained: " + run->scheme : familyOfArchitecture(r.architecture);
   if (const auto c = tryConfigOf(*run)) {
     r.nLayers = c->model.nLayers;
     r.thresholds = probes::layerThresholds(c->probes);
@@ -75,7 +75,8 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
   r.angularNext = newestRow(s, runId, metrics::kAngularAdjacent);
   if (r.angularNext.empty()) r.missing.push_back(metrics::kAngularAdjacent);
   const auto latest = s.latestScalars(runId);
-  if (auto it = latest.find(metrics::kLossProbe); it != latest.end()) r.probeLoss = it->second.value;
+  if (auto it = latest.find(metrics::kLossProbe); it != latest.end())
+    r.probeLoss = it->second.value;
   if (!r.pruneDelta.empty() && r.probeLoss) {
     int lazy = 0;
     for (float d : r.pruneDelta) lazy += std::isfinite(d) && d < pruneShare * *r.probeLoss;
@@ -90,12 +91,17 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
 
 std::string familyOfArchitecture(const std::string& architecture) {
   static const std::map<std::string, std::string> known = {
-      {"LlamaForCausalLM", "Llama"},       {"MistralForCausalLM", "Mistral"},
-      {"Qwen2ForCausalLM", "Qwen2"},       {"Qwen3ForCausalLM", "Qwen3"},
-      {"Gemma2ForCausalLM", "Gemma 2"},    {"Gemma3ForCausalLM", "Gemma 3"},
+      {"LlamaForCausalLM", "Llama"},
+      {"MistralForCausalLM", "Mistral"},
+      {"Qwen2ForCausalLM", "Qwen2"},
+      {"Qwen3ForCausalLM", "Qwen3"},
+      {"Gemma2ForCausalLM", "Gemma 2"},
+      {"Gemma3ForCausalLM", "Gemma 3"},
       {"Gemma3ForConditionalGeneration", "Gemma 3"},
-      {"Olmo2ForCausalLM", "OLMo 2"},      {"Phi3ForCausalLM", "Phi-3"},
-      {"GPT2LMHeadModel", "GPT-2"},        {"GPTNeoXForCausalLM", "GPT-NeoX / Pythia"}};
+      {"Olmo2ForCausalLM", "OLMo 2"},
+      {"Phi3ForCausalLM", "Phi-3"},
+      {"GPT2LMHeadModel", "GPT-2"},
+      {"GPTNeoXForCausalLM", "GPT-NeoX / Pythia"}};
   if (auto it = known.find(architecture); it != known.end()) return it->second;
   for (const char* suffix : {"ForCausalLM", "LMHeadModel", "ForConditionalGeneration"}) {
     const std::string s = suffix;

@@ -24,13 +24,13 @@ struct FamilyRow {
   std::string family;        // "Llama", "Qwen2", ... or "trained: lns" for a run trained here
   std::string architecture;  // the import record's ("" for a trained run)
   int nLayers = 0;
-  std::optional<int64_t> probeStep;  // step of the rows read
-  probes::LayerThresholds thresholds;              // the run's own E_l thresholds
+  std::optional<int64_t> probeStep;    // step of the rows read
+  probes::LayerThresholds thresholds;  // the run's own E_l thresholds
   std::optional<probes::LazyCounts> byEffectiveness;
-  std::optional<double> probeLoss;                   // the full model's loss on the probe set
-  std::optional<int> lazyByPruning;                  // delta < pruneShare * probeLoss
+  std::optional<double> probeLoss;   // the full model's loss on the probe set
+  std::optional<int> lazyByPruning;  // delta < pruneShare * probeLoss
   std::vector<float> effectiveness, pruneDelta, pruneDeltaError, angularNext;  // (L) each
-  std::vector<std::string> missing;                  // metrics the run lacks
+  std::vector<std::string> missing;  // metrics the run lacks
 };
 
 struct FamilyTable {

@@ -3,8 +3,8 @@
 
 #include <chrono>
 
-#include "probes/lazy_layers.h"
 #include "probes/depth_probes.h"
+#include "probes/lazy_layers.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::experiment {
@@ -86,8 +86,8 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
     if (which.count("angular")) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
     if (m_config.lastTokenToo && !m_config.lastTokenOnly) {
-      const auto last = probes::runForwardProbes(model, m_inputs, m_targets,
-                                                 {/*lastTokenOnly=*/true, which.count("angular") > 0});
+      const auto last = probes::runForwardProbes(
+          model, m_inputs, m_targets, {/*lastTokenOnly=*/true, which.count("angular") > 0});
       out.layer(step, metrics::kAngularAdjacentLast, last.angularAdjacent);
       out.layer(step, metrics::kBlockInfluenceLast, last.blockInfluence);
       if (which.count("angular")) out.matrix(step, metrics::kAngularLast, L, L, last.angularMatrix);
@@ -96,8 +96,8 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   }
   auto evaluations = [this](const char* family) {
     return m_progress ? probes::EvaluationProgress([this, family](int done, int total) {
-                          m_progress(family, done, total);
-                        })
+      m_progress(family, done, total);
+    })
                       : probes::EvaluationProgress();
   };
   if (which.count("block_pruning")) {

@@ -20,18 +20,18 @@
 namespace depthlab::probes {
 
 struct ForwardProbes {
-  std::vector<float> variance;          // (L) Var of the residual stream after block l
-  std::vector<float> normVarAttn;       // (L) Var of block l's scaled attention-norm output
-  std::vector<float> normVarFfn;        // (L) ... of its scaled FFN-norm output
-  std::vector<float> angularAdjacent;   // (L) d(x_l, x_{l+1}): input vs output of block l
-  std::vector<float> blockInfluence;    // (L) 1 - mean cos(input, output) of block l
-  std::vector<float> effectiveness;     // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
-  std::vector<float> angularMatrix;     // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
-                                        // where l + n > L. Empty unless asked for.
-  std::vector<float> saturation;        // (L) DyT schemes only (else empty): share of DyT
-                                        // inputs with |alpha x| > 2 (probes/saturation_probe.h)
+  std::vector<float> variance;            // (L) Var of the residual stream after block l
+  std::vector<float> normVarAttn;         // (L) Var of block l's scaled attention-norm output
+  std::vector<float> normVarFfn;          // (L) ... of its scaled FFN-norm output
+  std::vector<float> angularAdjacent;     // (L) d(x_l, x_{l+1}): input vs output of block l
+  std::vector<float> blockInfluence;      // (L) 1 - mean cos(input, output) of block l
+  std::vector<float> effectiveness;       // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
+  std::vector<float> angularMatrix;       // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
+                                          // where l + n > L. Empty unless asked for.
+  std::vector<float> saturation;          // (L) DyT schemes only (else empty): share of DyT
+                                          // inputs with |alpha x| > 2 (probes/saturation_probe.h)
   std::optional<double> saturationFinal;  // the same of the final DyT's input (DyT only)
-  double probeLoss = 0;                 // the model's loss on the probe batch
+  double probeLoss = 0;                   // the model's loss on the probe batch
 };
 
 struct ForwardProbeOptions {

@@ -13,11 +13,11 @@
 #include <QTest>
 #include <QWheelEvent>
 
-#include "probes/lazy_layers.h"
 #include "daily_use_fixtures.h"
 #include "dashboard/group_dashboard.h"
 #include "main_window.h"
 #include "plot/plot_helpers.h"
+#include "probes/lazy_layers.h"
 #include "support/build_paths.h"
 #include "support/temp_dir.h"
 

@@ -7,13 +7,13 @@
 #include <QThread>
 
 #include "analysis/layer_diagnosis.h"
-#include "probes/lazy_layers.h"
 #include "analysis/run_mismatch.h"
 #include "compare/compare_profiles.h"
 #include "dashboard/panel_specs.h"
 #include "experiment/run_config.h"
 #include "experiment/run_report.h"
 #include "plot/run_labels.h"
+#include "probes/lazy_layers.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui::compare {
@@ -54,7 +54,8 @@ LoadedRun loadRun(store::RunStore& store, const store::RunInfo& info, int64_t un
 
 }  // namespace
 
-std::shared_ptr<CompareData> loadCompareData(store::RunStore& store, const std::vector<int64_t>& runIds) {
+std::shared_ptr<CompareData> loadCompareData(store::RunStore& store,
+                                             const std::vector<int64_t>& runIds) {
   auto d = std::make_shared<CompareData>();
   d->requested = runIds;
   d->readOn = QThread::currentThreadId();
@@ -66,7 +67,8 @@ std::shared_ptr<CompareData> loadCompareData(store::RunStore& store, const std::
   for (int64_t id : runIds) {
     auto r = store.run(id);
     if (!r) continue;
-    const int64_t until = d->sharedStep && !experiment::isImportedRun(*r) ? *d->sharedStep : INT64_MAX;
+    const int64_t until =
+        d->sharedStep && !experiment::isImportedRun(*r) ? *d->sharedStep : INT64_MAX;
     d->runs.push_back(loadRun(store, *r, until));
     infos.push_back(*r);
   }
@@ -75,15 +77,20 @@ std::shared_ptr<CompareData> loadCompareData(store::RunStore& store, const std::
   d->groups = analysis::seedGroups(store, infos, d->sharedStep);
   d->configDiff = analysis::configDiff(infos);
   d->mismatchText = QString::fromStdString(analysis::mismatchWarning(infos));
-  for (const auto& m : analysis::runMismatches(infos)) d->mismatchLabels << QString::fromStdString(m.label);
+  for (const auto& m : analysis::runMismatches(infos))
+    d->mismatchLabels << QString::fromStdString(m.label);
   for (const auto& r : infos) {  // each run's diagnosis at the step its finals are taken
-    const auto until = d->sharedStep && !experiment::isImportedRun(r) ? d->sharedStep : std::nullopt;
-    DiagnosisRun diag{r.id, labelWithId(d->labels, r.id), analysis::diagnoseLayers(store, r.id, until), {}};
-    if (const auto c = experiment::tryConfigOf(r)) diag.thresholds = probes::layerThresholds(c->probes);
+    const auto until =
+        d->sharedStep && !experiment::isImportedRun(r) ? d->sharedStep : std::nullopt;
+    DiagnosisRun diag{
+        r.id, labelWithId(d->labels, r.id), analysis::diagnoseLayers(store, r.id, until), {}};
+    if (const auto c = experiment::tryConfigOf(r))
+      diag.thresholds = probes::layerThresholds(c->probes);
     d->diagnoses.push_back(std::move(diag));
   }
   d->table = analysis::resultsTable(d->groups);
-  d->allImported = !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isImportedRun);
+  d->allImported =
+      !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isImportedRun);
   if (std::any_of(infos.begin(), infos.end(), experiment::isImportedRun)) {
     std::vector<int64_t> ids;
     for (const auto& r : infos) ids.push_back(r.id);

@@ -23,18 +23,18 @@
 #include <QProgressBar>
 
 #include "analysis/layer_diagnosis.h"
-#include "probes/lazy_layers.h"
 #include "dashboard/dashboard_plot_items.h"
 #include "dashboard/diagnosis_panel.h"
 #include "dashboard/panel_specs.h"
 #include "experiment/run_cost.h"
+#include "plot/axis_fit.h"
 #include "plot/colormaps.h"
 #include "plot/figure_builders.h"
-#include "plot/axis_fit.h"
 #include "plot/figure_layout.h"
 #include "plot/live_plot.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
+#include "probes/lazy_layers.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::ui {
@@ -80,8 +80,12 @@ void GroupDashboard::drawLoss() {
   // Losses as the paper figure draws them, smoothed, with the raw curve faint beneath.
   std::vector<figures::LossRun> runs;
   for (const auto& r : m_data->runs()) {
-    figures::LossRun run{labelOf(schemeOf(r)), schemeColor(schemeOf(r)), Qt::SolidLine,
-                         r.scalars.at(metrics::kLossTrain), r.scalars.at(metrics::kLossVal), {}};
+    figures::LossRun run{labelOf(schemeOf(r)),
+                         schemeColor(schemeOf(r)),
+                         Qt::SolidLine,
+                         r.scalars.at(metrics::kLossTrain),
+                         r.scalars.at(metrics::kLossVal),
+                         {}};
     if (!byStep) run.keyOf = r.axisMap(axisMode);
     runs.push_back(std::move(run));
   }
@@ -121,9 +125,12 @@ void GroupDashboard::drawLoss() {
     figures::fitLossAxes(loss->xAxis, loss->yAxis, runs);  // a divergence runs off the top
   }
   if (!userZoomed(lr)) lr->rescaleAxes();
-  figures::placeLegend(loss, loss->axisRect(), figures::LegendOutside::Right);  // a free corner, else beside
-  if (byStep) placeCursor(loss, static_cast<double>(m_cursor));
-  else placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
+  figures::placeLegend(loss, loss->axisRect(),
+                       figures::LegendOutside::Right);  // a free corner, else beside
+  if (byStep)
+    placeCursor(loss, static_cast<double>(m_cursor));
+  else
+    placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
   replotWhenShown(loss);
   replotWhenShown(lr);
 }
@@ -135,7 +142,8 @@ void GroupDashboard::drawSnapshotProfiles() {
   using dashboard::PanelKind;
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);
-    if (!spec || (spec->kind != PanelKind::LayerCurves && spec->kind != PanelKind::LayerHeatmap)) continue;
+    if (!spec || (spec->kind != PanelKind::LayerCurves && spec->kind != PanelKind::LayerHeatmap))
+      continue;
     p->clearPlottables();
     const QString scheme = name.section(QLatin1Char(':'), 1);
     const std::string metric = spec->metrics.front().toStdString();
@@ -169,7 +177,7 @@ void GroupDashboard::drawSnapshotProfiles() {
 
 void GroupDashboard::drawLayerCurves() {
   using dashboard::PanelKind;
-  if (m_data->progress().imported) return;  // drawSnapshotProfiles draws them
+  if (m_data->progress().imported) return;            // drawSnapshotProfiles draws them
   std::map<QString, std::vector<double>> curvesTops;  // per curves panel: each run's largest value
   for (const auto& r : m_data->runs()) {
     const QString s = schemeOf(r);
@@ -184,9 +192,9 @@ void GroupDashboard::drawLayerCurves() {
       std::optional<std::pair<double, double>> window;
       if (keep) window = std::make_pair(p->xAxis->range().lower, p->xAxis->range().upper);
       const auto oit = r.overview.find(metric);  // assembled by the loader, off the GUI thread
-      curvesTops[spec->key].push_back(figures::layerCurves(p->xAxis, p->yAxis, v, 1.0,
-                                                           std::max(200, p->axisRect()->width()), window,
-                                                           oit == r.overview.end() ? nullptr : &oit->second));
+      curvesTops[spec->key].push_back(
+          figures::layerCurves(p->xAxis, p->yAxis, v, 1.0, std::max(200, p->axisRect()->width()),
+                               window, oit == r.overview.end() ? nullptr : &oit->second));
       // Legend by layer: a colour bar layer 1..L beside the curves (the curves use the same
       // sequential colours), compact at any depth; hover a curve for its exact layer.
       p->legend->setVisible(false);
@@ -207,9 +215,12 @@ void GroupDashboard::drawLayerCurves() {
       if (it == m_plots.end()) continue;
       setLogScale(it->second->yAxis, log);
       if (userZoomed(it->second)) continue;
-      if (log) it->second->yAxis->rescale();
-      else if (top > 0) it->second->yAxis->setRange(0, top * 1.05);
-      else it->second->yAxis->rescale();
+      if (log)
+        it->second->yAxis->rescale();
+      else if (top > 0)
+        it->second->yAxis->setRange(0, top * 1.05);
+      else
+        it->second->yAxis->rescale();
     }
   }
 }
@@ -227,7 +238,8 @@ void GroupDashboard::drawLayerHeatmaps(const dashboard::PanelSpec* only) {
       if (it == m_plots.end()) continue;
       auto* p = it->second;
       const std::string metric = spec->metrics.front().toStdString();
-      maps[spec->key].push_back(figures::layerHeatmap(p->xAxis, p->yAxis, r.layers.at(metric), 800, metric));
+      maps[spec->key].push_back(
+          figures::layerHeatmap(p->xAxis, p->yAxis, r.layers.at(metric), 800, metric));
       if (!userZoomed(p)) p->rescaleAxes();
     }
   }
@@ -253,18 +265,21 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
   }
   std::vector<figures::BarSeries> series;
   std::vector<double> lines;  // the runs' thresholds, each value once
-  int64_t shown = -1;  // the step the bars come from (the last measured <= the cursor)
-  QStringList runSteps;  // each run's, in run order, when they differ (a run trained further)
+  int64_t shown = -1;         // the step the bars come from (the last measured <= the cursor)
+  QStringList runSteps;       // each run's, in run order, when they differ (a run trained further)
   for (const auto& r : m_data->runs()) {
     int64_t found = -1;
     auto lit = r.layers.find(metric);
-    figures::BarSeries b{labelOf(schemeOf(r)), schemeColor(schemeOf(r)),
-                         lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
-                         {}};
+    figures::BarSeries b{
+        labelOf(schemeOf(r)),
+        schemeColor(schemeOf(r)),
+        lit == r.layers.end() ? std::vector<float>{} : layerValuesAt(lit->second, m_cursor, &found),
+        {}};
     shown = std::max(shown, found);
     if (found >= 0) runSteps << QString::number(found);
     // Pruning deltas carry their standard error (over the probe sequences) from that step.
-    if (auto eit = r.layers.find(dashboard::errorMetricOf(metric)); eit != r.layers.end() && found >= 0) {
+    if (auto eit = r.layers.find(dashboard::errorMetricOf(metric));
+        eit != r.layers.end() && found >= 0) {
       auto errors = layerValuesExactlyAt(eit->second, found);
       if (errors.size() == b.values.size()) b.errors = std::move(errors);
     }
@@ -297,9 +312,8 @@ void GroupDashboard::drawBarsAtCursor(const dashboard::PanelSpec& spec, const st
     }
   }
   if (!userZoomed(p)) {
-    figures::fitLayerBarAxes(
-        p->xAxis, p->yAxis, L,
-        thresholds && L > 0 ? lines : std::vector<double>{});
+    figures::fitLayerBarAxes(p->xAxis, p->yAxis, L,
+                             thresholds && L > 0 ? lines : std::vector<double>{});
   }
   figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);
   replotWhenShown(p);
@@ -350,15 +364,17 @@ void GroupDashboard::drawCursorBars() {
 void GroupDashboard::drawCursorMatrices() {
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
-  drawMatrixPanels(dashboard::PanelKind::MatrixAtEnd,
-           [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; },
-           [](const RunData& r) { return r.blockPruneError ? &*r.blockPruneError : nullptr; },
-           false, QString());
+  drawMatrixPanels(
+      dashboard::PanelKind::MatrixAtEnd,
+      [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; },
+      [](const RunData& r) { return r.blockPruneError ? &*r.blockPruneError : nullptr; }, false,
+      QString());
   const bool rowNormalise = m_rowNormalize->isChecked();
-  drawMatrixPanels(dashboard::PanelKind::MatrixAtCursor,
-           [this](const RunData& r) { return r.angularAt(m_cursor); },
-           [](const RunData&) -> const store::Matrix* { return nullptr; }, rowNormalise,
-           rowNormalise ? tr(", row-normalised") : QString());
+  drawMatrixPanels(
+      dashboard::PanelKind::MatrixAtCursor,
+      [this](const RunData& r) { return r.angularAt(m_cursor); },
+      [](const RunData&) -> const store::Matrix* { return nullptr; }, rowNormalise,
+      rowNormalise ? tr(", row-normalised") : QString());
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);
     if (spec && spec->followsCursor) {
@@ -393,7 +409,8 @@ void GroupDashboard::drawProgress() {
   if (!p.running) {
     m_eta->setText(p.done >= p.total && p.total > 0 ? tr("done") : tr("not running"));
   } else if (p.etaSeconds) {
-    m_eta->setText(tr("ETA %1").arg(QString::fromStdString(experiment::formatLongDuration(*p.etaSeconds))));
+    m_eta->setText(
+        tr("ETA %1").arg(QString::fromStdString(experiment::formatLongDuration(*p.etaSeconds))));
   } else {
     m_eta->setText(tr("ETA: measuring…"));
   }

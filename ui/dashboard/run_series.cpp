@@ -59,11 +59,13 @@ std::function<double(double)> RunData::axisMap(const QString& mode) const {
       if (at.size() < 2) return 0.0;
       const auto& a = at[at.size() - 2];
       const auto& b = at.back();
-      return b.second + (step - b.first) * (b.second - a.second) / std::max(1e-9, b.first - a.first);
+      return b.second +
+             (step - b.first) * (b.second - a.second) / std::max(1e-9, b.first - a.first);
     }
     if (it == at.begin()) return it->second;
     const auto& a = *(it - 1);
-    return a.second + (step - a.first) * (it->second - a.second) / std::max(1e-9, it->first - a.first);
+    return a.second +
+           (step - a.first) * (it->second - a.second) / std::max(1e-9, it->first - a.first);
   };
 }
 
@@ -126,7 +128,8 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
     d.totalSteps = c->optim.steps;
     d.thresholds = probes::layerThresholds(c->probes);
     d.nLayers = c->model.nLayers;
-    d.tokensPerStep = static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
+    d.tokensPerStep =
+        static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
   }
 }
 
@@ -174,7 +177,8 @@ void readRunSeries(store::RunStore& store, const store::RunInfo& info, RunData& 
   readNewRows(store, info.id, d);
   readMatrices(store, info.id, d);
   for (const auto& m : curveMetrics()) {
-    if (auto lit = d.layers.find(m); lit != d.layers.end()) d.overview[m] = layerOverview(lit->second, kOverviewColumns);
+    if (auto lit = d.layers.find(m); lit != d.layers.end())
+      d.overview[m] = layerOverview(lit->second, kOverviewColumns);
   }
   if (info.status == store::RunStatus::Diverged) {
     for (const auto& e : store.events(info.id)) {

@@ -15,24 +15,24 @@
 #include <string>
 #include <vector>
 
-#include "probes/lazy_layers.h"
 #include "plot/series_adapter.h"
+#include "probes/lazy_layers.h"
 #include "store/run_store.h"
 
 namespace depthlab::ui {
 
 struct RunData {
   store::RunInfo info;
-  int totalSteps = 0;                                              // from the config
+  int totalSteps = 0;  // from the config
   int nLayers = 0;
-  bool imported = false;                                           // a Hugging Face model, not trained
+  bool imported = false;     // a Hugging Face model, not trained
   double tokensPerStep = 0;  // the config's slots; once it trains, its tokens_seen per update
   probes::LayerThresholds thresholds;  // its config's lazy / low E_l thresholds
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
-  std::map<std::string, store::LayerSeries> layers;                // variance, angular_adjacent, ...
-  std::vector<store::Matrix> angular;                              // (L x L) by step
-  std::optional<store::Matrix> blockPrune;                         // latest (L x L), if any
-  std::optional<store::Matrix> blockPruneError;                    // its standard errors, if stored
+  std::map<std::string, store::LayerSeries> layers;  // variance, angular_adjacent, ...
+  std::vector<store::Matrix> angular;                // (L x L) by step
+  std::optional<store::Matrix> blockPrune;           // latest (L x L), if any
+  std::optional<store::Matrix> blockPruneError;      // its standard errors, if stored
   std::optional<int64_t> divergedAt;
   /// Per-layer metrics drawn as curves (panel_specs: LayerCurves), each layer min/max-decimated
   /// over the whole run (layerOverview), assembled by the loader with the series it read.
@@ -63,7 +63,8 @@ QString etaText(double seconds);
 
 /// The scalar keys and per-layer metrics the reader reads: those the metric catalogue flags for
 /// the dashboard, plus tokens_seen (the run line's budget, the ETA) and the pruning deltas'
-/// standard errors (the pruning bars' error bars). Every metric the paper figures draw is among them.
+/// standard errors (the pruning bars' error bars). Every metric the paper figures draw is among
+/// them.
 const std::vector<std::string>& runScalarKeys();
 const std::vector<std::string>& runLayerMetrics();
 
