@@ -3,6 +3,8 @@
 // stops it cleanly: the finished shards are kept for the next launch to resume.
 #include <gtest/gtest.h>
 
+#include <QRegularExpression>
+
 #include <QSpinBox>
 #include <QTest>
 
@@ -58,7 +60,9 @@ TEST(CorpusProgress, TheRunsTableShowsTheTokenizingProgressOfALaunch) {
   QTRY_VERIFY_WITH_TIMEOUT(statusOfPending().contains(QStringLiteral("%")), 60000);
   const QString status = statusOfPending();
   EXPECT_TRUE(status.contains(QStringLiteral("tokenizing"))) << status.toStdString();
-  EXPECT_TRUE(status.contains(QStringLiteral("MB/s"))) << status.toStdString();
+  // The rate in kB/s or MB/s, whichever the machine's load gives (a loaded CI machine: 774 kB/s).
+  EXPECT_TRUE(status.contains(QRegularExpression(QStringLiteral("[0-9.]+ [kM]B/s"))))
+      << status.toStdString();
   if (const char* shots = std::getenv("DEPTHLAB_TEST_SHOTS")) {
     w->grab().save(QString::fromUtf8(shots) + QStringLiteral("/corpus-progress.png"));
   }
