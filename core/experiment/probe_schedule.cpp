@@ -55,6 +55,25 @@ std::set<std::string> ProbeSchedule::dueAt(int64_t step, bool final) const {
   return which;
 }
 
+void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardProbes& f,
+                    const ProbeConfig& config, bool matrix) {
+  const int L = static_cast<int>(f.variance.size());
+  out.scalar(step, metrics::kLossProbe, f.probeLoss);
+  out.layer(step, metrics::kVariance, f.variance);
+  out.layer(step, metrics::kNormVarAttn, f.normVarAttn);
+  out.layer(step, metrics::kNormVarFfn, f.normVarFfn);
+  out.layer(step, metrics::kAngularAdjacent, f.angularAdjacent);
+  out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
+  out.layer(step, metrics::kEffectiveness, f.effectiveness);
+  if (!f.saturation.empty()) out.layer(step, metrics::kDytSaturation, f.saturation);
+  if (f.saturationFinal) out.scalar(step, metrics::kDytSaturationFinal, *f.saturationFinal);
+  auto counts = probes::classifyLayers(f.effectiveness, probes::layerThresholds(config));
+  out.scalar(step, metrics::kLazyLayers, counts.lazy);
+  out.scalar(step, metrics::kLowLayers, counts.low);
+  out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
+  if (matrix) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
+}
+
 double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
                              store::WriteBatch& out) const {
   const auto which = dueAt(step, final);
@@ -71,20 +90,7 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   if (which.count("variance") || wantMatrix) {
     f = probes::runForwardProbes(model, m_inputs, m_targets,
                                  {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix});
-    out.scalar(step, metrics::kLossProbe, f.probeLoss);
-    out.layer(step, metrics::kVariance, f.variance);
-    out.layer(step, metrics::kNormVarAttn, f.normVarAttn);
-    out.layer(step, metrics::kNormVarFfn, f.normVarFfn);
-    out.layer(step, metrics::kAngularAdjacent, f.angularAdjacent);
-    out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
-    out.layer(step, metrics::kEffectiveness, f.effectiveness);
-    if (!f.saturation.empty()) out.layer(step, metrics::kDytSaturation, f.saturation);
-    if (f.saturationFinal) out.scalar(step, metrics::kDytSaturationFinal, *f.saturationFinal);
-    auto counts = probes::classifyLayers(f.effectiveness, probes::layerThresholds(m_config));
-    out.scalar(step, metrics::kLazyLayers, counts.lazy);
-    out.scalar(step, metrics::kLowLayers, counts.low);
-    out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
-    if (which.count("angular")) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
+    addForwardRows(out, step, f, m_config, which.count("angular") > 0);
     if (m_config.lastTokenToo && !m_config.lastTokenOnly) {
       const auto last = probes::runForwardProbes(
           model, m_inputs, m_targets, {/*lastTokenOnly=*/true, which.count("angular") > 0});

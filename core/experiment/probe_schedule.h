@@ -3,29 +3,37 @@
 // pure; this is where cadence and metric names live.
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
 // block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
-// block_prune_best_start, dyt_saturation (DyT schemes only); matrices: angular (L x L), block_prune, block_prune_se (L x L);
-// scalars: loss_probe, lazy_layers, low_layers, lazy_ratio, probe_seconds,
-// dyt_saturation_final (DyT schemes only).
-// The pruning sweeps evaluate `pruneSequences` of the probe batch's rows, evenly spaced
-// (probes::pruningRows), the other families all of them.
+// block_prune_best_start, dyt_saturation (DyT schemes only); matrices: angular (L x L),
+// block_prune, block_prune_se (L x L); scalars: loss_probe, lazy_layers, low_layers, lazy_ratio,
+// probe_seconds, dyt_saturation_final (DyT schemes only). The pruning sweeps evaluate
+// `pruneSequences` of the probe batch's rows, evenly spaced (probes::pruningRows), the other
+// families all of them.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <functional>
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "data/token_dataset.h"
 #include "experiment/experiment_config.h"
 #include "model/decoder.h"
+#include "probes/depth_probes.h"
 #include "store/store_types.h"
 
 namespace depthlab::experiment {
 
+/// The rows of one forward-probe result (runForwardProbes, or statsOfTrace for a watched
+/// model): loss_probe, the layer series, DyT saturation where present, the lazy/low counts by
+/// `config`'s thresholds and, with `matrix`, the angular matrix (L x L). Appends to `out`.
+void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardProbes& f,
+                    const ProbeConfig& config, bool matrix);
+
 /// Probe families selectable by name (analyze --probes).
-extern const std::vector<std::string> kProbeNames;  // variance, angular, pruning, block_pruning, jacobian
+extern const std::vector<std::string>
+    kProbeNames;  // variance, angular, pruning, block_pruning, jacobian
 
 class ProbeSchedule {
  public:
@@ -53,8 +61,8 @@ class ProbeSchedule {
  private:
   ProbeConfig m_config;
   void selectPruningRows();
-  torch::Tensor m_inputs, m_targets;              // (B, T) probe batch
-  torch::Tensor m_pruneInputs, m_pruneTargets;    // (B', T) the rows the pruning sweeps use
+  torch::Tensor m_inputs, m_targets;            // (B, T) probe batch
+  torch::Tensor m_pruneInputs, m_pruneTargets;  // (B', T) the rows the pruning sweeps use
   Progress m_progress;
 };
 

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
@@ -35,7 +37,6 @@ class EvalScope {
   model::Decoder& m_model;
   bool m_wasTraining;
 };
-
 
 // The float64 values of n same-shaped tensors (scalars, or (B) rows), row after row, in one
 // device-to-host copy.
@@ -81,26 +82,27 @@ void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
                       const ForwardProbeOptions& o, int L, const torch::Tensor& real) {
   HostBatch out;
   // All L+1 residual streams at once: x[l] enters block l, x[L] is the final residual.
-  auto xs = torch::stack(trace.blockInputs).to(torch::kFloat64);        // (L+1, B, T, C)
-  auto flat = real.defined() ? realRows(xs, real).flatten(1) : xs.flatten(1);  // (L+1, N*C)
+  auto xs = torch::stack(trace.blockInputs).to(torch::kFloat64);                 // (L+1, B, T, C)
+  auto flat = real.defined() ? realRows(xs, real).flatten(1) : xs.flatten(1);    // (L+1, N*C)
   const size_t variance = out.add(flat.slice(0, 1).var(1, /*unbiased=*/false));  // (L)
-  auto diff2 = (flat.slice(0, 1) - flat.slice(0, 0, L)).pow(2).sum(1);  // (L)
-  auto norm2 = flat.slice(0, 1).pow(2).sum(1);                         // (L)
-  const size_t effectiveness = out.add(torch::where(
-      norm2 > 0, diff2 / norm2.clamp_min(1e-300), torch::zeros_like(norm2)));
+  auto diff2 = (flat.slice(0, 1) - flat.slice(0, 0, L)).pow(2).sum(1);           // (L)
+  auto norm2 = flat.slice(0, 1).pow(2).sum(1);                                   // (L)
+  const size_t effectiveness =
+      out.add(torch::where(norm2 > 0, diff2 / norm2.clamp_min(1e-300), torch::zeros_like(norm2)));
   // Tokens for the angular measures: (L+1, N, C), unit length (zero vectors stay zero).
-  auto tok = real.defined() ? (o.lastTokenOnly ? lastRealRows(xs, real) : realRows(xs, real))
-             : o.lastTokenOnly ? xs.select(2, xs.size(2) - 1) : xs.flatten(1, 2);
-  auto norms = tok.norm(2, -1, /*keepdim=*/true);                     // (L+1, N, 1)
+  auto tok = real.defined()    ? (o.lastTokenOnly ? lastRealRows(xs, real) : realRows(xs, real))
+             : o.lastTokenOnly ? xs.select(2, xs.size(2) - 1)
+                               : xs.flatten(1, 2);
+  auto norms = tok.norm(2, -1, /*keepdim=*/true);  // (L+1, N, 1)
   auto unit = tok / norms.clamp_min(1e-300);
-  auto zero = (norms.squeeze(-1) == 0);                                // (L+1, N)
-  auto distance = [&](int n) {                                         // (L+1-n, N)
+  auto zero = (norms.squeeze(-1) == 0);  // (L+1, N)
+  auto distance = [&](int n) {           // (L+1-n, N)
     auto cos = (unit.slice(0, 0, L + 1 - n) * unit.slice(0, n)).sum(-1).clamp(-1.0, 1.0);
     auto d = torch::acos(cos) / M_PI;  // a zero vector has cos 0 -> 0.5
     auto bothZero = zero.slice(0, 0, L + 1 - n) & zero.slice(0, n);
     return torch::where(bothZero, torch::zeros_like(d), d);
   };
-  auto adjacent = distance(1);                                         // (L, N)
+  auto adjacent = distance(1);  // (L, N)
   const size_t angular = out.add(adjacent.mean(1));
   const size_t influence = out.add(1.0 - torch::cos(adjacent * M_PI).mean(1));
   // Norm-output variances: (L) each, NaN for blocks without a pre-norm (Post-LN).
@@ -115,8 +117,8 @@ void statsFromTensors(ForwardProbes& r, const model::ForwardTrace& trace,
       where.push_back(static_cast<size_t>(l));
     }
     if (outs.empty()) return std::make_pair(std::vector<size_t>{}, size_t{0});
-    return std::make_pair(where, out.add(torch::stack(outs).to(torch::kFloat64)
-                                              .var(1, /*unbiased=*/false)));
+    return std::make_pair(
+        where, out.add(torch::stack(outs).to(torch::kFloat64).var(1, /*unbiased=*/false)));
   };
   const auto attnVar = normVariance(true), ffnVar = normVariance(false);
   size_t matrix = 0;
@@ -212,17 +214,44 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   EvalScope scope(model);
   model::ForwardTrace trace;
   auto logits = tracedForward(model, inputs, trace);
-  const int L = model->nLayers();
-  ForwardProbes r;
+  ForwardProbes r = statsOfTrace(trace, targets, o);
   r.probeLoss = lossOf(logits, targets);
   const auto real = realTokens(targets);  // undefined: no pads
-  if (!real.defined() && kernels::fusedKernelsEnabled() && inputs.device().is_cpu()) {
+  r.saturation = dytSaturation(model, trace, real);
+  r.saturationFinal = dytFinalSaturation(model, trace, real);
+  return r;
+}
+
+ForwardProbes statsOfTrace(const model::ForwardTrace& trace, const torch::Tensor& targets,
+                           const ForwardProbeOptions& o) {
+  torch::NoGradGuard ng;
+  const int L = static_cast<int>(trace.blockInputs.size()) - 1;
+  if (L < 1 || trace.blocks.size() != static_cast<size_t>(L)) {
+    throw std::invalid_argument(
+        "a traced pass needs L + 1 residual streams and L block traces (got " +
+        std::to_string(trace.blockInputs.size()) + " and " + std::to_string(trace.blocks.size()) +
+        ")");
+  }
+  const auto& x0 = trace.blockInputs.front();
+  for (const auto& x : trace.blockInputs) {
+    if (x.dim() != 3 || x.sizes() != x0.sizes() || x.device() != x0.device()) {
+      throw std::invalid_argument(
+          "every residual stream of a traced pass must be (B, T, C) of "
+          "one shape on one device");
+    }
+  }
+  if (targets.defined() &&
+      (targets.dim() != 2 || targets.size(0) != x0.size(0) || targets.size(1) != x0.size(1))) {
+    throw std::invalid_argument(
+        "the targets must be (B, T) as the residual streams' first two sizes");
+  }
+  ForwardProbes r;
+  const auto real = targets.defined() ? realTokens(targets) : torch::Tensor();  // undefined: all
+  if (!real.defined() && kernels::fusedKernelsEnabled() && x0.device().is_cpu()) {
     statsFromKernels(r, trace, o, L);
   } else {
     statsFromTensors(r, trace, o, L, real);
   }
-  r.saturation = dytSaturation(model, trace, real);
-  r.saturationFinal = dytFinalSaturation(model, trace, real);
   return r;
 }
 
@@ -251,7 +280,8 @@ struct PrefixCache {
   std::optional<ChunkedHead> head;    // the losses without (B, T, V) logits, when it applies
 };
 
-PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs, const torch::Tensor& targets) {
+PrefixCache prefix(model::Decoder& model, const torch::Tensor& inputs,
+                   const torch::Tensor& targets) {
   model::ForwardTrace trace;
   PrefixCache c;
   c.counted = countedTargets(targets);
@@ -272,12 +302,11 @@ torch::Tensor prunedLoss(model::Decoder& model, const PrefixCache& cache,
   if (renumber) opts.scaleOverride = renumberedScales(model, skip);
   if (first == model->nLayers()) return cache.fullLosses;
   if (cache.head) {
-    return cache.head->losses(model, cache.inputs[static_cast<size_t>(first)], first, opts,
-                              targets, cache.counted);
+    return cache.head->losses(model, cache.inputs[static_cast<size_t>(first)], first, opts, targets,
+                              cache.counted);
   }
-  return sequenceLosses(
-      model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts), targets,
-      cache.counted);
+  return sequenceLosses(model->forwardFrom(cache.inputs[static_cast<size_t>(first)], first, opts),
+                        targets, cache.counted);
 }
 
 // (B) the per-sequence losses of each skip set, in order, left on the device. On the CPU the
@@ -354,7 +383,8 @@ PruningSweep singleLayerPruning(model::Decoder& model, const torch::Tensor& inpu
     skips.back()[static_cast<size_t>(l)] = true;
   }
   std::vector<torch::Tensor> losses = {cache.fullLosses};  // full, then block l removed
-  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
+  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress))
+    losses.push_back(t);
   PruningSweep r;
   for (const auto& d : pairedDeltas(hostValues(losses), targets.size(0))) {
     r.delta.push_back(static_cast<float>(d.mean));
@@ -383,7 +413,8 @@ BlockPruning blockPruning(model::Decoder& model, const torch::Tensor& inputs,
     }
   }
   std::vector<torch::Tensor> losses = {cache.fullLosses};  // full, then (l, n) row by row
-  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress)) losses.push_back(t);
+  for (auto& t : prunedLosses(model, cache, targets, skips, renumber, progress))
+    losses.push_back(t);
   const auto deltas = pairedDeltas(hostValues(losses), targets.size(0));
   size_t k = 0;
   for (int l = 0; l < L; ++l) {
@@ -429,7 +460,8 @@ std::vector<float> jacobianToIdentity(model::Decoder& model, const torch::Tensor
     torch::Tensor sum;
     for (int s = 0; s < samples; ++s) {
       // Drawn on the CPU from the private generator: the same vectors on every device.
-      auto u = torch::randn(x.sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32)).to(x.device());
+      auto u = torch::randn(x.sizes(), gen, torch::TensorOptions().dtype(torch::kFloat32))
+                   .to(x.device());
       if (real.defined()) u = u * real.unsqueeze(-1).to(u.options());
       u = u / u.norm();
       auto vjp = torch::autograd::grad({y}, {x}, {u}, /*retain_graph=*/true)[0];

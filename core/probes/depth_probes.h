@@ -42,6 +42,16 @@ struct ForwardProbeOptions {
 ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,
                                const torch::Tensor& targets, const ForwardProbeOptions& o);
 
+/// The statistics of a pass already traced (no forward runs here): variance, the norm outputs
+/// variance, adjacent angular distance, Block Influence, E_l and, when asked, the angular
+/// matrix, exactly as runForwardProbes computes them; not the loss or DyT saturation. For models
+/// outside the lab (the Python binding's hooks fill the trace of a user's PyTorch model).
+/// trace: L+1 residual streams (B, T, C) on one device, L block traces (a norm output left
+/// undefined has no row: NaN). targets (B, T): pads (-100) mark positions that do not count;
+/// undefined: every position counts. Throws std::invalid_argument on shapes that do not fit.
+ForwardProbes statsOfTrace(const model::ForwardTrace& trace, const torch::Tensor& targets,
+                           const ForwardProbeOptions& o);
+
 // Lazy, low and effective layers from E_l: probes::classifyLayers (probes/lazy_layers.h),
 // by the run's thresholds, as the dashboard counts them too.
 
