@@ -98,3 +98,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
 # Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/depth_study.cpp)
+# Watched runs: a user's own training loop recorded through the Python binding (python/).
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES watch/watched_run.cpp)
+# Whether a run's norm outputs show the depth scale its scheme promises (report's warning).
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/depth_scale_check.cpp)

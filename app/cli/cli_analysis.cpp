@@ -56,7 +56,8 @@ nlohmann::json reportJson(const experiment::RunReport& r) {
                       {"steps", r.steps},
                       {"layers", r.nLayers},
                       {"probe_step", r.probeStep ? nlohmann::json(*r.probeStep) : nlohmann::json()},
-                      {"missing", r.missing}};
+                      {"missing", r.missing},
+                      {"warnings", r.warnings}};
   for (const auto& v : r.values) {
     const bool count = v.format == experiment::ReportValue::Format::LayerCount && v.value;
     j[v.key] = count ? nlohmann::json(static_cast<int64_t>(*v.value)) : opt(v.value);
@@ -180,8 +181,8 @@ void printReportTable(const std::vector<experiment::RunReport>& reports) {
   }
 }
 
-// What a report lacks, and the command that measures it.
-void printWhatIsMissing(const std::vector<experiment::RunReport>& reports) {
+// What a report contradicts (a declared scheme's scale), what it lacks and what measures it.
+void printWarningsAndGaps(const std::vector<experiment::RunReport>& reports) {
   for (const auto& r : reports) {
     // Probes come from `analyze`; a validation loss from training, or from `eval` on the
     // run's own validation split.
@@ -194,11 +195,20 @@ void printWhatIsMissing(const std::vector<experiment::RunReport>& reports) {
         probes += " " + m;
     }
     const auto id = static_cast<long long>(r.runId);
-    if (!probes.empty()) {
+    for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
+    if (!probes.empty() && r.watched) {
+      std::printf(
+          "run %lld lacks:%s (a watched loop stores what depthlab.watch measures: "
+          "set its cadences, docs/watch.md)\n",
+          id, probes.c_str());
+    } else if (!probes.empty()) {
       std::printf("run %lld lacks:%s (run `depthlab-cli analyze --run %lld` to compute them)\n", id,
                   probes.c_str(), id);
     }
-    if (noValLoss) {
+    if (noValLoss && r.watched) {
+      std::printf(
+          "run %lld has no validation loss (give it to the watch: probe.log(val_loss=...))\n", id);
+    } else if (noValLoss) {
       std::printf(
           "run %lld has no validation loss (runs measure it while they train; "
           "`depthlab-cli eval --run %lld` measures it on the run's validation split)\n",
@@ -267,7 +277,7 @@ void runReport(GlobalOptions& g, const ReportArgs& a) {
     return;
   }
   printReportTable(reports);
-  printWhatIsMissing(reports);
+  printWarningsAndGaps(reports);
   std::printf(
       "Angular distance and pruning at small scale may run opposite to the paper, whose\n"
       "pattern was reported after ~2B tokens; variance and loss are the robust signals.\n");

@@ -46,7 +46,8 @@ class SectionReader {
     auto it = m_j.find(key);
     if (it == m_j.end()) return;
     if (it->is_null()) {  // once meant "the default" without a word
-      throw ConfigError("config: '" + path(key) + "' is null: give a value, or leave the key out "
+      throw ConfigError("config: '" + path(key) +
+                        "' is null: give a value, or leave the key out "
                         "to keep the preset's");
     }
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -56,13 +57,13 @@ class SectionReader {
                          (it->is_number_float() && std::isfinite(it->template get<double>()) &&
                           std::floor(it->template get<double>()) == it->template get<double>());
       const double v = it->is_number() ? it->template get<double>() : 0.0;
-      if (!it->is_number() || !whole ||
-          v < static_cast<double>(std::numeric_limits<T>::min()) ||
+      if (!it->is_number() || !whole || v < static_cast<double>(std::numeric_limits<T>::min()) ||
           v > static_cast<double>(std::numeric_limits<T>::max())) {
         throw ConfigError("config: '" + path(key) + "' must be a whole number in range (got " +
                           it->dump().substr(0, 40) + ")");
       }
-      out = it->is_number_integer() ? static_cast<T>(it->template get<int64_t>()) : static_cast<T>(v);
+      out =
+          it->is_number_integer() ? static_cast<T>(it->template get<int64_t>()) : static_cast<T>(v);
       return;
     }
     try {
@@ -122,6 +123,7 @@ ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
   }
   for (const auto& s : configSections()) top.allow(s.c_str());
   top.allow("import");  // an imported Hugging Face model's source (hf/hf_import.h)
+  top.allow("watch");   // a watched training loop's record (watch/watched_run.h)
   top.finish();
   for (const auto& section : configSections()) {
     SectionReader reader(sectionOr(j, section.c_str(), empty), section);
@@ -143,8 +145,8 @@ json readConfigJson(const std::string& path) {
   if (!in) throw ConfigError("cannot read config file '" + path + "'");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (const auto nul = text.find('\0'); nul != std::string::npos) {
-    throw ConfigError("config file '" + path + "' holds a NUL byte (byte " + std::to_string(nul + 1) +
-                      "): not a JSON text file");
+    throw ConfigError("config file '" + path + "' holds a NUL byte (byte " +
+                      std::to_string(nul + 1) + "): not a JSON text file");
   }
   try {
     return json::parse(text);
@@ -154,13 +156,17 @@ json readConfigJson(const std::string& path) {
     throw ConfigError("config file '" + path + "' is not usable JSON: " + why);
   } catch (const json::parse_error& e) {
     // e.byte: 1-based position of the byte where parsing failed; say its line and column.
-    const size_t at = std::min(text.size(), e.byte > 0 ? static_cast<size_t>(e.byte - 1) : size_t{0});
-    const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    const size_t at =
+        std::min(text.size(), e.byte > 0 ? static_cast<size_t>(e.byte - 1) : size_t{0});
+    const size_t line = 1 + static_cast<size_t>(std::count(
+                                text.begin(), text.begin() + static_cast<long>(at), '\n'));
     const size_t lineStart = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
     const size_t column = lineStart == std::string::npos ? at + 1 : at - lineStart;
-    std::string why = e.what();  // "[json.exception...] parse error at line 1, column 5: syntax error ..."
+    std::string why =
+        e.what();  // "[json.exception...] parse error at line 1, column 5: syntax error ..."
     if (const size_t col = why.find("column "); col != std::string::npos) {
-      if (const size_t colon = why.find(": ", col); colon != std::string::npos) why = why.substr(colon + 2);
+      if (const size_t colon = why.find(": ", col); colon != std::string::npos)
+        why = why.substr(colon + 2);
     }
     throw ConfigError("config file '" + path + "' is not valid JSON: line " + std::to_string(line) +
                       ", column " + std::to_string(column) + ": " + why);
@@ -217,10 +223,11 @@ std::string joined(const std::vector<std::string>& names) {
 void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
   const auto& m = c.model;
   is.ranges(c, "model");
-  if (m.nHeads <= 0) is.bad("model.nHeads", "must be positive");
+  if (m.nHeads <= 0)
+    is.bad("model.nHeads", "must be positive");
   else if (m.headDim == 0 && m.dModel > 0 && m.dModel % m.nHeads != 0)
-    is.bad("model.nHeads", std::to_string(m.nHeads) + " heads do not divide width " +
-                               std::to_string(m.dModel));
+    is.bad("model.nHeads",
+           std::to_string(m.nHeads) + " heads do not divide width " + std::to_string(m.dModel));
   else if (m.dModel > 0 && m.headDimension() % 2 != 0)  // the field that set the head dimension
     is.bad(m.headDim > 0 ? "model.headDim" : "model.nHeads",
            "head dimension " + std::to_string(m.headDimension()) + " must be even for RoPE" +
@@ -253,20 +260,23 @@ void checkModelAndSchemes(const ExperimentConfig& c, Issues& is) {
 void checkPlacementIsRead(const ExperimentConfig& c, Issues& is) {
   const auto& o = c.options;
   if (o.lnsPlacement == kLnsPlacements.front() ||
-      std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) == kLnsPlacements.end()) {
+      std::find(kLnsPlacements.begin(), kLnsPlacements.end(), o.lnsPlacement) ==
+          kLnsPlacements.end()) {
     return;
   }
   std::vector<std::string> takers;
   bool read = false;
   for (const auto& e : model::schemeCatalogue()) {
-    const bool takes = std::find(e.placements.begin(), e.placements.end(), o.lnsPlacement) !=
-                       e.placements.end();
+    const bool takes =
+        std::find(e.placements.begin(), e.placements.end(), o.lnsPlacement) != e.placements.end();
     if (takes) takers.push_back(e.id);
-    read = read || (takes && std::find(c.schemes.begin(), c.schemes.end(), e.id) != c.schemes.end());
+    read =
+        read || (takes && std::find(c.schemes.begin(), c.schemes.end(), e.id) != c.schemes.end());
   }
   if (!read && !c.schemes.empty()) {
     is.bad("options.lnsPlacement", "'" + o.lnsPlacement + "' is read by no scheme of the group (" +
-                                       joined(c.schemes) + "); schemes that take it: " + joined(takers));
+                                       joined(c.schemes) +
+                                       "); schemes that take it: " + joined(takers));
   }
 }
 
@@ -289,22 +299,25 @@ void checkSchemeOptionsAreRead(const ExperimentConfig& c, Issues& is) {
     const bool flagged = std::any_of(is.list.begin(), is.list.end(),
                                      [&](const ConfigIssue& i) { return i.field == path; });
     if (!field || flagged) continue;  // an out-of-range value is said once, by its range
-    const bool changed = std::visit([&](auto* value) {
-      using T = std::remove_pointer_t<decltype(value)>;
-      return !(*value == *std::get<T*>(field->ref(defaults)));
-    }, field->ref(copy));
+    const bool changed = std::visit(
+        [&](auto* value) {
+          using T = std::remove_pointer_t<decltype(value)>;
+          return !(*value == *std::get<T*>(field->ref(defaults)));
+        },
+        field->ref(copy));
     if (!changed || std::any_of(takers.begin(), takers.end(), inGroup)) continue;
     is.bad(path, "set, but read by no scheme of the group (" + joined(c.schemes) +
                      "); schemes that read it: " + joined(takers));
   }
   if (c.options.qkNorm) {
-    const bool anyTakes = std::any_of(c.schemes.begin(), c.schemes.end(), [&](const std::string& s) {
-      const auto* e = model::findScheme(s);
-      if (!e) return true;
-      model::BlockPlan deep;  // a block past the first (HybridNorm*'s first is Pre-Norm)
-      e->plan(deep, 2, 4, c.options);
-      return deep.qkNorm == model::QkNorm::None;
-    });
+    const bool anyTakes =
+        std::any_of(c.schemes.begin(), c.schemes.end(), [&](const std::string& s) {
+          const auto* e = model::findScheme(s);
+          if (!e) return true;
+          model::BlockPlan deep;  // a block past the first (HybridNorm*'s first is Pre-Norm)
+          e->plan(deep, 2, 4, c.options);
+          return deep.qkNorm == model::QkNorm::None;
+        });
     if (!anyTakes) {
       is.bad("options.qkNorm", "every scheme of the group (" + joined(c.schemes) +
                                    ") normalises q and k already; QK-norm adds to the others");
@@ -331,8 +344,8 @@ void checkDataAndTraining(const ExperimentConfig& c, Issues& is) {
     }
   }
   if (d.tokenizer != "byte" && d.tokenizer.rfind("spm:", 0) != 0)
-    is.bad("data.tokenizer", "unknown tokenizer '" + d.tokenizer +
-                                 "' (known: byte, spm:N, spm:/path/to.model)");
+    is.bad("data.tokenizer",
+           "unknown tokenizer '" + d.tokenizer + "' (known: byte, spm:N, spm:/path/to.model)");
   const auto& p = c.optim;
   is.ranges(c, "optim");
   // The warm-up belongs to the schedule: a run trained to fewer steps than its schedule spans
@@ -349,7 +362,8 @@ void checkRunAndProbes(const ExperimentConfig& c, Issues& is) {
     is.bad("run.device", "unknown device '" + r.device + "' (known: cpu, cuda, cuda:N)");
   is.ranges(c, "run");
   if (c.run.processes > 1) {
-    const auto why = distributed::shardProblem(c.optim.batchSize, c.optim.gradAccum, c.run.processes);
+    const auto why =
+        distributed::shardProblem(c.optim.batchSize, c.optim.gradAccum, c.run.processes);
     if (!why.empty()) is.bad("run.processes", why);
   }
   const auto& q = c.probes;
@@ -386,14 +400,17 @@ void checkSizes(const ExperimentConfig& c, Issues& is) {
   }
   const int64_t B = c.optim.batchSize, T = m.seqLen, H = m.nHeads;
   if (!fits({m.dModel, H, m.headDimension()}))
-    is.bad("model.headDim", "the attention projections (width x heads x head dimension floats) "
-                            "pass 2^63 bytes");
+    is.bad("model.headDim",
+           "the attention projections (width x heads x head dimension floats) "
+           "pass 2^63 bytes");
   if (!fits({B, T, m.vocabSize}) || !fits({B, T, m.dFF}) || !fits({B, T, m.dModel}))
-    is.bad("optim.batchSize", "a micro-batch's activations (batch x sequence x vocabulary or "
-                              "FFN width floats) pass 2^63 bytes");
+    is.bad("optim.batchSize",
+           "a micro-batch's activations (batch x sequence x vocabulary or "
+           "FFN width floats) pass 2^63 bytes");
   if (!fits({B, H, T, T}))
-    is.bad("model.seqLen", "a micro-batch's attention scores (batch x heads x sequence^2 floats) "
-                           "pass 2^63 bytes");
+    is.bad("model.seqLen",
+           "a micro-batch's attention scores (batch x heads x sequence^2 floats) "
+           "pass 2^63 bytes");
 }
 
 }  // namespace

@@ -34,6 +34,26 @@ bool isImportedRun(const store::RunInfo& run) {
   return j.is_object() && j.contains("import");
 }
 
+bool isWatchedRun(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("watch");
+}
+
+std::string notTrainableReason(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return "";
+  const std::string id = "run " + std::to_string(run.id);
+  if (j.contains("import")) {
+    return id + " is an imported model: the lab analyses it but does not train it";
+  }
+  if (j.contains("watch")) {
+    return id +
+           " was watched in a Python training loop (depthlab.watch): that loop trains it, "
+           "the lab only records it; run the loop again to continue";
+  }
+  return "";
+}
+
 namespace {
 
 void makeAbsolute(std::string& path) {
@@ -51,9 +71,9 @@ void makePathsAbsolute(ExperimentConfig& config) {
   auto& tok = config.data.tokenizer;
   if (tok.rfind("spm:", 0) == 0) {
     std::string model = tok.substr(4);
-    const bool size = !model.empty() && std::all_of(model.begin(), model.end(), [](unsigned char ch) {
-      return std::isdigit(ch) != 0;
-    });
+    const bool size =
+        !model.empty() && std::all_of(model.begin(), model.end(),
+                                      [](unsigned char ch) { return std::isdigit(ch) != 0; });
     if (!size) {
       makeAbsolute(model);
       tok = "spm:" + model;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "experiment/experiment_config.h"
 #include "store/store_types.h"
@@ -19,6 +20,11 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
 /// hf::importHfModel writes): probed outside any training, its seed, learning rate and corpus
 /// are defaults, not facts. Decided by the config, not by the "imported" tag a user can remove.
 bool isImportedRun(const store::RunInfo& run);
+/// Whether the run is a watched training loop (its config carries the "watch" record that
+/// watch::WatchedRun writes): trained by the user's own code, never by the lab.
+bool isWatchedRun(const store::RunInfo& run);
+/// Why the lab cannot train `run` further ("" when it can): an imported model or a watched loop.
+std::string notTrainableReason(const store::RunInfo& run);
 /// The config's file paths (data.corpus, a tokenizer model "spm:PATH") made absolute from the
 /// working directory, so the run reads the same files when it is resumed from another one.
 void makePathsAbsolute(ExperimentConfig& config);

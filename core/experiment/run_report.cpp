@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "experiment/depth_scale_check.h"
 #include "experiment/run_config.h"
 #include "store/metric_catalogue.h"
 
@@ -185,6 +186,10 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   r.status = store::toString(run->status);
   addScalars(s, r, atStep);
   addLayerSummaries(s, r, atStep);
+  r.watched = isWatchedRun(*run);
+  if (auto config = tryConfigOf(*run)) {
+    if (auto w = depthScaleWarning(s, *run, *config); !w.empty()) r.warnings.push_back(w);
+  }
   return r;
 }
 

@@ -35,8 +35,10 @@ struct RunReport {
   std::optional<double> lossVal;     // last validation loss (read whatever the report shows)
   std::optional<int64_t> probeStep;  // step of the per-layer rows used
   int nLayers = 0;
-  std::vector<ReportValue> values;   // the kReport metrics in catalogue order, scalars first
-  std::vector<std::string> missing;  // metrics the run does not have and could be measured
+  std::vector<ReportValue> values;    // the kReport metrics in catalogue order, scalars first
+  std::vector<std::string> missing;   // metrics the run does not have and could be measured
+  std::vector<std::string> warnings;  // what its numbers contradict (a declared scheme's scale)
+  bool watched = false;               // a watched Python loop (the lab cannot analyse it again)
   /// The value named `key` (ReportValue::key); nullptr when the report has none.
   const ReportValue* find(const std::string& key) const;
 };

@@ -51,7 +51,8 @@ void sendResumedState(distributed::DistContext& dist, train::Trainer& t, int64_t
 
 /// The training tokens a resumed run had read after `step` updates: from its tokens_seen series
 /// (runs from before it: every slot of every update).
-double tokensSeenAt(store::RunStore& store, int64_t runId, int64_t step, const ExperimentConfig& c) {
+double tokensSeenAt(store::RunStore& store, int64_t runId, int64_t step,
+                    const ExperimentConfig& c) {
   const double slots = static_cast<double>(c.optim.batchSize) * c.optim.gradAccum * c.model.seqLen;
   const auto s = store.scalarSeries(runId, metrics::kTokensSeen, INT64_MIN, step - 1);
   if (s.empty()) return static_cast<double>(step) * slots;
@@ -108,10 +109,13 @@ GroupResult resumeFollower(const RunGroupOptions& options) {
   nr.scheme = scheme;
   nr.name = scheme;
   nr.configJson = toJson(config).dump();
-  m.runId = scratch.createGroup({nr}, [](const std::set<std::string>&) { return std::string("scratch"); },
-                                [](const std::string&, store::NewRun&) {}).second.front();
-  m.progress = {m.runId, scheme, store::RunStatus::Running, loadedStep, 0, std::nullopt, 0,
-                std::nullopt};
+  m.runId = scratch
+                .createGroup(
+                    {nr}, [](const std::set<std::string>&) { return std::string("scratch"); },
+                    [](const std::string&, store::NewRun&) {})
+                .second.front();
+  m.progress = {m.runId, scheme,      store::RunStatus::Running, loadedStep, 0, std::nullopt,
+                0,       std::nullopt};
   std::vector<Member> members;
   members.push_back(std::move(m));
   joinTrainers(members, options);
@@ -181,7 +185,8 @@ std::runtime_error missingCheckpoints(const store::RunInfo& run,
 // The checkpoint resume starts from (by header), or nullopt when the run has no checkpoint file
 // at all, rows or its folder (killed before its first): it restarts from step 0. A finished run,
 // or one whose files are all refused, throws why.
-std::optional<VerifiedCheckpoint> checkpointToResume(store::RunStore& store, const store::RunInfo& run,
+std::optional<VerifiedCheckpoint> checkpointToResume(store::RunStore& store,
+                                                     const store::RunInfo& run,
                                                      const std::string& base) {
   try {
     return newestVerifiedCheckpoint(store, run, std::nullopt, nullptr, base);
@@ -212,11 +217,12 @@ struct ResumePoint {
 // older one replaces whatever it had half loaded) into m's trainer; records a file no row named.
 // Without `chosen`, m's fresh trainer is the run's state at step 0.
 ResumePoint loadResumePoint(store::RunStore& store, const store::RunInfo& run,
-                            const std::optional<VerifiedCheckpoint>& chosen, const std::string& base,
-                            Member& m, torch::Device device) {
+                            const std::optional<VerifiedCheckpoint>& chosen,
+                            const std::string& base, Member& m, torch::Device device) {
   ResumePoint p;
   if (!chosen) {
-    p.origin = "it wrote no checkpoint: restarted from step 0, whose weights are a function of its seed";
+    p.origin =
+        "it wrote no checkpoint: restarted from step 0, whose weights are a function of its seed";
     return p;
   }
   const auto loaded = newestVerifiedCheckpoint(
@@ -258,18 +264,18 @@ GroupResult nothingToResume(store::RunStore& store, const store::RunInfo& run,
   done.members.push_back(p);
   if (options.onNotice) {
     options.onNotice("run " + std::to_string(runId) + " has trained all its " +
-                     std::to_string(config.optim.steps) +
-                     " steps (its newest checkpoint is step " + std::to_string(from) +
-                     "); nothing to resume (--steps N trains it further)");
+                     std::to_string(config.optim.steps) + " steps (its newest checkpoint is step " +
+                     std::to_string(from) + "); nothing to resume (--steps N trains it further)");
   }
   return done;
 }
 
 // The resumed run as a member of the training loop: its trainer at the chosen checkpoint (or
 // step 0), its best validation so far, the tokens it had read.
-Member resumedMember(store::RunStore& store, const store::RunInfo& run, const ExperimentConfig& config,
-                     const std::optional<VerifiedCheckpoint>& chosen, const RunGroupOptions& options,
-                     torch::Device device, ResumePoint& point) {
+Member resumedMember(store::RunStore& store, const store::RunInfo& run,
+                     const ExperimentConfig& config,
+                     const std::optional<VerifiedCheckpoint>& chosen,
+                     const RunGroupOptions& options, torch::Device device, ResumePoint& point) {
   const int64_t runId = run.id;
   Member m;
   m.runId = runId;
@@ -284,8 +290,8 @@ Member resumedMember(store::RunStore& store, const store::RunInfo& run, const Ex
     if (!m.bestVal || v.value < *m.bestVal) m.bestVal = v.value, m.bestStep = v.step;
   }
   m.tokensSeen = tokensSeenAt(store, runId, meta.step, config);
-  m.progress = {runId, run.scheme, store::RunStatus::Running, meta.step, 0, std::nullopt, 0,
-                std::nullopt};
+  m.progress = {runId, run.scheme,  store::RunStatus::Running, meta.step, 0, std::nullopt,
+                0,     std::nullopt};
   return m;
 }
 
@@ -301,9 +307,10 @@ void recordResume(store::RunStore& store, int64_t runId, const ResumePoint& poin
     b.event(meta.step, store::EventLevel::Warning, "resume skipped the checkpoint at " + why);
   }
   if (!copyNote.empty()) b.event(meta.step, store::EventLevel::Warning, copyNote);
-  b.event(meta.step, store::EventLevel::Info, "resumed from step " + std::to_string(meta.step) +
-                                                  " (" + point.origin + ")");
-  if (options.dist) b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
+  b.event(meta.step, store::EventLevel::Info,
+          "resumed from step " + std::to_string(meta.step) + " (" + point.origin + ")");
+  if (options.dist)
+    b.event(meta.step, store::EventLevel::Info, dataParallelNote(config, *options.dist));
   store.write(runId, b);
   if (options.onNotice) {
     for (const auto& why : skipped) options.onNotice("skipped the checkpoint at " + why);
@@ -316,11 +323,15 @@ void recordResume(store::RunStore& store, int64_t runId, const ResumePoint& poin
 
 store::RunInfo requireResumable(store::RunStore& store, int64_t runId) {
   if (!store.run(runId)) throw std::runtime_error("no run with id " + std::to_string(runId));
+  if (auto why = notTrainableReason(*store.run(runId)); !why.empty()) {
+    throw std::runtime_error(why);
+  }
   // A run has one owner: a live process keeps it; a dead one's run is taken over.
   store.reapCrashedRuns();
   if (auto who = store.liveOwner(runId)) {
-    throw std::runtime_error("run " + std::to_string(runId) + " is being trained by " + *who +
-                             "; resume takes over only a run whose process is gone (stop it first)");
+    throw std::runtime_error(
+        "run " + std::to_string(runId) + " is being trained by " + *who +
+        "; resume takes over only a run whose process is gone (stop it first)");
   }
   return *store.run(runId);
 }
@@ -364,15 +375,15 @@ std::optional<GroupResult> finishedAlready(store::RunStore& store, const Prepare
 
 std::vector<Member> loadResumedMembers(store::RunStore& store,
                                        const std::vector<PreparedResume>& runs,
-                                       const std::string& copyNote,
-                                       const RunGroupOptions& options, torch::Device device,
+                                       const std::string& copyNote, const RunGroupOptions& options,
+                                       torch::Device device,
                                        const std::function<void(const Member&)>& beforeRunning) {
   std::vector<Member> members;
   std::vector<ResumePoint> points(runs.size());
   std::vector<int64_t> ids;
   for (size_t i = 0; i < runs.size(); ++i) {
-    members.push_back(
-        resumedMember(store, runs[i].run, runs[i].config, runs[i].chosen, options, device, points[i]));
+    members.push_back(resumedMember(store, runs[i].run, runs[i].config, runs[i].chosen, options,
+                                    device, points[i]));
     if (beforeRunning) beforeRunning(members.back());
     ids.push_back(runs[i].run.id);
   }
@@ -424,8 +435,9 @@ GroupResult resumeRun(int64_t runId, store::RunStore& store, const RunGroupOptio
   requireFitsDevice(one, device);  // before the corpus is read (the vocabulary is recorded)
   data::TokenDataset dataset = loadDataset(p.config, {}, phase, options.stopFlag);
   announceResume(options, p, false);
-  phase((p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
-        " of run " + std::to_string(runId));
+  phase(
+      (p.chosen ? "loading checkpoint step " + std::to_string(p.from) : std::string("restarting")) +
+      " of run " + std::to_string(runId));
   applyThreads(p.config);
   GroupResult result;
   result.groupName = p.run.groupName;

@@ -128,8 +128,11 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
     d.totalSteps = c->optim.steps;
     d.thresholds = probes::layerThresholds(c->probes);
     d.nLayers = c->model.nLayers;
-    d.tokensPerStep =
-        static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
+    // A watched loop's batch is its own (its config's is a default): tokens only where the
+    // loop logs tokens_seen (readNewRows).
+    d.tokensPerStep = experiment::isWatchedRun(info) ? 0.0
+                                                     : static_cast<double>(c->optim.batchSize) *
+                                                           c->model.seqLen * c->optim.gradAccum;
   }
 }
 

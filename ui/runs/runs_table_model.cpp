@@ -16,9 +16,10 @@
 namespace depthlab::ui {
 
 QString RunsTableModel::columnName(int c) {
-  static const char* names[] = {"ID",     "Name",    "Group",    "Scheme",  "Seed",   "Params", "Depth",
-                                "Width",  "LR",      "Corpus",   "Status",  "Steps",  "Val loss",
-                                "Val PPL", "Tokens", "Device",   "Duration", "Created", "Tags"};
+  static const char* names[] = {"ID",     "Name",     "Group",    "Scheme",  "Seed",
+                                "Params", "Depth",    "Width",    "LR",      "Corpus",
+                                "Status", "Steps",    "Val loss", "Val PPL", "Tokens",
+                                "Device", "Duration", "Created",  "Tags"};
   return c >= 0 && c < ColumnCount ? QString::fromLatin1(names[c]) : QString();
 }
 
@@ -35,16 +36,19 @@ bool RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
       row.depth = c.model.nLayers;
       row.width = c.model.dModel;
       row.lr = c.optim.lr;
-      row.corpus = c.data.corpus.empty() ? QStringLiteral("default (KJV)")
-                                         : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
-      row.tokensPerStep = static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
+      row.corpus = c.data.corpus.empty()
+                       ? QStringLiteral("default (KJV)")
+                       : QFileInfo(QString::fromStdString(c.data.corpus)).fileName();
+      row.tokensPerStep =
+          static_cast<double>(c.optim.batchSize) * c.model.seqLen * c.optim.gradAccum;
     } catch (const std::exception&) {
       row.corpus = QStringLiteral("(unreadable config)");
     }
     row.imported = experiment::isImportedRun(r);
-    if (row.imported) {  // its config's training fields are defaults, not facts about it
+    const bool watched = experiment::isWatchedRun(r);
+    if (row.imported || watched) {  // its config's training fields are defaults, not facts
       row.lr = 0;
-      row.corpus = QStringLiteral("-");
+      row.corpus = watched ? QStringLiteral("(its own loop)") : QStringLiteral("-");
       row.tokensPerStep = 0;
     }
     row.info = std::move(r);
@@ -74,7 +78,8 @@ bool RunsTableModel::resetRuns(std::vector<store::RunInfo> runs,
 }
 
 const store::RunInfo* RunsTableModel::runAt(int row) const {
-  return row >= 0 && row < static_cast<int>(m_rows.size()) ? &m_rows[static_cast<size_t>(row)].info : nullptr;
+  return row >= 0 && row < static_cast<int>(m_rows.size()) ? &m_rows[static_cast<size_t>(row)].info
+                                                           : nullptr;
 }
 
 int RunsTableModel::rowOfRun(int64_t id) const {
@@ -96,7 +101,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
   if (index.row() < 0 || index.row() >= static_cast<int>(m_rows.size())) return {};
   const Row& row = m_rows[static_cast<size_t>(index.row())];
   const auto& r = row.info;
-  if (role == Qt::ForegroundRole && !row.pendingStatus.isEmpty()) return QBrush(QColor(120, 120, 120));
+  if (role == Qt::ForegroundRole && !row.pendingStatus.isEmpty())
+    return QBrush(QColor(120, 120, 120));
   if (role == Qt::ForegroundRole && index.column() == Status) {
     switch (r.status) {
       case store::RunStatus::Running: return QBrush(QColor(0, 110, 200));
@@ -117,7 +123,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
       case Group: return QString::fromStdString(r.groupName);
       case Scheme: return QString::fromStdString(r.scheme);
       case Status: return row.pendingStatus;
-      case Id: return display ? QVariant(QStringLiteral("…")) : QVariant::fromValue<qlonglong>(1LL << 60);
+      case Id:
+        return display ? QVariant(QStringLiteral("…")) : QVariant::fromValue<qlonglong>(1LL << 60);
       default: return display ? QVariant(QStringLiteral("–")) : QVariant(0);  // not yet, not blank
     }
   }
@@ -129,12 +136,14 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case Id: return QVariant::fromValue<qlonglong>(r.id);
     case Seed: return QVariant::fromValue<qlonglong>(r.seed);
     case Lr:
-      return display ? QVariant(row.lr > 0 ? QString::number(row.lr, 'g', 3) : QStringLiteral("-")) : QVariant(row.lr);
+      return display ? QVariant(row.lr > 0 ? QString::number(row.lr, 'g', 3) : QStringLiteral("-"))
+                     : QVariant(row.lr);
     case Name: return QString::fromStdString(r.name);
     case Group: return QString::fromStdString(r.groupName);
     case Scheme: return QString::fromStdString(r.scheme);
     case Params:
-      return display ? QVariant(QStringLiteral("%1M").arg(row.params / 1e6, 0, 'f', 2)) : QVariant::fromValue(row.params);
+      return display ? QVariant(QStringLiteral("%1M").arg(row.params / 1e6, 0, 'f', 2))
+                     : QVariant::fromValue(row.params);
     case Depth: return row.depth;
     case Width: return row.width;
     case Corpus: return row.corpus;
@@ -142,7 +151,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     case Steps: return QVariant::fromValue<qlonglong>(steps);
     case LossVal:
       if (!row.summary.lossVal) return display ? QVariant(QStringLiteral("-")) : QVariant(1e300);
-      return display ? QVariant(QString::number(*row.summary.lossVal, 'f', 4)) : QVariant(*row.summary.lossVal);
+      return display ? QVariant(QString::number(*row.summary.lossVal, 'f', 4))
+                     : QVariant(*row.summary.lossVal);
     case PplVal:
       if (!row.summary.lossVal) return display ? QVariant(QStringLiteral("-")) : QVariant(1e300);
       return display ? QVariant(QString::number(std::exp(*row.summary.lossVal), 'f', 2))
@@ -165,7 +175,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
                      : QVariant(*trained);
     }
     case Created:
-      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.createdAt)).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+      return QDateTime::fromSecsSinceEpoch(static_cast<qint64>(r.createdAt))
+          .toString(QStringLiteral("yyyy-MM-dd hh:mm"));
     case Tags: {
       QStringList tags;
       for (const auto& t : r.tags) tags << QString::fromStdString(t);
