@@ -10,10 +10,11 @@
 // unlinked), a zoomed panel says it no longer follows new data, and "Follow" resumes. The
 // loss can be read against steps, tokens or training time; variance and gradient norm on a
 // log scale when asked, or where one run's values dwarf another's tenfold (the spec's rule,
-// panel_specs.h, which the paper figure follows too). A progress bar with the group's ETA. Every panel saves as PNG or CSV from its
-// context menu. Runs are named as everywhere (plot/run_labels.h). Reads GroupData snapshots
-// only; holds no training state. The series come from the one loader (series_loader.h): on
-// the store poller's loader thread while runs stream, so the GUI thread only draws.
+// panel_specs.h, which the paper figure follows too). A progress bar with the group's ETA. Every
+// panel saves as PNG or CSV from its context menu. Runs are named as everywhere
+// (plot/run_labels.h). Reads GroupData snapshots only; holds no training state. The series come
+// from the one loader (series_loader.h): on the store poller's loader thread while runs stream, so
+// the GUI thread only draws.
 #pragma once
 
 #include <QTimer>
@@ -21,9 +22,10 @@
 
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <QPointer>
@@ -107,9 +109,12 @@ class GroupDashboard : public QWidget {
   void addProgressRows(QVBoxLayout* outer);
   void addViewControls(QVBoxLayout* outer);
   void connectViewControls();
-  void rebuildPanels();          // when the set of schemes changes
+  void rebuildPanels();  // when the set of schemes changes
   QCustomPlot* addPlot(const QString& name, QWidget* parent, int minHeight = 220);
   void drawLoss();
+  /// The learning-rate panel of drawLoss: every run's rate over `window` (steps).
+  void drawLearningRate(QCustomPlot* lr, std::pair<double, double> window, int columns,
+                        const QString& axisMode);
   void drawLayerCurves();
   /// Every heatmap panel, or those of `only`.
   void drawLayerHeatmaps(const dashboard::PanelSpec* only = nullptr);
@@ -123,10 +128,11 @@ class GroupDashboard : public QWidget {
   void drawCursorPanels();
   void drawCursorBars();
   void drawCursorMatrices();
-  void drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric, bool thresholds);
+  void drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric,
+                        bool thresholds);
   using MatrixOf = std::function<const store::Matrix*(const RunData&)>;
-  void drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf, const MatrixOf& errorsOf,
-                        bool rowNormalise, const QString& labelSuffix);
+  void drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf,
+                        const MatrixOf& errorsOf, bool rowNormalise, const QString& labelSuffix);
   void drawProgress();
   void drawDiagnosis();
   void linkZoomFrom(QCustomPlot* source);
@@ -137,11 +143,11 @@ class GroupDashboard : public QWidget {
   void startLoad(const std::vector<int64_t>& changed);
 
   QString m_group;
-  GroupSnapshot m_data;           // immutable; replaced whole by the next snapshot
+  GroupSnapshot m_data;  // immutable; replaced whole by the next snapshot
   QPointer<StorePoller> m_poller;
   bool m_loading = false;
-  bool m_pendingAll = false;      // a poll during the load asked for every run
-  std::vector<int64_t> m_pending; // runs changed during the load (loaded after it)
+  bool m_pendingAll = false;       // a poll during the load asked for every run
+  std::vector<int64_t> m_pending;  // runs changed during the load (loaded after it)
   std::vector<QString> m_schemes;
   std::map<QString, QCustomPlot*> m_plots;
   QVBoxLayout* m_panels = nullptr;
@@ -165,11 +171,11 @@ class GroupDashboard : public QWidget {
   std::set<QString> m_partialPanels;
   QCheckBox* m_rowNormalize = nullptr;
   QSlider* m_smoothing = nullptr;
-  std::vector<int64_t> m_steps;   // scrubber stops
+  std::vector<int64_t> m_steps;  // scrubber stops
   int64_t m_cursor = 0;
-  bool m_followLatest = true;     // the cursor tracks the newest step until the user moves it
+  bool m_followLatest = true;  // the cursor tracks the newest step until the user moves it
   QStringList m_decimationNotes;
-  QTimer m_zoomTimer;             // re-decimates after a zoom / pan gesture
+  QTimer m_zoomTimer;                   // re-decimates after a zoom / pan gesture
   QCustomPlot* m_zoomSource = nullptr;  // the panel the last gesture was on
 };
 

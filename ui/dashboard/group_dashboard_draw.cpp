@@ -105,26 +105,12 @@ void GroupDashboard::drawLoss() {
   if (many) style.trainSuffix = QString();
   loss->yAxis->setLabel(many ? tr("loss (dashed: val)") : tr("loss"));
   m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
-  for (const auto& r : m_data->runs()) {
-    const auto& pts = r.scalars.at(metrics::kLr);
-    if (pts.empty()) continue;
-    auto* g = lr->addGraph();
-    g->setName(labelOf(schemeOf(r)));
-    g->setPen(QPen(schemeColor(schemeOf(r)), 1.4));
-    auto d = decimateMinMax(pts, x0, x1, columns);
-    if (!byStep) {
-      const auto map = r.axisMap(axisMode);
-      for (auto& k : d.keys) k = map(k);
-    }
-    setGraphData(g, d);
-    g->removeFromLegend();
-  }
+  drawLearningRate(lr, std::make_pair(x0, x1), columns, axisMode);
   if (keepX) {
     loss->yAxis->rescale();
   } else {
     figures::fitLossAxes(loss->xAxis, loss->yAxis, runs);  // a divergence runs off the top
   }
-  if (!userZoomed(lr)) lr->rescaleAxes();
   figures::placeLegend(loss, loss->axisRect(),
                        figures::LegendOutside::Right);  // a free corner, else beside
   if (byStep)
@@ -133,6 +119,30 @@ void GroupDashboard::drawLoss() {
     placeCursor(loss, -1e300);  // the step cursor has no place on a tokens / time axis
   replotWhenShown(loss);
   replotWhenShown(lr);
+}
+
+void GroupDashboard::drawLearningRate(QCustomPlot* lr, std::pair<double, double> window,
+                                      int columns, const QString& axisMode) {
+  double low = INFINITY, high = -INFINITY;
+  for (const auto& r : m_data->runs()) {
+    const auto& pts = r.scalars.at(metrics::kLr);
+    if (pts.empty()) continue;
+    auto* g = lr->addGraph();
+    g->setName(labelOf(schemeOf(r)));
+    g->setPen(QPen(schemeColor(schemeOf(r)), 1.4));
+    auto d = decimateMinMax(pts, window.first, window.second, columns);
+    if (axisMode != QLatin1String("step")) {
+      const auto map = r.axisMap(axisMode);
+      for (auto& k : d.keys) k = map(k);
+    }
+    for (const auto& p : pts) low = std::min(low, p.value), high = std::max(high, p.value);
+    setGraphData(g, d);
+    g->removeFromLegend();
+  }
+  if (userZoomed(lr)) return;
+  lr->rescaleAxes();
+  // A constant rate (a watched loop's, often) from 0 to above it, not +-2 around it.
+  if (low == high && high > 0) lr->yAxis->setRange(0, high * 1.25);
 }
 
 // An imported model is probed at one step: each per-layer panel is the profile over its layers
