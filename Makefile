@@ -9,7 +9,7 @@ TORCH2_BUILD_DIR ?= build/torch2
 JOBS ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: run test build deps configure bench clean torch2-configure build-torch2 test-torch2 run-torch2 screenshot
+.PHONY: run test build deps configure bench clean torch2-configure build-torch2 test-torch2 run-torch2 screenshot python-install
 
 deps:
 	@bash scripts/install-deps.sh
@@ -30,7 +30,10 @@ test: build
 
 torch2-configure: deps
 	@torch_dir=$$(bash scripts/torch2-env.sh | tail -n 1) && \
-	  cmake --preset torch2 -DCMAKE_PREFIX_PATH="$$torch_dir/share/cmake;$$torch_dir" >/dev/null && \
+	  python=$$(cd "$$torch_dir/../../../.." 2>/dev/null && pwd)/bin/python && \
+	  if [ -x "$$python" ]; then py="-DDEPTHLAB_BUILD_PYTHON=ON -DPython3_EXECUTABLE=$$python"; \
+	  else py="-DDEPTHLAB_BUILD_PYTHON=OFF"; fi && \
+	  cmake --preset torch2 -DCMAKE_PREFIX_PATH="$$torch_dir/share/cmake;$$torch_dir" $$py >/dev/null && \
 	  echo "torch2: configured $(TORCH2_BUILD_DIR) against $$torch_dir"
 
 build-torch2: torch2-configure
@@ -41,6 +44,12 @@ test-torch2: build-torch2
 
 run-torch2: build-torch2
 	@bash scripts/run-lab.sh $(TORCH2_BUILD_DIR)
+
+# The `depthlab` Python package (depthlab.watch, docs/watch.md) into the environment of PYTHON,
+# built against the torch installed there; never into a Python outside a virtual environment.
+PYTHON ?= python3
+python-install: deps
+	@bash scripts/python-install.sh "$(PYTHON)"
 
 # The README's dashboard screenshot, made by the lab itself: a cpu-demo group trained into a
 # temporary database, rendered offscreen (scripts/make-screenshot.sh).
