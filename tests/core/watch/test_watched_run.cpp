@@ -57,7 +57,7 @@ TEST(WatchedRun, IsARunningRunOfItsOwnGroupTaggedWatched) {
   EXPECT_EQ(config.optim.steps, 100);
   EXPECT_EQ(config.schemes, std::vector<std::string>{"pre_ln"});
   watch::WatchedRun second(dir.file("lab.db"), specOf(4));
-  EXPECT_EQ(second.groupName(), "watch-loop-2");
+  EXPECT_EQ(second.groupName(), "watch-loop 2");  // experiment::uniqueGroupName's rule
 }
 
 TEST(WatchedRun, StoresTheLabsOwnProbesOfATracedPass) {
