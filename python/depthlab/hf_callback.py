@@ -1,8 +1,9 @@
 """A Hugging Face Trainer callback that watches the model being trained (depthlab.watch): the
 probes run every `every` optimizer steps on a fixed probe batch (given, or the first `rows`
 sequences of the evaluation data, else of the training data), the Trainer's logged loss and
-learning rate are stored, per-block gradient norms are read before the optimizer step, and the
-window's Stop button stops the Trainer. Does not: change the Trainer's arguments or its data.
+learning rate and gradient norm are stored, per-block gradient norms are read before the
+optimizer step, and the window's Stop button stops the Trainer. Under several processes only the
+main one watches. Does not: change the Trainer's arguments or its data.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ class DepthLabCallback(TrainerCallback):
 
     def on_train_begin(self, args, state, control, model=None, train_dataloader=None,
                        eval_dataloader=None, **kwargs):
+        if not state.is_world_process_zero:  # one run per training, not one per rank
+            return
         batch = self.probe_batch if self.probe_batch is not None else self._first_batch(
             eval_dataloader, train_dataloader)
         options = dict(self.options)
@@ -54,7 +57,7 @@ class DepthLabCallback(TrainerCallback):
         if self.watch is None or not logs:
             return
         self.watch.log(state.global_step, loss=logs.get("loss"), lr=logs.get("learning_rate"),
-                       val_loss=logs.get("eval_loss"))
+                       grad_norm=logs.get("grad_norm"), val_loss=logs.get("eval_loss"))
 
     def on_train_end(self, args, state, control, **kwargs):
         if self.watch is not None:

@@ -24,5 +24,6 @@ def test_a_trainer_run_is_watched_through_the_callback(db, store, tmp_path):
     assert sorted(store.layers(run_id, "grad_norm")) == [9, 19]  # the update's index
     assert sorted(store.scalars(run_id, "loss_train")) == [4, 9, 14, 19]
     assert len(store.scalars(run_id, "lr")) == 4
+    assert sorted(store.scalars(run_id, "grad_norm")) == [4, 9, 14, 19]  # the Trainer's, logged
     attn = store.layers(run_id, "norm_var_attn")[20]
     assert len(attn) == 4 and all(v == v for v in attn)
