@@ -18,6 +18,7 @@
 #include "probes/depth_probes.h"
 #include "probes/probe_math.h"
 #include "probes/probe_tokens.h"
+#include "store/metric_catalogue.h"
 #include "store/run_store.h"
 #include "util/paths.h"
 #include "watch/watched_run.h"
@@ -68,15 +69,16 @@ store::EventLevel levelOf(const std::string& s) {
   throw std::invalid_argument("an event level is info, warning or error (got '" + s + "')");
 }
 
+// Keyed as the store keys them (the metric catalogue's names), the matrix as "angular".
 py::dict statsDict(const probes::ForwardProbes& f) {
   py::dict d;
-  d["variance"] = f.variance;
-  d["norm_var_attn"] = f.normVarAttn;
-  d["norm_var_ffn"] = f.normVarFfn;
-  d["angular_adjacent"] = f.angularAdjacent;
-  d["block_influence"] = f.blockInfluence;
-  d["effectiveness"] = f.effectiveness;
-  d["angular_matrix"] = f.angularMatrix;
+  d[metrics::kVariance] = f.variance;
+  d[metrics::kNormVarAttn] = f.normVarAttn;
+  d[metrics::kNormVarFfn] = f.normVarFfn;
+  d[metrics::kAngularAdjacent] = f.angularAdjacent;
+  d[metrics::kBlockInfluence] = f.blockInfluence;
+  d[metrics::kEffectiveness] = f.effectiveness;
+  d[metrics::kAngular] = f.angularMatrix;
   return d;
 }
 
@@ -185,7 +187,8 @@ PYBIND11_MODULE(_core, m) {
       py::arg("targets") = py::none(), py::arg("last_token_only") = false,
       py::arg("matrix") = false,
       "The lab's forward statistics of L+1 residual streams (B, T, C): variance, norm-output "
-      "variance, adjacent angular distance, Block Influence, E_l (and the L x L angular matrix, "
+      "variance, adjacent angular distance, Block Influence, E_l (and, as 'angular', the L x L "
+      "angular matrix, "
       "row-major, NaN past the last block). targets (B, T): -100 marks pads.");
   m.def(
       "sequence_losses",
