@@ -88,13 +88,14 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES distributed/gradient_sync.cpp experiment
 # without the precompiled header (whose macros differ), see core/CMakeLists.txt.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/process_group.cpp)
 # Hugging Face models: config, import as a run, their text, evaluation and export.
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/hf_config_gpt.cpp hf/model_text.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/hf_config_gpt.cpp hf/model_text.cpp
+  hf/checkpoint_series.cpp)
 # Where the build puts the SentencePiece helper (app/CMakeLists.txt), for tests run in the tree.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp)
 set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
-  hf/hf_export.cpp)
+  hf/hf_export.cpp hf/series_import.cpp)
 # Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/depth_study.cpp)

@@ -1,26 +1,87 @@
-// `depthlab-cli import-hf DIR`, `eval --run ID (--tokens F | --corpus F)` and
-// `export-hf --run ID --out DIR`: Hugging Face models in and out (core/hf). Each command is its
-// arguments (an Args struct the options fill) and one run function; commands.cpp lists them.
+// `depthlab-cli import-hf DIR` (`--series DIR...`: hf/series_import.h), `eval --run ID (--tokens F
+// | --corpus F)` and `export-hf --run ID --out DIR`: Hugging Face models in and out (core/hf). Each
+// command is its arguments (an Args struct the options fill) and one run function; commands.cpp
+// lists them.
 #include <cstdio>
 #include <iostream>
 #include <memory>
 
 #include "cli_common.h"
+#include "experiment/analyze.h"
 #include "hf/hf_export.h"
 #include "hf/hf_import.h"
 #include "hf/model_analysis.h"
+#include "hf/series_import.h"
 
 namespace depthlab::cli {
 
 namespace {
 
 struct ImportArgs {
-  std::string dir, name;
+  std::vector<std::string> dirs;
+  std::string name, probes = "all";
+  bool series = false;
+  hf::ModelAnalysisOptions analysis;  // --series: the probe text and options
+  std::set<std::string> given;        // the options given (givenOptions)
 };
 
-void runImport(GlobalOptions& g, const ImportArgs& a) {
+// `import-hf --series`: every checkpoint analysed into one run at its step.
+void runImportSeries(GlobalOptions& g, ImportArgs a) {
+  if (a.analysis.text.corpus.empty() && a.analysis.text.tokensFile.empty()) {
+    throw std::runtime_error(
+        "--series analyses each checkpoint on a probe text: give --corpus "
+        "TEXT (tokenized by the checkpoints' tokenizer) or --tokens IDS");
+  }
+  if (a.given.count("--probes")) a.analysis.probes = experiment::parseProbeList(a.probes);
+  hf::SeriesOptions o;
+  o.checkpoints = hf::findSeries(a.dirs);
+  o.name = a.name.empty() ? hf::defaultSeriesName(o.checkpoints) : a.name;
+  o.analysis = a.analysis;
+  if (!g.json)
+    o.analysis.progress = [](const std::string& line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    };
   auto s = openStore(g);
-  auto r = hf::importHfModel(s, a.dir, a.name);
+  const auto r = hf::importHfSeries(s, o);
+  if (g.json) {
+    std::cout << nlohmann::json{{"run_id", r.runId},
+                                {"name", o.name},
+                                {"checkpoints", o.checkpoints.size()},
+                                {"analyzed_steps", r.analyzedSteps},
+                                {"already_done", r.alreadyDone},
+                                {"continued", r.continued},
+                                {"tokenizer", r.tokensHow},
+                                {"seconds", r.seconds}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  std::printf("series '%s' (run %lld): %zu checkpoint(s) analysed, %zu already done%s, in %.1f s\n",
+              o.name.c_str(), static_cast<long long>(r.runId), r.analyzedSteps.size(),
+              r.alreadyDone.size(), r.continued ? " (an earlier analysis continued)" : "",
+              r.seconds);
+  std::printf("steps:");
+  for (const auto& c : o.checkpoints) std::printf(" %lld", static_cast<long long>(c.step));
+  std::printf("\nnext: depthlab-cli report --runs %lld, or open the lab\n",
+              static_cast<long long>(r.runId));
+}
+
+void runImport(GlobalOptions& g, const ImportArgs& a) {
+  if (a.series) return runImportSeries(g, a);
+  if (a.dirs.size() != 1) {
+    throw std::runtime_error("import-hf takes one model folder (" + std::to_string(a.dirs.size()) +
+                             " given); several checkpoints of one model: --series");
+  }
+  for (const char* opt :
+       {"--corpus", "--tokens", "--sequences", "--seq-len", "--probes", "--device", "--threads"}) {
+    if (a.given.count(opt)) {
+      throw std::runtime_error(std::string(opt) +
+                               " is for --series; a single import is analysed "
+                               "by `depthlab-cli analyze --run ID`");
+    }
+  }
+  auto s = openStore(g);
+  auto r = hf::importHfModel(s, a.dirs.front(), a.name);
   const auto& m = r.config.model;
   if (g.json) {
     std::cout << nlohmann::json{{"run_id", r.runId},
@@ -115,9 +176,36 @@ void addImportHfCommand(CLI::App& app, GlobalOptions& g) {
       "import-hf",
       "Import a Hugging Face model folder as a run (Llama, Mistral, Qwen2/3, OLMo 2, Phi-3, "
       "Gemma 2/3, GPT-2, GPT-NeoX / Pythia; weights stay where they are)");
-  cmd->add_option("dir", a->dir, "Model folder: config.json and *.safetensors")->required();
-  cmd->add_option("--name", a->name, "Run name (default: the folder's name)");
-  cmd->callback([&g, a] { runImport(g, *a); });
+  cmd->add_option("dir", a->dirs,
+                  "Model folder: config.json and *.safetensors (--series: checkpoint folders, or "
+                  "folders of them)")
+      ->required();
+  cmd->add_option("--name", a->name,
+                  "Run name (default: the folder's name; --series: the folder holding the "
+                  "checkpoints; the same name continues an earlier series)");
+  cmd->add_flag("--series", a->series,
+                "The folders are checkpoints of one model over training (stepN, checkpoint-N, "
+                "stage1-stepN-tokensM, trainer_state.json): one run, each checkpoint probed at its "
+                "step");
+  auto* corpus = cmd->add_option("--corpus", a->analysis.text.corpus,
+                                 "--series: probe text, tokenized by the checkpoints' tokenizer");
+  auto* tokens = cmd->add_option("--tokens", a->analysis.text.tokensFile,
+                                 "--series: probe token ids, one sequence per line");
+  tokens->excludes(corpus);
+  cmd->add_option("--sequences", a->analysis.sequences, "--series: probe sequences")
+      ->capture_default_str();
+  cmd->add_option("--seq-len", a->analysis.seqLen,
+                  "--series: tokens per probe sequence (0 = 128, or the model's limit)");
+  cmd->add_option("--probes", a->probes,
+                  "--series: all | variance,angular,pruning,block_pruning,jacobian")
+      ->capture_default_str();
+  cmd->add_option("--device", a->analysis.device, "--series: cpu, cuda or cuda:N")
+      ->capture_default_str();
+  cmd->add_option("--threads", a->analysis.threads, "--series: CPU threads (0 = every core)");
+  cmd->callback([&g, a, cmd] {
+    a->given = givenOptions(cmd);
+    runImport(g, *a);
+  });
 }
 
 void addEvalCommand(CLI::App& app, GlobalOptions& g) {

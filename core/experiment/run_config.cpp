@@ -34,6 +34,13 @@ bool isImportedRun(const store::RunInfo& run) {
   return j.is_object() && j.contains("import");
 }
 
+bool isSeriesRun(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("import") && j.contains("series") && j["series"].is_object();
+}
+
+bool isSnapshotRun(const store::RunInfo& run) { return isImportedRun(run) && !isSeriesRun(run); }
+
 bool isWatchedRun(const store::RunInfo& run) {
   const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
   return j.is_object() && j.contains("watch");

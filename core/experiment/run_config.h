@@ -20,6 +20,12 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
 /// hf::importHfModel writes): probed outside any training, its seed, learning rate and corpus
 /// are defaults, not facts. Decided by the config, not by the "imported" tag a user can remove.
 bool isImportedRun(const store::RunInfo& run);
+/// Whether the run is a checkpoint series (an imported run whose config carries the "series"
+/// record hf::importHfSeries writes): one model probed at each of its checkpoints' steps.
+bool isSeriesRun(const store::RunInfo& run);
+/// Whether the run is one snapshot of an imported model (imported, not a series): probed once,
+/// its step 0 none of training's; views show it as profiles over its layers.
+bool isSnapshotRun(const store::RunInfo& run);
 /// Whether the run is a watched training loop (its config carries the "watch" record that
 /// watch::WatchedRun writes): trained by the user's own code, never by the lab.
 bool isWatchedRun(const store::RunInfo& run);

@@ -124,6 +124,10 @@ void addScalars(store::RunStore& s, RunReport& r, int64_t atStep) {
   int64_t trainStep = -1;
   lastScalar(s, r.runId, metrics::kLossTrain, trainBound, latest, &trainStep);
   r.steps = trainStep + 1;
+  int64_t probeStep = -1;  // a run of no training rows (a checkpoint series): its last probe's
+  if (trainStep < 0 && lastScalar(s, r.runId, metrics::kLossProbe, atStep, latest, &probeStep)) {
+    r.steps = probeStep;
+  }
   r.lossVal = lastScalar(s, r.runId, metrics::kLossVal, atStep, latest);
   // The perplexity right after the validation loss it is computed from (the catalogue's order
   // had put "lazy layers" between them).

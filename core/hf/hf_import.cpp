@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -61,8 +62,10 @@ void requireUnchanged(const ImportRecord& record) {
     if (f.mtimeNs != 0 && modifiedNs(path) == f.mtimeNs) continue;
     const std::string now = util::hex64(util::hashFile(path));
     if (now != f.checksum) {
-      throw HfModelError("'" + path + "' changed since the import (same size, but its content "
-                         "hash is " + now + ", was " + f.checksum + "); import the folder again");
+      throw HfModelError("'" + path +
+                         "' changed since the import (same size, but its content "
+                         "hash is " +
+                         now + ", was " + f.checksum + "); import the folder again");
     }
   }
 }
@@ -102,12 +105,12 @@ torch::Tensor slotTensor(torch::Tensor t, const WeightSlot& slot) {
 nlohmann::json toJson(const ImportRecord& r) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : r.files) {
-    files.push_back({{"name", f.name}, {"bytes", f.bytes}, {"checksum", f.checksum},
-                     {"mtime_ns", f.mtimeNs}});
+    files.push_back(
+        {{"name", f.name}, {"bytes", f.bytes}, {"checksum", f.checksum}, {"mtime_ns", f.mtimeNs}});
   }
-  nlohmann::json j = {{"source", r.source}, {"architecture", r.architecture},
-                      {"dtype", r.dtype}, {"parameters", r.parameters},
-                      {"max_positions", r.maxPositions}, {"files", files}};
+  nlohmann::json j = {
+      {"source", r.source},         {"architecture", r.architecture},  {"dtype", r.dtype},
+      {"parameters", r.parameters}, {"max_positions", r.maxPositions}, {"files", files}};
   j["sliding_window"] = r.slidingWindow ? nlohmann::json(*r.slidingWindow) : nlohmann::json();
   return j;
 }
@@ -136,26 +139,25 @@ std::optional<ImportRecord> importRecordOf(const store::RunInfo& run) {
   }
 }
 
-ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
-                           const std::string& name) {
-  const auto t0 = std::chrono::steady_clock::now();
+ImportRecord describeHfFolder(const std::string& dirArg, HfModelConfig& config) {
   std::error_code ec;
   const fs::path dir = fs::weakly_canonical(fs::absolute(dirArg), ec);
   if (!fs::is_directory(dir, ec)) throw HfModelError("'" + dirArg + "' is not a folder");
-  ImportResult r;
-  r.config = readHfConfig(dir.string());
+  config = readHfConfig(dir.string());
   const auto archive = io::SafetensorsArchive::openFolder(dir.string());
+  ImportRecord record;
   std::map<std::string, int64_t> dtypeCount;
-  for (const auto& [tensor, shape] : expectedTensors(r.config)) {
-    auto it = archive.entries().find(storedName(archive.entries(), r.config, tensor));
+  for (const auto& [tensor, shape] : expectedTensors(config)) {
+    auto it = archive.entries().find(storedName(archive.entries(), config, tensor));
     if (it == archive.entries().end()) {
       throw HfModelError("'" + dir.string() + "' lacks tensor '" + tensor + "' that a " +
-                         r.config.architecture + " of this config needs");
+                         config.architecture + " of this config needs");
     }
     const auto& e = it->second;
     if (e.shape != shape) {
-      throw HfModelError("tensor '" + tensor + "' has shape " + c10::str(c10::IntArrayRef(e.shape)) +
-                         ", config.json implies " + c10::str(c10::IntArrayRef(shape)));
+      throw HfModelError("tensor '" + tensor + "' has shape " +
+                         c10::str(c10::IntArrayRef(e.shape)) + ", config.json implies " +
+                         c10::str(c10::IntArrayRef(shape)));
     }
     if (e.dtype != torch::kFloat32 && e.dtype != torch::kBFloat16 && e.dtype != torch::kFloat16) {
       throw HfModelError("tensor '" + tensor + "' is " + dtypeWord(e.dtype) +
@@ -163,16 +165,16 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
     }
     int64_t numel = 1;
     for (int64_t s : shape) numel *= s;
-    r.record.parameters += numel;
+    record.parameters += numel;
     dtypeCount[dtypeWord(e.dtype)] += numel;
   }
   for (const auto& [word, count] : dtypeCount) {
-    if (r.record.dtype.empty() || count > dtypeCount[r.record.dtype]) r.record.dtype = word;
+    if (record.dtype.empty() || count > dtypeCount[record.dtype]) record.dtype = word;
   }
-  r.record.source = dir.string();
-  r.record.architecture = r.config.architecture;
-  r.record.maxPositions = r.config.maxPositions;
-  r.record.slidingWindow = r.config.slidingWindow;
+  record.source = dir.string();
+  record.architecture = config.architecture;
+  record.maxPositions = config.maxPositions;
+  record.slidingWindow = config.slidingWindow;
   std::vector<std::string> names = {"config.json"};
   if (fs::exists(dir / "model.safetensors.index.json") && !fs::exists(dir / "model.safetensors")) {
     names.push_back("model.safetensors.index.json");
@@ -181,8 +183,20 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
   for (const char* tok : {"tokenizer.json", "tokenizer.model"}) {
     if (fs::is_regular_file(dir / tok, ec)) names.push_back(tok);
   }
-  for (const auto& n : names) r.record.files.push_back(describeFile(dir, n));
+  for (const auto& n : names) record.files.push_back(describeFile(dir, n));
+  return record;
+}
 
+ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
+                           const std::string& name) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ImportResult r;
+  r.record = describeHfFolder(dirArg, r.config);
+  const fs::path dir(r.record.source);
+  const size_t weightFiles =
+      std::count_if(r.record.files.begin(), r.record.files.end(), [](const ImportedFile& f) {
+        return f.name.size() > 12 && f.name.substr(f.name.size() - 12) == ".safetensors";
+      });
   experiment::ExperimentConfig c;
   c.name = name.empty() ? dir.filename().string() : name;
   c.schemes = {"pre_ln"};
@@ -196,9 +210,14 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
   run.configJson = j.dump();
   run.device = "imported " + r.record.dtype;
   // Its own group (named after the model), so the window opens a dashboard for it.
-  r.runId = store.createGroup({run}, [&](const std::set<std::string>& taken) {
-                    return experiment::uniqueGroupName("hf-" + c.name, taken);
-                  }, [](const std::string&, store::NewRun&) {}).second.front();
+  r.runId = store
+                .createGroup(
+                    {run},
+                    [&](const std::set<std::string>& taken) {
+                      return experiment::uniqueGroupName("hf-" + c.name, taken);
+                    },
+                    [](const std::string&, store::NewRun&) {})
+                .second.front();
   store.finishRun(r.runId, store::RunStatus::Finished);
   store.addTag(r.runId, "imported");
   store::WriteBatch b;
@@ -208,7 +227,7 @@ ImportResult importHfModel(store::RunStore& store, const std::string& dirArg,
               std::to_string(m.nLayers) + " layers, width " + std::to_string(m.dModel) + ", " +
               std::to_string(m.nHeads) + " heads (" + std::to_string(m.kvHeads()) +
               " key/value), " + std::to_string(r.record.parameters) + " parameters in " +
-              r.record.dtype + ", " + std::to_string(archive.files().size()) + " weight file(s)");
+              r.record.dtype + ", " + std::to_string(weightFiles) + " weight file(s)");
   store.write(r.runId, b);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
@@ -220,7 +239,8 @@ model::Decoder loadImportedDecoder(const ImportRecord& record, const model::Mode
     throw HfModelError("the model attends within a window of " +
                        std::to_string(*record.slidingWindow) +
                        " tokens and DepthLab's attention is fully causal: use a sequence length "
-                       "of at most " + std::to_string(*record.slidingWindow));
+                       "of at most " +
+                       std::to_string(*record.slidingWindow));
   }
   if (seqLen > record.maxPositions) {
     throw HfModelError("sequence length " + std::to_string(seqLen) + " exceeds the model's " +

@@ -1,8 +1,8 @@
 // Importing a Hugging Face model folder as an "imported" run: the store keeps the architecture,
 // the size, the source folder and a checksum of every file it read, never the weights; the
 // decoder is built later over the memory-mapped safetensors, in the weights' own dtype.
-// An imported run is a finished run in its own group "hf-<name>", tagged "imported", whose config JSON has
-// an "import" section (ImportRecord) beside the usual model config (scheme pre_ln).
+// An imported run is a finished run in its own group "hf-<name>", tagged "imported", whose config
+// JSON has an "import" section (ImportRecord) beside the usual model config (scheme pre_ln).
 #pragma once
 
 #include <torch/torch.h>
@@ -21,17 +21,17 @@
 namespace depthlab::hf {
 
 struct ImportedFile {
-  std::string name;             // relative to the source folder
+  std::string name;  // relative to the source folder
   uint64_t bytes = 0;
-  std::string checksum;         // hex util::hashFile (StreamHash) of the whole file
-  int64_t mtimeNs = 0;          // its modification time then (0: imports from before it was
-                                // recorded); a later time makes loading hash the file again
+  std::string checksum;  // hex util::hashFile (StreamHash) of the whole file
+  int64_t mtimeNs = 0;   // its modification time then (0: imports from before it was
+                         // recorded); a later time makes loading hash the file again
 };
 
 struct ImportRecord {
-  std::string source;           // absolute path of the model folder
-  std::string architecture;     // LlamaForCausalLM, ...
-  std::string dtype;            // of the weights: float32, bfloat16, float16
+  std::string source;        // absolute path of the model folder
+  std::string architecture;  // LlamaForCausalLM, ...
+  std::string dtype;         // of the weights: float32, bfloat16, float16
   int64_t parameters = 0;
   int64_t maxPositions = 0;
   std::optional<int64_t> slidingWindow;
@@ -49,7 +49,12 @@ struct ImportResult {
   double seconds = 0;
 };
 
-/// Validates `dir` (config, every tensor's presence, shape and dtype) and creates the run.
+/// Validates `dir` (config, every tensor's presence, shape and dtype; only the safetensors
+/// headers are read) and describes it: its files with their sizes and content hashes. `config`
+/// gets the folder's config.json. Throws HfModelError / io::SafetensorsError.
+ImportRecord describeHfFolder(const std::string& dir, HfModelConfig& config);
+
+/// Validates `dir` (describeHfFolder) and creates the run.
 /// `name` empty: the folder's name. Throws HfModelError / io::SafetensorsError; writes nothing
 /// then.
 ImportResult importHfModel(store::RunStore& store, const std::string& dir, const std::string& name);

@@ -31,8 +31,11 @@ using Clock = std::chrono::steady_clock;
 
 std::string minutes(double s) {
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof(buf), "%.0f s", s);
-  else std::snprintf(buf, sizeof(buf), "%dm %02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof(buf), "%.0f s", s);
+  else
+    std::snprintf(buf, sizeof(buf), "%dm %02ds", static_cast<int>(s) / 60,
+                  static_cast<int>(s) % 60);
   return buf;
 }
 
@@ -73,8 +76,9 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
   m.decoder = model::Decoder(m.config.model, m.config.options, run.scheme);
   m.decoder->to(device);
   const auto loaded = experiment::newestVerifiedCheckpoint(
-      store, run, verified.info.step,
-      [&](const std::string& path) { return train::loadCheckpoint(path, m.decoder, nullptr, device); });
+      store, run, verified.info.step, [&](const std::string& path) {
+        return train::loadCheckpoint(path, m.decoder, nullptr, device);
+      });
   m.decoder->eval();
   m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
   if (const auto gap = experiment::checkpointGapNote(store, run, loaded.meta.step); !gap.empty()) {
@@ -155,9 +159,10 @@ std::vector<std::vector<int32_t>> lineWindows(const std::vector<std::vector<int3
     if (lines[i].size() >= need) usable.push_back(i);
   }
   if (usable.empty()) {
-    throw HfModelError("'" + file + "': no line holds " + std::to_string(need) + " ids (a line is " +
-                       "a sequence; the longest has " + std::to_string(longest) +
-                       "): use --seq-len " + std::to_string(longest > 1 ? longest - 1 : 1) + " or less");
+    throw HfModelError("'" + file + "': no line holds " + std::to_string(need) +
+                       " ids (a line is " + "a sequence; the longest has " +
+                       std::to_string(longest) + "): use --seq-len " +
+                       std::to_string(longest > 1 ? longest - 1 : 1) + " or less");
   }
   const size_t n = std::min(usable.size(), static_cast<size_t>(count));
   std::vector<std::vector<int32_t>> out;
@@ -167,17 +172,19 @@ std::vector<std::vector<int32_t>> lineWindows(const std::vector<std::vector<int3
     out.emplace_back(lines[line].begin(), lines[line].begin() + static_cast<long>(need));
     which += (which.empty() ? "" : ", ") + std::to_string(line + 1);
   }
-  how += "; one line a sequence: line(s) " + which + ", each its first " + std::to_string(need) + " ids";
+  how += "; one line a sequence: line(s) " + which + ", each its first " + std::to_string(need) +
+         " ids";
   if (n < static_cast<size_t>(count)) {
     how += " (" + std::to_string(usable.size()) + " of the " + std::to_string(lines.size()) +
-           " lines hold that many: " + std::to_string(n) + " sequences, not " + std::to_string(count) + ")";
+           " lines hold that many: " + std::to_string(n) + " sequences, not " +
+           std::to_string(count) + ")";
   }
   return out;
 }
 
 /// `count` windows evenly spaced over a text's ids (cutWindows), `how` saying when they overlap.
-std::vector<std::vector<int32_t>> textWindows(const std::vector<int32_t>& ids, int count, int length,
-                                              std::string& how) {
+std::vector<std::vector<int32_t>> textWindows(const std::vector<int32_t>& ids, int count,
+                                              int length, std::string& how) {
   auto out = cutWindows(ids, count, length);
   const uint64_t need = static_cast<uint64_t>(count) * (static_cast<uint64_t>(length) + 1);
   if (count > 1 && ids.size() < need) {
@@ -195,9 +202,11 @@ std::pair<torch::Tensor, torch::Tensor> batchOf(const std::vector<std::vector<in
   auto all = torch::empty({B, T + 1}, torch::kInt64);
   auto* p = all.data_ptr<int64_t>();
   for (int64_t b = 0; b < B; ++b) {
-    for (int64_t t = 0; t <= T; ++t) p[b * (T + 1) + t] = windows[static_cast<size_t>(b)][static_cast<size_t>(t)];
+    for (int64_t t = 0; t <= T; ++t)
+      p[b * (T + 1) + t] = windows[static_cast<size_t>(b)][static_cast<size_t>(t)];
   }
-  return {all.slice(1, 0, T).contiguous().to(device), all.slice(1, 1, T + 1).contiguous().to(device)};
+  return {all.slice(1, 0, T).contiguous().to(device),
+          all.slice(1, 1, T + 1).contiguous().to(device)};
 }
 
 /// Relative cost of each probe family, in parameters touched per token (for the ETA).
@@ -214,15 +223,74 @@ std::map<std::string, double> familyCosts(const model::ModelConfig& m, int jacob
           {"jacobian", forward + 3.0 * jacobianSamples * L * block}};
 }
 
+}  // namespace
+
 /// `threads` CPU threads, 0 = every core (LibTorch's default counts physical cores only, one on
 /// a two-vCPU machine, where two threads evaluate 1.5x faster, measured).
 void useThreads(int threads) {
   if (threads < 0) throw HfModelError("--threads must be 0 (every core) or more");
-  torch::set_num_threads(threads > 0 ? threads
-                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  torch::set_num_threads(
+      threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
 }
 
-}  // namespace
+ImportedProbeBatch importedProbeBatch(const ImportRecord& record, const model::ModelConfig& model,
+                                      const ModelAnalysisOptions& o, int seqLen,
+                                      torch::Device device) {
+  LoadedModel m;  // only what tokensFor reads: the import and the vocabulary
+  m.imported = record;
+  m.config.model = model;
+  ImportedProbeBatch b;
+  const auto sequences = tokensFor(m, o.text, b.how);
+  // A tokens file: a line is a sequence (as `eval` reads it), never windows across lines. A
+  // text: windows evenly spaced over it, said when they overlap.
+  const auto windows = !o.text.tokensFile.empty()
+                           ? lineWindows(sequences, o.sequences, seqLen, o.text.tokensFile, b.how)
+                           : textWindows(sequences.front(), o.sequences, seqLen, b.how);
+  std::tie(b.inputs, b.targets) = batchOf(windows, device);
+  b.sequences = static_cast<int>(windows.size());
+  b.seqLen = seqLen;
+  return b;
+}
+
+size_t probeImportedDecoder(model::Decoder& decoder, const model::ModelConfig& model,
+                            const ImportedProbeBatch& batch, int64_t step,
+                            std::set<std::string> which,
+                            const std::function<void(const std::string&)>& progress,
+                            store::WriteBatch& out) {
+  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
+  probes::ProbeConfig pc;
+  pc.probeBatch = batch.sequences;
+  pc.pruneSequences = 0;  // every sequence asked for, whatever the default
+  pc.lastTokenToo = true;
+  experiment::ProbeSchedule schedule(pc, batch.inputs, batch.targets);
+  auto costs = familyCosts(model, pc.jacobianSamples);
+  // With the block sweep, the single-layer sweep is its first column (no evaluations of its own).
+  if (which.count("block_pruning")) costs["pruning"] = 0;
+  double total = 0;
+  for (const auto& f : which) total += costs.at(f == "angular" ? "variance" : f);
+  if (which.count("angular") && which.count("variance")) total -= costs.at("variance");
+  double finished = 0;  // cost of the families already done
+  auto lastSaid = Clock::now() - std::chrono::seconds(10);
+  const auto probeStart = Clock::now();
+  schedule.setProgress([&](const std::string& family, int done, int totalEvals) {
+    const double cost = costs.at(family);
+    const double doneCost = finished + cost * done / std::max(1, totalEvals);
+    if (done == totalEvals) finished += cost;
+    const auto now = Clock::now();
+    if (!progress || (done != totalEvals && now - lastSaid < std::chrono::seconds(2))) return;
+    lastSaid = now;
+    const double elapsed = std::chrono::duration<double>(now - probeStart).count();
+    const double eta = doneCost > 0 ? elapsed * (total - doneCost) / doneCost : 0;
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "%-14s %4d/%-4d  %3.0f%% of the probes  %s elapsed  ETA %s",
+                  family.c_str(), done, totalEvals, 100.0 * std::min(1.0, doneCost / total),
+                  minutes(elapsed).c_str(), minutes(std::max(0.0, eta)).c_str());
+    progress(buf);
+  });
+  const size_t before = out.valueCount();
+  schedule.run(decoder, step, which, out);
+  return out.valueCount() - before;
+}
 
 ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                                        const ModelAnalysisOptions& o) {
@@ -235,78 +303,53 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                        "trained run's checkpoints with `depthlab-cli analyze --run " +
                        std::to_string(runId) + " [--step S]`");
   }
+  if (experiment::isSeriesRun(*run)) {
+    throw HfModelError("run " + std::to_string(runId) +
+                       " is a checkpoint series: its checkpoints "
+                       "are analysed at their steps by `depthlab-cli import-hf --series` (run it "
+                       "again to add checkpoints)");
+  }
   if (o.sequences < 1 || o.sequences > 4096) throw HfModelError("--sequences must be in [1, 4096]");
-  const int seqLen = o.seqLen == 0 ? contextFor(*record, 128) : o.seqLen;
+  const int seqLen = o.seqLen == 0 ? defaultProbeLength(*record) : o.seqLen;
   if (seqLen < 2) throw HfModelError("--seq-len must be at least 2");
   const torch::Device device = train::resolveDevice(o.device);
   useThreads(o.threads);
-  auto say = [&](const std::string& line) { if (o.progress) o.progress(line); };
+  auto say = [&](const std::string& line) {
+    if (o.progress) o.progress(line);
+  };
   say("loading the model's weights");
   LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
   ModelAnalysisResult r;
   say("tokenizing");
-  const auto sequences = tokensFor(m, o.text, r.tokensHow);
-  // A tokens file: a line is a sequence (as `eval` reads it), never windows across lines. A
-  // text: windows evenly spaced over it, said when they overlap.
-  const auto windows = !o.text.tokensFile.empty()
-                           ? lineWindows(sequences, o.sequences, seqLen, o.text.tokensFile, r.tokensHow)
-                           : textWindows(sequences.front(), o.sequences, seqLen, r.tokensHow);
-  auto [inputs, targets] = batchOf(windows, device);
-  r.sequences = static_cast<int>(windows.size());
-  r.tokens = static_cast<int64_t>(windows.size()) * seqLen;
-
-  std::set<std::string> which = o.probes;
-  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
-  probes::ProbeConfig pc;
-  pc.probeBatch = o.sequences;
-  pc.pruneSequences = 0;  // every sequence asked for, whatever the default
-  pc.lastTokenToo = true;
-  experiment::ProbeSchedule schedule(pc, inputs, targets);
-  auto costs = familyCosts(m.config.model, pc.jacobianSamples);
-  // With the block sweep, the single-layer sweep is its first column (no evaluations of its own).
-  if (which.count("block_pruning")) costs["pruning"] = 0;
-  double total = 0;
-  for (const auto& f : which) total += costs.at(f == "angular" ? "variance" : f);
-  if (which.count("angular") && which.count("variance")) total -= costs.at("variance");
-  double finished = 0;  // cost of the families already done
-  std::string current;
-  auto lastSaid = Clock::now() - std::chrono::seconds(10);
-  const auto probeStart = Clock::now();
-  schedule.setProgress([&](const std::string& family, int done, int totalEvals) {
-    const double cost = costs.at(family);
-    const double doneCost = finished + cost * done / std::max(1, totalEvals);
-    if (done == totalEvals) finished += cost;
-    const auto now = Clock::now();
-    if (done != totalEvals && now - lastSaid < std::chrono::seconds(2)) return;
-    lastSaid = now;
-    const double elapsed = std::chrono::duration<double>(now - probeStart).count();
-    const double eta = doneCost > 0 ? elapsed * (total - doneCost) / doneCost : 0;
-    char buf[160];
-    std::snprintf(buf, sizeof(buf), "%-14s %4d/%-4d  %3.0f%% of the probes  %s elapsed  ETA %s",
-                  family.c_str(), done, totalEvals, 100.0 * std::min(1.0, doneCost / total),
-                  minutes(elapsed).c_str(), minutes(std::max(0.0, eta)).c_str());
-    say(buf);
-  });
+  const auto batch = importedProbeBatch(*m.imported, m.config.model, o, seqLen, device);
+  r.tokensHow = batch.how;
+  r.sequences = batch.sequences;
+  r.tokens = static_cast<int64_t>(batch.sequences) * seqLen;
   say("probing " + std::to_string(r.sequences) + " sequences x " + std::to_string(seqLen) +
       " tokens");
   // An earlier analysis's rows (step 0) are replaced: said, not silent.
   for (const auto& metric : {"variance", "angular_adjacent"}) {
     if (!store.layerSeries(runId, metric).steps.empty()) r.replacedEarlier = true;
   }
-  store::WriteBatch batch;
-  schedule.run(m.decoder, 0, which, batch);
+  std::set<std::string> which = o.probes;
+  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
+  store::WriteBatch batchRows;
+  probeImportedDecoder(m.decoder, m.config.model, batch, 0, which, o.progress, batchRows);
   std::string families;
   for (const auto& f : which) families += (families.empty() ? "" : ", ") + f;
-  batch.event(0, store::EventLevel::Info,
-              "analyzed " + std::to_string(r.sequences) + " sequences x " + std::to_string(seqLen) +
-                  " tokens of " + (o.text.corpus.empty() ? o.text.tokensFile : o.text.corpus) +
-                  " (" + r.tokensHow + "), probes: " + families + ", on " + o.device +
-                  (r.replacedEarlier ? "; the rows of an earlier analysis were replaced" : ""));
-  store.write(runId, batch);
-  r.valuesWritten = batch.valueCount();
+  batchRows.event(0, store::EventLevel::Info,
+                  "analyzed " + std::to_string(r.sequences) + " sequences x " +
+                      std::to_string(seqLen) + " tokens of " +
+                      (o.text.corpus.empty() ? o.text.tokensFile : o.text.corpus) + " (" +
+                      r.tokensHow + "), probes: " + families + ", on " + o.device +
+                      (r.replacedEarlier ? "; the rows of an earlier analysis were replaced" : ""));
+  store.write(runId, batchRows);
+  r.valuesWritten = batchRows.valueCount();
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
+
+int defaultProbeLength(const ImportRecord& record) { return contextFor(record, 128); }
 
 EvalResult evaluateRun(store::RunStore& store, int64_t runId, const EvalOptions& o) {
   auto run = store.run(runId);

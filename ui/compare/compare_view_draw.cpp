@@ -220,7 +220,7 @@ void CompareView::drawProfiles() {
 
 QString CompareView::latestStepOf(const Loaded& r) {
   const auto& s = r.layers.at(metrics::kVariance);
-  return experiment::isImportedRun(r.info) ? QStringLiteral("imported")
+  return experiment::isSnapshotRun(r.info) ? QStringLiteral("imported")
                                            : QStringLiteral("step %1").arg(s.steps.back());
 }
 
@@ -268,7 +268,7 @@ void CompareView::drawDifference() {
   // An imported model (probed outside any training, its "step 0" is not training's) has no
   // course to line up with: the difference is then of the two runs' latest probes, one column
   // (it had set a trained run's untrained step 0 against the imported model).
-  auto imported = [](const Loaded& r) { return experiment::isImportedRun(r.info); };
+  auto imported = [](const Loaded& r) { return experiment::isSnapshotRun(r.info); };
   const bool snapshot = imported(*runA) || imported(*runB);
   const auto diff = compare::varianceDifference(a, b, relative, snapshot, kHeatmapColumns);
   if (!diff.shareSteps) {

@@ -84,7 +84,8 @@ void GroupDashboard::drawLoss() {
                          schemeColor(schemeOf(r)),
                          Qt::SolidLine,
                          r.scalars.at(metrics::kLossTrain),
-                         r.scalars.at(metrics::kLossVal),
+                         // a checkpoint series: its loss on the probe text at each checkpoint
+                         r.scalars.at(r.series ? metrics::kLossProbe : metrics::kLossVal),
                          {}};
     if (!byStep) run.keyOf = r.axisMap(axisMode);
     runs.push_back(std::move(run));
@@ -103,6 +104,9 @@ void GroupDashboard::drawLoss() {
   const bool many = runs.size() > 4;
   style.valInLegend = !many;
   if (many) style.trainSuffix = QString();
+  const bool allSeries = std::all_of(m_data->runs().begin(), m_data->runs().end(),
+                                     [](const RunData& r) { return r.series; });
+  if (allSeries) style.valSuffix = tr(" (probe text)");  // no validation split of ours
   loss->yAxis->setLabel(many ? tr("loss (dashed: val)") : tr("loss"));
   m_decimationNotes << figures::lossOverlay(loss->xAxis, loss->yAxis, runs, style);
   drawLearningRate(lr, std::make_pair(x0, x1), columns, axisMode);

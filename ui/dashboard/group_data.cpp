@@ -26,12 +26,31 @@ QString RunData::statusLine(const QString& label, std::optional<double> etaSecon
     const bool probed = it != layers.end() && !it->second.steps.empty();
     return probed ? QStringLiteral("%1 — imported model (not trained here) · probed · %2")
                         .arg(name, QString::fromStdString(info.device))
-                  : QStringLiteral("%1 — imported model · not probed yet: depthlab-cli analyze --run %2 "
-                                   "--corpus TEXT")
+                  : QStringLiteral(
+                        "%1 — imported model · not probed yet: depthlab-cli analyze --run %2 "
+                        "--corpus TEXT")
                         .arg(name)
                         .arg(info.id);
   }
   QString state = QString::fromLatin1(store::toString(info.status));
+  if (series) {
+    auto probes = scalars.find(metrics::kLossProbe);
+    auto tokens = scalars.find(metrics::kTokensSeen);
+    const size_t n = probes == scalars.end() ? 0 : probes->second.size();
+    const QString seen =
+        tokens != scalars.end() && !tokens->second.empty()
+            ? QStringLiteral(" · %1 tokens")
+                  .arg(QString::fromStdString(experiment::formatCount(tokens->second.back().value)))
+            : QString();
+    return QStringLiteral(
+               "%1 — checkpoint series (not trained here) · %2 checkpoint(s) probed, "
+               "steps %3-%4%5 · %6 · %7")
+        .arg(name)
+        .arg(n)
+        .arg(n ? probes->second.front().step : 0)
+        .arg(n ? probes->second.back().step : 0)
+        .arg(seen, QString::fromStdString(info.device), state);
+  }
   if (divergedAt) state = QStringLiteral("diverged at step %1").arg(*divergedAt);
   const int64_t step = stepsDone();
   const double tps = recentTokensPerSecond();
@@ -39,7 +58,8 @@ QString RunData::statusLine(const QString& label, std::optional<double> etaSecon
   const QString tokens =
       tokensPerStep > 0
           ? QStringLiteral(" · %1 / %2 tokens")
-                .arg(QString::fromStdString(experiment::formatCount(static_cast<double>(step) * tokensPerStep)),
+                .arg(QString::fromStdString(
+                         experiment::formatCount(static_cast<double>(step) * tokensPerStep)),
                      QString::fromStdString(experiment::formatCount(totalSteps * tokensPerStep)))
           : QString();
   return QStringLiteral("%1 — step %2/%3%4 · %5 tok/s · ETA %6 · %7 · %8")
@@ -53,7 +73,8 @@ QString RunData::statusLine(const QString& label, std::optional<double> etaSecon
 
 QString etaText(double seconds) {
   const int64_t secs = std::llround(std::max(0.0, seconds));
-  if (secs < 3600) return QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
+  if (secs < 3600)
+    return QStringLiteral("%1:%2").arg(secs / 60).arg(secs % 60, 2, 10, QLatin1Char('0'));
   if (secs < 48 * 3600) {
     return QStringLiteral("%1:%2:%3")
         .arg(secs / 3600)
@@ -78,8 +99,10 @@ bool GroupData::reload(store::RunStore& store, const std::vector<int64_t>& chang
     // Incremental: an existing run only fetches rows after the last step it already holds.
     RunData d = isNew ? RunData{} : std::move(*it);
     readRunSeries(store, info, d);
-    if (isNew) m_runs.push_back(std::move(d));
-    else *it = std::move(d);
+    if (isNew)
+      m_runs.push_back(std::move(d));
+    else
+      *it = std::move(d);
     any = true;
   }
   std::sort(m_runs.begin(), m_runs.end(),
@@ -97,7 +120,8 @@ std::vector<int64_t> GroupData::probeSteps() const {
     for (const auto& [name, s] : r.layers) {
       if (name == "grad_norm") continue;  // every step: too fine for the scrubber
       merged.clear();
-      std::set_union(steps.begin(), steps.end(), s.steps.begin(), s.steps.end(), std::back_inserter(merged));
+      std::set_union(steps.begin(), steps.end(), s.steps.begin(), s.steps.end(),
+                     std::back_inserter(merged));
       steps.swap(merged);
     }
   }
@@ -110,7 +134,8 @@ GroupProgressInfo GroupData::progress() const {
   bool measured = true;
   p.done = INT64_MAX;
   p.imported = !m_runs.empty();
-  for (const auto& r : m_runs) p.total = std::max<int64_t>(p.total, r.totalSteps);
+  for (const auto& r : m_runs)  // a series plans nothing: its checkpoints so far are its course
+    p.total = std::max<int64_t>(p.total, r.series ? r.stepsDone() : r.totalSteps);
   for (const auto& r : m_runs) {
     p.imported = p.imported && r.imported;
     int64_t done = r.stepsDone();
@@ -120,8 +145,10 @@ GroupProgressInfo GroupData::progress() const {
     if (store::isActive(r.info.status)) {
       p.running = true;
       const auto runEta = etaSeconds(r);
-      if (runEta) eta = std::max(eta, *runEta);
-      else measured = measured && r.stepsLeft() == 0;
+      if (runEta)
+        eta = std::max(eta, *runEta);
+      else
+        measured = measured && r.stepsLeft() == 0;
     }
   }
   if (m_runs.empty()) p.done = 0;
@@ -135,9 +162,9 @@ std::optional<double> GroupData::etaSeconds(const RunData& run) const {
   if (left == 0) return 0.0;
   double seconds = 0;
   for (const auto& r : m_runs) {
-    const bool sameProcess = &r == &run || (r.info.status == store::RunStatus::Running &&
-                                            r.info.pid == run.info.pid && r.info.pid != 0 &&
-                                            r.info.host == run.info.host);
+    const bool sameProcess =
+        &r == &run || (r.info.status == store::RunStatus::Running && r.info.pid == run.info.pid &&
+                       r.info.pid != 0 && r.info.host == run.info.host);
     if (!sameProcess) continue;
     const int64_t steps = std::min(left, r.stepsLeft());
     if (steps == 0) continue;

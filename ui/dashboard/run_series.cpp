@@ -12,6 +12,10 @@
 namespace depthlab::ui {
 
 int64_t RunData::stepsDone() const {
+  if (series) {  // its checkpoints' steps: the probe loss is stored at each
+    auto p = scalars.find(metrics::kLossProbe);
+    return p == scalars.end() || p->second.empty() ? 0 : p->second.back().step;
+  }
   auto it = scalars.find(metrics::kLossTrain);
   return it == scalars.end() || it->second.empty() ? 0 : it->second.back().step + 1;
 }
@@ -98,6 +102,7 @@ const std::vector<std::string>& runScalarKeys() {
   static const std::vector<std::string> keys = [] {
     auto k = metrics::keysFor(metrics::Kind::Scalar, metrics::kDashboard);
     k.push_back(metrics::kTokensSeen);  // the run line's tokens of the budget, and the ETA
+    k.push_back(metrics::kLossProbe);   // a checkpoint series' loss curve (its probe text's)
     return k;
   }();
   return keys;
@@ -117,8 +122,9 @@ namespace {
 // The facts of the run's config: planned steps, layers, thresholds, tokens per step.
 void readConfigFacts(const store::RunInfo& info, RunData& d) {
   d.info = info;
-  d.imported = experiment::isImportedRun(info);
-  if (d.imported) {
+  d.imported = experiment::isSnapshotRun(info);
+  d.series = experiment::isSeriesRun(info);
+  if (experiment::isImportedRun(info)) {  // a series too: steps and tokens are its checkpoints'
     d.totalSteps = 0;
     if (const auto c = experiment::tryConfigOf(info)) {
       d.nLayers = c->model.nLayers;

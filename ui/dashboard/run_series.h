@@ -25,7 +25,8 @@ struct RunData {
   store::RunInfo info;
   int totalSteps = 0;  // from the config
   int nLayers = 0;
-  bool imported = false;     // a Hugging Face model, not trained
+  bool imported = false;     // a Hugging Face model probed once, not trained
+  bool series = false;       // a checkpoint series: probed at each checkpoint's step
   double tokensPerStep = 0;  // the config's slots; once it trains, its tokens_seen per update
   probes::LayerThresholds thresholds;  // its config's lazy / low E_l thresholds
   std::map<std::string, std::vector<store::ScalarPoint>> scalars;  // loss_train, loss_val, lr, ...
