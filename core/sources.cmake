@@ -89,7 +89,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES distributed/gradient_sync.cpp experiment
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/process_group.cpp)
 # Hugging Face models: config, import as a run, their text, evaluation and export.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/hf_config_gpt.cpp hf/model_text.cpp
-  hf/checkpoint_series.cpp)
+  hf/checkpoint_series.cpp hf/hub_fetch.cpp)
 # Where the build puts the SentencePiece helper (app/CMakeLists.txt), for tests run in the tree.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp)
 set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS

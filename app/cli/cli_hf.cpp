@@ -5,11 +5,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli_common.h"
 #include "experiment/analyze.h"
 #include "hf/hf_export.h"
 #include "hf/hf_import.h"
+#include "hf/hub_fetch.h"
 #include "hf/model_analysis.h"
 #include "hf/series_import.h"
 
@@ -20,13 +22,15 @@ namespace {
 struct ImportArgs {
   std::vector<std::string> dirs;
   std::string name, probes = "all";
-  bool series = false;
-  hf::ModelAnalysisOptions analysis;  // --series: the probe text and options
-  std::set<std::string> given;        // the options given (givenOptions)
+  bool series = false, deleteAfter = false;
+  std::string hub, revisions, downloadDir;  // --hub: revisions fetched one at a time
+  hf::ModelAnalysisOptions analysis;        // --series: the probe text and options
+  std::set<std::string> given;              // the options given (givenOptions)
 };
 
 // `import-hf --series`: every checkpoint analysed into one run at its step.
-void runImportSeries(GlobalOptions& g, ImportArgs a) {
+// `collect` (--hub): the JSON result is appended there, not printed.
+void runImportSeries(GlobalOptions& g, ImportArgs a, nlohmann::json* collect = nullptr) {
   if (a.analysis.text.corpus.empty() && a.analysis.text.tokensFile.empty()) {
     throw std::runtime_error(
         "--series analyses each checkpoint on a probe text: give --corpus "
@@ -44,16 +48,18 @@ void runImportSeries(GlobalOptions& g, ImportArgs a) {
   auto s = openStore(g);
   const auto r = hf::importHfSeries(s, o);
   if (g.json) {
-    std::cout << nlohmann::json{{"run_id", r.runId},
-                                {"name", o.name},
-                                {"checkpoints", o.checkpoints.size()},
-                                {"analyzed_steps", r.analyzedSteps},
-                                {"already_done", r.alreadyDone},
-                                {"continued", r.continued},
-                                {"tokenizer", r.tokensHow},
-                                {"seconds", r.seconds}}
-                     .dump(2)
-              << "\n";
+    const nlohmann::json j = {{"run_id", r.runId},
+                              {"name", o.name},
+                              {"checkpoints", o.checkpoints.size()},
+                              {"analyzed_steps", r.analyzedSteps},
+                              {"already_done", r.alreadyDone},
+                              {"continued", r.continued},
+                              {"tokenizer", r.tokensHow},
+                              {"seconds", r.seconds}};
+    if (collect)
+      collect->push_back(j);
+    else
+      std::cout << j.dump(2) << "\n";
     return;
   }
   std::printf("series '%s' (run %lld): %zu checkpoint(s) analysed, %zu already done%s, in %.1f s\n",
@@ -66,9 +72,52 @@ void runImportSeries(GlobalOptions& g, ImportArgs a) {
               static_cast<long long>(r.runId));
 }
 
+// `import-hf --series --hub REPO --revisions A,B`: each revision fetched, analysed into the
+// series run, deleted after when asked; revisions already analysed are not fetched again.
+void runHubSeries(GlobalOptions& g, ImportArgs a) {
+  if (!a.dirs.empty()) throw std::runtime_error("--hub fetches the checkpoints: give no folders");
+  std::vector<std::string> revisions;
+  std::stringstream in(a.revisions);
+  for (std::string r; std::getline(in, r, ',');) {
+    if (!r.empty()) revisions.push_back(r);
+  }
+  if (revisions.empty()) {
+    throw std::runtime_error("--hub needs --revisions, e.g. --revisions step0,step1000,step143000");
+  }
+  if (a.name.empty()) a.name = a.hub.substr(a.hub.find('/') + 1);
+  nlohmann::json results = nlohmann::json::array();  // --json: one object a revision analysed
+  for (const auto& rev : revisions) {
+    const auto step = hf::stepFromName(rev);
+    {
+      auto s = openStore(g);
+      if (step && hf::seriesStepsDone(s, a.name).count(step->step)) {
+        std::fprintf(stderr, "%s: step %lld already analysed in series '%s'\n", rev.c_str(),
+                     static_cast<long long>(step->step), a.name.c_str());
+        continue;
+      }
+    }
+    const std::string dest =
+        a.downloadDir.empty() ? hf::defaultHubFolder(a.hub, rev) : a.downloadDir + "/" + rev;
+    std::fprintf(stderr, "fetching %s revision %s into %s\n", a.hub.c_str(), rev.c_str(),
+                 dest.c_str());
+    hf::fetchHubRevision(a.hub, rev, dest);
+    a.dirs = {dest};
+    runImportSeries(g, a, &results);
+    if (a.deleteAfter) hf::forgetHubRevision(dest);
+  }
+  if (g.json) std::cout << results.dump(2) << "\n";
+}
+
 void runImport(GlobalOptions& g, const ImportArgs& a) {
+  if (!a.hub.empty() && !a.series) throw std::runtime_error("--hub is for --series");
+  if (a.series && (a.analysis.text.corpus.empty() && a.analysis.text.tokensFile.empty())) {
+    throw std::runtime_error(
+        "--series analyses each checkpoint on a probe text: give --corpus "
+        "TEXT (tokenized by the checkpoints' tokenizer) or --tokens IDS");
+  }
+  if (!a.hub.empty()) return runHubSeries(g, a);
   if (a.series) return runImportSeries(g, a);
-  if (a.dirs.size() != 1) {
+  if (a.dirs.size() != 1) {  // none: CLI11 leaves it to us, the option being optional
     throw std::runtime_error("import-hf takes one model folder (" + std::to_string(a.dirs.size()) +
                              " given); several checkpoints of one model: --series");
   }
@@ -178,8 +227,7 @@ void addImportHfCommand(CLI::App& app, GlobalOptions& g) {
       "Gemma 2/3, GPT-2, GPT-NeoX / Pythia; weights stay where they are)");
   cmd->add_option("dir", a->dirs,
                   "Model folder: config.json and *.safetensors (--series: checkpoint folders, or "
-                  "folders of them)")
-      ->required();
+                  "folders of them)");
   cmd->add_option("--name", a->name,
                   "Run name (default: the folder's name; --series: the folder holding the "
                   "checkpoints; the same name continues an earlier series)");
@@ -202,6 +250,16 @@ void addImportHfCommand(CLI::App& app, GlobalOptions& g) {
   cmd->add_option("--device", a->analysis.device, "--series: cpu, cuda or cuda:N")
       ->capture_default_str();
   cmd->add_option("--threads", a->analysis.threads, "--series: CPU threads (0 = every core)");
+  cmd->add_option("--hub", a->hub,
+                  "--series: a Hugging Face hub repository (e.g. EleutherAI/pythia-160m), its "
+                  "--revisions fetched one at a time (needs Python's huggingface_hub)");
+  cmd->add_option("--revisions", a->revisions,
+                  "--hub: revisions, comma-separated (step0,step1000)");
+  cmd->add_option("--download-dir", a->downloadDir,
+                  "--hub: where revisions go (default ~/.cache/depthlab/hub/OWNER--NAME/)");
+  cmd->add_flag("--delete-after", a->deleteAfter,
+                "--hub: delete each revision (its folder and its files in Hugging Face's cache) "
+                "once it is analysed: one checkpoint on disk at a time");
   cmd->callback([&g, a, cmd] {
     a->given = givenOptions(cmd);
     runImport(g, *a);

@@ -167,6 +167,16 @@ void analyzeOne(store::RunStore& store, int64_t& runId, const SeriesOptions& o,
 
 }  // namespace
 
+std::set<int64_t> seriesStepsDone(store::RunStore& store, const std::string& name) {
+  std::set<int64_t> done;
+  const auto run = findSeriesRun(store, name);
+  if (!run) return done;
+  const auto j = nlohmann::json::parse(run->configJson, nullptr, false);
+  if (!j.is_object() || !j["series"].contains("checkpoints")) return done;
+  for (const auto& c : j["series"]["checkpoints"]) done.insert(c.value("step", int64_t{-1}));
+  return done;
+}
+
 std::string defaultSeriesName(const std::vector<SeriesCheckpoint>& checkpoints) {
   if (checkpoints.empty()) return "series";
   return fs::path(checkpoints.front().dir).parent_path().filename().string();

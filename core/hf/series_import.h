@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct SeriesResult {
 
 /// The run name a series gets when none is given: the folder the checkpoints sit in.
 std::string defaultSeriesName(const std::vector<SeriesCheckpoint>& checkpoints);
+
+/// The steps the series run named `name` holds analysed (empty when there is none).
+std::set<int64_t> seriesStepsDone(store::RunStore& store, const std::string& name);
 
 /// Analyses every checkpoint of `options.checkpoints` not analysed yet into the series run named
 /// `options.name` (created when there is none). Checks first, writing nothing when it fails, that
