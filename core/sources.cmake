@@ -92,6 +92,10 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/hf_config_gpt.cpp hf
   hf/checkpoint_series.cpp hf/hub_fetch.cpp)
 # Where the build puts the SentencePiece helper (app/CMakeLists.txt), for tests run in the tree.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp)
+# TensorBoard event files through the depthlab-tensorboard helper (app/CMakeLists.txt).
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/tensorboard_runs.cpp)
+set_source_files_properties(experiment/tensorboard_runs.cpp PROPERTIES COMPILE_DEFINITIONS
+  DEPTHLAB_TENSORBOARD_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-tensorboard")
 set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
 list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp

@@ -10,6 +10,7 @@ PACKAGES=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libsqlite3-dev sqlite3
   libgtest-dev libboost-math-dev
+  libprotobuf-dev protobuf-compiler  # depthlab-tensorboard: TensorBoard event files
   nlohmann-json3-dev libcli11-dev zlib1g-dev libzstd-dev libgloo-dev libxxhash-dev
   sentencepiece libsentencepiece-dev
   xvfb xauth

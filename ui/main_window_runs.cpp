@@ -76,10 +76,8 @@ void MainWindow::trainRunsTo(const std::vector<int64_t>& runIds, int64_t toStep)
     const int64_t trained = it == summaries.end() ? 0 : it->second.lastStep + 1;  // updates done
     if (r->status == store::RunStatus::Running) {
       refused << tr("#%1 is training").arg(id);
-    } else if (experiment::isImportedRun(*r)) {
-      refused << tr("#%1 is an imported model").arg(id);
-    } else if (experiment::isWatchedRun(*r)) {
-      refused << tr("#%1 is trained by its own Python loop (depthlab.watch)").arg(id);
+    } else if (const auto why = experiment::notTrainableReason(*r); !why.empty()) {
+      refused << QString::fromStdString(why);  // imported, watched, read from TensorBoard
     } else if (toStep <= trained) {
       refused << tr("#%1 has trained %2 steps").arg(id).arg(trained);
     } else {

@@ -196,7 +196,12 @@ void printWarningsAndGaps(const std::vector<experiment::RunReport>& reports) {
     }
     const auto id = static_cast<long long>(r.runId);
     for (const auto& w : r.warnings) std::printf("warning: %s\n", w.c_str());
-    if (!probes.empty() && r.watched) {
+    if (!probes.empty() && r.fromTensorBoard) {
+      std::printf(
+          "run %lld lacks:%s (its event files hold no such series; log them as "
+          "<metric>/layer_N, or watch the loop with depthlab.watch)\n",
+          id, probes.c_str());
+    } else if (!probes.empty() && r.watched) {
       std::printf(
           "run %lld lacks:%s (a watched loop stores what depthlab.watch measures: "
           "set its cadences, docs/watch.md)\n",
@@ -205,7 +210,9 @@ void printWarningsAndGaps(const std::vector<experiment::RunReport>& reports) {
       std::printf("run %lld lacks:%s (run `depthlab-cli analyze --run %lld` to compute them)\n", id,
                   probes.c_str(), id);
     }
-    if (noValLoss && r.watched) {
+    if (noValLoss && r.fromTensorBoard) {
+      std::printf("run %lld has no validation loss (no eval/loss, val_loss or loss/val tag)\n", id);
+    } else if (noValLoss && r.watched) {
       std::printf(
           "run %lld has no validation loss (give it to the watch: probe.log(val_loss=...))\n", id);
     } else if (noValLoss) {

@@ -60,6 +60,9 @@ void addBenchCommand(CLI::App& app, GlobalOptions& g);
 void addCorpusCommand(CLI::App& app, GlobalOptions& g);
 void addReproduceCommand(CLI::App& app, GlobalOptions& g);
 void addSchemesCommand(CLI::App& app, GlobalOptions& g);
+void addImportTensorBoardCommand(CLI::App& app, GlobalOptions& g);
+/// `export --tensorboard DIR --runs IDS` (cli_tensorboard.cpp).
+void runTensorBoardExport(GlobalOptions& g, const std::string& dir, const std::string& runs);
 /// `bench data` (cli_bench_data.cpp), registered under `bench` by addBenchCommand.
 void addBenchData(CLI::App* bench, GlobalOptions& g);
 /// `bench checkpoint` (cli_bench_checkpoint.cpp), registered under `bench` likewise.

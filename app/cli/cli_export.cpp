@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ int runExportIfAsked(int argc, char** argv) {
   std::string db;
   const int i = subcommandIndex(argc, argv, &db);
   if (i >= argc || std::string(argv[i]) != "export") return -1;
+  for (int k = i + 1; k < argc; ++k) {  // TensorBoard: the CLI's own (cli_tensorboard.cpp)
+    if (std::string(argv[k]).rfind("--tensorboard", 0) == 0) return -1;
+  }
   const std::string exe = siblingExecutable("depthlab-export");
   std::vector<std::string> args = {exe};
   for (int k = i + 1; k < argc; ++k) args.push_back(argv[k]);
@@ -41,15 +45,23 @@ int runExportIfAsked(int argc, char** argv) {
   return 1;
 }
 
-void addExportCommand(CLI::App& app, GlobalOptions&) {
-  // Listed for --help; runExportIfAsked() handles the call before CLI11 parses anything.
-  app.add_subcommand("export",
-                     "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
-                     "--runs IDS --figure ID|set|study (export --help lists the figures) "
-                     "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
-                     "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
-                     "names set in the window's figure dialog "
-                     "(depthlab-export --help lists every option)");
+void addExportCommand(CLI::App& app, GlobalOptions& g) {
+  // Figures: runExportIfAsked() handles the call before CLI11 parses anything; with
+  // --tensorboard, CLI11 parses these options.
+  auto dir = std::make_shared<std::string>();
+  auto runs = std::make_shared<std::string>();
+  auto* cmd =
+      app.add_subcommand("export",
+                         "Paper figures (PDF/SVG/PNG + CSV + JSON) from stored runs: "
+                         "--runs IDS --figure ID|set|study (export --help lists the figures) "
+                         "--format pdf|svg|png --width 8.5cm [--dpi 300] [--smoothing 0.6] "
+                         "[--label lns='LNS (ours)'] --out PATH; schemes and runs go by the "
+                         "names set in the window's figure dialog "
+                         "(depthlab-export --help lists every option); or --tensorboard DIR "
+                         "--runs IDS: TensorBoard event files");
+  cmd->add_option("--tensorboard", *dir, "Write the runs as TensorBoard event files into DIR");
+  cmd->add_option("--runs", *runs, "With --tensorboard: run ids, comma-separated");
+  cmd->callback([&g, dir, runs] { runTensorBoardExport(g, *dir, *runs); });
 }
 
 }  // namespace depthlab::cli

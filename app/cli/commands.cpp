@@ -15,6 +15,7 @@ const std::vector<Command>& commands() {
       {"eval", Work::Computes, &addEvalCommand},
       {"export-hf", Work::Computes, &addExportHfCommand},
       {"export", Work::Reads, &addExportCommand},
+      {"import-tensorboard", Work::Reads, &addImportTensorBoardCommand},
       {"runs", Work::Reads, &addRunsCommand},
       {"bench", Work::Computes, &addBenchCommand},
       {"corpus", Work::Reads, &addCorpusCommand},

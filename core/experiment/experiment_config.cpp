@@ -122,8 +122,9 @@ ExperimentConfig configFromJson(const json& j, const ExperimentConfig& base) {
     c.schemes = model::expandSchemeSets(c.schemes);
   }
   for (const auto& s : configSections()) top.allow(s.c_str());
-  top.allow("import");  // an imported Hugging Face model's source (hf/hf_import.h)
-  top.allow("watch");   // a watched training loop's record (watch/watched_run.h)
+  top.allow("import");       // an imported Hugging Face model's source (hf/hf_import.h)
+  top.allow("watch");        // a watched training loop's record (watch/watched_run.h)
+  top.allow("tensorboard");  // an imported TensorBoard log (experiment/tensorboard_runs.h)
   top.allow("series");  // a checkpoint series' checkpoints and probe setup (hf/series_import.h)
   top.finish();
   for (const auto& section : configSections()) {

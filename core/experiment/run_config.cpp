@@ -46,12 +46,20 @@ bool isWatchedRun(const store::RunInfo& run) {
   return j.is_object() && j.contains("watch");
 }
 
+bool isTensorBoardRun(const store::RunInfo& run) {
+  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("tensorboard");
+}
+
 std::string notTrainableReason(const store::RunInfo& run) {
   const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return "";
   const std::string id = "run " + std::to_string(run.id);
   if (j.contains("import")) {
     return id + " is an imported model: the lab analyses it but does not train it";
+  }
+  if (j.contains("tensorboard")) {
+    return id + " was read from TensorBoard event files: the lab holds its curves, not its model";
   }
   if (j.contains("watch")) {
     return id +

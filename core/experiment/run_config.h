@@ -29,6 +29,9 @@ bool isSnapshotRun(const store::RunInfo& run);
 /// Whether the run is a watched training loop (its config carries the "watch" record that
 /// watch::WatchedRun writes): trained by the user's own code, never by the lab.
 bool isWatchedRun(const store::RunInfo& run);
+/// Whether the run was read from TensorBoard event files (its config carries the "tensorboard"
+/// record experiment::importTensorBoard writes): trained elsewhere, its batch unknown.
+bool isTensorBoardRun(const store::RunInfo& run);
 /// Why the lab cannot train `run` further ("" when it can): an imported model or a watched loop.
 std::string notTrainableReason(const store::RunInfo& run);
 /// The config's file paths (data.corpus, a tokenizer model "spm:PATH") made absolute from the

@@ -191,6 +191,7 @@ RunReport makeRunReport(store::RunStore& s, int64_t runId, int64_t atStep) {
   addScalars(s, r, atStep);
   addLayerSummaries(s, r, atStep);
   r.watched = isWatchedRun(*run);
+  r.fromTensorBoard = isTensorBoardRun(*run);
   if (auto config = tryConfigOf(*run)) {
     if (auto w = depthScaleWarning(s, *run, *config); !w.empty()) r.warnings.push_back(w);
   }

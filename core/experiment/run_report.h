@@ -39,6 +39,7 @@ struct RunReport {
   std::vector<std::string> missing;   // metrics the run does not have and could be measured
   std::vector<std::string> warnings;  // what its numbers contradict (a declared scheme's scale)
   bool watched = false;               // a watched Python loop (the lab cannot analyse it again)
+  bool fromTensorBoard = false;       // read from event files (no model to analyse)
   /// The value named `key` (ReportValue::key); nullptr when the report has none.
   const ReportValue* find(const std::string& key) const;
 };

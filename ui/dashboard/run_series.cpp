@@ -136,9 +136,10 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
     d.nLayers = c->model.nLayers;
     // A watched loop's batch is its own (its config's is a default): tokens only where the
     // loop logs tokens_seen (readNewRows).
-    d.tokensPerStep = experiment::isWatchedRun(info) ? 0.0
-                                                     : static_cast<double>(c->optim.batchSize) *
-                                                           c->model.seqLen * c->optim.gradAccum;
+    d.tokensPerStep =
+        experiment::isWatchedRun(info) || experiment::isTensorBoardRun(info)
+            ? 0.0
+            : static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
   }
 }
 
