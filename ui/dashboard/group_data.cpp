@@ -65,7 +65,7 @@ QString RunData::statusLine(const QString& label, std::optional<double> etaSecon
   return QStringLiteral("%1 — step %2/%3%4 · %5 tok/s · ETA %6 · %7 · %8")
       .arg(label.isEmpty() ? QString::fromStdString(info.scheme) : label)
       .arg(step)
-      .arg(totalSteps)
+      .arg(totalSteps > 0 ? totalSteps : step)
       .arg(tokens, tps > 0 ? QString::number(tps, 'f', 0) : QStringLiteral("-"),
            etaSeconds ? etaText(*etaSeconds) : QStringLiteral("-"),
            QString::fromStdString(info.device), state);
@@ -134,8 +134,9 @@ GroupProgressInfo GroupData::progress() const {
   bool measured = true;
   p.done = INT64_MAX;
   p.imported = !m_runs.empty();
-  for (const auto& r : m_runs)  // a series plans nothing: its checkpoints so far are its course
-    p.total = std::max<int64_t>(p.total, r.series ? r.stepsDone() : r.totalSteps);
+  for (const auto& r : m_runs)  // a series or a log plans nothing: its steps so far are its course
+    p.total =
+        std::max<int64_t>(p.total, r.series || r.totalSteps == 0 ? r.stepsDone() : r.totalSteps);
   for (const auto& r : m_runs) {
     p.imported = p.imported && r.imported;
     int64_t done = r.stepsDone();

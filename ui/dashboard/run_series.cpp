@@ -131,7 +131,8 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
       d.thresholds = probes::layerThresholds(c->probes);
     }
   } else if (const auto c = experiment::tryConfigOf(info)) {
-    d.totalSteps = c->optim.steps;
+    // Read from TensorBoard: no plan, its course is what it logged (0: the steps it holds).
+    d.totalSteps = experiment::isTensorBoardRun(info) ? 0 : c->optim.steps;
     d.thresholds = probes::layerThresholds(c->probes);
     d.nLayers = c->model.nLayers;
     // A watched loop's batch is its own (its config's is a default): tokens only where the
