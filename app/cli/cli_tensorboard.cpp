@@ -1,13 +1,21 @@
-// `depthlab-cli export --tensorboard DIR --runs 3,4` and `import-tensorboard DIR [--name N]
-// [--scheme S]`: TensorBoard event files out and in (core/experiment/tensorboard_runs.h). Each
-// command is its arguments (an Args struct the options fill) and one run function.
+// `depthlab-cli export --tensorboard DIR --runs 3,4` (scalars, per-layer tags and the paper
+// figures as images) and `import-tensorboard DIR [--name N] [--scheme S]`: TensorBoard event
+// files out and in (core/experiment/tensorboard_runs.h). Each command is its arguments (an Args
+// struct the options fill) and one run function.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli_common.h"
 #include "experiment/tensorboard_runs.h"
+#include "store/metric_catalogue.h"
+#include "util/remove_tree.h"
+#include "util/run_command.h"
 
 namespace depthlab::cli {
 
@@ -64,20 +72,67 @@ void runImportTensorBoard(GlobalOptions& g, const ImportTbArgs& a) {
   }
 }
 
+/// Each run's paper figures drawn by depthlab-export (the CLI links no Qt) into `folder` as PNGs,
+/// at the run's last probe step; `left` says which could not be drawn and why.
+std::vector<experiment::TensorBoardImage> renderFigures(store::RunStore& s,
+                                                        const std::vector<int64_t>& ids,
+                                                        const std::string& folder,
+                                                        std::vector<std::string>& left) {
+  std::vector<experiment::TensorBoardImage> images;
+  const std::string exe = siblingExecutable("depthlab-export");
+  if (access(exe.c_str(), X_OK) != 0) {
+    left.push_back("figures: depthlab-export is not built (it comes with the GUI)");
+    return images;
+  }
+  std::filesystem::create_directories(folder);
+  for (int64_t id : ids) {
+    const int64_t step = s.lastLayerStep(id, metrics::kVariance).value_or(0);
+    for (const char* figure : {"variance", "angular", "pruning", "block-pruning"}) {
+      const std::string png = folder + "/" + std::to_string(id) + "-" + figure + ".png";
+      util::CommandOptions o;
+      o.stderrMode = util::Stderr::Capture;
+      const auto r = util::runProgram(
+          {exe, "--runs", std::to_string(id), "--figure", figure, "--format", "png", "--width",
+           "16cm", "--dpi", "110", "--out", png, "--db", s.path()},
+          o);
+      if (r.status != 0) {
+        left.push_back("run " + std::to_string(id) + " " + figure + ": " +
+                       r.errors.substr(0, r.errors.find('\n')));
+        continue;
+      }
+      std::string tag = std::string("figures/") + figure;
+      std::replace(tag.begin(), tag.end(), '-', '_');
+      images.push_back({id, tag, step, png});
+    }
+  }
+  return images;
+}
+
 }  // namespace
 
 void runTensorBoardExport(GlobalOptions& g, const std::string& dir, const std::string& runs) {
   auto s = openStore(g, store::RunStore::Mode::ReadOnly);
-  const auto r = experiment::exportToTensorBoard(s, idList(runs), dir);
+  const auto ids = idList(runs);
+  std::vector<std::string> left;
+  const std::string figures = dir + "/.depthlab-figures";
+  const auto images = renderFigures(s, ids, figures, left);
+  const auto r = experiment::exportToTensorBoard(s, ids, dir, images);
+  util::removeTree(figures);
   if (g.json) {
-    std::cout << nlohmann::json{{"files", r.files}, {"values", r.values}}.dump(2) << "\n";
+    std::cout << nlohmann::json{{"files", r.files},
+                                {"values", r.values},
+                                {"images", r.images},
+                                {"left_out", left}}
+                     .dump(2)
+              << "\n";
     return;
   }
   for (const auto& f : r.files) std::printf("wrote %s\n", f.c_str());
+  for (const auto& why : left) std::printf("left out: %s\n", why.c_str());
   std::printf(
-      "%zu values; view with: tensorboard --logdir %s  (W&B: wandb sync "
+      "%zu values, %zu figure(s); view with: tensorboard --logdir %s  (W&B: wandb sync "
       "--sync-tensorboard %s)\n",
-      r.values, dir.c_str(), dir.c_str());
+      r.values, r.images, dir.c_str(), dir.c_str());
 }
 
 void addImportTensorBoardCommand(CLI::App& app, GlobalOptions& g) {

@@ -2,7 +2,7 @@
 // --tensorboard` and `import-tensorboard`, in a process of its own (libprotobuf must not meet
 // LibTorch's copy of it). No store, no torch: lines of JSON in, event records out, and back.
 //   write FILE   stdin: {"step", "wall", "tag", "value"} (a scalar) or {"step", "wall", "tag",
-//                "png": PATH, "width", "height"} (an image) a line; FILE gets the events.
+//                "png": PATH} (an image; its size read from the PNG) a line; FILE gets the events.
 //   read FILE    stdout: {"step", "wall", "tag", "value"} a scalar (simple_value, or a
 //                one-element float tensor as TensorFlow 2 writes them); {"warning": ...} for a
 //                file cut short (its records before kept); {"error": ...} and exit 3 for a
@@ -41,11 +41,22 @@ tb::Event eventOf(const nlohmann::json& line) {
   auto* v = e.mutable_summary()->add_value();
   v->set_tag(line.at("tag").get<std::string>());
   if (line.contains("png")) {
+    const std::string path = line.at("png").get<std::string>();
+    std::string png = readFile(path);
+    // The signature, then the IHDR chunk: width and height, big-endian, at bytes 16 and 20.
+    if (png.size() < 26 || png.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 ||
+        png.compare(12, 4, "IHDR") != 0)
+      throw std::runtime_error("'" + path + "' is not a PNG image");
+    auto be32 = [&](size_t at) {
+      uint32_t v = 0;
+      for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(png[at + i]);
+      return static_cast<int>(v);
+    };
     auto* image = v->mutable_image();
-    image->set_width(line.at("width").get<int>());
-    image->set_height(line.at("height").get<int>());
-    image->set_colorspace(4);
-    image->set_encoded_image_string(readFile(line.at("png").get<std::string>()));
+    image->set_width(be32(16));
+    image->set_height(be32(20));
+    image->set_colorspace(static_cast<unsigned char>(png[25]) == 6 ? 4 : 3);  // RGBA, else RGB
+    image->set_encoded_image_string(std::move(png));
     v->mutable_metadata()->mutable_plugin_data()->set_plugin_name("images");
   } else {
     const auto& value = line.at("value");  // null: a NaN the store kept

@@ -106,7 +106,8 @@ size_t writeRunLines(store::RunStore& store, const store::RunInfo& run, std::ost
 }  // namespace
 
 TensorBoardExport exportToTensorBoard(store::RunStore& store, const std::vector<int64_t>& runIds,
-                                      const std::string& dir) {
+                                      const std::string& dir,
+                                      const std::vector<TensorBoardImage>& images) {
   const std::string program = helper();
   std::vector<store::RunInfo> runs;
   for (int64_t id : runIds) {
@@ -123,6 +124,16 @@ TensorBoardExport exportToTensorBoard(store::RunStore& store, const std::vector<
     {
       std::ofstream f(lines);
       out.values += writeRunLines(store, run, f);
+      for (const auto& image : images) {
+        if (image.runId != run.id) continue;
+        f << nlohmann::json{{"step", image.step},
+                            {"wall", run.createdAt},
+                            {"tag", image.tag},
+                            {"png", fs::absolute(image.png).string()}}
+                 .dump()
+          << "\n";
+        ++out.images;
+      }
       if (!f) throw std::runtime_error("cannot write '" + lines + "'");
     }
     const std::string file =

@@ -5,7 +5,7 @@
 // Lightning) as one run, its loss, validation loss, learning rate and gradient norm by their
 // usual tag names, and `<metric>/layer_N` series of the lab's per-layer metrics. The event
 // format itself is the depthlab-tensorboard helper's (app/tensorboard), run out of process.
-// Not here: figures (heatmaps are not exported as images yet).
+// Not here: drawing figures (the CLI has depthlab-export render them; they come in as PNGs).
 #pragma once
 
 #include <cstdint>
@@ -19,12 +19,22 @@ namespace depthlab::experiment {
 
 struct TensorBoardExport {
   std::vector<std::string> files;  // one event file a run, in DIR/<id>-<name>/
-  size_t values = 0;
+  size_t values = 0, images = 0;
 };
 
-/// Writes the runs into `dir` (created). Throws std::runtime_error (no helper, unknown run).
+/// A figure of a run as an image of its event file (TensorBoard's Images tab).
+struct TensorBoardImage {
+  int64_t runId = 0;
+  std::string tag;  // "figures/angular"
+  int64_t step = 0;
+  std::string png;  // a PNG file, read when the events are written
+};
+
+/// Writes the runs (and `images` of them) into `dir` (created). Throws std::runtime_error (no
+/// helper, unknown run, a PNG that cannot be read).
 TensorBoardExport exportToTensorBoard(store::RunStore& store, const std::vector<int64_t>& runIds,
-                                      const std::string& dir);
+                                      const std::string& dir,
+                                      const std::vector<TensorBoardImage>& images = {});
 
 /// The store key a TensorBoard scalar tag stands for ("train/loss" -> loss_train, "eval/loss"
 /// -> loss_val, "learning_rate" -> lr, a lab key as itself); "" when none.

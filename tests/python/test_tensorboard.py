@@ -46,8 +46,9 @@ def test_summary_writer_logs_import_and_export_back_to_tensorboard(cli, db, stor
     e = cli_run(cli, "export", "--tensorboard", str(out), "--runs", str(run_id), "--db", db,
                 "--json")
     assert e.returncode == 0, e.stderr
-    (folder,) = [p for p in out.iterdir() if p.is_dir()]
-    acc = EventAccumulator(str(folder))
+    exported = json.loads(e.stdout)
+    (folder,) = [p for p in out.iterdir() if p.is_dir()]  # the figures' scratch folder is gone
+    acc = EventAccumulator(str(folder), size_guidance={"images": 0})
     acc.Reload()
     tags = acc.Tags()["scalars"]
     assert {"loss_train", "loss_val", "lr", "variance/layer_01", "variance/layer_04"} <= set(tags)
@@ -55,3 +56,11 @@ def test_summary_writer_logs_import_and_export_back_to_tensorboard(cli, db, stor
     assert read == pytest.approx(store.scalars(run_id, "loss_train"), rel=1e-6)
     layer3 = {ev.step: ev.value for ev in acc.Scalars("variance/layer_03")}
     assert layer3 == pytest.approx({s: v[2] for s, v in variance.items()}, rel=1e-6)
+    # The paper figures as images where depthlab-export is built (it comes with the GUI): the
+    # variance figure; the others are said to be left out (no angular or pruning rows here).
+    if exported["images"]:
+        assert acc.Tags()["images"] == ["figures/variance"]
+        (image,) = acc.Images("figures/variance")
+        assert image.step == 50 and image.width > 100 and image.height > 100
+        assert image.encoded_image_string[:8] == b"\x89PNG\r\n\x1a\n"
+    assert any("angular" in why for why in exported["left_out"])

@@ -121,3 +121,27 @@ TEST(TensorBoardRuns, UsualTagNamesMapToTheLabsKeys) {
       errorOf([&] { experiment::importTensorBoard(s, dir.file("empty"), "", "pre_ln"); });
   EXPECT_NE(why.find("holds no TensorBoard event file"), std::string::npos) << why;
 }
+
+TEST(TensorBoardRuns, FiguresGoInAsImagesAndWhatIsNoPngIsRefused) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("lab.db"));
+  const int64_t run = storedRun(s);
+  if (exportOrSkip(s, run, dir).empty()) GTEST_SKIP() << "depthlab-tensorboard is not built";
+  // A 1x1 RGBA PNG.
+  static const char kPng[] =
+      "\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00"
+      "\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\xda\x63"
+      "\x64\x60\xf8\x5f\x0f\x00\x02\x87\x01\x80\xeb\x47\xba\x92\x00\x00\x00\x00\x49\x45\x4e\x44"
+      "\xae\x42\x60\x82";
+  std::ofstream(dir.file("dot.png"), std::ios::binary).write(kPng, sizeof(kPng) - 1);
+  const auto r = experiment::exportToTensorBoard(s, {run}, dir.file("figs"),
+                                                 {{run, "figures/dot", 4, dir.file("dot.png")}});
+  EXPECT_EQ(r.images, 1u);
+  EXPECT_GT(fs::file_size(r.files.front()), sizeof(kPng));
+  std::ofstream(dir.file("not.png")) << "plain text";
+  const auto why = errorOf([&] {
+    experiment::exportToTensorBoard(s, {run}, dir.file("bad"),
+                                    {{run, "x", 0, dir.file("not.png")}});
+  });
+  EXPECT_NE(why.find("is not a PNG image"), std::string::npos) << why;
+}
