@@ -75,6 +75,11 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
     if (!j.is_discarded() && j.is_object()) {
       for (const char* drop : {"name", "preset", "schemes"}) j.erase(drop);
       if (j.contains("run")) j["run"].erase("seed");
+      if (experiment::isSeriesRun(r)) {  // provenance (folders, checksums) is no configuration
+        const auto arch = j["import"].value("architecture", std::string());
+        j.erase("series");
+        j["import"] = arch;
+      }
       identity = j.dump();
       if (auto c = experiment::tryConfigOf(r)) {
         depth = c->model.nLayers;
@@ -100,6 +105,13 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
     } else {
       auto latest = store.latestScalars(r.id);
       if (auto it = latest.find(metrics::kLossVal); it != latest.end()) val = it->second.value;
+    }
+    if (!val && experiment::isSeriesRun(r)) {
+      auto latest = store.latestScalars(r.id);
+      if (auto it = latest.find(metrics::kLossProbe); it != latest.end()) {
+        val = it->second.value;
+        g.probeLoss = true;
+      }
     }
     if (val && std::isfinite(*val)) g.finalValLoss.push_back(*val);
   }

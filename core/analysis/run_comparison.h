@@ -31,8 +31,11 @@ struct SeedGroup {
   int64_t params = 0;
   std::vector<int64_t> runIds;
   std::vector<double> finalValLoss;  // runs without a validation loss are left out
-  std::string schemeName;            // the scheme's display name (the store's, else "Pre-LN", ...)
+  bool probeLoss = false;  // checkpoint series: their last probe-text loss (no validation split)
+  std::string schemeName;  // the scheme's display name (the store's, else "Pre-LN", ...)
 };
+/// Checkpoint series (PolyPythias' seeds) group by architecture and shape, not by where their
+/// files are, and stand in their last checkpoint's probe-text loss for a validation loss.
 /// `atStep`: each trained run's validation loss at or before that step (runs trained to
 /// different lengths compared at one point; experiment::fewestPlannedSteps); imported models'
 /// and, without it, every run's last.

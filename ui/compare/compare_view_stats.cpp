@@ -5,8 +5,8 @@
 #include <QComboBox>
 #include <QStringList>
 
-#include <algorithm>
 #include <QLabel>
+#include <algorithm>
 
 #include "analysis/statistics.h"
 #include "compare/compare_view.h"
@@ -33,13 +33,20 @@ void CompareView::drawSeedBands(QCustomPlot* loss) {
     auto* upper = loss->addGraph();
     auto* mean = loss->addGraph();
     QColor c = schemeColor(QString::fromStdString(g.scheme));
-    for (const auto& r : m_runs) if (r.info.id == g.runIds.front()) c = colorOf(r.info);
+    for (const auto& r : m_runs)
+      if (r.info.id == g.runIds.front()) c = colorOf(r.info);
     for (const auto& [step, values] : byStep) {
       if (values.size() != g.runIds.size()) continue;  // steps every seed has
       auto s = analysis::summarize(values);
       double lo = s.mean - s.std, hi = s.mean + s.std;
-      if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
-      if (band == 2) { lo = s.min; hi = s.max; }
+      if (band == 1) {
+        lo = s.mean - s.se;
+        hi = s.mean + s.se;
+      }
+      if (band == 2) {
+        lo = s.min;
+        hi = s.max;
+      }
       lower->addData(static_cast<double>(step), lo);
       upper->addData(static_cast<double>(step), hi);
       mean->addData(static_cast<double>(step), s.mean);
@@ -53,8 +60,11 @@ void CompareView::drawSeedBands(QCustomPlot* loss) {
     lower->removeFromLegend();
     upper->removeFromLegend();
     mean->setPen(QPen(c, 2.4));
-    mean->setName(tr("%1 L=%2 val mean ± %3 (n=%4)").arg(defaultSchemeName(QString::fromStdString(g.scheme))).arg(g.depth)
-                      .arg(m_band->currentText()).arg(g.runIds.size()));
+    mean->setName(tr("%1 L=%2 val mean ± %3 (n=%4)")
+                      .arg(defaultSchemeName(QString::fromStdString(g.scheme)))
+                      .arg(g.depth)
+                      .arg(m_band->currentText())
+                      .arg(g.runIds.size()));
   }
 }
 QString CompareView::statsText() const { return m_stats ? m_stats->text() : QString(); }
@@ -85,8 +95,14 @@ void CompareView::drawGroups() {
                            (sameName(g) ? QStringLiteral("\n") + runsOf(g).trimmed() : QString()));
     if (s.n == 0) continue;
     double lo = s.mean - s.std, hi = s.mean + s.std;
-    if (band == 1) { lo = s.mean - s.se; hi = s.mean + s.se; }
-    if (band == 2) { lo = s.min; hi = s.max; }
+    if (band == 1) {
+      lo = s.mean - s.se;
+      hi = s.mean + s.se;
+    }
+    if (band == 2) {
+      lo = s.min;
+      hi = s.max;
+    }
     auto* graph = p->addGraph();
     graph->setName(QStringLiteral("%1 L=%2 (n=%3)%4")
                        .arg(defaultSchemeName(QString::fromStdString(g.scheme)))
@@ -108,7 +124,7 @@ void CompareView::drawGroups() {
                                          : QString::fromStdString(g.schemeName)) +
                    QString::fromStdString(shapeOf);
     if (sameName(g)) name += runsOf(g);  // groups that differ only in what the warning names
-    if (s.n < 2) {  // one seed has no spread to show
+    if (s.n < 2) {                       // one seed has no spread to show
       lines << tr("%1: %2, one seed (no %3)")
                    .arg(name)
                    .arg(s.mean, 0, 'f', 4)
@@ -127,7 +143,8 @@ void CompareView::drawGroups() {
   p->rescaleAxes();
   p->yAxis->scaleRange(1.2, p->yAxis->range().center());  // markers and bands off the frame
   p->xAxis->setRange(0.5, x + 0.5);
-  figures::placeLegend(p, p->axisRect(), figures::LegendOutside::Right);  // never over a group's mean or band
+  figures::placeLegend(p, p->axisRect(),
+                       figures::LegendOutside::Right);  // never over a group's mean or band
   replotWhenShown(p);
   lines << groupTestLine();
   if (m_sharedStep) {
@@ -142,15 +159,25 @@ void CompareView::drawGroups() {
 QString CompareView::groupTestLine() const {
   // Welch t-test and bootstrap between the first two groups with at least two seeds.
   std::vector<const analysis::SeedGroup*> testable;
-  for (const auto& g : m_groups) if (g.finalValLoss.size() >= 2) testable.push_back(&g);
+  for (const auto& g : m_groups)
+    if (g.finalValLoss.size() >= 2) testable.push_back(&g);
   if (testable.size() >= 2) {
     auto w = analysis::welchTTest(testable[0]->finalValLoss, testable[1]->finalValLoss);
     auto ci = analysis::bootstrapMeanDiff(testable[0]->finalValLoss, testable[1]->finalValLoss);
-    return tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% interval [%7, %8]")
-        .arg(defaultSchemeName(QString::fromStdString(testable[0]->scheme)),  // "Pre-LN", as elsewhere
-             defaultSchemeName(QString::fromStdString(testable[1]->scheme)))
-        .arg(w.meanDiff, 0, 'f', 4).arg(w.t, 0, 'f', 3).arg(w.df, 0, 'f', 1).arg(w.p, 0, 'g', 3)
-        .arg(ci.low, 0, 'f', 4).arg(ci.high, 0, 'f', 4);
+    return tr("Welch t-test %1 vs %2: difference %3, t = %4, df = %5, p = %6; bootstrap 95% "
+              "interval [%7, %8]")
+               .arg(defaultSchemeName(
+                        QString::fromStdString(testable[0]->scheme)),  // "Pre-LN", as elsewhere
+                    defaultSchemeName(QString::fromStdString(testable[1]->scheme)))
+               .arg(w.meanDiff, 0, 'f', 4)
+               .arg(w.t, 0, 'f', 3)
+               .arg(w.df, 0, 'f', 1)
+               .arg(w.p, 0, 'g', 3)
+               .arg(ci.low, 0, 'f', 4)
+               .arg(ci.high, 0, 'f', 4) +
+           (testable[0]->probeLoss || testable[1]->probeLoss
+                ? tr(" (checkpoint series: the last checkpoint's loss on the probe text)")
+                : QString());
   }
   return tr("A t-test needs two seed groups with at least two seeds each.");
 }
@@ -170,7 +197,8 @@ void CompareView::drawDepthScaling() {
   if (!m_mismatchLabels.isEmpty() && !m_depthWarning) {  // the trend itself says it mixes them
     d->plotLayout()->insertRow(0);
     m_depthWarning = new QCPTextElement(
-        d, tr("\u26a0 mixes runs of different %1").arg(m_mismatchLabels.join(QStringLiteral(", "))));
+        d,
+        tr("\u26a0 mixes runs of different %1").arg(m_mismatchLabels.join(QStringLiteral(", "))));
     m_depthWarning->setTextColor(QColor(0x8a, 0x1c, 0x00));
     d->plotLayout()->addElement(0, 0, m_depthWarning);
   }
@@ -183,10 +211,13 @@ void CompareView::drawDepthScaling() {
   for (const auto& [depth, gain] : analysis::lnsGainPercent(scaling)) {
     gains << tr("L=%1: %2%").arg(depth).arg(gain, 0, 'f', 2);
   }
-  QString gain = gains.isEmpty() ? tr("LNS gain: needs pre_ln and lns runs at the same depth")
-                                 : tr("LNS perplexity gain over Pre-LN — ") + gains.join(QStringLiteral(", "));
+  QString gain = gains.isEmpty()
+                     ? tr("LNS gain: needs pre_ln and lns runs at the same depth")
+                     : tr("LNS perplexity gain over Pre-LN — ") + gains.join(QStringLiteral(", "));
   // The warning comes first where the runs differ in what sets the loss scale.
-  if (!m_mismatchText.isEmpty()) gain.prepend(tr("\u26a0 Not like for like \u2014 %1: the depth trend and the gain mix them.\n").arg(m_mismatchText));
+  if (!m_mismatchText.isEmpty())
+    gain.prepend(tr("\u26a0 Not like for like \u2014 %1: the depth trend and the gain mix them.\n")
+                     .arg(m_mismatchText));
   m_gain->setWordWrap(true);
   m_gain->setText(gain);
 }

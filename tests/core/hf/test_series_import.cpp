@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/run_comparison.h"
 #include "experiment/run_config.h"
 #include "experiment/run_group.h"
 #include "hf/hf_export.h"
@@ -153,4 +154,25 @@ TEST_F(Series, AnotherShapeOrAnotherProbeSetupIsRefusedBeforeAnyWrite) {
   why = errorOf([&] { hf::importHfSeries(lab, optionsFor({dir.file("series")}, ids)); });
   EXPECT_NE(why.find("has changed since"), std::string::npos) << why;
   EXPECT_EQ(lab.layerSeries(lab.listRuns()[0].id, metrics::kVariance).steps.size(), 1u);
+}
+
+TEST_F(Series, TwoSeriesOfOneShapeAreSeedsOfOneGroupWithTheirProbeLosses) {
+  auto first = optionsFor({dir.file("series/a")}, ids);
+  first.name = "seed1";
+  auto second = optionsFor({dir.file("series/b")}, ids);
+  second.name = "seed2";
+  const auto one = hf::importHfSeries(lab, first).runId;
+  const auto two = hf::importHfSeries(lab, second).runId;
+  const auto groups = analysis::seedGroups(lab, {*lab.run(one), *lab.run(two)});
+  ASSERT_EQ(groups.size(), 1u);  // their folders differ; their architecture and shape do not
+  EXPECT_TRUE(groups[0].probeLoss);
+  ASSERT_EQ(groups[0].finalValLoss.size(), 2u);
+  EXPECT_DOUBLE_EQ(groups[0].finalValLoss[0],
+                   lab.scalarSeries(one, metrics::kLossProbe).back().value);
+  // A model of another depth is a group of its own.
+  exportTrained(dir, train, 6, dir.file("deeper/step6"), 3);
+  auto deeper = optionsFor({dir.file("deeper")}, ids);
+  deeper.name = "deeper";
+  const auto three = hf::importHfSeries(lab, deeper).runId;
+  EXPECT_EQ(analysis::seedGroups(lab, {*lab.run(one), *lab.run(two), *lab.run(three)}).size(), 2u);
 }
