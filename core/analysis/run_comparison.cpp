@@ -45,6 +45,10 @@ std::map<std::string, std::vector<std::string>> configDiff(
   std::set<std::string> keys;
   for (size_t i = 0; i < runs.size(); ++i) {
     auto j = nlohmann::json::parse(runs[i].configJson, nullptr, false);
+    if (j.is_object()) {  // file lists and checksums differ for every import: not a setting
+      if (j.contains("import") && j["import"].is_object()) j["import"].erase("files");
+      if (j.contains("series") && j["series"].is_object()) j["series"].erase("checkpoints");
+    }
     if (!j.is_discarded()) flatten(j, "", flat[i]);
     flat[i]["scheme"] = "\"" + runs[i].scheme + "\"";
     for (const auto& [k, v] : flat[i]) keys.insert(k);

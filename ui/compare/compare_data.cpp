@@ -36,6 +36,10 @@ LoadedRun loadRun(store::RunStore& store, const store::RunInfo& info, int64_t un
   const int64_t id = info.id;
   l.lossTrain = store.scalarSeries(id, metrics::kLossTrain);
   l.lossVal = store.scalarSeries(id, metrics::kLossVal);
+  // A checkpoint series has no validation split: its loss on the probe text at each checkpoint
+  // (seedGroups says so beside the t-test).
+  if (l.lossVal.empty() && experiment::isSeriesRun(info))
+    l.lossVal = store.scalarSeries(id, metrics::kLossProbe);
   auto finalRow = [&](const std::string& metric, std::optional<int64_t> step) {
     return step ? store.layerSeries(id, metric, *step, *step) : store::LayerSeries{};
   };
@@ -89,8 +93,9 @@ std::shared_ptr<CompareData> loadCompareData(store::RunStore& store,
     d->diagnoses.push_back(std::move(diag));
   }
   d->table = analysis::resultsTable(d->groups);
+  // Snapshots only: checkpoint series have steps, losses and seeds to plot like trained runs.
   d->allImported =
-      !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isImportedRun);
+      !infos.empty() && std::all_of(infos.begin(), infos.end(), experiment::isSnapshotRun);
   if (std::any_of(infos.begin(), infos.end(), experiment::isImportedRun)) {
     std::vector<int64_t> ids;
     for (const auto& r : infos) ids.push_back(r.id);
