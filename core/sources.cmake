@@ -33,7 +33,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   probes/probe_math.cpp
   probes/probe_tokens.cpp
   probes/head_loss.cpp
-  probes/depth_probes.cpp probes/saturation_probe.cpp
+  probes/depth_probes.cpp probes/trace_stats.cpp probes/saturation_probe.cpp
   probes/traced_forward.cpp
   experiment/probe_schedule.cpp
   train/thread_share.cpp
