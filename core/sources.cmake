@@ -91,7 +91,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES distributed/process_group.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES hf/hf_config.cpp hf/hf_config_gpt.cpp hf/model_text.cpp
   hf/checkpoint_series.cpp hf/hub_fetch.cpp)
 # Where the build puts the SentencePiece helper (app/CMakeLists.txt), for tests run in the tree.
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES util/spm_program.cpp util/helper_program.cpp)
 # TensorBoard event files through the depthlab-tensorboard helper (app/CMakeLists.txt).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/tensorboard_runs.cpp)
 set_source_files_properties(experiment/tensorboard_runs.cpp PROPERTIES COMPILE_DEFINITIONS

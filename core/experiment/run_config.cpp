@@ -29,39 +29,31 @@ std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run) {
   }
 }
 
-bool isImportedRun(const store::RunInfo& run) {
+RunOrigin originOf(const store::RunInfo& run) {
   const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("import");
+  RunOrigin o;
+  if (!j.is_object()) return o;
+  o.imported = j.contains("import");
+  o.series = o.imported && j.contains("series") && j["series"].is_object();
+  o.watched = j.contains("watch");
+  o.tensorBoard = j.contains("tensorboard");
+  return o;
 }
 
-bool isSeriesRun(const store::RunInfo& run) {
-  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("import") && j.contains("series") && j["series"].is_object();
-}
-
-bool isSnapshotRun(const store::RunInfo& run) { return isImportedRun(run) && !isSeriesRun(run); }
-
-bool isWatchedRun(const store::RunInfo& run) {
-  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("watch");
-}
-
-bool isTensorBoardRun(const store::RunInfo& run) {
-  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("tensorboard");
-}
+bool isImportedRun(const store::RunInfo& run) { return originOf(run).imported; }
+bool isSeriesRun(const store::RunInfo& run) { return originOf(run).series; }
+bool isSnapshotRun(const store::RunInfo& run) { return originOf(run).snapshot(); }
+bool isWatchedRun(const store::RunInfo& run) { return originOf(run).watched; }
+bool isTensorBoardRun(const store::RunInfo& run) { return originOf(run).tensorBoard; }
 
 std::string notTrainableReason(const store::RunInfo& run) {
-  const auto j = nlohmann::json::parse(run.configJson, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return "";
+  const auto o = originOf(run);
   const std::string id = "run " + std::to_string(run.id);
-  if (j.contains("import")) {
-    return id + " is an imported model: the lab analyses it but does not train it";
-  }
-  if (j.contains("tensorboard")) {
+  if (o.imported) return id + " is an imported model: the lab analyses it but does not train it";
+  if (o.tensorBoard) {
     return id + " was read from TensorBoard event files: the lab holds its curves, not its model";
   }
-  if (j.contains("watch")) {
+  if (o.watched) {
     return id +
            " was watched in a Python training loop (depthlab.watch): that loop trains it, "
            "the lab only records it; run the loop again to continue";

@@ -16,6 +16,16 @@ namespace depthlab::experiment {
 ExperimentConfig configOf(const store::RunInfo& run);
 /// The same, or nullopt where configOf would throw (for views that show "unreadable").
 std::optional<ExperimentConfig> tryConfigOf(const store::RunInfo& run);
+/// Where a run comes from, read from its config JSON in one parse (the is* functions below each
+/// parse it; a caller asking several questions asks this once).
+struct RunOrigin {
+  bool imported = false;     // "import": a Hugging Face model (one snapshot, or a series)
+  bool series = false;       // "import" and "series": a checkpoint series
+  bool watched = false;      // "watch": a user's Python loop
+  bool tensorBoard = false;  // "tensorboard": read from event files
+  bool snapshot() const { return imported && !series; }
+};
+RunOrigin originOf(const store::RunInfo& run);
 /// Whether the run is an imported model (its config carries the "import" record that
 /// hf::importHfModel writes): probed outside any training, its seed, learning rate and corpus
 /// are defaults, not facts. Decided by the config, not by the "imported" tag a user can remove.

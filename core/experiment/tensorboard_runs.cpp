@@ -1,8 +1,6 @@
 // See tensorboard_runs.h.
 #include "experiment/tensorboard_runs.h"
 
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include "experiment/group_names.h"
 #include "model/scheme_catalogue.h"
 #include "store/metric_catalogue.h"
+#include "util/helper_program.h"
 #include "util/process_identity.h"
 #include "util/remove_tree.h"
 #include "util/run_command.h"
@@ -28,26 +27,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool executable(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
-}
-
-/// $DEPTHLAB_TENSORBOARD, else depthlab-tensorboard beside the running program, in the build
-/// tree, or on PATH.
+/// The depthlab-tensorboard helper (util::helperProgram); throws saying how to get it.
 std::string helper() {
-  if (const char* env = std::getenv("DEPTHLAB_TENSORBOARD"); env && *env) return env;
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n > 0) {
-    const fs::path beside =
-        fs::path(std::string(self, static_cast<size_t>(n))).parent_path() / "depthlab-tensorboard";
-    if (executable(beside)) return beside.string();
-  }
 #ifdef DEPTHLAB_TENSORBOARD_BUILT
-  if (executable(DEPTHLAB_TENSORBOARD_BUILT)) return DEPTHLAB_TENSORBOARD_BUILT;
+  const std::string built = DEPTHLAB_TENSORBOARD_BUILT;
+#else
+  const std::string built;
 #endif
-  if (util::programExists("depthlab-tensorboard")) return "depthlab-tensorboard";
+  const auto program = util::helperProgram("depthlab-tensorboard", "DEPTHLAB_TENSORBOARD", built);
+  if (!program.empty()) return program;
   throw std::runtime_error(
       "TensorBoard files need the depthlab-tensorboard helper, built where "
       "libprotobuf-dev and protobuf-compiler are installed (make build "

@@ -165,6 +165,36 @@ void analyzeOne(store::RunStore& store, int64_t& runId, const SeriesOptions& o,
   store.setRunConfig(runId, j.dump());
 }
 
+/// The folder whose tokenizer reads the probe text: the first checkpoint that has one (they
+/// share it), else the first checkpoint (encodeWithModelTokenizer says what is missing).
+std::string tokenizerFolder(const std::vector<SeriesCheckpoint>& checkpoints) {
+  for (const auto& c : checkpoints) {
+    if (fs::exists(fs::path(c.dir) / "tokenizer.json") ||
+        fs::exists(fs::path(c.dir) / "tokenizer.model")) {
+      return c.dir;
+    }
+  }
+  return checkpoints.front().dir;
+}
+
+/// A checkpoint failed: the run (when it exists) is stopped with the reason, its earlier
+/// checkpoints kept; throws HfModelError naming the checkpoint.
+[[noreturn]] void stopSeries(store::RunStore& store, int64_t runId, const SeriesCheckpoint& c,
+                             const std::string& what) {
+  const std::string why = "the checkpoint of step " + std::to_string(c.step) + " ('" + c.dir +
+                          "') could not be analysed: " + what;
+  if (runId != 0) {
+    store::WriteBatch b;
+    b.event(c.step, store::EventLevel::Error,
+            why +
+                "; the series stops here, its earlier checkpoints kept (run the same command "
+                "again to continue)");
+    store.write(runId, b);
+    store.finishRun(runId, store::RunStatus::Stopped);
+  }
+  throw HfModelError(why);
+}
+
 }  // namespace
 
 std::set<int64_t> seriesStepsDone(store::RunStore& store, const std::string& name) {
@@ -224,16 +254,8 @@ SeriesResult importHfSeries(store::RunStore& store, const SeriesOptions& o) {
   }
   const torch::Device device = train::resolveDevice(a.device);
   useThreads(a.threads);
-  // The probe text through the tokenizer of the first checkpoint that has one (they share it).
   ImportRecord textFrom = limits;
-  textFrom.source = todo.front().dir;
-  for (const auto& c : o.checkpoints) {
-    if (fs::exists(fs::path(c.dir) / "tokenizer.json") ||
-        fs::exists(fs::path(c.dir) / "tokenizer.model")) {
-      textFrom.source = c.dir;
-      break;
-    }
-  }
+  textFrom.source = tokenizerFolder(o.checkpoints);
   say("tokenizing the probe text");
   const auto batch = importedProbeBatch(textFrom, first.model, a, seqLen, device);
   r.tokensHow = batch.how;
@@ -252,18 +274,7 @@ SeriesResult importHfSeries(store::RunStore& store, const SeriesOptions& o) {
     try {
       analyzeOne(store, r.runId, o, c, batch, series, device);
     } catch (const std::exception& e) {
-      const std::string why = "the checkpoint of step " + std::to_string(c.step) + " ('" + c.dir +
-                              "') could not be analysed: " + e.what();
-      if (r.runId != 0) {
-        store::WriteBatch b;
-        b.event(c.step, store::EventLevel::Error,
-                why +
-                    "; the series stops here, its earlier "
-                    "checkpoints kept (run the same command again to continue)");
-        store.write(r.runId, b);
-        store.finishRun(r.runId, store::RunStatus::Stopped);
-      }
-      throw HfModelError(why);
+      stopSeries(store, r.runId, c, e.what());
     }
     r.analyzedSteps.push_back(c.step);
     if (o.analyzed) o.analyzed(c);

@@ -122,9 +122,10 @@ namespace {
 // The facts of the run's config: planned steps, layers, thresholds, tokens per step.
 void readConfigFacts(const store::RunInfo& info, RunData& d) {
   d.info = info;
-  d.imported = experiment::isSnapshotRun(info);
-  d.series = experiment::isSeriesRun(info);
-  if (experiment::isImportedRun(info)) {  // a series too: steps and tokens are its checkpoints'
+  const auto origin = experiment::originOf(info);  // one parse of the config for these
+  d.imported = origin.snapshot();
+  d.series = origin.series;
+  if (origin.imported) {  // a series too: steps and tokens are its checkpoints'
     d.totalSteps = 0;
     if (const auto c = experiment::tryConfigOf(info)) {
       d.nLayers = c->model.nLayers;
@@ -132,13 +133,13 @@ void readConfigFacts(const store::RunInfo& info, RunData& d) {
     }
   } else if (const auto c = experiment::tryConfigOf(info)) {
     // Read from TensorBoard: no plan, its course is what it logged (0: the steps it holds).
-    d.totalSteps = experiment::isTensorBoardRun(info) ? 0 : c->optim.steps;
+    d.totalSteps = origin.tensorBoard ? 0 : c->optim.steps;
     d.thresholds = probes::layerThresholds(c->probes);
     d.nLayers = c->model.nLayers;
     // A watched loop's batch is its own (its config's is a default): tokens only where the
     // loop logs tokens_seen (readNewRows).
     d.tokensPerStep =
-        experiment::isWatchedRun(info) || experiment::isTensorBoardRun(info)
+        origin.watched || origin.tensorBoard
             ? 0.0
             : static_cast<double>(c->optim.batchSize) * c->model.seqLen * c->optim.gradAccum;
   }
