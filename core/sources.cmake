@@ -34,7 +34,7 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   probes/probe_tokens.cpp
   probes/head_loss.cpp
   probes/depth_probes.cpp probes/trace_stats.cpp probes/saturation_probe.cpp
-  probes/traced_forward.cpp
+  probes/traced_forward.cpp probes/logit_lens.cpp probes/weight_spectra.cpp probes/stream_outliers.cpp probes/sublayer_contributions.cpp probes/attention_sinks.cpp
   experiment/probe_schedule.cpp
   train/thread_share.cpp
   train/row_split.cpp

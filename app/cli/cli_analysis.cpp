@@ -333,7 +333,8 @@ void addAnalyzeCommand(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--run", a->runId, "Run id")->required();
   analyze->add_option("--step", a->step, "Checkpoint step (latest at or before it; default: last)");
   analyze
-      ->add_option("--probes", a->probes, "all | variance,angular,pruning,block_pruning,jacobian")
+      ->add_option("--probes", a->probes,
+                   "all | variance,angular,lens,pruning,block_pruning,jacobian,spectra")
       ->capture_default_str();
   analyze->add_option("--corpus", a->text.text.corpus,
                       "Imported models: the text to probe on (tokenized by the model's tokenizer)");

@@ -51,7 +51,8 @@ BesideRun trainWithProbesBeside(const experiment::ExperimentConfig& c, const std
   b.overlappedSteps = static_cast<int>(overlapped.size());
   // Overlapping updates can come out faster than the median when the machine speeds up
   // meanwhile: that is noise, not a gain from the probes, so it never lowers the overhead.
-  b.overheadPercent = 100.0 * (b.heldSeconds + std::max(0.0, b.contentionSeconds) + b.finalSeconds) /
+  b.overheadPercent = 100.0 *
+                      (b.heldSeconds + std::max(0.0, b.contentionSeconds) + b.finalSeconds) /
                       (c.optim.steps * median);
   return b;
 }
@@ -69,7 +70,8 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
   c.model.vocabSize = 256;
   // Synthetic tokens: timing does not depend on the text.
   std::vector<int32_t> tokens(200000);
-  for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int32_t>(((i * 2654435761u) >> 8) % 256);
+  for (size_t i = 0; i < tokens.size(); ++i)
+    tokens[i] = static_cast<int32_t>(((i * 2654435761u) >> 8) % 256);
   data::TokenDataset data(tokens, 256, c.data.valFraction, c.model.seqLen, c.optim.batchSize);
   train::Trainer t(experiment::trainerConfig(c), scheme, device);
   ProbeBenchResult r;
@@ -85,17 +87,22 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
 
   experiment::ProbeSchedule probes(c.probes, data, device);
   const auto& p = c.probes;
-  struct Family { const char* name; int runs; };
+  struct Family {
+    const char* name;
+    int runs;
+  };
   const Family families[] = {
       {"variance", cadenceRuns(p.forwardEvery, r.steps) + 1},  // + final
       {"angular", cadenceRuns(p.angularMatrixEvery, r.steps) + 1},
+      {"lens", p.lensEvery > 0 ? cadenceRuns(p.lensEvery, r.steps) + 1 : 0},  // incl. its pass
       {"pruning", cadenceRuns(p.pruningEvery, r.steps) + 1},
       {"block_pruning", p.blockPruningAtEnd ? 1 : 0},
-      {"jacobian", p.jacobianEvery > 0 ? cadenceRuns(p.jacobianEvery, r.steps) + 1 : 0}};
+      {"jacobian", p.jacobianEvery > 0 ? cadenceRuns(p.jacobianEvery, r.steps) + 1 : 0},
+      {"spectra", p.spectraAtEnd ? 1 : 0}};
   double total = 0;
   for (const auto& f : families) {
     std::vector<double> times;
-    const int reps = std::string(f.name) == "block_pruning" ? 1 : 7;
+    const int reps = std::string(f.name) == "block_pruning" || f.runs == 0 ? 1 : 7;
     for (int i = 0; i < reps; ++i) {
       store::WriteBatch sink;
       sync();

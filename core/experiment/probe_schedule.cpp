@@ -2,15 +2,17 @@
 #include "experiment/probe_schedule.h"
 
 #include <chrono>
+#include <cmath>
 
 #include "probes/depth_probes.h"
 #include "probes/lazy_layers.h"
+#include "probes/weight_spectra.h"
 #include "store/metric_catalogue.h"
 
 namespace depthlab::experiment {
 
-const std::vector<std::string> kProbeNames = {"variance", "angular", "pruning", "block_pruning",
-                                              "jacobian"};
+const std::vector<std::string> kProbeNames = {"variance",      "angular",  "lens",   "pruning",
+                                              "block_pruning", "jacobian", "spectra"};
 
 namespace {
 // A family runs at multiples of its cadence and once more at the end; 0 switches it off.
@@ -49,9 +51,11 @@ std::set<std::string> ProbeSchedule::dueAt(int64_t step, bool final) const {
   const auto& c = m_config;
   if (due(c.forwardEvery, step, final)) which.insert("variance");
   if (due(c.angularMatrixEvery, step, final)) which.insert("angular");
+  if (due(c.lensEvery, step, final)) which.insert("lens");
   if (due(c.pruningEvery, step, final)) which.insert("pruning");
   if (final && c.blockPruningAtEnd) which.insert("block_pruning");
   if (due(c.jacobianEvery, step, final)) which.insert("jacobian");
+  if (final && c.spectraAtEnd) which.insert("spectra");
   return which;
 }
 
@@ -72,6 +76,36 @@ void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardP
   out.scalar(step, metrics::kLowLayers, counts.low);
   out.scalar(step, metrics::kLazyRatio, static_cast<double>(counts.lazy) / L);
   if (matrix) out.matrix(step, metrics::kAngular, L, L, f.angularMatrix);
+  if (f.outliers) {
+    out.layer(step, metrics::kActMax, f.outliers->maxAbs);
+    out.layer(step, metrics::kActMaxRatio, f.outliers->maxToMedian);
+    out.layer(step, metrics::kFirstTokenRatio, f.outliers->firstTokenRatio);
+    out.layer(step, metrics::kRankMe, f.outliers->rankMe);
+  }
+  if (!f.sublayers.attnRelative.empty()) {
+    out.layer(step, metrics::kAttnContribution, f.sublayers.attnRelative);
+    out.layer(step, metrics::kMlpContribution, f.sublayers.ffnRelative);
+    out.layer(step, metrics::kAttnCos, f.sublayers.attnCos);
+    out.layer(step, metrics::kMlpCos, f.sublayers.ffnCos);
+  }
+  if (!f.sinks.entropy.empty()) {
+    out.layer(step, metrics::kAttnEntropy, f.sinks.entropy);
+    out.layer(step, metrics::kAttnSink, f.sinks.firstKeyShare);
+    out.layer(step, metrics::kSinkRate, f.sinks.sinkRate);
+  }
+  if (f.lens) {
+    out.layer(step, metrics::kLensKl, f.lens->kl);
+    out.layer(step, metrics::kLensTop1, f.lens->top1);
+    out.layer(step, metrics::kLensEntropy, f.lens->entropy);
+    out.layer(step, metrics::kLensCrossEntropy, f.lens->crossEntropy);
+    out.scalar(step, metrics::kLensSettle, f.lens->settleDepth);
+  }
+}
+
+void addSpectraRows(store::WriteBatch& out, int64_t step, const probes::WeightSpectra& s) {
+  out.layer(step, metrics::kSpectralAlpha, s.alpha);
+  out.layer(step, metrics::kStableRank, s.stableRank);
+  if (std::isfinite(s.meanAlpha)) out.scalar(step, metrics::kSpectralAlphaMean, s.meanAlpha);
 }
 
 double ProbeSchedule::runDue(model::Decoder& model, int64_t step, bool final,
@@ -87,18 +121,22 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   const int L = model->nLayers();
   const bool wantMatrix = which.count("angular") || which.count("block_pruning");
   probes::ForwardProbes f;
-  if (which.count("variance") || wantMatrix) {
+  const bool wantLens = which.count("lens") > 0;
+  if (which.count("variance") || wantMatrix || wantLens) {
     f = probes::runForwardProbes(model, m_inputs, m_targets,
-                                 {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix});
+                                 {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix, wantLens});
     addForwardRows(out, step, f, m_config, which.count("angular") > 0);
     if (m_config.lastTokenToo && !m_config.lastTokenOnly) {
       const auto last = probes::runForwardProbes(
-          model, m_inputs, m_targets, {/*lastTokenOnly=*/true, which.count("angular") > 0});
+          model, m_inputs, m_targets,
+          {/*lastTokenOnly=*/true, which.count("angular") > 0, /*logitLens=*/false,
+           /*outliers=*/false});
       out.layer(step, metrics::kAngularAdjacentLast, last.angularAdjacent);
       out.layer(step, metrics::kBlockInfluenceLast, last.blockInfluence);
       if (which.count("angular")) out.matrix(step, metrics::kAngularLast, L, L, last.angularMatrix);
     }
-    if (m_progress) m_progress("variance", 1, 1);
+    if (m_progress && (which.count("variance") || wantMatrix)) m_progress("variance", 1, 1);
+    if (wantLens && m_progress) m_progress("lens", 1, 1);
   }
   auto evaluations = [this](const char* family) {
     return m_progress ? probes::EvaluationProgress([this, family](int done, int total) {
@@ -133,6 +171,10 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
               probes::jacobianToIdentity(model, m_inputs, m_config.jacobianSamples,
                                          static_cast<uint64_t>(step) + 1, m_targets));
     if (m_progress) m_progress("jacobian", 1, 1);
+  }
+  if (which.count("spectra")) {
+    addSpectraRows(out, step, probes::weightSpectra(model));
+    if (m_progress) m_progress("spectra", 1, 1);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -3,7 +3,9 @@
 // pure; this is where cadence and metric names live.
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
 // block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
-// block_prune_best_start, dyt_saturation (DyT schemes only); matrices: angular (L x L),
+// block_prune_best_start, dyt_saturation (DyT schemes only), lens_kl, lens_top1, lens_entropy,
+// lens_ce (the logit lens, with lens_settle), spectral_alpha, stable_rank (weight spectra, with
+// spectral_alpha_mean); matrices: angular (L x L),
 // block_prune, block_prune_se (L x L); scalars: loss_probe, lazy_layers, low_layers, lazy_ratio,
 // probe_seconds, dyt_saturation_final (DyT schemes only). The pruning sweeps evaluate
 // `pruneSequences` of the probe batch's rows, evenly spaced (probes::pruningRows), the other
@@ -21,6 +23,7 @@
 #include "experiment/experiment_config.h"
 #include "model/decoder.h"
 #include "probes/depth_probes.h"
+#include "probes/weight_spectra.h"
 #include "store/store_types.h"
 
 namespace depthlab::experiment {
@@ -31,9 +34,13 @@ namespace depthlab::experiment {
 void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardProbes& f,
                     const ProbeConfig& config, bool matrix);
 
+/// The rows of the weight spectra (probes/weight_spectra.h): spectral_alpha and stable_rank per
+/// block, spectral_alpha_mean.
+void addSpectraRows(store::WriteBatch& out, int64_t step, const probes::WeightSpectra& s);
+
 /// Probe families selectable by name (analyze --probes).
 extern const std::vector<std::string>
-    kProbeNames;  // variance, angular, pruning, block_pruning, jacobian
+    kProbeNames;  // variance, angular, lens, pruning, block_pruning, jacobian, spectra
 
 class ProbeSchedule {
  public:

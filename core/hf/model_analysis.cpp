@@ -20,6 +20,7 @@
 #include "hf/hf_import.h"
 #include "hf/model_text.h"
 #include "probes/head_loss.h"
+#include "probes/weight_spectra.h"
 #include "train/checkpoint.h"
 #include "train/trainer.h"
 
@@ -218,9 +219,11 @@ std::map<std::string, double> familyCosts(const model::ModelConfig& m, int jacob
   const double forward = L * block + head;
   // The forward probes run twice: on all tokens and on the last token of each sequence.
   return {{"variance", 2 * forward},
+          {"lens", L * head},  // the head at every block, on the forward pass's trace
           {"pruning", forward + block * L * (L - 1) / 2 + head * L},
           {"block_pruning", forward + block * (L * L * L - L) / 6 + head * L * (L + 1) / 2},
-          {"jacobian", forward + 3.0 * jacobianSamples * L * block}};
+          {"jacobian", forward + 3.0 * jacobianSamples * L * block},
+          {"spectra", 40.0 * L * block}};  // SVDs: ~ min(N, M) x N x M each, no tokens
 }
 
 }  // namespace
@@ -257,7 +260,7 @@ size_t probeImportedDecoder(model::Decoder& decoder, const model::ModelConfig& m
                             std::set<std::string> which,
                             const std::function<void(const std::string&)>& progress,
                             store::WriteBatch& out) {
-  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
+  if (which.empty()) which = {experiment::kProbeNames.begin(), experiment::kProbeNames.end()};
   probes::ProbeConfig pc;
   pc.probeBatch = batch.sequences;
   pc.pruneSequences = 0;  // every sequence asked for, whatever the default
@@ -266,6 +269,10 @@ size_t probeImportedDecoder(model::Decoder& decoder, const model::ModelConfig& m
   auto costs = familyCosts(model, pc.jacobianSamples);
   // With the block sweep, the single-layer sweep is its first column (no evaluations of its own).
   if (which.count("block_pruning")) costs["pruning"] = 0;
+  // The lens alone runs the forward pass itself (with the variance probes it shares theirs).
+  if (which.count("lens") && !which.count("variance") && !which.count("angular")) {
+    costs["lens"] += costs.at("variance") / 2;
+  }
   double total = 0;
   for (const auto& f : which) total += costs.at(f == "angular" ? "variance" : f);
   if (which.count("angular") && which.count("variance")) total -= costs.at("variance");
@@ -291,6 +298,28 @@ size_t probeImportedDecoder(model::Decoder& decoder, const model::ModelConfig& m
   schedule.run(decoder, step, which, out);
   return out.valueCount() - before;
 }
+
+namespace {
+
+// `analyze --probes spectra` on an import: the weights alone, no text read (a text given is
+// not needed and not read).
+ModelAnalysisResult spectraOnly(store::RunStore& store, int64_t runId, LoadedModel& m,
+                                const ModelAnalysisOptions& o, Clock::time_point t0) {
+  if (o.progress) o.progress("weight spectra of every block (no text needed)");
+  store::WriteBatch rows;
+  experiment::addSpectraRows(rows, 0, probes::weightSpectra(m.decoder));
+  rows.event(0, store::EventLevel::Info,
+             "analyzed the weight spectra of " + std::to_string(m.decoder->nLayers()) +
+                 " blocks (no text), on " + o.device);
+  store.write(runId, rows);
+  ModelAnalysisResult r;
+  r.tokensHow = "no text: the weights alone";
+  r.valuesWritten = rows.valueCount();
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
 
 ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
                                        const ModelAnalysisOptions& o) {
@@ -319,6 +348,9 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   };
   say("loading the model's weights");
   LoadedModel m = loadRunModel(store, *run, std::move(record), seqLen, device);
+  std::set<std::string> which = o.probes;
+  if (which.empty()) which = {experiment::kProbeNames.begin(), experiment::kProbeNames.end()};
+  if (which == std::set<std::string>{"spectra"}) return spectraOnly(store, runId, m, o, t0);
   ModelAnalysisResult r;
   say("tokenizing");
   const auto batch = importedProbeBatch(*m.imported, m.config.model, o, seqLen, device);
@@ -331,8 +363,6 @@ ModelAnalysisResult analyzeImportedRun(store::RunStore& store, int64_t runId,
   for (const auto& metric : {"variance", "angular_adjacent"}) {
     if (!store.layerSeries(runId, metric).steps.empty()) r.replacedEarlier = true;
   }
-  std::set<std::string> which = o.probes;
-  if (which.empty()) which = {"variance", "angular", "pruning", "block_pruning", "jacobian"};
   store::WriteBatch batchRows;
   probeImportedDecoder(m.decoder, m.config.model, batch, 0, which, o.progress, batchRows);
   std::string families;

@@ -8,21 +8,21 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
   const double eps = model.normEps;
   const bool layerNorm = model.norm == "layernorm";
   self_attn = register_module(
-      "self_attn",
-      Attention(AttentionShape{dModel, model.nHeads, model.kvHeads(), model.headDimension(),
-                               model.qkvBias, model.outBias,
-                               model.qkNorm != QkNorm::None ? model.qkNorm : plan.qkNorm, plan.vNorm, eps,
-                               model.attnScale, model.attnSoftcap}));
-  mlp = register_module("mlp", SwiGlu(MlpShape{dModel, model.dFF,
-                                               activationFromString(model.activation),
-                                               model.gatedMlp, model.mlpBias}));
+      "self_attn", Attention(AttentionShape{
+                       dModel, model.nHeads, model.kvHeads(), model.headDimension(), model.qkvBias,
+                       model.outBias, model.qkNorm != QkNorm::None ? model.qkNorm : plan.qkNorm,
+                       plan.vNorm, eps, model.attnScale, model.attnSoftcap}));
+  mlp = register_module("mlp",
+                        SwiGlu(MlpShape{dModel, model.dFF, activationFromString(model.activation),
+                                        model.gatedMlp, model.mlpBias}));
   if (plan.normBeforeSublayer) {  // HybridNorm: no norm before attention
     if (!plan.hybrid) {
       input_layernorm = register_module(
           "input_layernorm", Norm(dModel, eps, layerNorm, plan.dyt ? plan.dytAlphaAttn : 0.0));
     }
-    post_attention_layernorm = register_module(
-        "post_attention_layernorm", Norm(dModel, eps, layerNorm, plan.dyt ? plan.dytAlphaOther : 0.0));
+    post_attention_layernorm =
+        register_module("post_attention_layernorm",
+                        Norm(dModel, eps, layerNorm, plan.dyt ? plan.dytAlphaOther : 0.0));
   }
   if (plan.sandwich) {
     attn_out_norm = register_module("attn_out_norm", Norm(dModel, eps, layerNorm));
@@ -33,15 +33,15 @@ BlockImpl::BlockImpl(const BlockPlan& plan, const ModelConfig& model) : m_plan(p
     skip_mlp = register_parameter("skip_mlp", torch::full({}, plan.skipInitValue));
   }
   if (plan.layerScale) {
-    layerscale_attn = register_parameter("layerscale_attn",
-                                         torch::full({dModel}, plan.layerScaleValue));
-    layerscale_mlp = register_parameter("layerscale_mlp",
-                                        torch::full({dModel}, plan.layerScaleValue));
+    layerscale_attn =
+        register_parameter("layerscale_attn", torch::full({dModel}, plan.layerScaleValue));
+    layerscale_mlp =
+        register_parameter("layerscale_mlp", torch::full({dModel}, plan.layerScaleValue));
   }
   if (plan.learnableScale) {
     lns_scale = register_parameter("lns_scale", torch::full({dModel}, plan.depthScale));
-    lns_gate = register_module("lns_gate", torch::nn::Linear(
-                                               torch::nn::LinearOptions(dModel, 1).bias(true)));
+    lns_gate = register_module("lns_gate",
+                               torch::nn::Linear(torch::nn::LinearOptions(dModel, 1).bias(true)));
     torch::NoGradGuard ng;
     lns_gate->weight.zero_();
     lns_gate->bias.zero_();
@@ -63,26 +63,49 @@ torch::Tensor BlockImpl::branchScale(torch::Tensor y, Branch which) const {
   return y;
 }
 
+void BlockImpl::recordBranch(BlockTrace* trace, Branch which, const torch::Tensor& delta,
+                             const torch::Tensor& stream) {
+  if (!trace || !trace->detailed) return;
+  (which == Branch::Attn ? trace->attnDelta : trace->ffnDelta) = delta;
+  (which == Branch::Attn ? trace->attnStream : trace->ffnStream) = stream;
+}
+
+torch::Tensor BlockImpl::attend(const torch::Tensor& x, const Rope& rope, BlockTrace* trace) {
+  if (!trace || !trace->detailed) return self_attn(x, rope);
+  AttentionProbe probe;
+  auto y = self_attn->forward(x, rope, &probe);
+  trace->attnEntropy = probe.entropy;
+  trace->attnFirstKey = probe.firstKey;
+  return y;
+}
+
 torch::Tensor BlockImpl::hybridSublayer(const torch::Tensor& x, Branch which, const Rope& rope,
                                         BlockTrace* trace) {
   if (which == Branch::Attn) {  // x + A(x), q, k, v normalised inside the attention
     if (trace) trace->attnNormOut = x;
-    return x + branchScale(self_attn(x, rope), which);
+    auto y = branchScale(attend(x, rope, trace), which);
+    recordBranch(trace, which, y, x);
+    return x + y;
   }
   auto g = post_attention_layernorm(x);  // (B, T, C): the stream itself is normalised
   if (trace) trace->ffnNormOut = g;
-  return g + branchScale(mlp(g), which);
+  auto y = branchScale(mlp(g), which);
+  recordBranch(trace, which, y, g);
+  return g + y;
 }
 
-torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Rope& rope,
-                                  double s, BlockTrace* trace) {
+torch::Tensor BlockImpl::sublayer(const torch::Tensor& x, Branch which, const Rope& rope, double s,
+                                  BlockTrace* trace) {
   if (m_plan.hybrid) return hybridSublayer(x, which, rope, trace);
   if (m_plan.postLn) {  // N(alpha*x + F(x))
     Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
-    auto y = branchScale(which == Branch::Attn ? self_attn(x, rope) : mlp(x), which);
+    auto y = branchScale(which == Branch::Attn ? attend(x, rope, trace) : mlp(x), which);
+    recordBranch(trace, which, y, x);
     return norm(m_plan.residualAlpha == 1.0 ? x + y : m_plan.residualAlpha * x + y);
   }
-  auto out = x + branchOutput(x, which, rope, s, trace);
+  auto y = branchOutput(x, which, rope, s, trace);
+  recordBranch(trace, which, y, x);
+  auto out = x + y;
   if (m_plan.placement == Placement::AfterResidual) out = out * s;
   return out;
 }
@@ -91,7 +114,7 @@ torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, cons
                                       double s, BlockTrace* trace) {
   Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
   auto branch = [&](const torch::Tensor& in) {
-    return which == Branch::Attn ? self_attn(in, rope) : mlp(in);
+    return which == Branch::Attn ? attend(in, rope, trace) : mlp(in);
   };
   const Placement p = m_plan.placement;
   auto in = p == Placement::BeforeNorm ? x * s : x;
@@ -101,8 +124,9 @@ torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, cons
   const double normScale = afterNorm && !m_plan.learnableScale ? s : 1.0;
   // Straight into the branch's first matmuls unless the learnable scale or a probe reads it.
   const bool intoMatmul = !(afterNorm && m_plan.learnableScale) && !trace;
-  torch::Tensor* traced = !trace ? nullptr
-                         : which == Branch::Attn ? &trace->attnNormOut : &trace->ffnNormOut;
+  torch::Tensor* traced = !trace                  ? nullptr
+                          : which == Branch::Attn ? &trace->attnNormOut
+                                                  : &trace->ffnNormOut;
   torch::Tensor n = in;  // (B, T, C)
   if (m_plan.normBeforeSublayer) {
     if (trace && norm->isTanh()) {  // DyT's input: the saturation probe reads it
@@ -126,14 +150,13 @@ torch::Tensor BlockImpl::branchOutput(const torch::Tensor& x, Branch which, cons
 bool BlockImpl::defersResidual() const {
   const Placement p = m_plan.placement;
   return !m_plan.postLn && !m_plan.parallel && !m_plan.hybrid && m_plan.normBeforeSublayer &&
-         m_plan.residualAlpha == 1.0 &&
-         p != Placement::BeforeNorm && p != Placement::AfterResidual;
+         m_plan.residualAlpha == 1.0 && p != Placement::BeforeNorm && p != Placement::AfterResidual;
 }
 
 std::pair<torch::Tensor, torch::Tensor> BlockImpl::deferredSublayer(const torch::Tensor& x,
                                                                     const torch::Tensor& pending,
-                                                                    Branch which,
-                                                                    const Rope& rope, double s) {
+                                                                    Branch which, const Rope& rope,
+                                                                    double s) {
   Norm& norm = which == Branch::Attn ? input_layernorm : post_attention_layernorm;
   const Placement p = m_plan.placement;
   const bool afterNorm = p == Placement::AfterNorm;
@@ -157,7 +180,7 @@ std::pair<torch::Tensor, torch::Tensor> BlockImpl::forwardDeferred(
     std::optional<double> scaleOverride) {
   const double s = scaleOverride.value_or(m_plan.depthScale);
   auto [h, attnOut] = deferredSublayer(x, pending, Branch::Attn, rope, s);  // h = x + pending
-  return deferredSublayer(h, attnOut, Branch::Ffn, rope, s);               // {h + attnOut, mlp}
+  return deferredSublayer(h, attnOut, Branch::Ffn, rope, s);                // {h + attnOut, mlp}
 }
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const Rope& rope,
@@ -165,7 +188,10 @@ torch::Tensor BlockImpl::forward(const torch::Tensor& x, const Rope& rope,
   const double s = scaleOverride.value_or(m_plan.depthScale);
   if (m_plan.parallel) {  // GPT-NeoX: both branches read x; summed as transformers sums them
     auto a = branchOutput(x, Branch::Attn, rope, s, trace);  // (B, T, C)
-    return branchOutput(x, Branch::Ffn, rope, s, trace) + a + x;
+    auto f = branchOutput(x, Branch::Ffn, rope, s, trace);
+    recordBranch(trace, Branch::Attn, a, x);
+    recordBranch(trace, Branch::Ffn, f, x);
+    return f + a + x;
   }
   auto h = sublayer(x, Branch::Attn, rope, s, trace);  // (B, T, C)
   return sublayer(h, Branch::Ffn, rope, s, trace);     // (B, T, C)

@@ -22,6 +22,15 @@ struct BlockTrace {
                               // HybridNorm: attnNormOut is x itself, ffnNormOut N2(h)
   torch::Tensor attnNormIn;   // (B, T, C) DyT only: what the norm before attention reads
   torch::Tensor ffnNormIn;    // (B, T, C) DyT only: what the norm before the MLP reads
+  // With `detailed` only (the probes that read them ask; other traced passes skip the cost):
+  bool detailed = false;
+  torch::Tensor attnDelta;     // (B, T, C) what the attention branch adds to the residual stream
+                               // (scaled as the scheme scales it, before any norm after the add)
+  torch::Tensor attnStream;    // (B, T, C) the stream it is added to (x)
+  torch::Tensor ffnDelta;      // (B, T, C) ... the MLP branch
+  torch::Tensor ffnStream;     // (B, T, C) its stream (h; a parallel block's: x; HybridNorm: N2(h))
+  torch::Tensor attnEntropy;   // (B, H, T) entropy of each query's attention over its keys
+  torch::Tensor attnFirstKey;  // (B, H, T) the attention each query gives the first position
 };
 
 class BlockImpl : public torch::nn::Module {
@@ -49,11 +58,11 @@ class BlockImpl : public torch::nn::Module {
   Attention self_attn{nullptr};
   SwiGlu mlp{nullptr};
   Norm input_layernorm{nullptr}, post_attention_layernorm{nullptr};  // null: !normBeforeSublayer
-  Norm attn_out_norm{nullptr}, mlp_out_norm{nullptr};  // sandwich only
-  torch::Tensor skip_attn, skip_mlp;                   // skipinit: () scalars
-  torch::Tensor layerscale_attn, layerscale_mlp;       // layerscale: (C)
-  torch::Tensor lns_scale;                             // lns_learnable: (C)
-  torch::nn::Linear lns_gate{nullptr};                 // lns_learnable: C -> 1 readout
+  Norm attn_out_norm{nullptr}, mlp_out_norm{nullptr};                // sandwich only
+  torch::Tensor skip_attn, skip_mlp;                                 // skipinit: () scalars
+  torch::Tensor layerscale_attn, layerscale_mlp;                     // layerscale: (C)
+  torch::Tensor lns_scale;                                           // lns_learnable: (C)
+  torch::nn::Linear lns_gate{nullptr};  // lns_learnable: C -> 1 readout
 
  private:
   enum class Branch { Attn, Ffn };
@@ -69,6 +78,11 @@ class BlockImpl : public torch::nn::Module {
                              BlockTrace* trace);
   /// skipinit's and layerscale's learnable scales on a branch output.
   torch::Tensor branchScale(torch::Tensor y, Branch which) const;
+  /// Keeps (with a detailed trace) what branch `which` adds and the stream it adds it to.
+  static void recordBranch(BlockTrace* trace, Branch which, const torch::Tensor& delta,
+                           const torch::Tensor& stream);
+  /// self_attn(x, rope); with a detailed trace, its probabilities' entropy and first-key share.
+  torch::Tensor attend(const torch::Tensor& x, const Rope& rope, BlockTrace* trace);
   /// {x + pending, the scaled branch output} for one sublayer of forwardDeferred.
   std::pair<torch::Tensor, torch::Tensor> deferredSublayer(const torch::Tensor& x,
                                                            const torch::Tensor& pending,

@@ -24,7 +24,9 @@ void adopt(torch::nn::Module& module, const std::string& prefix, const Parameter
 
 DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
                          const std::string& scheme, const ParameterSource& source)
-    : m_config(model), m_options(options), m_scheme(scheme),
+    : m_config(model),
+      m_options(options),
+      m_scheme(scheme),
       m_plans(planBlocks(model, options, scheme)),
       m_rope(model.headDimension(), model.seqLen, model.ropeBase, model.ropeScaling,
              model.rotaryDims()) {
@@ -37,8 +39,8 @@ DecoderImpl::DecoderImpl(const ModelConfig& model, const SchemeOptions& options,
   embed_tokens = register_module("embed_tokens", torch::nn::Embedding(m.vocabSize, m.dModel));
   if (source) adopt(*embed_tokens, "embed_tokens.", source);
   if (m.learnedPositions > 0) {  // GPT-2's wpe: (positions, C)
-    embed_positions = register_module("embed_positions",
-                                      torch::nn::Embedding(m.learnedPositions, m.dModel));
+    embed_positions =
+        register_module("embed_positions", torch::nn::Embedding(m.learnedPositions, m.dModel));
     if (source) adopt(*embed_positions, "embed_positions.", source);
   }
   layers = register_module("layers", torch::nn::ModuleList());
@@ -129,7 +131,7 @@ torch::Tensor DecoderImpl::embed(const torch::Tensor& idx) {
   }
   if (m_config.embedScale != 1.0) x = x * m_config.embedScale;  // imported Gemma: sqrt(C)
   if (embed_scale.defined()) x = x * embed_scale;  // DyT: a learnable scalar, init sqrt(C)
-  if (embed_positions) {  // GPT-2: + wpe[0..T)
+  if (embed_positions) {                           // GPT-2: + wpe[0..T)
     const int64_t T = idx.size(1), P = embed_positions->weight.size(0);
     TORCH_CHECK(T <= P, "a sequence of ", T, " tokens is longer than the model's ", P,
                 " learned positions");
@@ -148,7 +150,9 @@ torch::Tensor DecoderImpl::forwardFrom(const torch::Tensor& input, int startBloc
   auto x = input;  // (B, T, C)
   if (trace) {
     trace->blockInputs.clear();
-    trace->blocks.assign(m_blocks.size(), BlockTrace{});
+    BlockTrace empty;
+    empty.detailed = trace->detailed;
+    trace->blocks.assign(m_blocks.size(), empty);
   }
   // Without a trace, Pre-LN-family blocks defer each residual add into the norm after it
   // (x + pending is the stream); see Block::forwardDeferred. The same numbers either way.

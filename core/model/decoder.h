@@ -20,20 +20,22 @@
 namespace depthlab::model {
 
 struct ForwardOptions {
-  std::vector<bool> skip;                     // size L: block l skipped (identity) when true
-  std::vector<double> scaleOverride;          // size L or empty: per-block depth scale to use
+  std::vector<bool> skip;             // size L: block l skipped (identity) when true
+  std::vector<double> scaleOverride;  // size L or empty: per-block depth scale to use
 };
 
 /// What a traced forward pass captured (probes read it; nothing else does).
 struct ForwardTrace {
-  std::vector<torch::Tensor> blockInputs;     // L+1 entries: input of block l, last = final residual
-  std::vector<BlockTrace> blocks;             // L entries: scaled norm outputs
+  std::vector<torch::Tensor> blockInputs;  // L+1 entries: input of block l, last = final residual
+  std::vector<BlockTrace> blocks;          // L entries: scaled norm outputs
+  bool detailed = false;  // the blocks keep their branches and attention statistics too
 };
 
 /// Gives the tensor for parameter `name` (shaped like `like`) when a decoder is built from
 /// existing weights; it throws when it has none. The decoder takes the tensor as the
 /// parameter's storage (no copy; any float dtype) and freezes it (no gradient).
-using ParameterSource = std::function<torch::Tensor(const std::string& name, const torch::Tensor& like)>;
+using ParameterSource =
+    std::function<torch::Tensor(const std::string& name, const torch::Tensor& like)>;
 
 class DecoderImpl : public torch::nn::Module {
  public:

@@ -17,7 +17,8 @@ namespace F = torch::nn::functional;
 
 torch::Tensor weightFor(const torch::Tensor& w, const torch::Tensor& x) {
   const auto t = w.scalar_type();
-  const bool narrow = x.scalar_type() == torch::kFloat32 && (t == torch::kBFloat16 || t == torch::kFloat16);
+  const bool narrow =
+      x.scalar_type() == torch::kFloat32 && (t == torch::kBFloat16 || t == torch::kFloat16);
   return narrow ? w.to(torch::kFloat32) : w;
 }
 
@@ -69,8 +70,8 @@ std::pair<torch::Tensor, torch::Tensor> NormImpl::addForward(const torch::Tensor
   if (!residual.defined()) return {x, intoMatmul ? forwardIntoMatmul(x, scale) : forward(x, scale)};
   if (cudaResidualFusionEnabled() && cudaRmsApplies(x) && residual.sizes() == x.sizes() &&
       residual.device() == x.device()) {
-    const auto out = intoMatmul ? cudaAutocastMatmulDtype().value_or(torch::kFloat32)
-                                : torch::kFloat32;
+    const auto out =
+        intoMatmul ? cudaAutocastMatmulDtype().value_or(torch::kFloat32) : torch::kFloat32;
     if (residual.scalar_type() == out) return cudaAddRmsNorm(x, residual, weight, m_eps, scale);
   }
   if (rms() && fusedOpsApply(x) && residual.sizes() == x.sizes() &&
@@ -90,9 +91,9 @@ torch::Tensor NormImpl::compositeRms(const torch::Tensor& x, double scale) const
 
 Rope::Rope(int64_t headDim, int64_t maxLen, double base) {
   auto inv = torch::pow(base, -torch::arange(0, headDim, 2, torch::kFloat64) / headDim);  // (D/2)
-  auto t = torch::arange(maxLen, torch::kFloat64);                                       // (T)
-  auto freqs = torch::outer(t, inv);                                                     // (T, D/2)
-  auto emb = torch::cat({freqs, freqs}, -1);                                             // (T, D)
+  auto t = torch::arange(maxLen, torch::kFloat64);                                        // (T)
+  auto freqs = torch::outer(t, inv);          // (T, D/2)
+  auto emb = torch::cat({freqs, freqs}, -1);  // (T, D)
   m_cos = emb.cos().to(torch::kFloat32);
   m_sin = emb.sin().to(torch::kFloat32);
   m_headDim = m_rotaryDims = headDim;
@@ -103,9 +104,9 @@ Rope::Rope(int64_t headDim, int64_t maxLen, double base, const RopeScaling& scal
   if (scaling.isDefault()) return;  // the tables above, bit for bit
   auto build = [&](bool longContext, torch::Tensor& cos, torch::Tensor& sin) {
     const auto f = ropeInverseFrequencies(scaling, headDim, base, longContext);
-    auto inv = torch::tensor(f, torch::kFloat64);                  // (D/2)
+    auto inv = torch::tensor(f, torch::kFloat64);                            // (D/2)
     auto freqs = torch::outer(torch::arange(maxLen, torch::kFloat64), inv);  // (T, D/2)
-    auto emb = torch::cat({freqs, freqs}, -1);                     // (T, D)
+    auto emb = torch::cat({freqs, freqs}, -1);                               // (T, D)
     cos = (emb.cos() * scaling.attentionFactor).to(torch::kFloat32);
     sin = (emb.sin() * scaling.attentionFactor).to(torch::kFloat32);
   };
@@ -172,8 +173,12 @@ torch::Tensor Rope::rotate(const torch::Tensor& x) const {
 }
 
 AttentionImpl::AttentionImpl(const AttentionShape& a)
-    : m_qkNorm(a.qkNorm), m_scale(a.scale), m_softcap(a.softcap), m_heads(a.heads),
-      m_kvHeads(a.kvHeads), m_headDim(a.headDim) {
+    : m_qkNorm(a.qkNorm),
+      m_scale(a.scale),
+      m_softcap(a.softcap),
+      m_heads(a.heads),
+      m_kvHeads(a.kvHeads),
+      m_headDim(a.headDim) {
   auto lin = [&](const char* name, int64_t in, int64_t out, bool bias) {
     return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
   };
@@ -183,15 +188,17 @@ AttentionImpl::AttentionImpl(const AttentionShape& a)
   o_proj = lin("o_proj", a.heads * a.headDim, a.dModel, a.outBias);
   if (a.qkNorm != QkNorm::None) {
     const bool perHead = a.qkNorm == QkNorm::PerHead;
-    q_norm = register_module("q_norm", Norm(perHead ? a.headDim : a.heads * a.headDim, a.normEps, false));
-    k_norm = register_module("k_norm", Norm(perHead ? a.headDim : a.kvHeads * a.headDim, a.normEps, false));
+    q_norm = register_module("q_norm",
+                             Norm(perHead ? a.headDim : a.heads * a.headDim, a.normEps, false));
+    k_norm = register_module("k_norm",
+                             Norm(perHead ? a.headDim : a.kvHeads * a.headDim, a.normEps, false));
   }
   if (a.vNorm) v_norm = register_module("v_norm", Norm(a.headDim, a.normEps, false));
 }
 
 torch::Tensor AttentionImpl::valueHeads(const torch::Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1);
-  auto v = applyLinear(v_proj, x);  // (B, T, K * D)
+  auto v = applyLinear(v_proj, x);                                   // (B, T, K * D)
   if (v_norm) v = v_norm(v.reshape({B, T * m_kvHeads, m_headDim}));  // each head alone
   return v.view({B, T, m_kvHeads, m_headDim}).transpose(1, 2);       // (B, K, T, D)
 }
@@ -207,7 +214,8 @@ torch::Tensor AttentionImpl::rotatedHeads(const torch::nn::Linear& proj, Norm& n
   return rope.applySplitHeads(y, heads);  // (B, heads, T, D)
 }
 
-torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope,
+                                     AttentionProbe* probe) {
   const int64_t B = x.size(0), T = x.size(1);
   torch::Tensor q, k, v;  // (B, H, T, D), (B, K, T, D), (B, K, T, D)
   if (fusedOpsApply(x) && m_qkNorm == QkNorm::None && !v_norm && rope.rotatesWholeHead()) {
@@ -232,6 +240,12 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   if (m_kvHeads != m_heads) {  // grouped-query: each key/value head serves H/K query heads
     k = k.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
     v = v.repeat_interleave(m_heads / m_kvHeads, 1);  // (B, H, T, D)
+  }
+  if (probe) {
+    torch::NoGradGuard ng;
+    auto p = probabilities(q.to(torch::kFloat32), k.to(torch::kFloat32));  // (B, H, T, T)
+    probe->entropy = -torch::xlogy(p, p).sum(-1);                          // (B, H, T)
+    probe->firstKey = p.select(-1, 0).contiguous();                        // (B, H, T)
   }
   if (m_scale > 0 || m_softcap > 0) {
     auto y = cappedAttention(q, k, v);  // (B, H, T, D)
@@ -261,22 +275,26 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const Rope& rope) {
   }
   auto att = torch::baddbmm(mask, q.reshape({BH, T, m_headDim}),
                             k.reshape({BH, T, m_headDim}).transpose(1, 2), /*beta=*/1.0,
-                            /*alpha=*/scale);  // (BH, T, T)
+                            /*alpha=*/scale);                                  // (BH, T, T)
   auto y = torch::bmm(torch::softmax(att, -1), v.reshape({BH, T, m_headDim}))  // (BH, T, D)
                .view({B, m_heads, T, m_headDim});
 #endif
   return applyLinear(o_proj, y.transpose(1, 2).contiguous().view({B, T, m_heads * m_headDim}));
 }
 
-torch::Tensor AttentionImpl::cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
-                                             const torch::Tensor& v) const {
+torch::Tensor AttentionImpl::probabilities(const torch::Tensor& q, const torch::Tensor& k) const {
   const int64_t T = q.size(2);
   const double scale = m_scale > 0 ? m_scale : 1.0 / std::sqrt(static_cast<double>(m_headDim));
   auto scores = torch::matmul(q, k.transpose(2, 3)) * scale;  // (B, H, T, T)
   if (m_softcap > 0) scores = torch::tanh(scores / m_softcap) * m_softcap;
   auto future = torch::ones({T, T}, q.options().dtype(torch::kBool)).triu(1);  // (T, T)
   scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
-  return torch::matmul(torch::softmax(scores, -1), v);  // (B, H, T, D)
+  return torch::softmax(scores, -1);  // (B, H, T, T)
+}
+
+torch::Tensor AttentionImpl::cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
+                                             const torch::Tensor& v) const {
+  return torch::matmul(probabilities(q, k), v);  // (B, H, T, D)
 }
 
 Activation activationFromString(const std::string& name) {
@@ -289,8 +307,7 @@ Activation activationFromString(const std::string& name) {
 }
 
 SwiGluImpl::SwiGluImpl(const MlpShape& m)
-    : m_activation(m.activation),
-      m_plain(m.activation != Activation::Silu || !m.gated || m.bias) {
+    : m_activation(m.activation), m_plain(m.activation != Activation::Silu || !m.gated || m.bias) {
   auto lin = [&](const char* name, int64_t in, int64_t out) {
     return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(m.bias)));
   };
@@ -316,7 +333,8 @@ torch::Tensor SwiGluImpl::forward(const torch::Tensor& x) {
     return applyLinear(down_proj, h);
   }
   if (fusedOpsApply(x)) {  // one GEMM for gate and up on the CPU (see Attention::forward)
-    auto w = torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)
+    auto w =
+        torch::cat({weightFor(gate_proj->weight, x), weightFor(up_proj->weight, x)});  // (2F, C)
     return applyLinear(down_proj, fusedSwiglu(torch::linear(x, w)));  // (B, T, 2F) -> (B, T, F)
   }
   auto g = applyLinear(gate_proj, x), u = applyLinear(up_proj, x);  // (B, T, F)

@@ -92,9 +92,9 @@ class Rope {
   torch::Tensor rotate(const torch::Tensor& x) const;
   /// The tables for a sequence of T positions: {cos, sin} (maxLen, R) each.
   std::pair<const torch::Tensor&, const torch::Tensor&> tables(int64_t T) const;
-  torch::Tensor m_cos, m_sin;            // (maxLen, R)
-  torch::Tensor m_cosLong, m_sinLong;    // (maxLen, R), longrope past m_longAbove positions
-  int64_t m_longAbove = 0;               // 0: one pair of tables
+  torch::Tensor m_cos, m_sin;               // (maxLen, R)
+  torch::Tensor m_cosLong, m_sinLong;       // (maxLen, R), longrope past m_longAbove positions
+  int64_t m_longAbove = 0;                  // 0: one pair of tables
   int64_t m_headDim = 0, m_rotaryDims = 0;  // D, R
 };
 
@@ -109,12 +109,23 @@ struct AttentionShape {
   double softcap = 0.0;          // > 0: scores -> softcap * tanh(scores / softcap)
 };
 
+/// What a traced pass reads of the attention probabilities, reduced at once (the (B, H, T, T)
+/// probabilities themselves are not kept): per row, head and query position, the entropy of
+/// the query's distribution over its keys and the probability on the first key.
+struct AttentionProbe {
+  torch::Tensor entropy;   // (B, H, T) float32, nats
+  torch::Tensor firstKey;  // (B, H, T) float32
+};
+
 class AttentionImpl : public torch::nn::Module {
  public:
   explicit AttentionImpl(const AttentionShape& shape);
   AttentionImpl(int64_t dModel, int64_t nHeads)
       : AttentionImpl(AttentionShape{dModel, nHeads, nHeads, dModel / nHeads, false}) {}
-  torch::Tensor forward(const torch::Tensor& x, const Rope& rope);  // (B,T,C) -> (B,T,C)
+  /// (B,T,C) -> (B,T,C). With `probe`, also the probabilities' entropy and first-key share,
+  /// from softmax(softcap(q k^T * scale) + causal mask) computed plainly (the output is the
+  /// same path's as without).
+  torch::Tensor forward(const torch::Tensor& x, const Rope& rope, AttentionProbe* probe = nullptr);
 
   // q: C -> H*D, k and v: C -> K*D, o: H*D -> C
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
@@ -129,7 +140,10 @@ class AttentionImpl : public torch::nn::Module {
   /// q, k, v (B, H, T, D) -> (B, H, T, D).
   torch::Tensor cappedAttention(const torch::Tensor& q, const torch::Tensor& k,
                                 const torch::Tensor& v) const;
-  /// v_proj(x) split into heads, each head's values RMSNorm'd when vNorm: (B, T, C) -> (B, K, T, D).
+  /// The attention probabilities of q, k (B, H, T, D): (B, H, T, T), as cappedAttention's.
+  torch::Tensor probabilities(const torch::Tensor& q, const torch::Tensor& k) const;
+  /// v_proj(x) split into heads, each head's values RMSNorm'd when vNorm: (B, T, C) -> (B, K, T,
+  /// D).
   torch::Tensor valueHeads(const torch::Tensor& x);
   QkNorm m_qkNorm = QkNorm::None;
   double m_scale = 0.0, m_softcap = 0.0;
@@ -148,8 +162,8 @@ Activation activationFromString(const std::string& name);
 struct MlpShape {
   int64_t dModel = 0, dFF = 0;
   Activation activation = Activation::Silu;
-  bool gated = true;   // false: down(act(up(x))), no gate_proj (GPT-2, GPT-NeoX)
-  bool bias = false;   // biases on every projection (GPT-2, GPT-NeoX)
+  bool gated = true;  // false: down(act(up(x))), no gate_proj (GPT-2, GPT-NeoX)
+  bool bias = false;  // biases on every projection (GPT-2, GPT-NeoX)
 };
 
 /// The MLP: down(silu(gate(x)) * up(x)) (SwiGLU, DepthLab's own, fused kernels); another

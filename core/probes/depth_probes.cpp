@@ -44,12 +44,14 @@ ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& input
   torch::NoGradGuard ng;
   EvalScope scope(model);
   model::ForwardTrace trace;
+  trace.detailed = o.outliers;  // the sublayers' branches and the attention statistics
   auto logits = tracedForward(model, inputs, trace);
   const auto real = realTokens(targets);  // undefined: no pads
   ForwardProbes r = statsOfTraceMasked(trace, real, o);
   r.probeLoss = lossOf(logits, targets);
   r.saturation = dytSaturation(model, trace, real);
   r.saturationFinal = dytFinalSaturation(model, trace, real);
+  if (o.logitLens) r.lens = logitLensOfTrace(model, trace, targets);
   return r;
 }
 

@@ -16,27 +16,38 @@
 #include <vector>
 
 #include "model/decoder.h"
+#include "probes/attention_sinks.h"
+#include "probes/logit_lens.h"
+#include "probes/stream_outliers.h"
+#include "probes/sublayer_contributions.h"
 
 namespace depthlab::probes {
 
 struct ForwardProbes {
-  std::vector<float> variance;            // (L) Var of the residual stream after block l
-  std::vector<float> normVarAttn;         // (L) Var of block l's scaled attention-norm output
-  std::vector<float> normVarFfn;          // (L) ... of its scaled FFN-norm output
-  std::vector<float> angularAdjacent;     // (L) d(x_l, x_{l+1}): input vs output of block l
-  std::vector<float> blockInfluence;      // (L) 1 - mean cos(input, output) of block l
-  std::vector<float> effectiveness;       // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
-  std::vector<float> angularMatrix;       // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
-                                          // where l + n > L. Empty unless asked for.
-  std::vector<float> saturation;          // (L) DyT schemes only (else empty): share of DyT
-                                          // inputs with |alpha x| > 2 (probes/saturation_probe.h)
-  std::optional<double> saturationFinal;  // the same of the final DyT's input (DyT only)
-  double probeLoss = 0;                   // the model's loss on the probe batch
+  std::vector<float> variance;             // (L) Var of the residual stream after block l
+  std::vector<float> normVarAttn;          // (L) Var of block l's scaled attention-norm output
+  std::vector<float> normVarFfn;           // (L) ... of its scaled FFN-norm output
+  std::vector<float> angularAdjacent;      // (L) d(x_l, x_{l+1}): input vs output of block l
+  std::vector<float> blockInfluence;       // (L) 1 - mean cos(input, output) of block l
+  std::vector<float> effectiveness;        // (L) ||h_l - h_{l-1}||^2 / ||h_l||^2
+  std::vector<float> angularMatrix;        // (L x L) row l, column n-1: d(x_l, x_{l+n}); NaN
+                                           // where l + n > L. Empty unless asked for.
+  std::vector<float> saturation;           // (L) DyT schemes only (else empty): share of DyT
+                                           // inputs with |alpha x| > 2 (probes/saturation_probe.h)
+  std::optional<double> saturationFinal;   // the same of the final DyT's input (DyT only)
+  double probeLoss = 0;                    // the model's loss on the probe batch
+  std::optional<LogitLens> lens;           // the logit lens, when asked for (logit_lens.h)
+  std::optional<StreamOutliers> outliers;  // massive activations, first token, RankMe
+  SublayerContributions sublayers;         // empty when the trace has no deltas
+  AttentionSinks sinks;                    // empty when the trace has no attention statistics
 };
 
 struct ForwardProbeOptions {
   bool lastTokenOnly = false;
   bool angularMatrix = false;
+  bool logitLens = false;  // runForwardProbes only: the lens needs the model's head
+  bool outliers = true;    // stream_outliers.h and sublayer_contributions.h, over every real
+                           // token whatever lastTokenOnly
 };
 
 ForwardProbes runForwardProbes(model::Decoder& model, const torch::Tensor& inputs,

@@ -14,12 +14,14 @@ struct ProbeConfig {
   int probeBatch = 8;             // held-out validation sequences the probes run on
   int forwardEvery = 25;          // variance, adjacent angular distance, BI, effectiveness
   int angularMatrixEvery = 100;   // the full (l, n) angular-distance matrix
+  int lensEvery = 100;            // the logit lens (KL to the output, top-1, entropy, CE)
   int pruningEvery = 300;         // single-layer pruning sweep (L+1 evaluations)
   int pruneSequences = 0;         // of the probe batch, evenly spaced, that both pruning sweeps
                                   // evaluate (0 = all); their deltas carry a standard error
   bool blockPruningAtEnd = true;  // Gromov block pruning (l, n) matrix at the end
   int jacobianEvery = 0;          // Jacobian-to-identity estimate (off by default)
   int jacobianSamples = 4;        // random vector-Jacobian products per block
+  bool spectraAtEnd = true;       // weight spectra (alpha, stable rank) at the end: no data
   bool lastTokenOnly = false;     // angular distance / BI on the last position only
   bool lastTokenToo = false;      // ... and, besides all tokens, on the last one (*_last keys)
   bool pruneRenumber = false;     // LNS pruning: renumber survivors' 1/sqrt(l)

@@ -10,9 +10,12 @@
 
 #include "kernels/cpu_kernels.h"
 #include "kernels/probe_kernels.h"
+#include "probes/attention_sinks.h"
 #include "probes/depth_probes.h"
 #include "probes/probe_math.h"
 #include "probes/probe_tokens.h"
+#include "probes/stream_outliers.h"
+#include "probes/sublayer_contributions.h"
 #include "probes/trace_stats.h"
 #include "train/thread_share.h"
 
@@ -225,6 +228,11 @@ ForwardProbes statsOfTraceMasked(const model::ForwardTrace& trace, const torch::
     statsFromKernels(r, trace, o, L);
   } else {
     statsFromTensors(r, trace, o, L, real);
+  }
+  if (o.outliers) {
+    r.outliers = streamOutliers(trace, real);
+    r.sublayers = sublayerContributions(trace, real);
+    r.sinks = attentionSinks(trace, real);
   }
   return r;
 }

@@ -51,13 +51,15 @@ torch::Tensor tracedForward(model::Decoder& model, const torch::Tensor& inputs,
   if (chunks.size() <= 1) return model->forward(inputs, {}, &trace);
   const size_t n = chunks.size();
   std::vector<model::ForwardTrace> traces(n);
+  for (auto& t : traces) t.detailed = trace.detailed;
   std::vector<torch::Tensor> logits(n);
   const int wanted = static_cast<int>(std::min<size_t>(n, std::max(1, at::get_num_threads())));
   // Chunk i on worker i % workers; every chunk single-threaded, so its bits do not depend on
   // how many workers there are.
   auto runChunks = [&](int worker, int workers) {
     for (size_t i = static_cast<size_t>(worker); i < n; i += static_cast<size_t>(workers)) {
-      logits[i] = model->forward(inputs.slice(0, chunks[i].first, chunks[i].second), {}, &traces[i]);
+      logits[i] =
+          model->forward(inputs.slice(0, chunks[i].first, chunks[i].second), {}, &traces[i]);
     }
   };
   auto& kept = keptTeam();
@@ -83,7 +85,10 @@ torch::Tensor tracedForward(model::Decoder& model, const torch::Tensor& inputs,
   }
   for (size_t l = 0; l < L; ++l) {  // every tensor BlockTrace has, joined over the chunks
     for (auto member : {&model::BlockTrace::attnNormOut, &model::BlockTrace::ffnNormOut,
-                        &model::BlockTrace::attnNormIn, &model::BlockTrace::ffnNormIn}) {
+                        &model::BlockTrace::attnNormIn, &model::BlockTrace::ffnNormIn,
+                        &model::BlockTrace::attnDelta, &model::BlockTrace::ffnDelta,
+                        &model::BlockTrace::attnStream, &model::BlockTrace::ffnStream,
+                        &model::BlockTrace::attnEntropy, &model::BlockTrace::attnFirstKey}) {
       for (size_t i = 0; i < n; ++i) parts[i] = traces[i].blocks[l].*member;
       trace.blocks[l].*member = joined(parts);
     }

@@ -45,11 +45,20 @@ const std::vector<Metric>& catalogue() {
        kCompare | kReport,
        "share of the final DyT norm's input with |alpha x| > 2 (DyT schemes): near 1, the "
        "logits stop depending on the blocks"},
+      {kLensSettle, K::Scalar, "logit-lens settle depth", "block", S::Linear, C::None,
+       kCompare | kReport,
+       "mean over tokens of the first block from which the logit lens's top-1 token is the "
+       "model's own through the last block"},
+      {kSpectralAlphaMean, K::Scalar, "mean weight-spectrum alpha", "", S::Linear, C::None,
+       kCompare | kReport,
+       "power-law exponent of the weights' eigenvalue tails (WeightWatcher's fit), mean over "
+       "every matrix of every block: 2-6 is the well-trained range Martin & Mahoney report"},
       // Per layer
       {kVariance, K::PerLayer, "output variance", "", S::Log, C::Sequential, kAllViews,
        "variance of the residual stream after each block"},
-      {kAngularAdjacent, K::PerLayer, "adjacent angular distance", "", S::Linear, C::Sequential,
-       kDashboard | kCompare | kReport, "d(x_l, x_l+1): angular distance between a block's input and output"},
+      {kAngularAdjacent, K::PerLayer, "adjacent angular distance", "", S::Linear, C::SmallBright,
+       kDashboard | kCompare | kReport,
+       "d(x_l, x_l+1): angular distance between a block's input and output"},
       {kPruneDelta, K::PerLayer, "pruning delta", "nats", S::Linear, C::Diverging, kAllViews,
        "loss increase when the block alone is removed"},
       {kPruneDeltaError, K::PerLayer, "pruning delta standard error", "nats", S::Linear, C::None,
@@ -67,19 +76,69 @@ const std::vector<Metric>& catalogue() {
        "variance of the (scaled) norm output entering the MLP"},
       {kBlockInfluence, K::PerLayer, "Block Influence", "", S::Linear, C::Sequential, kDashboard,
        "1 - mean cos(input, output) of the block"},
+      {kLensKl, K::PerLayer, "logit-lens KL to the output", "nats", S::Linear, C::Sequential,
+       kDashboard | kCompare | kExport,
+       "KL(p || q_l): the model's output p against the final norm and head applied to the "
+       "stream after block l (0 at the last block)"},
+      {kLensTop1, K::PerLayer, "logit-lens top-1 agreement", "", S::Linear, C::Sequential, kCompare,
+       "share of tokens whose logit-lens top-1 at block l is the model's"},
+      {kLensEntropy, K::PerLayer, "logit-lens entropy", "nats", S::Linear, C::Sequential, kNoPanel,
+       "mean entropy of the logit lens's distribution at block l"},
+      {kLensCrossEntropy, K::PerLayer, "logit-lens cross-entropy", "nats", S::Linear, C::Sequential,
+       kCompare, "mean -log q_l(next token) of the logit lens at block l"},
+      {kSpectralAlpha, K::PerLayer, "weight-spectrum alpha", "", S::Linear, C::Sequential, kCompare,
+       "power-law exponent of the tail of the eigenvalues of W^T W (WeightWatcher's fit: x_min "
+       "by the least KS distance), mean over the block's matrices"},
+      {kStableRank, K::PerLayer, "stable rank", "", S::Linear, C::Sequential, kCompare,
+       "||W||_F^2 / ||W||_2^2, mean over the block's matrices"},
+      {kActMax, K::PerLayer, "largest activation", "", S::Log, C::Sequential, kNoPanel,
+       "max |x| of the stream after block l over the probe tokens (massive activations)"},
+      {kActMaxRatio, K::PerLayer, "largest activation / median", "", S::Log, C::Sequential,
+       kDashboard | kCompare,
+       "max |x| over the median |x| of the stream after block l: massive activations stand "
+       "thousands of times above the median (Sun et al. 2024)"},
+      {kFirstTokenRatio, K::PerLayer, "first-token norm ratio", "", S::Log, C::Sequential, kCompare,
+       "||x|| at the first position over the mean ||x|| at the others, after block l (the "
+       "attention-sink token's stream)"},
+      {kRankMe, K::PerLayer, "effective rank (RankMe)", "", S::Linear, C::Sequential, kCompare,
+       "exp of the entropy of the normalised singular values of the tokens' stream after block "
+       "l (Garrido et al. 2023): how many directions the representations use"},
+      {kAttnContribution, K::PerLayer, "attention contribution |delta| / |x|", "", S::Log,
+       C::Sequential, kDashboard | kCompare,
+       "mean over tokens of the norm of what block l's attention adds to the stream over the "
+       "norm of the stream it reads (Csordás et al. 2025)"},
+      {kMlpContribution, K::PerLayer, "MLP contribution |delta| / |h|", "", S::Log, C::Sequential,
+       kDashboard | kCompare,
+       "mean over tokens of the norm of what block l's MLP adds over the norm of the stream it "
+       "reads"},
+      {kAttnCos, K::PerLayer, "attention cos(delta, x)", "", S::Linear, C::Diverging, kCompare,
+       "mean cosine between what block l's attention adds and the stream it reads: near 0 "
+       "writes new directions, near -1 erases"},
+      {kMlpCos, K::PerLayer, "MLP cos(delta, h)", "", S::Linear, C::Diverging, kCompare,
+       "mean cosine between what block l's MLP adds and the stream it reads"},
+      {kAttnEntropy, K::PerLayer, "attention entropy", "nats", S::Linear, C::Sequential, kCompare,
+       "mean entropy of a query's attention over its keys in block l (heads and positions "
+       "after the first)"},
+      {kAttnSink, K::PerLayer, "attention on the first token", "", S::Linear, C::Sequential,
+       kDashboard | kCompare,
+       "mean attention the queries of block l give the first position (the attention sink)"},
+      {kSinkRate, K::PerLayer, "sink rate", "", S::Linear, C::Sequential, kCompare,
+       "share of block l's heads whose mean attention on the first position exceeds 0.3 "
+       "(Gu et al. 2024)"},
       {kAngularAdjacentLast, K::PerLayer, "adjacent angular distance, last token", "", S::Linear,
        C::Sequential, kNoPanel, "d(x_l, x_l+1) on the last position of each probe sequence"},
       {kBlockInfluenceLast, K::PerLayer, "Block Influence, last token", "", S::Linear,
        C::Sequential, kNoPanel, "1 - cos(input, output) of the block on the last position"},
-      {kBlockPruneBestStart, K::PerLayer, "best block start", "layer", S::Linear, C::None,
-       kNoPanel, "for n = 1..L, the start l minimising d(x_l, x_l+n)"},
+      {kBlockPruneBestStart, K::PerLayer, "best block start", "layer", S::Linear, C::None, kNoPanel,
+       "for n = 1..L, the start l minimising d(x_l, x_l+n)"},
       {kJacobianIdentity, K::PerLayer, "Jacobian distance to identity", "", S::Linear,
        C::Sequential, kNoPanel, "mean ||J_l^T u - u|| over random unit vectors u (0 = identity)"},
       // Matrices
-      {kAngular, K::Matrix, "angular distance d(x_l, x_l+n)", "", S::Linear, C::Sequential,
+      {kAngular, K::Matrix, "angular distance d(x_l, x_l+n)", "", S::Linear, C::SmallBright,
        kDashboard | kExport, "angular distance between block l's input and block l+n's"},
       {kAngularLast, K::Matrix, "angular distance d(x_l, x_l+n), last token", "", S::Linear,
-       C::Sequential, kNoPanel, "the (l, n) angular distance on the last position of each sequence"},
+       C::Sequential, kNoPanel,
+       "the (l, n) angular distance on the last position of each sequence"},
       {kBlockPrune, K::Matrix, "block pruning delta", "nats", S::Linear, C::Diverging, kDashboard,
        "loss increase when n consecutive blocks from l are removed"},
       {kBlockPruneError, K::Matrix, "block pruning delta standard error", "nats", S::Linear,
@@ -101,10 +160,9 @@ const Metric& require(std::string_view key, Kind kind) {
   for (const auto& m : catalogue()) {
     if (m.key == key) as += std::string(as.empty() ? "" : ", ") + toString(m.kind);
   }
-  throw std::invalid_argument("unknown " + std::string(toString(kind)) + " metric '" +
-                              std::string(key) + "'" +
-                              (as.empty() ? " (not in the metric catalogue)"
-                                          : " (the catalogue has it as " + as + ")"));
+  throw std::invalid_argument(
+      "unknown " + std::string(toString(kind)) + " metric '" + std::string(key) + "'" +
+      (as.empty() ? " (not in the metric catalogue)" : " (the catalogue has it as " + as + ")"));
 }
 
 std::vector<std::string> keysFor(Kind kind, Panel panel) {
@@ -115,7 +173,9 @@ std::vector<std::string> keysFor(Kind kind, Panel panel) {
   return out;
 }
 
-bool someSchemesOnly(std::string_view key) { return key == kDytSaturation || key == kDytSaturationFinal; }
+bool someSchemesOnly(std::string_view key) {
+  return key == kDytSaturation || key == kDytSaturationFinal;
+}
 
 const char* toString(Kind kind) {
   switch (kind) {

@@ -27,6 +27,8 @@ inline constexpr char kLowLayers[] = "low_layers";
 inline constexpr char kLazyRatio[] = "lazy_ratio";
 inline constexpr char kProbeSeconds[] = "probe_seconds";
 inline constexpr char kDytSaturationFinal[] = "dyt_saturation_final";  // DyT schemes only
+inline constexpr char kLensSettle[] = "lens_settle";  // the logit lens's settle depth
+inline constexpr char kSpectralAlphaMean[] = "spectral_alpha_mean";  // weight spectra
 // Per layer (one value per block per step).
 inline constexpr char kVariance[] = "variance";
 inline constexpr char kNormVarAttn[] = "norm_var_attn";
@@ -40,6 +42,23 @@ inline constexpr char kBlockPruneBestStart[] = "block_prune_best_start";
 inline constexpr char kJacobianIdentity[] = "jacobian_identity";
 inline constexpr char kLayerGradNorm[] = "grad_norm";
 inline constexpr char kDytSaturation[] = "dyt_saturation";  // DyT schemes only
+inline constexpr char kLensKl[] = "lens_kl";                // the logit lens (probes/logit_lens.h)
+inline constexpr char kLensTop1[] = "lens_top1";
+inline constexpr char kLensEntropy[] = "lens_entropy";
+inline constexpr char kLensCrossEntropy[] = "lens_ce";
+inline constexpr char kSpectralAlpha[] = "spectral_alpha";  // probes/weight_spectra.h
+inline constexpr char kStableRank[] = "stable_rank";
+inline constexpr char kActMax[] = "act_max";  // probes/stream_outliers.h
+inline constexpr char kActMaxRatio[] = "act_max_ratio";
+inline constexpr char kFirstTokenRatio[] = "first_token_ratio";
+inline constexpr char kRankMe[] = "rankme";
+inline constexpr char kAttnContribution[] = "attn_contrib";  // probes/sublayer_contributions.h
+inline constexpr char kMlpContribution[] = "mlp_contrib";
+inline constexpr char kAttnCos[] = "attn_cos";
+inline constexpr char kMlpCos[] = "mlp_cos";
+inline constexpr char kAttnEntropy[] = "attn_entropy";  // probes/attention_sinks.h
+inline constexpr char kAttnSink[] = "attn_sink";
+inline constexpr char kSinkRate[] = "sink_rate";
 // The same on the last position of each probe sequence only (analysis of imported models).
 inline constexpr char kAngularAdjacentLast[] = "angular_adjacent_last";
 inline constexpr char kBlockInfluenceLast[] = "block_influence_last";
@@ -52,7 +71,9 @@ inline constexpr char kAngularLast[] = "angular_last";
 // --- rows -----------------------------------------------------------------------------------
 enum class Kind { Scalar, PerLayer, Matrix };
 enum class Scale { Linear, Log };
-enum class ColourMap { None, Sequential, Diverging };  // diverging: centred on 0
+// Sequential: bright where large; SmallBright: bright where small (angular distance, as the
+// paper draws it); Diverging: centred on 0.
+enum class ColourMap { None, Sequential, SmallBright, Diverging };
 
 /// Views that show a metric (bit flags).
 enum Panel : unsigned {
@@ -70,7 +91,7 @@ struct Metric {
   std::string_view unit;   // "" when dimensionless
   Scale scale;             // the default axis or colour scale
   ColourMap colourMap;
-  unsigned panels;         // Panel flags
+  unsigned panels;  // Panel flags
   std::string_view description;
 };
 

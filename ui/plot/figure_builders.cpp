@@ -7,8 +7,8 @@
 #include <cmath>
 #include <functional>
 
-#include "plot/colormaps.h"
 #include "plot/axis_fit.h"
+#include "plot/colormaps.h"
 #include "plot/plot_helpers.h"
 #include "plot/series_adapter.h"
 #include "store/metric_catalogue.h"
@@ -41,8 +41,10 @@ int layerBars(QCPAxis* x, QCPAxis* y, const std::vector<BarSeries>& series) {
 
 QCPErrorBars* addErrorBars(QCPAbstractPlottable* data, const std::vector<float>& errors,
                            const QPen& pen) {
-  const bool anyError = std::any_of(errors.begin(), errors.end(), [](float e) { return std::isfinite(e); });
-  if (!anyError || static_cast<int>(errors.size()) != data->interface1D()->dataCount()) return nullptr;
+  const bool anyError =
+      std::any_of(errors.begin(), errors.end(), [](float e) { return std::isfinite(e); });
+  if (!anyError || static_cast<int>(errors.size()) != data->interface1D()->dataCount())
+    return nullptr;
   auto* whiskers = new QCPErrorBars(data->keyAxis(), data->valueAxis());
   whiskers->removeFromLegend();
   whiskers->setDataPlottable(data);
@@ -101,7 +103,8 @@ double layerCurves(QCPAxis* x, QCPAxis* y, const store::LayerSeries& s, double l
       std::vector<store::ScalarPoint> pts;  // (steps) layer l's values over training
       pts.reserve(s.steps.size());
       for (size_t i = 0; i < s.steps.size(); ++i) {
-        pts.push_back({s.steps[i], s.values[i * static_cast<size_t>(s.nLayers) + static_cast<size_t>(l)]});
+        pts.push_back(
+            {s.steps[i], s.values[i * static_cast<size_t>(s.nLayers) + static_cast<size_t>(l)]});
         top = std::max(top, static_cast<double>(pts.back().value));
       }
       if (columns > 0) {
@@ -154,10 +157,10 @@ ColourRule colourRuleFor(const std::string& metric) {
     if (const auto* m = metrics::find(metric, kind)) {
       rule.diverging = m->colourMap == metrics::ColourMap::Diverging;
       rule.logWhenSpread = m->scale == metrics::Scale::Log;
+      rule.smallIsBright = m->colourMap == metrics::ColourMap::SmallBright;
       break;
     }
   }
-  rule.smallIsBright = metric == metrics::kAngular || metric == metrics::kAngularAdjacent;
   return rule;
 }
 
@@ -310,10 +313,14 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
       const double to = st.window ? st.window->second : static_cast<double>(pts.back().step);
       auto d = decimateMinMax(pts, from, to, st.columns);
       if (d.decimated()) {
-        const QString count = QStringLiteral("%1 of %2 points").arg(d.keys.size()).arg(d.sourcePoints);
-        auto it = std::find_if(byCount.begin(), byCount.end(), [&](const auto& e) { return e.first == count; });
-        if (it == byCount.end()) byCount.emplace_back(count, QStringList{name});
-        else it->second << name;
+        const QString count =
+            QStringLiteral("%1 of %2 points").arg(d.keys.size()).arg(d.sourcePoints);
+        auto it = std::find_if(byCount.begin(), byCount.end(),
+                               [&](const auto& e) { return e.first == count; });
+        if (it == byCount.end())
+          byCount.emplace_back(count, QStringList{name});
+        else
+          it->second << name;
       }
       if (keyOf && *keyOf) {
         for (auto& k : d.keys) k = (*keyOf)(k);
@@ -344,12 +351,14 @@ QStringList lossOverlay(QCPAxis* x, QCPAxis* y, const std::vector<LossRun>& runs
       // Solid outlines: the dashed line pen broke 4-px circles into stray dashes, and Qt's dash
       // stroker per marker was a third of Compare's first frame (8 runs x 200 validations).
       if (st.valMarkers) {
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(r.colour, st.valWidth), Qt::NoBrush, 4));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(r.colour, st.valWidth),
+                                           Qt::NoBrush, 4));
       }
     }
   }
   QStringList notes;
-  for (const auto& [count, names] : byCount) notes << names.join(QStringLiteral(", ")) + QStringLiteral(": ") + count;
+  for (const auto& [count, names] : byCount)
+    notes << names.join(QStringLiteral(", ")) + QStringLiteral(": ") + count;
   return notes;
 }
 

@@ -64,6 +64,7 @@ const std::map<std::string, FieldHint>& hints() {
       {"run.checkpointKeep", {-1e300, 1000}},
       {"probes.forwardEvery", {-1e300, 1e6}},
       {"probes.angularMatrixEvery", {-1e300, 1e6}},
+      {"probes.lensEvery", {-1e300, 1e6}},
       {"probes.pruningEvery", {-1e300, 1e6}},
       {"probes.pruneSequences", {-1e300, 1e6, -1, 0, "", "all"}},
   };

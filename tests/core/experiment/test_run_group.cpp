@@ -70,7 +70,8 @@ TEST(RunGroup, PairedRunsAreRecorded) {
     EXPECT_LE(ck.size(), static_cast<size_t>(c.run.checkpointKeep) + 2);
     auto cfg = nlohmann::json::parse(run->configJson);
     EXPECT_EQ(cfg["schemes"], nlohmann::json::array({m.scheme}));
-    EXPECT_EQ(cfg["model"]["vocabSize"], 257);  // from the byte tokenizer: 256 bytes + end of document
+    EXPECT_EQ(cfg["model"]["vocabSize"],
+              257);  // from the byte tokenizer: 256 bytes + end of document
   }
   // Same batches: the two schemes' first losses are equal (identical weights, LNS factor 1
   // in block 1 only, so they differ but stay close); their lr series are identical.
@@ -187,7 +188,8 @@ TEST(RunGroup, ARunKilledAfterItsLastCheckpointIsFinishedByResume) {
   auto val = store.scalarSeries(id, "loss_val");
   ASSERT_FALSE(val.empty());
   EXPECT_EQ(val.back().step, c.optim.steps);
-  EXPECT_DOUBLE_EQ(val.back().value, *first.members[0].lossVal);  // the same weights, evaluated again
+  EXPECT_DOUBLE_EQ(val.back().value,
+                   *first.members[0].lossVal);  // the same weights, evaluated again
   for (const auto& n : notices) EXPECT_EQ(n.find("nothing to resume"), std::string::npos) << n;
 }
 
@@ -313,6 +315,8 @@ TEST(RunGroup, ProbesDoNotChangeTrainingBitForBit) {
   auto off = c;
   off.probes.forwardEvery = off.probes.angularMatrixEvery = off.probes.pruningEvery = 0;
   off.probes.jacobianEvery = 0;
+  off.probes.lensEvery = 0;
+  off.probes.spectraAtEnd = false;
   off.probes.blockPruningAtEnd = false;
   experiment::RunGroupOptions o;
   o.checkpointDir = dir.file("ckpt");

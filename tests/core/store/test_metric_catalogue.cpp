@@ -78,13 +78,17 @@ TEST(MetricCatalogue, RowsAreUniqueAndDescribed) {
 
 TEST(MetricCatalogue, ViewsListTheirRowsInCatalogueOrder) {
   const auto layers = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
-  const std::vector<std::string> expected = {"variance", "angular_adjacent", "prune_delta",
-                                             "effectiveness", "grad_norm", "dyt_saturation",
-                                             "block_influence"};
+  const std::vector<std::string> expected = {
+      "variance",      "angular_adjacent", "prune_delta",     "effectiveness",
+      "grad_norm",     "dyt_saturation",   "block_influence", "lens_kl",
+      "act_max_ratio", "attn_contrib",     "mlp_contrib",     "attn_sink"};
   EXPECT_EQ(layers, expected);
   const auto compare = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
-  EXPECT_EQ(compare, (std::vector<std::string>{"variance", "angular_adjacent", "prune_delta",
-                                               "dyt_saturation"}));
+  EXPECT_EQ(compare, (std::vector<std::string>{
+                         "variance", "angular_adjacent", "prune_delta", "dyt_saturation", "lens_kl",
+                         "lens_top1", "lens_ce", "spectral_alpha", "stable_rank", "act_max_ratio",
+                         "first_token_ratio", "rankme", "attn_contrib", "mlp_contrib", "attn_cos",
+                         "mlp_cos", "attn_entropy", "attn_sink", "sink_rate"}));
   for (const auto& k : metrics::keysFor(metrics::Kind::Scalar, metrics::kNoPanel)) {
     ADD_FAILURE() << "kNoPanel selects nothing, got " << k;
   }
