@@ -13,6 +13,12 @@ namespace depthlab::cli {
 
 namespace {
 
+std::string fixed(double v, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
 void writeText(const std::string& path, const std::string& text, const char* what) {
   if (path.empty()) return;
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
@@ -38,6 +44,8 @@ nlohmann::json rowJson(const experiment::FamilyRow& r) {
   }
   if (r.lazyByPruning) j["lazy_pruning"] = *r.lazyByPruning;
   if (r.probeLoss) j["probe_loss"] = *r.probeLoss;
+  if (r.lensSettle) j["lens_settle"] = *r.lensSettle;
+  if (r.spectralAlpha) j["spectral_alpha_mean"] = *r.spectralAlpha;
   return j;
 }
 
@@ -63,10 +71,13 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
     std::vector<std::string> row = {std::to_string(r.runId), r.name, r.family,
                                     std::to_string(r.nLayers)};
     for (auto& cell : experiment::familyCountCells(r)) row.push_back(std::move(cell));
+    row.push_back(r.lensSettle ? fixed(*r.lensSettle, 1) + " / " + std::to_string(r.nLayers) : "-");
+    row.push_back(r.spectralAlpha ? fixed(*r.spectralAlpha, 2) : "-");
     rows.push_back(std::move(row));
   }
   std::printf("%s", formatTextTable({"run", "name", "family", "layers", "lazy (E_l)", "low (E_l)",
-                                     "effective (E_l)", "E_l thresholds", "lazy (pruning)"},
+                                     "effective (E_l)", "E_l thresholds", "lazy (pruning)",
+                                     "lens settles", "mean alpha"},
                                     rows)
                         .c_str());
   std::printf(
@@ -74,6 +85,10 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
       "the second (each run's own). Lazy by pruning: removing the layer raises the probe "
       "loss by less than %g%% of it.\n",
       100 * t.pruneShare);
+  std::printf(
+      "Lens settles: the mean block from which the logit lens's top-1 is the model's own (of L; "
+      "analyze --probes lens). Mean alpha: the weights' power-law exponent (analyze --probes "
+      "spectra; 2-6 well trained).\n");
   for (const auto& r : t.rows) {
     if (r.missing.empty()) continue;
     std::string what;

@@ -77,6 +77,10 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
   const auto latest = s.latestScalars(runId);
   if (auto it = latest.find(metrics::kLossProbe); it != latest.end())
     r.probeLoss = it->second.value;
+  if (auto it = latest.find(metrics::kLensSettle); it != latest.end())
+    r.lensSettle = it->second.value;
+  if (auto it = latest.find(metrics::kSpectralAlphaMean); it != latest.end())
+    r.spectralAlpha = it->second.value;
   if (!r.pruneDelta.empty() && r.probeLoss) {
     int lazy = 0;
     for (float d : r.pruneDelta) lazy += std::isfinite(d) && d < pruneShare * *r.probeLoss;
@@ -126,7 +130,8 @@ std::string familyTableCsv(const FamilyTable& t) {
   std::ostringstream out;
   out << "run,name,family,architecture,layers,probe_step,lazy_el,low_el,effective_el,"
          "lazy_el_share,effective_el_share,el_lazy_below,el_low_below,lazy_pruning,"
-         "lazy_pruning_share,pruning_below_share_of_loss,probe_loss\n";
+         "lazy_pruning_share,pruning_below_share_of_loss,probe_loss,lens_settle_block,"
+         "spectral_alpha_mean\n";
   for (const auto& r : t.rows) {
     const int L = r.nLayers;
     out << r.runId << ',' << csvCell(r.name) << ',' << csvCell(r.family) << ','
@@ -146,7 +151,9 @@ std::string familyTableCsv(const FamilyTable& t) {
     } else {
       out << ',';
     }
-    out << ',' << number(t.pruneShare) << ',' << (r.probeLoss ? number(*r.probeLoss) : "") << '\n';
+    out << ',' << number(t.pruneShare) << ',' << (r.probeLoss ? number(*r.probeLoss) : "") << ','
+        << (r.lensSettle ? number(*r.lensSettle) : "") << ','
+        << (r.spectralAlpha ? number(*r.spectralAlpha) : "") << '\n';
   }
   return out.str();
 }

@@ -2,7 +2,8 @@
 // row is complete and reads catalogued metrics, every figure a dashboard panel offers is a row,
 // the figure dialog and depthlab-export's --help list exactly the rows, an unknown id is refused
 // naming the known ones, and the figure added through it (block-pruning: one row, one builder)
-// draws each run's (l, n) matrix with a CSV of exactly its cells.
+// draws each run's (l, n) matrix with a CSV of exactly its cells; the logit-lens figure (one
+// row, one builder) draws each run's layer x step KL map.
 #include <gtest/gtest.h>
 
 #include <qcustomplot.h>
@@ -84,7 +85,7 @@ TEST(FigureCatalogue, EveryRowIsCompleteAndReadsCataloguedMetrics) {
   }
   for (const auto& id : ui::dashboard::exportedFigures()) EXPECT_NE(ui::findFigure(id), nullptr);
   try {
-    ui::requireFigure(QStringLiteral("lens"));
+    ui::requireFigure(QStringLiteral("nonsense"));
     ADD_FAILURE() << "an unknown figure was accepted";
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
@@ -115,12 +116,12 @@ TEST(FigureCatalogue, TheDialogAndTheExportHelpListExactlyTheRows) {
     EXPECT_NE(help.find(row.title), std::string::npos) << row.title;
   }
   std::string refused;
-  EXPECT_EQ(
-      test::runCommand(test::cliPath() + " --db " + dir.file("c.db") +
-                           " export --runs 1 --figure lens --out " + dir.file("x.pdf") + " 2>&1",
-                       &refused),
-      1);
-  EXPECT_NE(refused.find("unknown figure 'lens'"), std::string::npos) << refused;
+  EXPECT_EQ(test::runCommand(test::cliPath() + " --db " + dir.file("c.db") +
+                                 " export --runs 1 --figure nonsense --out " + dir.file("x.pdf") +
+                                 " 2>&1",
+                             &refused),
+            1);
+  EXPECT_NE(refused.find("unknown figure 'nonsense'"), std::string::npos) << refused;
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.pdf")));
 }
 
@@ -173,4 +174,60 @@ TEST(FigureCatalogue, TheBlockPruningFigureDrawsEachRunsMatrixAndItsCellsInTheCs
   const QSize size = ui::figureSizePt(req);
   EXPECT_GT(size.height(), 0);
   EXPECT_TRUE(std::filesystem::exists(dir.file("bp.csv")));
+}
+
+TEST(FigureCatalogue, TheLensFigureDrawsEachRunsLayerByStepMapWithItsValuesInTheCsv) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("c.db"));
+  std::vector<int64_t> ids;
+  for (const char* scheme : {"pre_ln", "lns", "mix_ln"}) {
+    test::FakeRun f{"lens", scheme, 1};
+    f.layers = kLayers;
+    ids.push_back(test::addFakeRun(s, f));
+    if (std::string(scheme) == "mix_ln") continue;
+    store::WriteBatch b;
+    for (int64_t step : {0, 100, 200}) {
+      std::vector<float> kl, top1;
+      for (int l = 0; l < kLayers; ++l) {  // falls to 0 at the last block
+        kl.push_back(static_cast<float>(kLayers - 1 - l) * (1.0f + static_cast<float>(step) / 100));
+        top1.push_back(l == kLayers - 1 ? 1.0f : 0.1f * static_cast<float>(l));
+      }
+      b.layer(step, metrics::kLensKl, kl);
+      b.layer(step, metrics::kLensTop1, top1);
+    }
+    s.write(ids.back(), b);
+  }
+  ui::ExportRequest req;
+  req.runs = ids;
+  req.figure = QStringLiteral("lens");
+  const auto read = ui::readFigureRuns(s, ids, /*withFamilyTable=*/false);
+  QCustomPlot plot;
+  ui::FigureCsv csv;
+  const QStringList warnings = ui::drawFigure(&plot, read, req, &csv);
+  int maps = 0;
+  for (int i = 0; i < plot.plottableCount(); ++i) {
+    if (auto* m = qobject_cast<QCPColorMap*>(plot.plottable(i))) {
+      ++maps;
+      EXPECT_EQ(m->data()->keySize(), 3);  // a column per probed step
+      EXPECT_EQ(m->data()->valueSize(), kLayers);
+    }
+  }
+  EXPECT_EQ(maps, 2);
+  ASSERT_EQ(warnings.size(), 1) << warnings.join(QStringLiteral("; ")).toStdString();
+  EXPECT_TRUE(warnings[0].contains(QStringLiteral("run %1 has no logit-lens probe").arg(ids[2])));
+  const QStringList lines = QString::fromUtf8(csv.bytes()).trimmed().split(QLatin1Char('\n'));
+  ASSERT_EQ(lines.size(), 1 + 2 * kLayers * 3);
+  EXPECT_EQ(lines[0], QStringLiteral("run,layer,step,kl_to_output_nats,top1_agreement"));
+  // Pre-LN's block 2 at step 200: KL (5 - 1 - 1) x 3 = 9, top-1 0.1.
+  bool found = false;
+  for (const auto& line : lines) {
+    const QStringList f = line.split(QLatin1Char(','));
+    if (f[0] == QString::number(ids[0]) && f[1] == QLatin1String("2") &&
+        f[2] == QLatin1String("200")) {
+      found = true;
+      EXPECT_NEAR(f[3].toDouble(), 9.0, 1e-6);
+      EXPECT_NEAR(f[4].toDouble(), 0.1, 1e-6);
+    }
+  }
+  EXPECT_TRUE(found);
 }

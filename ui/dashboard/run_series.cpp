@@ -112,6 +112,7 @@ const std::vector<std::string>& runLayerMetrics() {
   static const std::vector<std::string> keys = [] {
     auto k = metrics::keysFor(metrics::Kind::PerLayer, metrics::kDashboard);
     k.push_back(metrics::kPruneDeltaError);  // the pruning bars' error bars
+    k.push_back(metrics::kLensTop1);         // the lens figure's agreement column
     return k;
   }();
   return keys;

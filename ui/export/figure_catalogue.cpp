@@ -87,6 +87,14 @@ std::vector<FigureRow> makeCatalogue() {
                   0,
                   0,
                   &buildBlockPruning});
+  rows.push_back({"lens",
+                  "Logit lens: KL to the output per block over training",
+                  {kLensKl, kLensTop1},
+                  L::PanelPerRun,
+                  false,
+                  0,
+                  0,
+                  &buildLens});
   rows.push_back({"family-pruning",
                   "Pruning loss against relative depth (model families)",
                   {},

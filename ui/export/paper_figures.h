@@ -53,5 +53,8 @@ void buildPruning(QCustomPlot* plot, const std::vector<RunMeta>& runs, const Fig
 /// The (l, n) block-pruning matrices of the end of each run, a panel per run, one diverging
 /// scale (block_pruning_figure.cpp).
 void buildBlockPruning(QCustomPlot* plot, const FigureInput& in);
+/// The logit lens's KL to the output, layer x step, a panel per run, one colour scale
+/// (lens_figure.cpp).
+void buildLens(QCustomPlot* plot, const FigureInput& in);
 
 }  // namespace depthlab::ui

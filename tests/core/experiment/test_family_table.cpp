@@ -51,14 +51,38 @@ TEST(FamilyTable, CountsLazyLayersByEachRunsThresholdsAndByPruningLoss) {
   EXPECT_EQ(*q.lazyByPruning, 1);
 
   const std::string csv = experiment::familyTableCsv(t);
-  EXPECT_NE(csv.find("\"llama, small\",Llama,LlamaForCausalLM,4,0,2,1,1,0.5000,0.2500,0.05,0.2,2,0.5000,0.01,3"),
-            std::string::npos) << csv;
+  EXPECT_NE(
+      csv.find("\"llama, "
+               "small\",Llama,LlamaForCausalLM,4,0,2,1,1,0.5000,0.2500,0.05,0.2,2,0.5000,0.01,3"),
+      std::string::npos)
+      << csv;
   const std::string tex = experiment::familyTableLatex(t);
   EXPECT_NE(tex.find("qwen\\_50\\%"), std::string::npos) << tex;
   EXPECT_NE(tex.find("2 (50\\%)"), std::string::npos) << tex;
   const std::string profiles = experiment::familyProfilesCsv(t);
   EXPECT_NE(profiles.find("\"llama, small\",Llama,4,1.0000,0.001,,0.25,0.01"), std::string::npos)
       << profiles;
+}
+
+TEST(FamilyTable, CarriesTheLensSettleDepthAndTheMeanAlphaWhereMeasured) {
+  test::TempDir dir;
+  auto s = store::RunStore::open(dir.file("runs.db"));
+  const int64_t a =
+      addModel(s, "a", "LlamaForCausalLM", 4, 0.05, {0.5f, 0.5f, 0.5f, 0.5f}, {1, 1, 1, 1}, 3.0);
+  const int64_t b =
+      addModel(s, "b", "LlamaForCausalLM", 4, 0.05, {0.5f, 0.5f, 0.5f, 0.5f}, {1, 1, 1, 1}, 3.0);
+  store::WriteBatch w;
+  w.scalar(0, metrics::kLensSettle, 3.25);
+  w.scalar(0, metrics::kSpectralAlphaMean, 4.5);
+  s.write(a, w);
+  const auto t = experiment::makeFamilyTable(s, {a, b});
+  ASSERT_TRUE(t.rows[0].lensSettle && t.rows[0].spectralAlpha);
+  EXPECT_DOUBLE_EQ(*t.rows[0].lensSettle, 3.25);
+  EXPECT_DOUBLE_EQ(*t.rows[0].spectralAlpha, 4.5);
+  EXPECT_FALSE(t.rows[1].lensSettle || t.rows[1].spectralAlpha);
+  const std::string csv = experiment::familyTableCsv(t);
+  EXPECT_NE(csv.find(",3,3.25,4.5\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",3,,\n"), std::string::npos) << csv;
 }
 
 TEST(FamilyTable, NamesFamiliesAndWhatAModelLacks) {
