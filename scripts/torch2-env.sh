@@ -3,7 +3,8 @@
 # installed in DepthLab's private virtual environment (with Hugging Face's transformers,
 # safetensors and tokenizers: the import/export tests and tokenizer.json models use them; and
 # accelerate (the Trainer example), tensorboard (the TensorBoard tests read and write event
-# files with it) and pytest for the Python package's tests), and
+# files with it), weightwatcher (the weight-spectra parity test) and pytest for the Python
+# package's tests), and
 # prints the folder of the `torch` package (its C++ headers, libraries and CMake config live
 # under it) as the last line.
 # Never touches the system Python: the environment lives in the user's cache
@@ -62,10 +63,10 @@ if ! installed; then
   echo "torch2-env: torch $version installed in ${SECONDS}s" >&2
 fi
 
-if ! "$venv/bin/python" -c 'import transformers, safetensors, tokenizers, pytest, accelerate, tensorboard' >/dev/null 2>&1; then
-  echo "torch2-env: installing transformers, safetensors, tokenizers, accelerate, tensorboard and pytest into $venv" >&2
+if ! "$venv/bin/python" -c 'import transformers, safetensors, tokenizers, pytest, accelerate, tensorboard, weightwatcher' >/dev/null 2>&1; then
+  echo "torch2-env: installing transformers, safetensors, tokenizers, accelerate, tensorboard, weightwatcher and pytest into $venv" >&2
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
-    "transformers>=4.45" safetensors tokenizers "accelerate>=1.1" tensorboard pytest >&2 ||
+    "transformers>=4.45" safetensors tokenizers "accelerate>=1.1" tensorboard weightwatcher pytest >&2 ||
     echo "torch2-env: could not install transformers; the Hugging Face tests will skip" >&2
 fi
 
