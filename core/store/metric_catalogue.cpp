@@ -86,7 +86,8 @@ const std::vector<Metric>& catalogue() {
        "mean entropy of the logit lens's distribution at block l"},
       {kLensCrossEntropy, K::PerLayer, "logit-lens cross-entropy", "nats", S::Linear, C::Sequential,
        kCompare, "mean -log q_l(next token) of the logit lens at block l"},
-      {kSpectralAlpha, K::PerLayer, "weight-spectrum alpha", "", S::Linear, C::Sequential, kCompare,
+      {kSpectralAlpha, K::PerLayer, "weight alpha (block mean)", "", S::Linear, C::Sequential,
+       kCompare,
        "power-law exponent of the tail of the eigenvalues of W^T W (WeightWatcher's fit: x_min "
        "by the least KS distance), mean over the block's matrices"},
       {kStableRank, K::PerLayer, "stable rank", "", S::Linear, C::Sequential, kCompare,

@@ -210,6 +210,13 @@ TEST(FigureCatalogue, TheLensFigureDrawsEachRunsLayerByStepMapWithItsValuesInThe
       ++maps;
       EXPECT_EQ(m->data()->keySize(), 3);  // a column per probed step
       EXPECT_EQ(m->data()->valueSize(), kLayers);
+      // The axes show the whole map: steps 0..200 and blocks 1..L.
+      const auto x = m->keyAxis()->range(), y = m->valueAxis()->range();
+      EXPECT_LE(x.lower, 0);
+      EXPECT_GE(x.upper, 200);
+      EXPECT_LE(y.lower, 1);
+      EXPECT_GE(y.upper, kLayers);
+      EXPECT_GT(y.lower, 0);
     }
   }
   EXPECT_EQ(maps, 2);

@@ -76,6 +76,13 @@ void buildLens(QCustomPlot* plot, const FigureInput& in) {
             .endRow();
       }
     }
+    // Whole cells: the steps' span (half a column beyond each end), blocks 1..L.
+    const double first = static_cast<double>(kl->steps.front());
+    const double last = static_cast<double>(kl->steps.back());
+    const double half =
+        kl->steps.size() > 1 ? (last - first) / (2.0 * (kl->steps.size() - 1)) : 0.5;
+    rect->axis(QCPAxis::atBottom)->setRange(first - half, last + half);
+    rect->axis(QCPAxis::atLeft)->setRange(0.5, kl->nLayers + 0.5);
     for (auto type : {QCPAxis::atBottom, QCPAxis::atLeft}) rect->axis(type)->setOffset(3);
   }
   if (maps.empty()) return;
