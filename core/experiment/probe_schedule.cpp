@@ -123,8 +123,11 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
   probes::ForwardProbes f;
   const bool wantLens = which.count("lens") > 0;
   if (which.count("variance") || wantMatrix || wantLens) {
-    f = probes::runForwardProbes(model, m_inputs, m_targets,
-                                 {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix, wantLens});
+    // The stream outliers, sublayer contributions and attention sinks (a detailed pass) come
+    // with the lens, at its cadence: every forward probe would cost a third more.
+    f = probes::runForwardProbes(
+        model, m_inputs, m_targets,
+        {m_config.lastTokenOnly, /*angularMatrix=*/wantMatrix, wantLens, /*outliers=*/wantLens});
     addForwardRows(out, step, f, m_config, which.count("angular") > 0);
     if (m_config.lastTokenToo && !m_config.lastTokenOnly) {
       const auto last = probes::runForwardProbes(

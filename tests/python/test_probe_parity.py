@@ -146,7 +146,7 @@ def test_the_stream_outliers_equal_transformers_hidden_states(arch, cli, db, sto
     run_id = json.loads(imported.stdout)["run_id"]
     analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
                                "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "variance", "--db", db], capture_output=True, text=True)
+                               "lens", "--db", db], capture_output=True, text=True)
     assert analyzed.returncode == 0, analyzed.stderr
     want = reference_outliers(model.float().eval(), ids)
     for metric, values in want.items():
@@ -167,7 +167,7 @@ def test_sublayer_contributions_equal_transformers_hooks(cli, db, store, tmp_pat
     run_id = json.loads(imported.stdout)["run_id"]
     analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
                                "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "variance", "--db", db], capture_output=True, text=True)
+                               "lens", "--db", db], capture_output=True, text=True)
     assert analyzed.returncode == 0, analyzed.stderr
     seen = {"x": [], "a": [], "m": []}
     hooks = []
@@ -215,7 +215,7 @@ def test_attention_sinks_equal_transformers_attentions(arch, cli, db, store, tmp
     run_id = json.loads(imported.stdout)["run_id"]
     analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
                                "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "variance", "--db", db], capture_output=True, text=True)
+                               "lens", "--db", db], capture_output=True, text=True)
     assert analyzed.returncode == 0, analyzed.stderr
     model = transformers.AutoModelForCausalLM.from_pretrained(
         tmp_path / arch, attn_implementation="eager").float().eval()
