@@ -34,12 +34,11 @@ void refuseMixtureOfExperts(const Reader& r, const std::string& name) {
       break;
     }
   }
-  const bool moeName = name.find("Moe") != std::string::npos ||
-                       name.find("MoE") != std::string::npos ||
-                       name.find("moe") != std::string::npos ||
-                       name.find("Mixtral") != std::string::npos || name == "mixtral" ||
-                       name.rfind("DeepseekV2", 0) == 0 || name.rfind("DeepseekV3", 0) == 0 ||
-                       name == "deepseek_v2" || name == "deepseek_v3";
+  const bool moeName =
+      name.find("Moe") != std::string::npos || name.find("MoE") != std::string::npos ||
+      name.find("moe") != std::string::npos || name.find("Mixtral") != std::string::npos ||
+      name == "mixtral" || name.rfind("DeepseekV2", 0) == 0 || name.rfind("DeepseekV3", 0) == 0 ||
+      name == "deepseek_v2" || name == "deepseek_v3";
   if (why.empty() && !moeName) return;
   throw HfModelError(r.where() + ": " + (name.empty() ? "the model" : "'" + name + "'") +
                      " is a mixture-of-experts model" + (why.empty() ? "" : " (" + why + ")") +
@@ -49,11 +48,11 @@ void refuseMixtureOfExperts(const Reader& r, const std::string& name) {
 
 std::string architectureOf(const Reader& r, const json& j) {
   static const std::map<std::string, std::string> byType = {
-      {"llama", "LlamaForCausalLM"}, {"mistral", "MistralForCausalLM"},
-      {"qwen2", "Qwen2ForCausalLM"}, {"qwen3", "Qwen3ForCausalLM"},
-      {"olmo2", "Olmo2ForCausalLM"}, {"phi3", "Phi3ForCausalLM"},
+      {"llama", "LlamaForCausalLM"},   {"mistral", "MistralForCausalLM"},
+      {"qwen2", "Qwen2ForCausalLM"},   {"qwen3", "Qwen3ForCausalLM"},
+      {"olmo2", "Olmo2ForCausalLM"},   {"phi3", "Phi3ForCausalLM"},
       {"gemma2", "Gemma2ForCausalLM"}, {"gemma3_text", "Gemma3ForCausalLM"},
-      {"gpt2", "GPT2LMHeadModel"}, {"gpt_neox", "GPTNeoXForCausalLM"}};
+      {"gpt2", "GPT2LMHeadModel"},     {"gpt_neox", "GPTNeoXForCausalLM"}};
   std::string name;
   if (r.has("architectures")) {
     const json& a = j["architectures"];
@@ -75,8 +74,8 @@ std::string architectureOf(const Reader& r, const json& j) {
   if (auto it = byType.find(type); it != byType.end()) return it->second;
   std::string types;
   for (const auto& [t, arch] : byType) types += (types.empty() ? "" : ", ") + t;
-  throw HfModelError(r.where() + ": model_type '" + type + "' is not supported (supported: " +
-                     types + ")");
+  throw HfModelError(r.where() + ": model_type '" + type +
+                     "' is not supported (supported: " + types + ")");
 }
 
 /// A number of the rope settings `p`; `fallback` when absent or null (none: required).
@@ -121,7 +120,8 @@ void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int6
   } else if (s.type == "yarn") {
     s.betaFast = ropeNumber(r, p, "beta_fast", 32.0);
     s.betaSlow = ropeNumber(r, p, "beta_slow", 1.0);
-    if (p.contains("truncate") && p["truncate"].is_boolean()) s.truncate = p["truncate"].get<bool>();
+    if (p.contains("truncate") && p["truncate"].is_boolean())
+      s.truncate = p["truncate"].get<bool>();
     auto given = [&](const char* key) -> std::optional<double> {  // Python's truthiness
       if (!p.contains(key) || !p[key].is_number() || p[key].get<double>() == 0) return std::nullopt;
       return p[key].get<double>();
@@ -135,8 +135,9 @@ void readRopeScaling(const Reader& r, const json& p, model::ModelConfig& m, int6
     const size_t half = static_cast<size_t>(m.rotaryDims() / 2);  // of the rotated dims
     s.shortFactor = ropeFactors(r, p, "short_factor", half);
     s.longFactor = ropeFactors(r, p, "long_factor", half);
-    s.attentionFactor = ropeNumber(r, p, "attention_factor",
-                                   s.factor <= 1 ? 1.0 : std::sqrt(1 + std::log(s.factor) / std::log(L0)));
+    s.attentionFactor =
+        ropeNumber(r, p, "attention_factor",
+                   s.factor <= 1 ? 1.0 : std::sqrt(1 + std::log(s.factor) / std::log(L0)));
   }
 }
 
@@ -174,10 +175,11 @@ void readRope(const Reader& r, model::ModelConfig& m, int64_t maxPositions, cons
                        "for GPTNeoXForCausalLM and Phi3ForCausalLM only; 1.0 here)");
   }
   if (m.rotaryFraction > 1.0 || m.rotaryDims() < 2 || m.rotaryDims() % 2 != 0) {
-    throw HfModelError(r.where() + ": 'partial_rotary_factor' = " +
-                       std::to_string(m.rotaryFraction) + " rotates " +
-                       std::to_string(m.rotaryDims()) + " of a head's " +
-                       std::to_string(m.headDimension()) + " dims; it must be an even number "
+    throw HfModelError(r.where() +
+                       ": 'partial_rotary_factor' = " + std::to_string(m.rotaryFraction) +
+                       " rotates " + std::to_string(m.rotaryDims()) + " of a head's " +
+                       std::to_string(m.headDimension()) +
+                       " dims; it must be an even number "
                        "from 2 to the head dimension");
   }
   const auto& types = model::kRopeScalingTypes;
@@ -231,13 +233,15 @@ void readGemma3Rope(const Reader& r, HfModelConfig& c) {
   for (int i = 0; i < m.nLayers; ++i) {
     std::string t = (i + 1) % pattern != 0 ? "sliding_attention" : "full_attention";
     if (!types.is_null()) {
-      if (!types.is_array() || types.size() != static_cast<size_t>(m.nLayers) || !types[i].is_string()) {
+      if (!types.is_array() || types.size() != static_cast<size_t>(m.nLayers) ||
+          !types[i].is_string()) {
         throw HfModelError(r.where() + ": 'layer_types' must list one type per layer");
       }
       t = types[i].get<std::string>();
     }
     if (t != "sliding_attention" && t != "full_attention") {
-      throw HfModelError(r.where() + ": layer type '" + t + "' is not supported "
+      throw HfModelError(r.where() + ": layer type '" + t +
+                         "' is not supported "
                          "(sliding_attention, full_attention)");
     }
     m.localRopeLayers[static_cast<size_t>(i)] = t == "sliding_attention";
@@ -250,7 +254,8 @@ void readGemma(const Reader& r, HfModelConfig& c) {
   auto& m = c.model;
   const json& j = r.json_();
   if (r.flag("use_bidirectional_attention", false)) {
-    throw HfModelError(r.where() + ": 'use_bidirectional_attention' is true; DepthLab's "
+    throw HfModelError(r.where() +
+                       ": 'use_bidirectional_attention' is true; DepthLab's "
                        "attention is causal");
   }
   m.normAfterSublayer = true;
@@ -258,7 +263,10 @@ void readGemma(const Reader& r, HfModelConfig& c) {
   m.embedScale = std::sqrt(static_cast<double>(m.dModel));
   m.attnScale = 1.0 / std::sqrt(r.number("query_pre_attn_scalar", 256.0));
   const bool gemma3 = c.architecture == "Gemma3ForCausalLM";
-  m.attnSoftcap = softcap(r, j, "attn_logit_softcapping", gemma3 ? 0.0 : 50.0);
+  // Gemma 3: transformers' Gemma3Attention reads attn_logit_softcapping but never applies it
+  // (its attention is called without a soft-cap), so neither does the lab: the reference's
+  // logits, whatever the field says. Gemma 2 applies it.
+  m.attnSoftcap = gemma3 ? 0.0 : softcap(r, j, "attn_logit_softcapping", 50.0);
   m.finalSoftcap = softcap(r, j, "final_logit_softcapping", gemma3 ? 0.0 : 30.0);
   if (gemma3) {
     m.qkNorm = model::QkNorm::PerHead;
@@ -319,8 +327,9 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
     return finish();
   }
   const bool gemma = c.architecture == "Gemma2ForCausalLM" || c.architecture == "Gemma3ForCausalLM";
-  const std::string act = gemma ? r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"))
-                                : r.text("hidden_act", "silu");
+  const std::string act =
+      gemma ? r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"))
+            : r.text("hidden_act", "silu");
   const std::string expected = gemma ? "gelu_pytorch_tanh" : "silu";
   if (act != expected) {
     throw HfModelError(where + ": activation '" + act + "' is not supported (" + c.architecture +
@@ -354,7 +363,7 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
   m.normEps = r.number("rms_norm_eps", 1e-6);
   readRope(r, m, c.maxPositions, r.raw("rope_parameters"), r.raw("rope_scaling"),
            r.number("rope_theta", 10000.0),
-           {c.architecture == "Phi3ForCausalLM", 1.0});  // Phi-4-mini rotates 3/4 of a head
+           {c.architecture == "Phi3ForCausalLM", 1.0});    // Phi-4-mini rotates 3/4 of a head
   m.tieEmbeddings = r.flag("tie_word_embeddings", gemma);  // the classes' defaults
   readFamily(r, c);
   return finish();
@@ -363,7 +372,8 @@ HfModelConfig parseHfConfig(const std::string& text, const std::string& where) {
 HfModelConfig readHfConfig(const std::string& dir) {
   const auto path = (std::filesystem::path(dir) / "config.json").string();
   std::ifstream in(path);
-  if (!in) throw HfModelError("'" + dir + "' has no config.json (is it a Hugging Face model folder?)");
+  if (!in)
+    throw HfModelError("'" + dir + "' has no config.json (is it a Hugging Face model folder?)");
   std::stringstream ss;
   ss << in.rdbuf();
   return parseHfConfig(ss.str(), path);

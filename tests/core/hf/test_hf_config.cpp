@@ -53,7 +53,8 @@ TEST(HfConfig, ReadsQwen2AndMistralOfTransformers5) {
     "intermediate_size": 4864, "num_hidden_layers": 24, "num_attention_heads": 14,
     "num_key_value_heads": 2, "vocab_size": 151936, "tie_word_embeddings": true,
     "rope_parameters": {"rope_theta": 1000000.0, "rope_type": "default"}, "dtype": "bfloat16",
-    "use_sliding_window": false, "sliding_window": 32768})", "config.json");
+    "use_sliding_window": false, "sliding_window": 32768})",
+                                   "config.json");
   EXPECT_EQ(q.architecture, "Qwen2ForCausalLM");
   EXPECT_TRUE(q.model.qkvBias);
   EXPECT_TRUE(q.model.tieEmbeddings);
@@ -62,7 +63,8 @@ TEST(HfConfig, ReadsQwen2AndMistralOfTransformers5) {
   EXPECT_FALSE(q.slidingWindow);  // not in use
   const auto m = hf::parseHfConfig(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64,
     "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "head_dim": 32,
-    "num_key_value_heads": 1, "vocab_size": 100, "sliding_window": 4096})", "config.json");
+    "num_key_value_heads": 1, "vocab_size": 100, "sliding_window": 4096})",
+                                   "config.json");
   EXPECT_EQ(m.model.headDimension(), 32);  // head_dim given, not width / heads
   EXPECT_EQ(m.model.kvHeads(), 1);
   EXPECT_EQ(m.slidingWindow, 4096);
@@ -75,13 +77,17 @@ TEST(HfConfig, RefusesWhatDepthLabCannotReproduce) {
   };
   const auto bloom = errorOf(R"({"architectures": ["BloomForCausalLM"]})");
   EXPECT_NE(bloom.find("'BloomForCausalLM', which is not supported (supported: LlamaForCausalLM,"),
-            std::string::npos) << bloom;
+            std::string::npos)
+      << bloom;
   EXPECT_NE(bloom.find("Phi3ForCausalLM"), std::string::npos) << bloom;
   EXPECT_NE(bloom.find("GPTNeoXForCausalLM"), std::string::npos) << bloom;
-  EXPECT_NE(errorOf(R"({"model_type": "gemma"})").find("'gemma' is not supported"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"model_type": "gemma"})").find("'gemma' is not supported"),
+            std::string::npos);
   const auto su = errorOf(with(R"("rope_parameters": {"rope_type": "su", "factor": 4.0})"));
   EXPECT_NE(su.find("rope scaling type 'su' is not supported (supported: default, linear, "
-                    "dynamic, llama3, yarn, longrope)"), std::string::npos) << su;
+                    "dynamic, llama3, yarn, longrope)"),
+            std::string::npos)
+      << su;
   const auto llama3 = errorOf(with(R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0})"));
   EXPECT_NE(llama3.find("lack 'low_freq_factor'"), std::string::npos) << llama3;
   const auto partial = errorOf(with(R"("partial_rotary_factor": 0.75)"));
@@ -89,7 +95,8 @@ TEST(HfConfig, RefusesWhatDepthLabCannotReproduce) {
       << partial;
   const auto longrope = errorOf(with(
       R"("rope_parameters": {"rope_type": "longrope", "short_factor": [1, 2], "long_factor": [1, 2]})"));
-  EXPECT_NE(longrope.find("'short_factor' must be a list of 8 numbers"), std::string::npos) << longrope;
+  EXPECT_NE(longrope.find("'short_factor' must be a list of 8 numbers"), std::string::npos)
+      << longrope;
   EXPECT_NE(errorOf(with(R"("attention_bias": true)")).find("attention_bias"), std::string::npos);
   EXPECT_NE(errorOf(with(R"("mlp_bias": true)")).find("mlp_bias"), std::string::npos);
   EXPECT_NE(errorOf(with(R"("hidden_act": "gelu")")).find("activation 'gelu'"), std::string::npos);
@@ -135,7 +142,8 @@ TEST(HfConfig, ReadsRopeScalingWithTransformersDefaults) {
   EXPECT_DOUBLE_EQ(yarn.model.ropeScaling.factor, 4.0);  // 64 / 16
   EXPECT_NEAR(yarn.model.ropeScaling.attentionFactor, 0.1 * std::log(4.0) + 1, 1e-12);
   EXPECT_DOUBLE_EQ(yarn.model.ropeBase, 1e6);
-  const auto linear = with(R"("rope_scaling": {"type": "linear", "factor": 4.0})");  // deepseek-coder
+  const auto linear =
+      with(R"("rope_scaling": {"type": "linear", "factor": 4.0})");  // deepseek-coder
   EXPECT_EQ(linear.model.ropeScaling.type, "linear");
   // Phi-3 keeps its original context at the top level, which wins.
   const auto lr = with(R"("original_max_position_embeddings": 32, "rope_parameters": {"rope_type":
@@ -152,21 +160,24 @@ TEST(HfConfig, ReadsQwen3Olmo2Phi3AndDeepSeekLlm) {
     "intermediate_size": 3072, "num_hidden_layers": 28, "num_attention_heads": 16, "head_dim": 128,
     "num_key_value_heads": 8, "vocab_size": 151936, "tie_word_embeddings": true,
     "attention_bias": false, "use_sliding_window": false, "sliding_window": null,
-    "rope_theta": 1000000, "rope_scaling": null, "hidden_act": "silu"})", "config.json");
+    "rope_theta": 1000000, "rope_scaling": null, "hidden_act": "silu"})",
+                                    "config.json");
   EXPECT_EQ(q3.model.qkNorm, model::QkNorm::PerHead);
   EXPECT_FALSE(q3.model.qkvBias);
   EXPECT_EQ(q3.model.headDimension(), 128);
   EXPECT_FALSE(q3.slidingWindow);
   const auto olmo = hf::parseHfConfig(R"({"model_type": "olmo2", "hidden_size": 64,
     "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "vocab_size": 100})", "config.json");
+    "vocab_size": 100})",
+                                      "config.json");
   EXPECT_EQ(olmo.architecture, "Olmo2ForCausalLM");
   EXPECT_EQ(olmo.model.qkNorm, model::QkNorm::Whole);
   EXPECT_FALSE(olmo.model.normBeforeSublayer);
   EXPECT_TRUE(olmo.model.normAfterSublayer);
   const auto phi = hf::parseHfConfig(R"({"architectures": ["Phi3ForCausalLM"], "hidden_size": 64,
     "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "vocab_size": 100, "sliding_window": 2047})", "config.json");
+    "vocab_size": 100, "sliding_window": 2047})",
+                                     "config.json");
   EXPECT_EQ(phi.slidingWindow, 2047);
   // deepseek-ai/deepseek-llm-7b-base: a LlamaForCausalLM with fields of its own.
   const auto ds = hf::parseHfConfig(R"({"architectures": ["LlamaForCausalLM"],
@@ -176,7 +187,8 @@ TEST(HfConfig, ReadsQwen3Olmo2Phi3AndDeepSeekLlm) {
     "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 30,
     "num_key_value_heads": 32, "pretraining_tp": 1, "rms_norm_eps": 1e-06, "rope_scaling": null,
     "rope_theta": 10000.0, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
-    "transformers_version": "4.33.1", "use_cache": true, "vocab_size": 102400})", "config.json");
+    "transformers_version": "4.33.1", "use_cache": true, "vocab_size": 102400})",
+                                    "config.json");
   EXPECT_EQ(ds.model.nLayers, 30);
   EXPECT_EQ(ds.model.ropeScaling.type, "default");
 }
@@ -189,7 +201,8 @@ TEST(HfConfig, ReadsGemma2WithItsClassDefaults) {
     "hidden_size": 2304, "intermediate_size": 9216, "max_position_embeddings": 8192,
     "model_type": "gemma2", "num_attention_heads": 8, "num_hidden_layers": 26,
     "num_key_value_heads": 4, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
-    "rope_theta": 10000.0, "sliding_window": 4096, "vocab_size": 256000})", "config.json");
+    "rope_theta": 10000.0, "sliding_window": 4096, "vocab_size": 256000})",
+                                   "config.json");
   EXPECT_TRUE(g.model.tieEmbeddings);
   EXPECT_TRUE(g.model.normBeforeSublayer);
   EXPECT_TRUE(g.model.normAfterSublayer);
@@ -201,12 +214,15 @@ TEST(HfConfig, ReadsGemma2WithItsClassDefaults) {
   EXPECT_EQ(g.slidingWindow, 4096);
   const auto uncapped = hf::parseHfConfig(R"({"model_type": "gemma2", "hidden_size": 64,
     "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
-    "final_logit_softcapping": null})", "config.json");
+    "final_logit_softcapping": null})",
+                                          "config.json");
   EXPECT_DOUBLE_EQ(uncapped.model.finalSoftcap, 0.0);  // null: none
   EXPECT_DOUBLE_EQ(uncapped.model.attnSoftcap, 50.0);  // absent: the class default
   const auto silu = errorOf(R"({"model_type": "gemma2", "hidden_activation": "silu"})");
   EXPECT_NE(silu.find("activation 'silu' is not supported (Gemma2ForCausalLM is read with "
-                      "gelu_pytorch_tanh)"), std::string::npos) << silu;
+                      "gelu_pytorch_tanh)"),
+            std::string::npos)
+      << silu;
 }
 
 TEST(HfConfig, ReadsGemma3LocalAndGlobalRopes) {
@@ -219,9 +235,17 @@ TEST(HfConfig, ReadsGemma3LocalAndGlobalRopes) {
     "num_hidden_layers": 26, "num_key_value_heads": 1, "query_pre_attn_scalar": 256,
     "rms_norm_eps": 1e-06, "rope_local_base_freq": 10000, "rope_scaling": null,
     "rope_theta": 1000000, "sliding_window": 512, "sliding_window_pattern": 6,
-    "vocab_size": 262144})", "config.json");
+    "vocab_size": 262144})",
+                                   "config.json");
   EXPECT_EQ(g.model.qkNorm, model::QkNorm::PerHead);
   EXPECT_DOUBLE_EQ(g.model.attnSoftcap, 0.0);
+  // A Gemma 3 config that sets the attention soft-cap: transformers does not apply it, nor the lab.
+  const auto capped = hf::parseHfConfig(R"({"model_type": "gemma3_text", "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+    "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0})",
+                                        "config.json");
+  EXPECT_DOUBLE_EQ(capped.model.attnSoftcap, 0.0);
+  EXPECT_DOUBLE_EQ(capped.model.finalSoftcap, 30.0);  // the final one it does apply
   EXPECT_DOUBLE_EQ(g.model.finalSoftcap, 0.0);
   EXPECT_DOUBLE_EQ(g.model.ropeBase, 1e6);
   EXPECT_DOUBLE_EQ(g.model.localRopeBase, 1e4);
@@ -234,7 +258,8 @@ TEST(HfConfig, ReadsGemma3LocalAndGlobalRopes) {
     "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
     "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0,
     "rope_theta": 1000000.0}, "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
-    "layer_types": ["sliding_attention", "full_attention"]})", "config.json");
+    "layer_types": ["sliding_attention", "full_attention"]})",
+                                        "config.json");
   EXPECT_EQ(scaled.model.ropeScaling.type, "linear");
   EXPECT_DOUBLE_EQ(scaled.model.ropeScaling.factor, 8.0);
   EXPECT_EQ(scaled.model.localRopeLayers, (std::vector<bool>{true, false}));
@@ -246,15 +271,18 @@ TEST(HfConfig, RefusesMixtureOfExpertsNamingTheField) {
   auto refused = [](const std::string& text) { return errorOf(text); };
   const auto mixtral = refused(R"({"architectures": ["MixtralForCausalLM"], "num_local_experts": 8,
     "hidden_size": 64})");
-  EXPECT_NE(mixtral.find("'MixtralForCausalLM' is a mixture-of-experts model ('num_local_experts' = 8)"),
-            std::string::npos) << mixtral;
+  EXPECT_NE(
+      mixtral.find("'MixtralForCausalLM' is a mixture-of-experts model ('num_local_experts' = 8)"),
+      std::string::npos)
+      << mixtral;
   EXPECT_NE(mixtral.find("mixture-of-experts is not supported"), std::string::npos) << mixtral;
   EXPECT_NE(mixtral.find("LlamaForCausalLM"), std::string::npos) << mixtral;
   const auto qwen = refused(R"({"model_type": "qwen2_moe", "num_experts": 60})");
   EXPECT_NE(qwen.find("('num_experts' = 60)"), std::string::npos) << qwen;
   const auto q3 = refused(R"({"architectures": ["Qwen3MoeForCausalLM"]})");
   EXPECT_NE(q3.find("mixture-of-experts"), std::string::npos) << q3;
-  const auto v3 = refused(R"({"architectures": ["DeepseekV3ForCausalLM"], "n_routed_experts": 256})");
+  const auto v3 =
+      refused(R"({"architectures": ["DeepseekV3ForCausalLM"], "n_routed_experts": 256})");
   EXPECT_NE(v3.find("('n_routed_experts' = 256)"), std::string::npos) << v3;
   // Even a name DepthLab reads is refused when the config has experts.
   const auto llamaMoe = refused(R"({"architectures": ["LlamaForCausalLM"], "num_experts": 4})");
