@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/statistics.h"
 #include "experiment/experiment_config.h"
@@ -121,6 +122,17 @@ std::vector<SeedGroup> seedGroups(store::RunStore& store, const std::vector<stor
   }
   std::vector<SeedGroup> out;
   for (auto& [k, g] : groups) out.push_back(std::move(g));
+  // The catalogue's order (Pre-LN, then LNS, ...), as the results table, export and the
+  // dashboard list schemes; then shallower, narrower first. Schemes the catalogue does not know
+  // (imports' architectures) after it, by name.
+  const auto ids = model::schemeIds();
+  auto rank = [&](const std::string& scheme) {
+    return static_cast<size_t>(std::find(ids.begin(), ids.end(), scheme) - ids.begin());
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const SeedGroup& a, const SeedGroup& b) {
+    return std::make_tuple(rank(a.scheme), a.depth, a.width) <
+           std::make_tuple(rank(b.scheme), b.depth, b.width);
+  });
   return out;
 }
 

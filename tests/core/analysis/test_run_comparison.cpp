@@ -9,7 +9,8 @@
 using namespace depthlab;
 
 namespace {
-int64_t addRun(store::RunStore& s, const std::string& scheme, int depth, int64_t seed, double valLoss) {
+int64_t addRun(store::RunStore& s, const std::string& scheme, int depth, int64_t seed,
+               double valLoss) {
   auto c = *experiment::presetConfig("cpu-demo");
   c.model.nLayers = depth;
   c.run.seed = seed;
@@ -50,6 +51,11 @@ TEST(RunComparison, SeedGroupsTableAndDepthScaling) {
   addRun(s, "post_ln", 24, 1, -1);  // no validation loss yet
   auto groups = analysis::seedGroups(s, s.listRuns());
   ASSERT_EQ(groups.size(), 5u);
+  // In the catalogue's order (Pre-LN before LNS, as every view lists them), shallow first.
+  std::vector<std::string> order;
+  for (const auto& g : groups) order.push_back(g.scheme + std::to_string(g.depth));
+  EXPECT_EQ(order,
+            (std::vector<std::string>{"pre_ln12", "pre_ln24", "lns12", "lns24", "post_ln24"}));
   for (const auto& g : groups) {
     if (g.scheme != "post_ln") {
       EXPECT_EQ(g.runIds.size(), 2u);
