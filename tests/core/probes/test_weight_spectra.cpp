@@ -84,8 +84,8 @@ TEST(WeightSpectra, TheFitIsWeightWatchersMethodAndFindsAParetoExponent) {
 TEST(WeightSpectra, TheStableRankOfKnownSingularValues) {
   // Q1 diag(3, 2, 1) Q2^T: eigenvalues of W^T W 9, 4, 1 -> (9 + 4 + 1) / 9.
   torch::manual_seed(2);
-  auto q1 = std::get<0>(torch::linalg::qr(torch::randn({5, 3}, torch::kFloat64)));
-  auto q2 = std::get<0>(torch::linalg::qr(torch::randn({3, 3}, torch::kFloat64)));
+  auto q1 = std::get<0>(torch::linalg_qr(torch::randn({5, 3}, torch::kFloat64)));
+  auto q2 = std::get<0>(torch::linalg_qr(torch::randn({3, 3}, torch::kFloat64)));
   auto w = torch::matmul(q1 * torch::tensor({3.0, 2.0, 1.0}, torch::kFloat64), q2.t());  // (5, 3)
   const auto s = probes::spectrumOf("w", w.to(torch::kFloat32));
   EXPECT_NEAR(s.stableRank, 14.0 / 9.0, 1e-5);
