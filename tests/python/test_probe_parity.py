@@ -35,6 +35,24 @@ def build(transformers, arch, folder):
     return model
 
 
+def imported_and_analyzed(cli, db, folder, tmp_path, seed):
+    """Random probe ids (ROWS, LENGTH + 1) from `seed`, written as a tokens file; the model in
+    `folder` imported and analysed on them with `--probes lens` (the lens and, with it, the
+    outliers, contributions and sinks). Returns (run id, ids)."""
+    ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(seed))
+    tokens = tmp_path / "probe.txt"
+    tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
+    imported = subprocess.run([cli, "import-hf", str(folder), "--db", db, "--json"],
+                              capture_output=True, text=True)
+    assert imported.returncode == 0, imported.stderr
+    run_id = json.loads(imported.stdout)["run_id"]
+    analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
+                               "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
+                               "lens", "--db", db], capture_output=True, text=True)
+    assert analyzed.returncode == 0, analyzed.stderr
+    return run_id, ids
+
+
 def parts(model):
     """(decoder layers, final norm, head) of a transformers causal LM."""
     base = getattr(model, "model", None) or getattr(model, "transformer", None) or model.gpt_neox
@@ -88,17 +106,7 @@ def test_the_lens_equals_transformers_modules(arch, cli, db, store, tmp_path):
     transformers = pytest.importorskip("transformers")
     folder = tmp_path / arch
     model = build(transformers, arch, folder)
-    ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(5))
-    tokens = tmp_path / "probe.txt"
-    tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
-    imported = subprocess.run([cli, "import-hf", str(folder), "--db", db, "--json"],
-                              capture_output=True, text=True)
-    assert imported.returncode == 0, imported.stderr
-    run_id = json.loads(imported.stdout)["run_id"]
-    analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
-                               "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "lens", "--db", db], capture_output=True, text=True)
-    assert analyzed.returncode == 0, analyzed.stderr
+    run_id, ids = imported_and_analyzed(cli, db, folder, tmp_path, 5)
     want, settle = reference_lens(model.float().eval(), ids)
     assert want["lens_kl"][0] > 0.01, "a model whose first blocks already say the output"
     for metric, values in want.items():
@@ -137,17 +145,7 @@ def test_the_stream_outliers_equal_transformers_hidden_states(arch, cli, db, sto
     transformers = pytest.importorskip("transformers")
     folder = tmp_path / arch
     model = build(transformers, arch, folder)
-    ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(6))
-    tokens = tmp_path / "probe.txt"
-    tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
-    imported = subprocess.run([cli, "import-hf", str(folder), "--db", db, "--json"],
-                              capture_output=True, text=True)
-    assert imported.returncode == 0, imported.stderr
-    run_id = json.loads(imported.stdout)["run_id"]
-    analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
-                               "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "lens", "--db", db], capture_output=True, text=True)
-    assert analyzed.returncode == 0, analyzed.stderr
+    run_id, ids = imported_and_analyzed(cli, db, folder, tmp_path, 6)
     want = reference_outliers(model.float().eval(), ids)
     for metric, values in want.items():
         (lab,) = store.layers(run_id, metric).values()
@@ -158,17 +156,7 @@ def test_sublayer_contributions_equal_transformers_hooks(cli, db, store, tmp_pat
     """Llama: x enters the layer, the attention adds a, the MLP adds m to h = x + a."""
     transformers = pytest.importorskip("transformers")
     model = build(transformers, "llama", tmp_path / "llama")
-    ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(8))
-    tokens = tmp_path / "probe.txt"
-    tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
-    imported = subprocess.run([cli, "import-hf", str(tmp_path / "llama"), "--db", db, "--json"],
-                              capture_output=True, text=True)
-    assert imported.returncode == 0, imported.stderr
-    run_id = json.loads(imported.stdout)["run_id"]
-    analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
-                               "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "lens", "--db", db], capture_output=True, text=True)
-    assert analyzed.returncode == 0, analyzed.stderr
+    run_id, ids = imported_and_analyzed(cli, db, tmp_path / "llama", tmp_path, 8)
     seen = {"x": [], "a": [], "m": []}
     hooks = []
     for layer in model.model.layers:
@@ -206,17 +194,7 @@ def test_attention_sinks_equal_transformers_attentions(arch, cli, db, store, tmp
     """transformers' eager attention returns each layer's probabilities (B, H, T, T)."""
     transformers = pytest.importorskip("transformers")
     build(transformers, arch, tmp_path / arch)
-    ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(9))
-    tokens = tmp_path / "probe.txt"
-    tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
-    imported = subprocess.run([cli, "import-hf", str(tmp_path / arch), "--db", db, "--json"],
-                              capture_output=True, text=True)
-    assert imported.returncode == 0, imported.stderr
-    run_id = json.loads(imported.stdout)["run_id"]
-    analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
-                               "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "lens", "--db", db], capture_output=True, text=True)
-    assert analyzed.returncode == 0, analyzed.stderr
+    run_id, ids = imported_and_analyzed(cli, db, tmp_path / arch, tmp_path, 9)
     model = transformers.AutoModelForCausalLM.from_pretrained(
         tmp_path / arch, attn_implementation="eager").float().eval()
     with torch.no_grad():
