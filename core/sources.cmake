@@ -34,14 +34,14 @@ list(APPEND DEPTHLAB_CORE_TORCH_SOURCES
   probes/probe_tokens.cpp
   probes/head_loss.cpp
   probes/depth_probes.cpp probes/trace_stats.cpp probes/saturation_probe.cpp
-  probes/traced_forward.cpp probes/logit_lens.cpp probes/weight_spectra.cpp probes/stream_outliers.cpp probes/sublayer_contributions.cpp probes/attention_sinks.cpp
+  probes/traced_forward.cpp probes/logit_lens.cpp probes/weight_spectra.cpp probes/stream_outliers.cpp probes/sublayer_contributions.cpp probes/attention_sinks.cpp probes/skip_effect.cpp probes/tuned_lens.cpp
   experiment/probe_schedule.cpp
   train/thread_share.cpp
   train/row_split.cpp
   train/worker_team.cpp
   experiment/background_probes.cpp
 )
-list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES experiment/analyze.cpp experiment/tuned_lens_run.cpp)
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES experiment/run_report.cpp experiment/store_link.cpp
   experiment/paper_recipes.cpp experiment/reproduction_report.cpp
   experiment/resource_estimate.cpp experiment/run_cost.cpp)
@@ -56,7 +56,7 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_com
   analysis/layer_diagnosis.cpp experiment/group_names.cpp experiment/preflight.cpp
   experiment/run_selection.cpp)
 # Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
-list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES probes/lazy_layers.cpp)
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES probes/lazy_layers.cpp probes/depth_summaries.cpp)
 # Whether compared runs share corpus, tokenizer, sequence length and steps (Compare's warning).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/run_mismatch.cpp)
 # The family table: imported models side by side by lazy and effective layers.
@@ -98,7 +98,7 @@ set_source_files_properties(experiment/tensorboard_runs.cpp PROPERTIES COMPILE_D
   DEPTHLAB_TENSORBOARD_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-tensorboard")
 set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
-list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp hf/imported_probes.cpp
   hf/hf_export.cpp hf/series_import.cpp)
 # Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)

@@ -68,6 +68,7 @@ nlohmann::json reportJson(const experiment::RunReport& r) {
 struct AnalyzeArgs {
   int64_t runId = 0, step = -1;
   std::string probes = "all";
+  int lensSteps = 250;            // --probes tuned_lens: its training steps
   hf::ModelAnalysisOptions text;  // imported models
   std::set<std::string> given;    // the options given (givenOptions)
 };
@@ -80,6 +81,11 @@ void runAnalyze(GlobalOptions& g, AnalyzeArgs a) {
   if (a.given.count("--step") && step < 0) {
     throw std::runtime_error("--step must be 0 or more (got " + std::to_string(step) + ")");
   }
+  if (a.lensSteps < 0 || a.lensSteps > 100000) {
+    throw std::runtime_error("--lens-steps must be in [0, 100000] (got " +
+                             std::to_string(a.lensSteps) + ")");
+  }
+  text.tunedLensSteps = a.lensSteps;
   auto s = openStore(g);
   auto run = s.run(runId);
   if (run && hf::importRecordOf(*run)) {
@@ -125,7 +131,7 @@ void runAnalyze(GlobalOptions& g, AnalyzeArgs a) {
   }
   auto which = experiment::parseProbeList(probes);
   auto r = experiment::analyzeCheckpoint(
-      s, runId, step >= 0 ? std::optional<int64_t>(step) : std::nullopt, which);
+      s, runId, step >= 0 ? std::optional<int64_t>(step) : std::nullopt, which, a.lensSteps);
   if (g.json) {
     std::cout << nlohmann::json{{"run_id", runId},
                                 {"step", r.step},
@@ -334,7 +340,12 @@ void addAnalyzeCommand(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--step", a->step, "Checkpoint step (latest at or before it; default: last)");
   analyze
       ->add_option("--probes", a->probes,
-                   "all | variance,angular,lens,pruning,block_pruning,jacobian,spectra")
+                   "all | variance,angular,lens,pruning,block_pruning,jacobian,spectra; and, on "
+                   "demand only, tuned_lens (trains a tuned lens, kept with the run)")
+      ->capture_default_str();
+  analyze
+      ->add_option("--lens-steps", a->lensSteps,
+                   "--probes tuned_lens: training steps of the lens (8 held-out sequences a step)")
       ->capture_default_str();
   analyze->add_option("--corpus", a->text.text.corpus,
                       "Imported models: the text to probe on (tokenized by the model's tokenizer)");

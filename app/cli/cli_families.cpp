@@ -46,6 +46,8 @@ nlohmann::json rowJson(const experiment::FamilyRow& r) {
   if (r.probeLoss) j["probe_loss"] = *r.probeLoss;
   if (r.lensSettle) j["lens_settle"] = *r.lensSettle;
   if (r.spectralAlpha) j["spectral_alpha_mean"] = *r.spectralAlpha;
+  if (r.effectiveDepth) j["effective_depth_ratio"] = *r.effectiveDepth;
+  if (r.jumpStrength) j["jump_strength"] = *r.jumpStrength;
   return j;
 }
 
@@ -73,11 +75,13 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
     for (auto& cell : experiment::familyCountCells(r)) row.push_back(std::move(cell));
     row.push_back(r.lensSettle ? fixed(*r.lensSettle, 1) + " / " + std::to_string(r.nLayers) : "-");
     row.push_back(r.spectralAlpha ? fixed(*r.spectralAlpha, 2) : "-");
+    row.push_back(r.effectiveDepth ? fixed(*r.effectiveDepth, 2) : "-");
+    row.push_back(r.jumpStrength ? fixed(*r.jumpStrength, 2) : "-");
     rows.push_back(std::move(row));
   }
   std::printf("%s", formatTextTable({"run", "name", "family", "layers", "lazy (E_l)", "low (E_l)",
                                      "effective (E_l)", "E_l thresholds", "lazy (pruning)",
-                                     "lens settles", "mean alpha"},
+                                     "lens settles", "mean alpha", "eff. depth", "jump"},
                                     rows)
                         .c_str());
   std::printf(
@@ -88,7 +92,9 @@ void reportFamilies(store::RunStore& store, const GlobalOptions& g,
   std::printf(
       "Lens settles: the mean block from which the logit lens's top-1 is the model's own (of L; "
       "analyze --probes lens). Mean alpha: the weights' power-law exponent (analyze --probes "
-      "spectra; 2-6 well trained).\n");
+      "spectra; 2-6 well trained). Eff. depth: the first block whose lens KL is below a tenth "
+      "of the largest, over L (Hu et al.). Jump: the last block's angular step over the middle "
+      "blocks' mean.\n");
   for (const auto& r : t.rows) {
     if (r.missing.empty()) continue;
     std::string what;

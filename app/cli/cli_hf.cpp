@@ -37,6 +37,11 @@ void runImportSeries(GlobalOptions& g, ImportArgs a, nlohmann::json* collect = n
         "TEXT (tokenized by the checkpoints' tokenizer) or --tokens IDS");
   }
   if (a.given.count("--probes")) a.analysis.probes = experiment::parseProbeList(a.probes);
+  if (a.analysis.probes.count(experiment::kTunedLensFamily)) {
+    throw std::runtime_error(
+        "--series does not train tuned lenses (one per checkpoint): import, then `depthlab-cli "
+        "analyze --run ID --probes tuned_lens` on a model");
+  }
   hf::SeriesOptions o;
   o.checkpoints = hf::findSeries(a.dirs);
   o.name = a.name.empty() ? hf::defaultSeriesName(o.checkpoints) : a.name;

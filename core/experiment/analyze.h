@@ -13,6 +13,9 @@
 
 namespace depthlab::experiment {
 
+/// The on-demand probe family that trains a tuned lens (experiment/tuned_lens_run.h).
+inline constexpr char kTunedLensFamily[] = "tuned_lens";
+
 struct AnalyzeResult {
   int64_t step = 0;
   std::string checkpointPath;
@@ -22,9 +25,11 @@ struct AnalyzeResult {
   std::string gapNote;               // checkpointGapNote: the run trained past this step
 };
 
-/// `which`: names from kProbeNames (parseProbeList turns "all" into every family).
+/// `which`: names from kProbeNames (parseProbeList turns "all" into every family) and
+/// "tuned_lens" (experiment/tuned_lens_run.h: trained for `tunedLensSteps` on the run's
+/// validation batches, kept beside the checkpoint).
 AnalyzeResult analyzeCheckpoint(store::RunStore& store, int64_t runId, std::optional<int64_t> step,
-                                const std::set<std::string>& which);
+                                std::set<std::string> which, int tunedLensSteps = 250);
 /// Parses "all" or "variance,angular,..." and rejects unknown names (listing the known ones).
 std::set<std::string> parseProbeList(const std::string& list);
 

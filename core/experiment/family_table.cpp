@@ -81,6 +81,10 @@ FamilyRow familyRow(store::RunStore& s, int64_t runId, double pruneShare) {
     r.lensSettle = it->second.value;
   if (auto it = latest.find(metrics::kSpectralAlphaMean); it != latest.end())
     r.spectralAlpha = it->second.value;
+  if (auto it = latest.find(metrics::kEffectiveDepth); it != latest.end())
+    r.effectiveDepth = it->second.value;
+  if (auto it = latest.find(metrics::kJumpStrength); it != latest.end())
+    r.jumpStrength = it->second.value;
   if (!r.pruneDelta.empty() && r.probeLoss) {
     int lazy = 0;
     for (float d : r.pruneDelta) lazy += std::isfinite(d) && d < pruneShare * *r.probeLoss;
@@ -131,7 +135,7 @@ std::string familyTableCsv(const FamilyTable& t) {
   out << "run,name,family,architecture,layers,probe_step,lazy_el,low_el,effective_el,"
          "lazy_el_share,effective_el_share,el_lazy_below,el_low_below,lazy_pruning,"
          "lazy_pruning_share,pruning_below_share_of_loss,probe_loss,lens_settle_block,"
-         "spectral_alpha_mean\n";
+         "spectral_alpha_mean,effective_depth_ratio,jump_strength\n";
   for (const auto& r : t.rows) {
     const int L = r.nLayers;
     out << r.runId << ',' << csvCell(r.name) << ',' << csvCell(r.family) << ','
@@ -153,7 +157,9 @@ std::string familyTableCsv(const FamilyTable& t) {
     }
     out << ',' << number(t.pruneShare) << ',' << (r.probeLoss ? number(*r.probeLoss) : "") << ','
         << (r.lensSettle ? number(*r.lensSettle) : "") << ','
-        << (r.spectralAlpha ? number(*r.spectralAlpha) : "") << '\n';
+        << (r.spectralAlpha ? number(*r.spectralAlpha) : "") << ','
+        << (r.effectiveDepth ? number(*r.effectiveDepth) : "") << ','
+        << (r.jumpStrength ? number(*r.jumpStrength) : "") << '\n';
   }
   return out.str();
 }

@@ -27,10 +27,12 @@ struct FamilyRow {
   std::optional<int64_t> probeStep;    // step of the rows read
   probes::LayerThresholds thresholds;  // the run's own E_l thresholds
   std::optional<probes::LazyCounts> byEffectiveness;
-  std::optional<double> probeLoss;      // the full model's loss on the probe set
-  std::optional<int> lazyByPruning;     // delta < pruneShare * probeLoss
-  std::optional<double> lensSettle;     // the logit lens's mean settle block (1..L)
-  std::optional<double> spectralAlpha;  // the weights' mean power-law alpha
+  std::optional<double> probeLoss;       // the full model's loss on the probe set
+  std::optional<int> lazyByPruning;      // delta < pruneShare * probeLoss
+  std::optional<double> lensSettle;      // the logit lens's mean settle block (1..L)
+  std::optional<double> spectralAlpha;   // the weights' mean power-law alpha
+  std::optional<double> effectiveDepth;  // Hu et al.'s ratio from the logit lens (0..1]
+  std::optional<double> jumpStrength;    // the last block's angular step over the middle ones'
   std::vector<float> effectiveness, pruneDelta, pruneDeltaError, angularNext;  // (L) each
   std::vector<std::string> missing;  // metrics the run lacks
 };

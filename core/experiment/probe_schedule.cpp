@@ -5,7 +5,9 @@
 #include <cmath>
 
 #include "probes/depth_probes.h"
+#include "probes/depth_summaries.h"
 #include "probes/lazy_layers.h"
+#include "probes/skip_effect.h"
 #include "probes/weight_spectra.h"
 #include "store/metric_catalogue.h"
 
@@ -69,6 +71,9 @@ void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardP
   out.layer(step, metrics::kAngularAdjacent, f.angularAdjacent);
   out.layer(step, metrics::kBlockInfluence, f.blockInfluence);
   out.layer(step, metrics::kEffectiveness, f.effectiveness);
+  if (const double jump = probes::jumpStrength(f.angularAdjacent); std::isfinite(jump)) {
+    out.scalar(step, metrics::kJumpStrength, jump);
+  }
   if (!f.saturation.empty()) out.layer(step, metrics::kDytSaturation, f.saturation);
   if (f.saturationFinal) out.scalar(step, metrics::kDytSaturationFinal, *f.saturationFinal);
   auto counts = probes::classifyLayers(f.effectiveness, probes::layerThresholds(config));
@@ -99,6 +104,9 @@ void addForwardRows(store::WriteBatch& out, int64_t step, const probes::ForwardP
     out.layer(step, metrics::kLensEntropy, f.lens->entropy);
     out.layer(step, metrics::kLensCrossEntropy, f.lens->crossEntropy);
     out.scalar(step, metrics::kLensSettle, f.lens->settleDepth);
+    if (const double ratio = probes::effectiveDepthRatio(f.lens->kl); std::isfinite(ratio)) {
+      out.scalar(step, metrics::kEffectiveDepth, ratio);
+    }
   }
 }
 
@@ -147,6 +155,11 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     })
                       : probes::EvaluationProgress();
   };
+  if (which.count("pruning")) {  // the same intervention, measured on the later blocks
+    // (before the sweeps: their progress says the family is done)
+    out.matrix(step, metrics::kSkipEffect, L, L,
+               probes::skipEffect(model, m_pruneInputs, m_pruneTargets).matrix);
+  }
   if (which.count("block_pruning")) {
     auto bp = probes::blockPruning(model, m_pruneInputs, m_pruneTargets, f.angularMatrix,
                                    m_config.pruneRenumber, evaluations("block_pruning"));

@@ -4,10 +4,11 @@
 // Stored names — layer series: variance, norm_var_attn, norm_var_ffn, angular_adjacent,
 // block_influence, effectiveness, prune_delta, prune_delta_se, jacobian_identity,
 // block_prune_best_start, dyt_saturation (DyT schemes only), lens_kl, lens_top1, lens_entropy,
-// lens_ce (the logit lens, with lens_settle), spectral_alpha, stable_rank (weight spectra, with
-// spectral_alpha_mean); matrices: angular (L x L),
-// block_prune, block_prune_se (L x L); scalars: loss_probe, lazy_layers, low_layers, lazy_ratio,
-// probe_seconds, dyt_saturation_final (DyT schemes only). The pruning sweeps evaluate
+// lens_ce (the logit lens, with lens_settle and effective_depth), spectral_alpha, stable_rank
+// (weight spectra, with spectral_alpha_mean); matrices: angular (L x L), block_prune,
+// block_prune_se (L x L), skip_effect (L x L, with the single-layer pruning sweep); scalars:
+// loss_probe, lazy_layers, low_layers, lazy_ratio, jump_strength, probe_seconds,
+// dyt_saturation_final (DyT schemes only). The pruning sweeps evaluate
 // `pruneSequences` of the probe batch's rows, evenly spaced (probes::pruningRows), the other
 // families all of them.
 #pragma once
@@ -64,6 +65,9 @@ class ProbeSchedule {
   double run(model::Decoder& model, int64_t step, const std::set<std::string>& which,
              store::WriteBatch& out) const;
   const ProbeConfig& config() const { return m_config; }
+  /// The probe batch: inputs and targets (B, T) on the model's device.
+  const torch::Tensor& inputs() const { return m_inputs; }
+  const torch::Tensor& targets() const { return m_targets; }
 
  private:
   ProbeConfig m_config;

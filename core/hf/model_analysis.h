@@ -33,7 +33,9 @@ struct ModelAnalysisOptions {
   int sequences = 2;             // probe sequences, evenly spaced over the text
   int seqLen = 0;                // tokens per sequence; 0 = 128, or less when the model's
                                  // positions or attention window are fewer
-  std::set<std::string> probes;  // experiment::kProbeNames; empty = all of them
+  std::set<std::string> probes;  // experiment::kProbeNames (+ "tuned_lens"); empty = all of them
+  int tunedLensSteps = 250;      // the tuned lens: training steps, and the windows of the text
+  int tunedLensSequences = 64;   // it trains on (evenly spaced; 8 a step)
   std::string device = "cpu";
   int threads = 0;                                   // CPU threads; 0 = every core
   std::function<void(const std::string&)> progress;  // "block_pruning  40% ... ETA 1m 20s"

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "probes/eval_scope.h"
 #include "probes/head_loss.h"
 #include "probes/probe_math.h"
 #include "probes/probe_tokens.h"
@@ -23,19 +24,6 @@ namespace depthlab::probes {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-// Switches to eval mode for the scope and back to whatever the model was in.
-class EvalScope {
- public:
-  explicit EvalScope(model::Decoder& m) : m_model(m), m_wasTraining(m->is_training()) {
-    m_model->eval();
-  }
-  ~EvalScope() { m_model->train(m_wasTraining); }
-
- private:
-  model::Decoder& m_model;
-  bool m_wasTraining;
-};
 
 }  // namespace
 

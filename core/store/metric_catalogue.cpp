@@ -53,6 +53,16 @@ const std::vector<Metric>& catalogue() {
        kCompare | kReport,
        "power-law exponent of the weights' eigenvalue tails (WeightWatcher's fit), mean over "
        "every matrix of every block: 2-6 is the well-trained range Martin & Mahoney report"},
+      {kEffectiveDepth, K::Scalar, "effective-depth ratio", "", S::Linear, C::None,
+       kCompare | kReport,
+       "the first block whose logit-lens KL to the output is below a tenth of the largest "
+       "block's, over L (Hu et al. 2025): near 1, the prediction forms only at the end"},
+      {kJumpStrength, K::Scalar, "final-block jump strength", "", S::Linear, C::None,
+       kCompare | kReport,
+       "the last block's adjacent angular distance over the mean of the middle blocks' "
+       "(after Shibata et al. 2026): above 1, the last block turns the stream most"},
+      {kTunedSettle, K::Scalar, "tuned-lens settle depth", "block", S::Linear, C::None, kCompare,
+       "the settle depth through the tuned lens (analyze --probes tuned_lens)"},
       // Per layer
       {kVariance, K::PerLayer, "output variance", "", S::Log, C::Sequential, kAllViews,
        "variance of the residual stream after each block"},
@@ -86,6 +96,16 @@ const std::vector<Metric>& catalogue() {
        "mean entropy of the logit lens's distribution at block l"},
       {kLensCrossEntropy, K::PerLayer, "logit-lens cross-entropy", "nats", S::Linear, C::Sequential,
        kCompare, "mean -log q_l(next token) of the logit lens at block l"},
+      {kTunedKl, K::PerLayer, "tuned-lens KL to the output", "nats", S::Linear, C::Sequential,
+       kCompare,
+       "KL(p || q_l) through block l's trained affine translator (Belrose et al. 2023; "
+       "analyze --probes tuned_lens)"},
+      {kTunedTop1, K::PerLayer, "tuned-lens top-1 agreement", "", S::Linear, C::Sequential,
+       kCompare, "share of tokens whose tuned-lens top-1 at block l is the model's"},
+      {kTunedEntropy, K::PerLayer, "tuned-lens entropy", "nats", S::Linear, C::Sequential, kNoPanel,
+       "mean entropy of the tuned lens's distribution at block l"},
+      {kTunedCrossEntropy, K::PerLayer, "tuned-lens cross-entropy", "nats", S::Linear,
+       C::Sequential, kCompare, "mean -log q_l(next token) of the tuned lens at block l"},
       {kSpectralAlpha, K::PerLayer, "weight alpha (block mean)", "", S::Linear, C::Sequential,
        kCompare,
        "power-law exponent of the tail of the eigenvalues of W^T W (WeightWatcher's fit: x_min "
@@ -142,6 +162,10 @@ const std::vector<Metric>& catalogue() {
        "the (l, n) angular distance on the last position of each sequence"},
       {kBlockPrune, K::Matrix, "block pruning delta", "nats", S::Linear, C::Diverging, kDashboard,
        "loss increase when n consecutive blocks from l are removed"},
+      {kSkipEffect, K::Matrix, "skip effect on later blocks", "", S::Linear, C::Sequential,
+       kDashboard,
+       "row s, column l > s: mean over sequences of the largest relative change of block l's "
+       "contribution when block s is skipped (Csordás et al. 2025)"},
       {kBlockPruneError, K::Matrix, "block pruning delta standard error", "nats", S::Linear,
        C::None, kNoPanel, "standard error of the block pruning delta over its probe sequences"},
   };

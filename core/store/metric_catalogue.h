@@ -29,6 +29,9 @@ inline constexpr char kProbeSeconds[] = "probe_seconds";
 inline constexpr char kDytSaturationFinal[] = "dyt_saturation_final";  // DyT schemes only
 inline constexpr char kLensSettle[] = "lens_settle";  // the logit lens's settle depth
 inline constexpr char kSpectralAlphaMean[] = "spectral_alpha_mean";  // weight spectra
+inline constexpr char kEffectiveDepth[] = "effective_depth";         // probes/depth_summaries.h
+inline constexpr char kJumpStrength[] = "jump_strength";
+inline constexpr char kTunedSettle[] = "tuned_settle";  // the tuned lens's settle depth
 // Per layer (one value per block per step).
 inline constexpr char kVariance[] = "variance";
 inline constexpr char kNormVarAttn[] = "norm_var_attn";
@@ -46,6 +49,10 @@ inline constexpr char kLensKl[] = "lens_kl";                // the logit lens (p
 inline constexpr char kLensTop1[] = "lens_top1";
 inline constexpr char kLensEntropy[] = "lens_entropy";
 inline constexpr char kLensCrossEntropy[] = "lens_ce";
+inline constexpr char kTunedKl[] = "tuned_kl";  // the tuned lens (probes/tuned_lens.h)
+inline constexpr char kTunedTop1[] = "tuned_top1";
+inline constexpr char kTunedEntropy[] = "tuned_entropy";
+inline constexpr char kTunedCrossEntropy[] = "tuned_ce";
 inline constexpr char kSpectralAlpha[] = "spectral_alpha";  // probes/weight_spectra.h
 inline constexpr char kStableRank[] = "stable_rank";
 inline constexpr char kActMax[] = "act_max";  // probes/stream_outliers.h
@@ -67,6 +74,7 @@ inline constexpr char kAngular[] = "angular";
 inline constexpr char kBlockPrune[] = "block_prune";
 inline constexpr char kBlockPruneError[] = "block_prune_se";  // standard error of block_prune
 inline constexpr char kAngularLast[] = "angular_last";
+inline constexpr char kSkipEffect[] = "skip_effect";  // (s, l): probes/skip_effect.h
 
 // --- rows -----------------------------------------------------------------------------------
 enum class Kind { Scalar, PerLayer, Matrix };

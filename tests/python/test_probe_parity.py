@@ -1,5 +1,6 @@
 """Parity of the probes that read a model layer by layer (the logit lens; the stream's outliers and
-RankMe; the sublayer contributions). The logit lens: what `depthlab-cli analyze --probes lens` stores for an imported
+RankMe; the sublayer contributions; the attention sinks; the skip-effect matrix, by skipping a
+layer with forward hooks; the effective-depth ratio from the lens). The logit lens: what `depthlab-cli analyze --probes lens` stores for an imported
 Hugging Face model equals the lens computed independently here, with transformers' own modules:
 forward hooks on each decoder layer give the stream after block l, the model's own final norm and
 head (and Gemma 2's final soft-cap) read it. KL(p || q_l), top-1 agreement, entropy,
@@ -35,10 +36,10 @@ def build(transformers, arch, folder):
     return model
 
 
-def imported_and_analyzed(cli, db, folder, tmp_path, seed):
+def imported_and_analyzed(cli, db, folder, tmp_path, seed, probes="lens"):
     """Random probe ids (ROWS, LENGTH + 1) from `seed`, written as a tokens file; the model in
     `folder` imported and analysed on them with `--probes lens` (the lens and, with it, the
-    outliers, contributions and sinks). Returns (run id, ids)."""
+    outliers, contributions and sinks) or the `probes` given. Returns (run id, ids)."""
     ids = torch.randint(VOCAB, (ROWS, LENGTH + 1), generator=torch.Generator().manual_seed(seed))
     tokens = tmp_path / "probe.txt"
     tokens.write_text("\n".join(" ".join(str(int(t)) for t in row) for row in ids) + "\n")
@@ -48,7 +49,7 @@ def imported_and_analyzed(cli, db, folder, tmp_path, seed):
     run_id = json.loads(imported.stdout)["run_id"]
     analyzed = subprocess.run([cli, "analyze", "--run", str(run_id), "--tokens", str(tokens),
                                "--sequences", str(ROWS), "--seq-len", str(LENGTH), "--probes",
-                               "lens", "--db", db], capture_output=True, text=True)
+                               probes, "--db", db], capture_output=True, text=True)
     assert analyzed.returncode == 0, analyzed.stderr
     return run_id, ids
 
@@ -113,6 +114,10 @@ def test_the_lens_equals_transformers_modules(arch, cli, db, store, tmp_path):
         (lab,) = store.layers(run_id, metric).values()
         assert lab == pytest.approx(values, rel=1e-4, abs=1e-5), metric
     assert store.scalars(run_id, "lens_settle")[0] == pytest.approx(settle, rel=1e-6)
+    # Hu et al.'s effective depth: the first block whose KL is under a tenth of the largest.
+    kl = want["lens_kl"]
+    first = next((l for l in range(len(kl) - 1) if kl[l] < 0.1 * max(kl)), len(kl) - 1)
+    assert store.scalars(run_id, "effective_depth")[0] == pytest.approx((first + 1) / len(kl))
 
 
 def reference_outliers(model, ids):
@@ -211,3 +216,56 @@ def test_attention_sinks_equal_transformers_attentions(arch, cli, db, store, tmp
     for metric, values in want.items():
         (lab,) = store.layers(run_id, metric).values()
         assert lab == pytest.approx(values, rel=1e-4, abs=1e-6), metric
+
+
+def layer_deltas(model, inputs, skip=None):
+    """What each decoder layer adds to the stream, (B, T, C) float64 per layer, with layer
+    `skip`'s output replaced by its input after the first position (Csordás et al.'s skip)."""
+    layers, _, _ = parts(model)
+    ins, outs, hooks = [], [], []
+
+    def pre(_m, args, kwargs):
+        ins.append((args[0] if args else kwargs["hidden_states"]).detach())
+
+    def post(i):
+        def hook(_m, _i, out):
+            h = out[0] if isinstance(out, tuple) else out
+            if i == skip:
+                h = torch.cat([h[:, :1], ins[-1][:, 1:]], 1)
+                out = (h,) + tuple(out[1:]) if isinstance(out, tuple) else h
+            outs.append(h.detach())
+            return out
+        return hook
+
+    for i, layer in enumerate(layers):
+        hooks.append(layer.register_forward_pre_hook(pre, with_kwargs=True))
+        hooks.append(layer.register_forward_hook(post(i)))
+    with torch.no_grad():
+        model(inputs)
+    for h in hooks:
+        h.remove()
+    return [o.double() - i.double() for i, o in zip(ins, outs)]
+
+
+@pytest.mark.parametrize("arch", ["llama", "gemma2"])
+def test_the_skip_effect_equals_skipping_a_transformers_layer(arch, cli, db, store, tmp_path):
+    """`analyze --probes pruning` stores the (skipped s, later l) matrix: the largest relative
+    change of layer l's contribution over the positions after the first, mean over rows."""
+    transformers = pytest.importorskip("transformers")
+    model = build(transformers, arch, tmp_path / arch).float().eval()
+    run_id, ids = imported_and_analyzed(cli, db, tmp_path / arch, tmp_path, 10, "pruning")
+    base = layer_deltas(model, ids[:, :-1])
+    L = len(base)
+    ((rows, cols, lab),) = store.matrix(run_id, "skip_effect").values()
+    assert (rows, cols) == (L, L)
+    for s in range(L):
+        changed = layer_deltas(model, ids[:, :-1], skip=s)
+        for l in range(L):
+            got = lab[s * L + l]
+            if l <= s:
+                assert got != got, (s, l)  # NaN
+                continue
+            rel = (changed[l] - base[l]).norm(dim=-1) / base[l].norm(dim=-1).clamp_min(1e-6)
+            want = float(rel[:, 1:].amax(1).mean())
+            assert want > 1e-3, "a random layer's skip reaches every later one"
+            assert got == pytest.approx(want, rel=1e-4, abs=1e-6), (s, l)

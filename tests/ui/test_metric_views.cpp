@@ -77,9 +77,11 @@ TEST(MetricViews, TheDashboardReadsEveryRowItShows) {
       EXPECT_EQ(r.layers.at(k).steps.size(), 11u) << k;
     }
     const auto matrices = metrics::keysFor(metrics::Kind::Matrix, metrics::kDashboard);
-    EXPECT_EQ(matrices, (std::vector<std::string>{metrics::kAngular, metrics::kBlockPrune}));
+    EXPECT_EQ(matrices, (std::vector<std::string>{metrics::kAngular, metrics::kBlockPrune,
+                                                  metrics::kSkipEffect}));
     EXPECT_EQ(r.angular.size(), 11u);
     EXPECT_TRUE(r.blockPrune.has_value());
+    EXPECT_TRUE(r.skipEffect.has_value());
   }
 }
 

@@ -130,7 +130,8 @@ class GroupDashboard : public QWidget {
   void drawCursorMatrices();
   void drawBarsAtCursor(const dashboard::PanelSpec& spec, const std::string& metric,
                         bool thresholds);
-  using MatrixOf = std::function<const store::Matrix*(const RunData&)>;
+  /// The matrix of a run for a panel's metric (its catalogue key), or nullptr.
+  using MatrixOf = std::function<const store::Matrix*(const RunData&, const std::string& metric)>;
   void drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf& matrixOf,
                         const MatrixOf& errorsOf, bool rowNormalise, const QString& labelSuffix);
   void drawProgress();

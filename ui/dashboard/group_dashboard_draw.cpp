@@ -339,14 +339,14 @@ void GroupDashboard::drawMatrixPanels(dashboard::PanelKind kind, const MatrixOf&
                                       const QString& labelSuffix) {
   for (const auto* spec : dashboard::panelsOfKind(kind)) {
     std::vector<figures::Heatmap> row;  // one colour scale across the runs' panels
+    const std::string metric = spec->metrics.front().toStdString();
     for (const auto& r : m_data->runs()) {
       auto it = m_plots.find(spec->key + QLatin1Char(':') + schemeOf(r));
       if (it == m_plots.end()) continue;
       auto* p = it->second;
-      if (const store::Matrix* m = matrixOf(r)) {
-        row.push_back(figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise,
-                                             spec->metrics.front().toStdString()));
-        const store::Matrix* errors = errorsOf(r);
+      if (const store::Matrix* m = matrixOf(r, metric)) {
+        row.push_back(figures::matrixHeatmap(p->xAxis, p->yAxis, *m, rowNormalise, metric));
+        const store::Matrix* errors = errorsOf(r, metric);
         setCellErrors(row.back().map, errors && errors->rows == m->rows && errors->cols == m->cols
                                           ? errors
                                           : nullptr);
@@ -378,17 +378,22 @@ void GroupDashboard::drawCursorBars() {
 void GroupDashboard::drawCursorMatrices() {
   // The (l, n) matrices: block pruning at the end of a run (stored at the end, or by `analyze`)
   // and the angular distance at the cursor step.
+  auto latest = [](const std::optional<store::Matrix>& m) { return m ? &*m : nullptr; };
   drawMatrixPanels(
       dashboard::PanelKind::MatrixAtEnd,
-      [](const RunData& r) { return r.blockPrune ? &*r.blockPrune : nullptr; },
-      [](const RunData& r) { return r.blockPruneError ? &*r.blockPruneError : nullptr; }, false,
-      QString());
+      [latest](const RunData& r, const std::string& metric) {
+        return latest(metric == metrics::kSkipEffect ? r.skipEffect : r.blockPrune);
+      },
+      [latest](const RunData& r, const std::string& metric) {
+        return metric == metrics::kBlockPrune ? latest(r.blockPruneError) : nullptr;
+      },
+      false, QString());
   const bool rowNormalise = m_rowNormalize->isChecked();
   drawMatrixPanels(
       dashboard::PanelKind::MatrixAtCursor,
-      [this](const RunData& r) { return r.angularAt(m_cursor); },
-      [](const RunData&) -> const store::Matrix* { return nullptr; }, rowNormalise,
-      rowNormalise ? tr(", row-normalised") : QString());
+      [this](const RunData& r, const std::string&) { return r.angularAt(m_cursor); },
+      [](const RunData&, const std::string&) -> const store::Matrix* { return nullptr; },
+      rowNormalise, rowNormalise ? tr(", row-normalised") : QString());
   for (auto& [name, p] : m_plots) {
     const auto* spec = dashboard::panelSpec(name);
     if (spec && spec->followsCursor) {

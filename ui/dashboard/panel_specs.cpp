@@ -97,6 +97,11 @@ const std::vector<SectionSpec>& dashboardSections() {
           perScheme(PanelKind::MatrixAtEnd, "block_prune", "block pruning (l, n), end of run",
                     "blocks removed n", "first block l", kBlockPrune, "block-pruning", 2)},
          {}});
+    s.push_back({QStringLiteral("Skip effect: how much skipping block s changes each later "
+                                "block's contribution (latest sweep)"),
+                 {perScheme(PanelKind::MatrixAtEnd, "skip_effect", "skip effect (s, l), latest",
+                            "later block l", "skipped block s", kSkipEffect, "", 0)},
+                 {}});
     s.push_back(
         {QStringLiteral("Layer effectiveness, gradient norm and Block Influence at the cursor"),
          {shared(PanelKind::LayerBarsAtCursor, "effectiveness", "layer",

@@ -170,7 +170,8 @@ void readNewRows(store::RunStore& store, int64_t id, RunData& d) {
   }
 }
 
-// The angular matrices of steps after the last held; the latest block-pruning matrix.
+// The angular matrices of steps after the last held; the latest block-pruning and skip-effect
+// matrices.
 void readMatrices(store::RunStore& store, int64_t id, RunData& d) {
   const int64_t lastMatrix = d.angular.empty() ? INT64_MIN : d.angular.back().step;
   for (int64_t step : store.matrixSteps(id, metrics::kAngular)) {
@@ -180,6 +181,9 @@ void readMatrices(store::RunStore& store, int64_t id, RunData& d) {
   if (auto steps = store.matrixSteps(id, metrics::kBlockPrune); !steps.empty()) {
     d.blockPrune = store.matrix(id, metrics::kBlockPrune, steps.back());
     d.blockPruneError = store.matrix(id, metrics::kBlockPruneError, steps.back());
+  }
+  if (auto steps = store.matrixSteps(id, metrics::kSkipEffect); !steps.empty()) {
+    d.skipEffect = store.matrix(id, metrics::kSkipEffect, steps.back());
   }
 }
 

@@ -34,6 +34,7 @@ struct RunData {
   std::vector<store::Matrix> angular;                // (L x L) by step
   std::optional<store::Matrix> blockPrune;           // latest (L x L), if any
   std::optional<store::Matrix> blockPruneError;      // its standard errors, if stored
+  std::optional<store::Matrix> skipEffect;           // latest (L x L) (s, l), if any
   std::optional<int64_t> divergedAt;
   /// Per-layer metrics drawn as curves (panel_specs: LayerCurves), each layer min/max-decimated
   /// over the whole run (layerOverview), assembled by the loader with the series it read.
@@ -71,8 +72,8 @@ const std::vector<std::string>& runLayerMetrics();
 
 /// Reads `info`'s series into `into`: its config facts and status from `info`, then only the
 /// rows after those `into` already holds (an empty RunData: every row). The angular matrices of
-/// new steps, the latest block-pruning matrix, the curve overviews and, for a diverged run, the
-/// step it diverged at.
+/// new steps, the latest block-pruning and skip-effect matrices, the curve overviews and, for a
+/// diverged run, the step it diverged at.
 void readRunSeries(store::RunStore& store, const store::RunInfo& info, RunData& into);
 
 }  // namespace depthlab::ui

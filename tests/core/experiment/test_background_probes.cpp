@@ -1,7 +1,8 @@
 // Probes beside training (experiment/background_probes) and the schedule they run: rows equal
 // to inline ones and landing with their step, the weights copied at the step they were due,
 // torch's generator left as it was, failures brought back to the training thread, the
-// two pruning families sharing their evaluations, and the rows the pruning sweeps evaluate.
+// two pruning families sharing their evaluations, and the rows the pruning sweeps (and the
+// skip-effect matrix) evaluate.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +13,8 @@
 #include "experiment/background_probes.h"
 #include "experiment/probe_schedule.h"
 #include "probes/depth_probes.h"
+#include "probes/depth_summaries.h"
+#include "probes/skip_effect.h"
 #include "support/model_fixtures.h"
 
 using namespace depthlab;
@@ -35,7 +38,8 @@ std::map<std::string, std::vector<float>> rowsOf(const store::WriteBatch& b) {
   for (const auto& l : b.layers) out[l.metric + "@" + std::to_string(l.step)] = l.values;
   for (const auto& m : b.matrices) out[m.kind + "@" + std::to_string(m.step)] = m.data;
   for (const auto& s : b.scalars) {
-    if (s.key != "probe_seconds") out[s.key + "@" + std::to_string(s.step)] = {static_cast<float>(s.value)};
+    if (s.key != "probe_seconds")
+      out[s.key + "@" + std::to_string(s.step)] = {static_cast<float>(s.value)};
   }
   return out;
 }
@@ -110,7 +114,7 @@ TEST(BackgroundProbes, AFailureReachesTheTrainingThread) {
   experiment::BackgroundProbes beside(schedule, 1, true);
   store::WriteBatch out;
   EXPECT_EQ(beside.runDue(0, live, 1, out), 0);  // nothing due at step 1
-  beside.runDue(0, live, 2, out);                 // queued; fails beside training
+  beside.runDue(0, live, 2, out);                // queued; fails beside training
   EXPECT_THROW(beside.settle(0, out), std::exception);
   EXPECT_TRUE(out.empty());
   EXPECT_NO_THROW(beside.settle(0, out));  // reported once
@@ -135,7 +139,8 @@ TEST(ProbeSchedule, TheSingleLayerSweepIsTheBlockSweepsFirstColumn) {
   ASSERT_TRUE(x.count("prune_delta@7") && y.count("prune_delta@7"));
   EXPECT_TRUE(sameBits(x.at("prune_delta@7"), y.at("prune_delta@7")));
   const auto& block = x.at("block_prune@7");  // (L x L), column n = 1 first in each row
-  for (int l = 0; l < 4; ++l) EXPECT_EQ(block[static_cast<size_t>(l) * 4], y.at("prune_delta@7")[static_cast<size_t>(l)]);
+  for (int l = 0; l < 4; ++l)
+    EXPECT_EQ(block[static_cast<size_t>(l) * 4], y.at("prune_delta@7")[static_cast<size_t>(l)]);
 }
 
 TEST(ProbeSchedule, PruningRowsAreEvenlySpacedAndFixed) {
@@ -170,6 +175,10 @@ TEST(ProbeSchedule, ThePruningSweepsEvaluateTheirRowsAndStoreTheErrorBars) {
   EXPECT_TRUE(sameBits(rows.at("prune_delta_se@5"), single.standardError));
   EXPECT_TRUE(sameBits(rows.at("block_prune@5"), block.delta));
   EXPECT_TRUE(sameBits(rows.at("block_prune_se@5"), block.standardError));
+  // The skip-effect matrix comes with the single-layer sweep, on its rows.
+  EXPECT_TRUE(sameBits(rows.at("skip_effect@5"), probes::skipEffect(m, xs, ys).matrix));
+  EXPECT_FLOAT_EQ(rows.at("jump_strength@5")[0],
+                  static_cast<float>(probes::jumpStrength(rows.at("angular_adjacent@5"))));
   const auto all = probes::singleLayerPruning(m, x, y, false);
   EXPECT_FALSE(sameBits(rows.at("prune_delta@5"), all.delta));  // not the whole batch
   EXPECT_FLOAT_EQ(rows.at("loss_probe@5")[0],

@@ -64,7 +64,7 @@ TEST(FamilyTable, CountsLazyLayersByEachRunsThresholdsAndByPruningLoss) {
       << profiles;
 }
 
-TEST(FamilyTable, CarriesTheLensSettleDepthAndTheMeanAlphaWhereMeasured) {
+TEST(FamilyTable, CarriesTheLensSettleDepthTheMeanAlphaAndTheEffectiveDepthWhereMeasured) {
   test::TempDir dir;
   auto s = store::RunStore::open(dir.file("runs.db"));
   const int64_t a =
@@ -74,15 +74,21 @@ TEST(FamilyTable, CarriesTheLensSettleDepthAndTheMeanAlphaWhereMeasured) {
   store::WriteBatch w;
   w.scalar(0, metrics::kLensSettle, 3.25);
   w.scalar(0, metrics::kSpectralAlphaMean, 4.5);
+  w.scalar(0, metrics::kEffectiveDepth, 0.75);
+  w.scalar(0, metrics::kJumpStrength, 2.5);
   s.write(a, w);
   const auto t = experiment::makeFamilyTable(s, {a, b});
-  ASSERT_TRUE(t.rows[0].lensSettle && t.rows[0].spectralAlpha);
+  ASSERT_TRUE(t.rows[0].lensSettle && t.rows[0].spectralAlpha && t.rows[0].effectiveDepth &&
+              t.rows[0].jumpStrength);
   EXPECT_DOUBLE_EQ(*t.rows[0].lensSettle, 3.25);
   EXPECT_DOUBLE_EQ(*t.rows[0].spectralAlpha, 4.5);
-  EXPECT_FALSE(t.rows[1].lensSettle || t.rows[1].spectralAlpha);
+  EXPECT_DOUBLE_EQ(*t.rows[0].effectiveDepth, 0.75);
+  EXPECT_DOUBLE_EQ(*t.rows[0].jumpStrength, 2.5);
+  EXPECT_FALSE(t.rows[1].lensSettle || t.rows[1].spectralAlpha || t.rows[1].effectiveDepth ||
+               t.rows[1].jumpStrength);
   const std::string csv = experiment::familyTableCsv(t);
-  EXPECT_NE(csv.find(",3,3.25,4.5\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",3,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",3,3.25,4.5,0.75,2.5\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",3,,,,\n"), std::string::npos) << csv;
 }
 
 TEST(FamilyTable, NamesFamiliesAndWhatAModelLacks) {

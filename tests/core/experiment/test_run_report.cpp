@@ -98,10 +98,10 @@ TEST(RunReport, ABareRunLacksWhatCanBeMeasuredOnly) {
   nr.scheme = "pre_ln";
   const auto r = experiment::makeRunReport(s, s.createRun(nr));
   // Not the training loss, the perplexity or DyT's saturation: nothing measures them later.
-  const std::vector<std::string> want = {metrics::kLossVal,    metrics::kLazyLayers,
-                                         metrics::kLensSettle, metrics::kSpectralAlphaMean,
-                                         metrics::kVariance,   metrics::kAngularAdjacent,
-                                         metrics::kPruneDelta};
+  const std::vector<std::string> want = {
+      metrics::kLossVal,           metrics::kLazyLayers,      metrics::kLensSettle,
+      metrics::kSpectralAlphaMean, metrics::kEffectiveDepth,  metrics::kJumpStrength,
+      metrics::kVariance,          metrics::kAngularAdjacent, metrics::kPruneDelta};
   EXPECT_EQ(r.missing, want);
   for (const auto& v : r.values) EXPECT_FALSE(v.value) << v.key;
 }

@@ -85,10 +85,12 @@ TEST(MetricCatalogue, ViewsListTheirRowsInCatalogueOrder) {
   EXPECT_EQ(layers, expected);
   const auto compare = metrics::keysFor(metrics::Kind::PerLayer, metrics::kCompare);
   EXPECT_EQ(compare, (std::vector<std::string>{
-                         "variance", "angular_adjacent", "prune_delta", "dyt_saturation", "lens_kl",
-                         "lens_top1", "lens_ce", "spectral_alpha", "stable_rank", "act_max_ratio",
-                         "first_token_ratio", "rankme", "attn_contrib", "mlp_contrib", "attn_cos",
-                         "mlp_cos", "attn_entropy", "attn_sink", "sink_rate"}));
+                         "variance",      "angular_adjacent",  "prune_delta",    "dyt_saturation",
+                         "lens_kl",       "lens_top1",         "lens_ce",        "tuned_kl",
+                         "tuned_top1",    "tuned_ce",          "spectral_alpha", "stable_rank",
+                         "act_max_ratio", "first_token_ratio", "rankme",         "attn_contrib",
+                         "mlp_contrib",   "attn_cos",          "mlp_cos",        "attn_entropy",
+                         "attn_sink",     "sink_rate"}));
   for (const auto& k : metrics::keysFor(metrics::Kind::Scalar, metrics::kNoPanel)) {
     ADD_FAILURE() << "kNoPanel selects nothing, got " << k;
   }
