@@ -340,7 +340,7 @@ void addAnalyzeCommand(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--step", a->step, "Checkpoint step (latest at or before it; default: last)");
   analyze
       ->add_option("--probes", a->probes,
-                   "all | variance,angular,lens,pruning,block_pruning,jacobian,spectra; and, on "
+                   "all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra; and, on "
                    "demand only, tuned_lens (trains a tuned lens, kept with the run)")
       ->capture_default_str();
   analyze

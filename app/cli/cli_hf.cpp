@@ -250,7 +250,7 @@ void addImportHfCommand(CLI::App& app, GlobalOptions& g) {
   cmd->add_option("--seq-len", a->analysis.seqLen,
                   "--series: tokens per probe sequence (0 = 128, or the model's limit)");
   cmd->add_option("--probes", a->probes,
-                  "--series: all | variance,angular,lens,pruning,block_pruning,jacobian,spectra")
+                  "--series: all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra")
       ->capture_default_str();
   cmd->add_option("--device", a->analysis.device, "--series: cpu, cuda or cuda:N")
       ->capture_default_str();

@@ -97,6 +97,7 @@ ProbeBenchResult runProbeBench(const experiment::ExperimentConfig& input, const 
       {"lens", p.lensEvery > 0 ? cadenceRuns(p.lensEvery, r.steps) + 1 : 0},  // incl. its pass
       {"pruning", cadenceRuns(p.pruningEvery, r.steps) + 1},
       {"block_pruning", p.blockPruningAtEnd ? 1 : 0},
+      {"skip_effect", p.pruningEvery > 0 ? 1 : 0},
       {"jacobian", p.jacobianEvery > 0 ? cadenceRuns(p.jacobianEvery, r.steps) + 1 : 0},
       {"spectra", p.spectraAtEnd ? 1 : 0}};
   double total = 0;

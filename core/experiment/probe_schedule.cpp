@@ -13,8 +13,9 @@
 
 namespace depthlab::experiment {
 
-const std::vector<std::string> kProbeNames = {"variance",      "angular",  "lens",   "pruning",
-                                              "block_pruning", "jacobian", "spectra"};
+const std::vector<std::string> kProbeNames = {"variance",      "angular",     "lens",
+                                              "pruning",       "block_pruning", "skip_effect",
+                                              "jacobian",      "spectra"};
 
 namespace {
 // A family runs at multiples of its cadence and once more at the end; 0 switches it off.
@@ -56,6 +57,7 @@ std::set<std::string> ProbeSchedule::dueAt(int64_t step, bool final) const {
   if (due(c.lensEvery, step, final)) which.insert("lens");
   if (due(c.pruningEvery, step, final)) which.insert("pruning");
   if (final && c.blockPruningAtEnd) which.insert("block_pruning");
+  if (final && c.pruningEvery > 0) which.insert("skip_effect");  // with the pruning probes
   if (due(c.jacobianEvery, step, final)) which.insert("jacobian");
   if (final && c.spectraAtEnd) which.insert("spectra");
   return which;
@@ -155,10 +157,10 @@ double ProbeSchedule::run(model::Decoder& model, int64_t step, const std::set<st
     })
                       : probes::EvaluationProgress();
   };
-  if (which.count("pruning")) {  // the same intervention, measured on the later blocks
-    // (before the sweeps: their progress says the family is done)
+  if (which.count("skip_effect")) {  // the pruning sweep's intervention, on the later blocks
     out.matrix(step, metrics::kSkipEffect, L, L,
                probes::skipEffect(model, m_pruneInputs, m_pruneTargets).matrix);
+    if (m_progress) m_progress("skip_effect", 1, 1);
   }
   if (which.count("block_pruning")) {
     auto bp = probes::blockPruning(model, m_pruneInputs, m_pruneTargets, f.angularMatrix,

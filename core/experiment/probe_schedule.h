@@ -6,7 +6,7 @@
 // block_prune_best_start, dyt_saturation (DyT schemes only), lens_kl, lens_top1, lens_entropy,
 // lens_ce (the logit lens, with lens_settle and effective_depth), spectral_alpha, stable_rank
 // (weight spectra, with spectral_alpha_mean); matrices: angular (L x L), block_prune,
-// block_prune_se (L x L), skip_effect (L x L, with the single-layer pruning sweep); scalars:
+// block_prune_se (L x L), skip_effect (L x L, at the end when the pruning probes are on); scalars:
 // loss_probe, lazy_layers, low_layers, lazy_ratio, jump_strength, probe_seconds,
 // dyt_saturation_final (DyT schemes only). The pruning sweeps evaluate
 // `pruneSequences` of the probe batch's rows, evenly spaced (probes::pruningRows), the other
@@ -41,7 +41,7 @@ void addSpectraRows(store::WriteBatch& out, int64_t step, const probes::WeightSp
 
 /// Probe families selectable by name (analyze --probes).
 extern const std::vector<std::string>
-    kProbeNames;  // variance, angular, lens, pruning, block_pruning, jacobian, spectra
+    kProbeNames;  // variance, angular, lens, pruning, block_pruning, skip_effect, jacobian, spectra
 
 class ProbeSchedule {
  public:

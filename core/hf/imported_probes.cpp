@@ -39,7 +39,7 @@ std::map<std::string, double> familyCosts(const model::ModelConfig& m, int jacob
   return {{"variance", 2 * forward},
           {"lens", L * head},  // the head at every block, on the forward pass's trace
           {"pruning", forward + block * L * (L - 1) / 2 + head * L},
-          {"skip_effect", forward + block * L * (L - 1) / 2},  // with pruning: no head
+          {"skip_effect", forward + block * L * (L - 1) / 2},  // the later blocks, no head
           {"block_pruning", forward + block * (L * L * L - L) / 6 + head * L * (L + 1) / 2},
           {"jacobian", forward + 3.0 * jacobianSamples * L * block},
           {"spectra", 40.0 * L * block}};  // SVDs: ~ min(N, M) x N x M each, no tokens
@@ -65,9 +65,7 @@ size_t probeImportedDecoder(model::Decoder& decoder, const model::ModelConfig& m
   experiment::ProbeSchedule schedule(pc, batch.inputs, batch.targets);
   auto costs = familyCosts(model, pc.jacobianSamples);
   // With the block sweep, the single-layer sweep is its first column (no evaluations of its own).
-  // The skip-effect matrix comes with the single-layer sweep.
-  costs["pruning"] =
-      (which.count("block_pruning") ? 0 : costs.at("pruning")) + costs.at("skip_effect");
+  if (which.count("block_pruning")) costs["pruning"] = 0;
   // The lens alone runs the forward pass itself (with the variance probes it shares theirs).
   if (which.count("lens") && !which.count("variance") && !which.count("angular")) {
     costs["lens"] += costs.at("variance") / 2;

@@ -249,11 +249,11 @@ def layer_deltas(model, inputs, skip=None):
 
 @pytest.mark.parametrize("arch", ["llama", "gemma2"])
 def test_the_skip_effect_equals_skipping_a_transformers_layer(arch, cli, db, store, tmp_path):
-    """`analyze --probes pruning` stores the (skipped s, later l) matrix: the largest relative
+    """`analyze --probes skip_effect` stores the (skipped s, later l) matrix: the largest relative
     change of layer l's contribution over the positions after the first, mean over rows."""
     transformers = pytest.importorskip("transformers")
     model = build(transformers, arch, tmp_path / arch).float().eval()
-    run_id, ids = imported_and_analyzed(cli, db, tmp_path / arch, tmp_path, 10, "pruning")
+    run_id, ids = imported_and_analyzed(cli, db, tmp_path / arch, tmp_path, 10, "skip_effect")
     base = layer_deltas(model, ids[:, :-1])
     L = len(base)
     ((rows, cols, lab),) = store.matrix(run_id, "skip_effect").values()

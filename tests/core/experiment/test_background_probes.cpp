@@ -165,7 +165,7 @@ TEST(ProbeSchedule, ThePruningSweepsEvaluateTheirRowsAndStoreTheErrorBars) {
   experiment::ProbeSchedule schedule(f.c.probes, x, y);
   auto m = build(f.c);
   store::WriteBatch out;
-  schedule.run(m, 5, {"variance", "pruning", "block_pruning"}, out);
+  schedule.run(m, 5, {"variance", "pruning", "block_pruning", "skip_effect"}, out);
   const auto rows = rowsOf(out);
   auto index = torch::tensor(std::vector<int64_t>{0, 2, 4}, torch::kInt64);
   auto xs = x.index_select(0, index), ys = y.index_select(0, index);
@@ -175,7 +175,7 @@ TEST(ProbeSchedule, ThePruningSweepsEvaluateTheirRowsAndStoreTheErrorBars) {
   EXPECT_TRUE(sameBits(rows.at("prune_delta_se@5"), single.standardError));
   EXPECT_TRUE(sameBits(rows.at("block_prune@5"), block.delta));
   EXPECT_TRUE(sameBits(rows.at("block_prune_se@5"), block.standardError));
-  // The skip-effect matrix comes with the single-layer sweep, on its rows.
+  // The skip-effect matrix, on the pruning sweeps' rows.
   EXPECT_TRUE(sameBits(rows.at("skip_effect@5"), probes::skipEffect(m, xs, ys).matrix));
   EXPECT_FLOAT_EQ(rows.at("jump_strength@5")[0],
                   static_cast<float>(probes::jumpStrength(rows.at("angular_adjacent@5"))));
