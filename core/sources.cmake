@@ -57,6 +57,9 @@ list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/statistics.cpp analysis/run_com
   experiment/run_selection.cpp)
 # Lazy-layer counts by a run's own thresholds (the probes and the dashboard).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES probes/lazy_layers.cpp probes/depth_summaries.cpp)
+# Multiple-choice tasks scored by log-likelihood (depthlab-cli eval --task).
+list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES tasks/task_file.cpp)
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES tasks/task_scoring.cpp)
 # Whether compared runs share corpus, tokenizer, sequence length and steps (Compare's warning).
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES analysis/run_mismatch.cpp)
 # The family table: imported models side by side by lazy and effective layers.
@@ -98,7 +101,7 @@ set_source_files_properties(experiment/tensorboard_runs.cpp PROPERTIES COMPILE_D
   DEPTHLAB_TENSORBOARD_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-tensorboard")
 set_source_files_properties(util/spm_program.cpp PROPERTIES COMPILE_DEFINITIONS
   DEPTHLAB_SPM_ENCODE_BUILT="${CMAKE_BINARY_DIR}/app/depthlab-spm-encode")
-list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp hf/imported_probes.cpp
+list(APPEND DEPTHLAB_CORE_TORCH_SOURCES hf/hf_import.cpp hf/model_analysis.cpp hf/imported_probes.cpp hf/run_model.cpp hf/task_eval.cpp
   hf/hf_export.cpp hf/series_import.cpp)
 # Imported architectures: rope scaling (no torch) and the checkpoint-name map of each family.
 list(APPEND DEPTHLAB_CORE_PLAIN_SOURCES model/rope_scaling.cpp hf/hf_weight_map.cpp)

@@ -5,7 +5,8 @@
 # accelerate (the Trainer example), tensorboard (the TensorBoard tests read and write event
 # files with it), weightwatcher (the weight-spectra parity test), tuned-lens (the tuned-lens
 # parity test; without its dependencies: wandb, datasets and plotly serve only its training
-# script, which the test does not run) and pytest for the Python package's tests), and
+# script, which the test does not run), lm-eval (the task-accuracy parity test) and pytest for the
+# Python package's tests), and
 # prints the folder of the `torch` package (its C++ headers, libraries and CMake config live
 # under it) as the last line.
 # Never touches the system Python: the environment lives in the user's cache
@@ -69,6 +70,12 @@ if ! "$venv/bin/python" -c 'import transformers, safetensors, tokenizers, pytest
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
     "transformers>=4.45" safetensors tokenizers "accelerate>=1.1" tensorboard weightwatcher pytest >&2 ||
     echo "torch2-env: could not install transformers; the Hugging Face tests will skip" >&2
+fi
+if ! "$venv/bin/python" -c 'import lm_eval' >/dev/null 2>&1; then
+  echo "torch2-env: installing lm-eval into $venv" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-compile \
+    "lm-eval>=0.4.13,<0.5" >&2 ||
+    echo "torch2-env: could not install lm-eval; its parity test will skip" >&2
 fi
 if ! "$venv/bin/python" -c 'import tuned_lens' >/dev/null 2>&1; then
   echo "torch2-env: installing tuned-lens (without its dependencies) into $venv" >&2

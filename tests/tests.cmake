@@ -1,5 +1,5 @@
 # Torch-using core tests, one executable per folder, sharing depthlab_core's precompiled header.
-foreach(area kernels model train experiment data io probes analysis distributed hf bench watch)
+foreach(area kernels model train experiment data io probes analysis distributed hf bench watch tasks)
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/core/${area}/*.cpp)
   if(sources)
     depthlab_add_gtest(NAME test_core_${area} SOURCES ${sources}

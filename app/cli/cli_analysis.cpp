@@ -339,9 +339,10 @@ void addAnalyzeCommand(CLI::App& app, GlobalOptions& g) {
   analyze->add_option("--run", a->runId, "Run id")->required();
   analyze->add_option("--step", a->step, "Checkpoint step (latest at or before it; default: last)");
   analyze
-      ->add_option("--probes", a->probes,
-                   "all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra; and, on "
-                   "demand only, tuned_lens (trains a tuned lens, kept with the run)")
+      ->add_option(
+          "--probes", a->probes,
+          "all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra; and, on "
+          "demand only, tuned_lens (trains a tuned lens, kept with the run)")
       ->capture_default_str();
   analyze
       ->add_option("--lens-steps", a->lensSteps,

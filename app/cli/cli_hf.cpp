@@ -14,6 +14,7 @@
 #include "hf/hub_fetch.h"
 #include "hf/model_analysis.h"
 #include "hf/series_import.h"
+#include "hf/task_eval.h"
 
 namespace depthlab::cli {
 
@@ -165,8 +166,47 @@ void runImport(GlobalOptions& g, const ImportArgs& a) {
 
 struct EvalArgs {
   int64_t run = 0;
-  hf::EvalOptions options;  // text.validationSplit: set when neither --tokens nor --corpus
+  hf::EvalOptions options;   // text.validationSplit: set when neither --tokens nor --corpus
+  hf::TaskEvalOptions task;  // --task: a multiple-choice task instead of a text's loss
 };
+
+// `eval --task FILE`: accuracy by log-likelihood, as lm-eval scores multiple choice.
+void runTaskEval(GlobalOptions& g, const EvalArgs& a) {
+  auto s = openStore(g, store::RunStore::Mode::ReadOnly);
+  auto r = hf::evaluateTask(s, a.run, a.task);
+  if (g.json) {
+    nlohmann::json docs = nlohmann::json::array();
+    for (size_t d = 0; d < r.answers.size(); ++d) {
+      docs.push_back({{"answer", r.answers[d]}, {"loglikelihoods", r.logLikelihoods[d]}});
+    }
+    std::cout << nlohmann::json{{"run_id", a.run},
+                                {"task", a.task.taskFile},
+                                {"template", a.task.templ},
+                                {"documents", r.documents},
+                                {"requests", r.requests},
+                                {"acc", r.acc},
+                                {"acc_stderr", r.accStderr},
+                                {"acc_norm", r.accNorm},
+                                {"acc_norm_stderr", r.accNormStderr},
+                                {"chance", r.chance},
+                                {"context", r.context},
+                                {"tokenizer", r.tokensHow},
+                                {"model", r.modelFrom},
+                                {"skipped", r.skippedCheckpoints},
+                                {"docs", docs}}
+                     .dump(2)
+              << "\n";
+    return;
+  }
+  for (const auto& why : r.skippedCheckpoints)
+    std::printf("skipped the checkpoint at %s\n", why.c_str());
+  std::printf(
+      "run %lld (%s) on %s (%s template): acc %.4f +- %.4f, acc_norm %.4f +- %.4f over %d "
+      "documents (%d choices scored; chance %.4f); tokens: %s\n",
+      static_cast<long long>(a.run), r.modelFrom.c_str(), a.task.taskFile.c_str(),
+      a.task.templ.c_str(), r.acc, r.accStderr, r.accNorm, r.accNormStderr, r.documents, r.requests,
+      r.chance, r.tokensHow.c_str());
+}
 
 void runEval(GlobalOptions& g, const EvalArgs& a) {
   auto s = openStore(g, store::RunStore::Mode::ReadOnly);
@@ -249,8 +289,9 @@ void addImportHfCommand(CLI::App& app, GlobalOptions& g) {
       ->capture_default_str();
   cmd->add_option("--seq-len", a->analysis.seqLen,
                   "--series: tokens per probe sequence (0 = 128, or the model's limit)");
-  cmd->add_option("--probes", a->probes,
-                  "--series: all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra")
+  cmd->add_option(
+         "--probes", a->probes,
+         "--series: all | variance,angular,lens,pruning,block_pruning,skip_effect,jacobian,spectra")
       ->capture_default_str();
   cmd->add_option("--device", a->analysis.device, "--series: cpu, cuda or cuda:N")
       ->capture_default_str();
@@ -275,7 +316,8 @@ void addEvalCommand(CLI::App& app, GlobalOptions& g) {
   auto a = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("eval",
                                  "Mean next-token loss and perplexity of a run's model on text "
-                                 "(default: a trained run's whole validation split)");
+                                 "(default: a trained run's whole validation split), or with "
+                                 "--task a multiple-choice task's accuracy");
   cmd->add_option("--run", a->run, "Run id (trained or imported)")->required();
   auto* tokens = cmd->add_option("--tokens", a->options.text.tokensFile,
                                  "Token ids: whitespace-separated, one sequence per line");
@@ -291,7 +333,30 @@ void addEvalCommand(CLI::App& app, GlobalOptions& g) {
   cmd->add_option("--device", a->options.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd->add_option("--threads", a->options.threads, "CPU threads (0 = every core)")
       ->capture_default_str();
+  auto* task =
+      cmd->add_option("--task", a->task.taskFile,
+                      "A multiple-choice task (JSONL: question, choices, answer; "
+                      "docs/tasks.md): its accuracy by log-likelihood, as lm-eval scores it");
+  task->excludes(tokens)->excludes(corpus);
+  cmd->add_option("--template", a->task.templ,
+                  "--task: the prompt template, plain | qa (ARC, PIQA) | mmlu | boolq | hellaswag")
+      ->capture_default_str();
+  cmd->add_option("--limit", a->task.limit, "--task: the first N documents (0 = all)")
+      ->capture_default_str();
   cmd->callback([&g, a, cmd] {
+    if (cmd->count("--task")) {
+      for (const char* opt : {"--seq-len", "--max-tokens"}) {
+        if (cmd->count(opt)) throw std::runtime_error(std::string(opt) + " is not for --task");
+      }
+      a->task.batch = a->options.batch;
+      a->task.device = a->options.device;
+      a->task.threads = a->options.threads;
+      runTaskEval(g, *a);
+      return;
+    }
+    for (const char* opt : {"--template", "--limit"}) {
+      if (cmd->count(opt)) throw std::runtime_error(std::string(opt) + " is for --task");
+    }
     a->options.text.validationSplit = !cmd->count("--tokens") && !cmd->count("--corpus");
     runEval(g, *a);
   });

@@ -13,9 +13,9 @@
 
 namespace depthlab::experiment {
 
-const std::vector<std::string> kProbeNames = {"variance",      "angular",     "lens",
-                                              "pruning",       "block_pruning", "skip_effect",
-                                              "jacobian",      "spectra"};
+const std::vector<std::string> kProbeNames = {"variance", "angular",       "lens",
+                                              "pruning",  "block_pruning", "skip_effect",
+                                              "jacobian", "spectra"};
 
 namespace {
 // A family runs at multiples of its cadence and once more at the end; 0 switches it off.

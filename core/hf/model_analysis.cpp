@@ -20,6 +20,7 @@
 #include "experiment/tuned_lens_run.h"
 #include "hf/hf_import.h"
 #include "hf/model_text.h"
+#include "hf/run_model.h"
 #include "probes/head_loss.h"
 #include "probes/weight_spectra.h"
 #include "train/checkpoint.h"
@@ -30,56 +31,6 @@ namespace depthlab::hf {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct LoadedModel {
-  model::Decoder decoder{nullptr};
-  experiment::ExperimentConfig config;
-  std::optional<ImportRecord> imported;
-  std::string from;
-  std::vector<std::string> skipped;  // newer checkpoints passed over: "step N: why"
-};
-
-/// The default context of an imported model: `wanted`, fewer when its positions or its attention
-/// window are fewer.
-int contextFor(const ImportRecord& rec, int wanted) {
-  int64_t n = std::min<int64_t>(wanted, rec.maxPositions);
-  if (rec.slidingWindow) n = std::min(n, *rec.slidingWindow);
-  return static_cast<int>(n);
-}
-
-/// `imported`: the run's import record (importRecordOf), read once by the caller.
-LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
-                         std::optional<ImportRecord> imported, int seqLen, torch::Device device) {
-  LoadedModel m;
-  m.imported = std::move(imported);
-  m.config = experiment::configOf(run);
-  if (m.imported) {
-    m.decoder = loadImportedDecoder(*m.imported, m.config.model, seqLen, device);
-    m.from = m.imported->architecture + " weights in " + m.imported->source;
-    return m;
-  }
-  const auto verified = experiment::newestVerifiedCheckpoint(store, run);
-  m.config = experiment::configFromJson(verified.meta.config);
-  if (seqLen > m.config.model.seqLen) {
-    throw HfModelError("run " + std::to_string(run.id) + " was trained on " +
-                       std::to_string(m.config.model.seqLen) + "-token sequences; use --seq-len " +
-                       std::to_string(m.config.model.seqLen) + " or less");
-  }
-  m.decoder = model::Decoder(m.config.model, m.config.options, run.scheme);
-  m.decoder->to(device);
-  const auto loaded = experiment::newestVerifiedCheckpoint(
-      store, run, verified.info.step, [&](const std::string& path) {
-        return train::loadCheckpoint(path, m.decoder, nullptr, device);
-      });
-  m.decoder->eval();
-  m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
-  if (const auto gap = experiment::checkpointGapNote(store, run, loaded.meta.step); !gap.empty()) {
-    m.from += " (" + gap + ")";
-  }
-  m.skipped = verified.skipped;  // refused by their headers
-  m.skipped.insert(m.skipped.end(), loaded.skipped.begin(), loaded.skipped.end());
-  return m;
-}
 
 /// The sequences of `text` for the model: the ids file's lines, or the whole text as one,
 /// tokenized by the model's own tokenizer or the run's; `how` says which.

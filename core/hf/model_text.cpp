@@ -35,6 +35,16 @@ with open(sys.argv[2], encoding="utf-8", errors="replace", newline="") as f:
 sys.stdout.write(" ".join(map(str, tok.encode(text).ids)))
 )";
 
+// Reads a JSON list of strings, prints the ids of each on a line of its own.
+constexpr const char* kEncodeStringsScript = R"(import json, sys
+from tokenizers import Tokenizer
+tok = Tokenizer.from_file(sys.argv[1])
+with open(sys.argv[2], encoding="utf-8") as f:
+    texts = json.load(f)
+for enc in tok.encode_batch(texts):
+    sys.stdout.write(" ".join(map(str, enc.ids)) + "\n")
+)";
+
 std::vector<int32_t> parseIds(const std::string& text, const std::string& what) {
   std::vector<int32_t> ids;
   std::istringstream in(text);
@@ -64,8 +74,9 @@ bool encodeWithJson(const fs::path& json, const std::string& textFile, EncodedTe
                     std::vector<std::string>& why) {
   const std::string python = util::pythonWithModule("tokenizers");
   if (python.empty()) {
-    why.push_back("tokenizer.json needs Python's tokenizers package (make build-torch2 "
-                  "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
+    why.push_back(
+        "tokenizer.json needs Python's tokenizers package (make build-torch2 "
+        "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
     return false;
   }
   util::CommandOptions o;
@@ -86,9 +97,10 @@ bool encodeWithSpm(const fs::path& model, const std::string& textFile, EncodedTe
                    std::vector<std::string>& why) {
   const std::string tool = util::spmEncodeProgram();
   if (tool.empty()) {
-    why.push_back("tokenizer.model needs depthlab-spm-encode, built with the lab where "
-                  "libsentencepiece-dev is installed (sudo apt-get install libsentencepiece-dev, "
-                  "then rebuild)");
+    why.push_back(
+        "tokenizer.model needs depthlab-spm-encode, built with the lab where "
+        "libsentencepiece-dev is installed (sudo apt-get install libsentencepiece-dev, "
+        "then rebuild)");
     return false;
   }
   const bool bos = addsBos(model.parent_path());
@@ -120,16 +132,58 @@ EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::str
   EncodedText out;
   if (hasSpm && encodeWithSpm(spm, textFile, out, why)) return out;
   if (hasJson && encodeWithJson(json, textFile, out, why)) return out;
-  if (!hasSpm && !hasJson) why.push_back("the folder has neither tokenizer.model nor tokenizer.json");
+  if (!hasSpm && !hasJson)
+    why.push_back("the folder has neither tokenizer.model nor tokenizer.json");
   std::string msg = "cannot tokenize text for the model in '" + modelDir + "': ";
   for (size_t i = 0; i < why.size(); ++i) msg += (i ? "; " : "") + why[i];
   throw HfModelError(msg + " (or pass token ids with --tokens FILE)");
 }
 
+std::vector<std::vector<int32_t>> encodeStringsWithModelTokenizer(
+    const std::string& modelDir, const std::vector<std::string>& texts, std::string& how) {
+  const fs::path json = fs::path(modelDir) / "tokenizer.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(json, ec)) {
+    throw HfModelError("tasks need the model's tokenizer.json ('" + modelDir +
+                       "' has none; a tokenizer.model alone is not read for tasks yet)");
+  }
+  const std::string python = util::pythonWithModule("tokenizers");
+  if (python.empty()) {
+    throw HfModelError(
+        "tokenizer.json needs Python's tokenizers package (make build-torch2 "
+        "installs it in DepthLab's environment, or set DEPTHLAB_PYTHON)");
+  }
+  char name[] = "/tmp/depthlab-task-texts-XXXXXX";
+  const int fd = mkstemp(name);
+  if (fd < 0) throw HfModelError("cannot write a temporary file for the tokenizer");
+  close(fd);
+  {
+    std::ofstream out(name, std::ios::trunc);
+    out << nlohmann::json(texts).dump();
+  }
+  util::CommandOptions o;
+  o.stderrMode = util::Stderr::Capture;
+  auto r = util::runProgram({python, "-c", kEncodeStringsScript, json.string(), name}, o);
+  fs::remove(name, ec);
+  if (r.status != 0) {
+    throw HfModelError("tokenizer.json: " + python + " failed: " + r.errors.substr(0, 400));
+  }
+  std::vector<std::vector<int32_t>> out;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) out.push_back(parseIds(line, "tokenizers"));
+  if (out.size() != texts.size()) {
+    throw HfModelError("tokenizers printed " + std::to_string(out.size()) + " lines for " +
+                       std::to_string(texts.size()) + " texts");
+  }
+  how = "tokenizer.json through Python tokenizers (" + python + ")";
+  return out;
+}
+
 std::string spmModelOfRun(const data::DataConfig& data) {
   if (data.tokenizer == "byte") throw HfModelError("the run's tokens are bytes, not SentencePiece");
   const std::string name = data::loadCorpusTokens(data).tokenizerName;
-  if (name.rfind("spm:", 0) != 0) throw HfModelError("the run's tokenizer '" + name + "' is unknown");
+  if (name.rfind("spm:", 0) != 0)
+    throw HfModelError("the run's tokenizer '" + name + "' is unknown");
   return name.substr(4);
 }
 
@@ -163,12 +217,14 @@ std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, in
   return out;
 }
 
-std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count, int length) {
+std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count,
+                                             int length) {
   const int64_t need = length + 1;
   if (count < 1 || length < 1) throw HfModelError("need at least one sequence of one token");
   if (static_cast<int64_t>(ids.size()) < need) {
     throw HfModelError("the text has " + std::to_string(ids.size()) + " tokens, fewer than one " +
-                       "sequence of " + std::to_string(need) + "; use a longer text or a shorter --seq-len");
+                       "sequence of " + std::to_string(need) +
+                       "; use a longer text or a shorter --seq-len");
   }
   const int64_t last = static_cast<int64_t>(ids.size()) - need;  // latest start
   std::vector<std::vector<int32_t>> out;

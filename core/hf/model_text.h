@@ -25,6 +25,13 @@ struct EncodedText {
 /// tokenizer.model tokenizer_config.json's add_bos_token (true when it is not there).
 EncodedText encodeWithModelTokenizer(const std::string& modelDir, const std::string& textFile);
 
+/// Each of `texts` encoded on its own by the tokenizer.json in `modelDir`, with the tokenizer's
+/// own special tokens (as `tokenizer.encode(text)` in transformers, and lm-eval by default), in
+/// one Python process; `how` says which. Throws HfModelError when the folder has no
+/// tokenizer.json or no interpreter has `tokenizers`.
+std::vector<std::vector<int32_t>> encodeStringsWithModelTokenizer(
+    const std::string& modelDir, const std::vector<std::string>& texts, std::string& how);
+
 /// A tokens file: whitespace-separated ids, one sequence per line (empty lines skipped). Every
 /// id must be in [0, vocab); throws HfModelError naming the line otherwise.
 std::vector<std::vector<int32_t>> readTokenSequences(const std::string& path, int vocab);
@@ -39,6 +46,7 @@ void checkIdsInVocab(const std::vector<int32_t>& ids, int vocab, const std::stri
 
 /// `count` windows of `length` + 1 tokens, evenly spaced over `ids` (overlapping only when the
 /// stream is too short for disjoint ones); throws when the stream has fewer than length + 1.
-std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count, int length);
+std::vector<std::vector<int32_t>> cutWindows(const std::vector<int32_t>& ids, int count,
+                                             int length);
 
 }  // namespace depthlab::hf
