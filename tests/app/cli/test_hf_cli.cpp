@@ -79,4 +79,26 @@ TEST(HfCli, ImportAnalyzeEvalAndExportRoundTrip) {
   const double reimported = runJson(
       db + " eval --run " + std::to_string(back["run_id"].get<int64_t>()) + evalArgs)["loss"];
   EXPECT_NEAR(original, reimported, 1e-4);
+
+  // A multiple-choice task: the trained run (its bytes) and its export (a byte-level
+  // tokenizer.json) give the same log-likelihoods and accuracy.
+  test::writeFile(dir.file("task.jsonl"),
+                  "{\"question\": \"the curse of\", \"choices\": [\"depth\", \"width\"], "
+                  "\"answer\": 0}\n{\"question\": \"the curse of depth 1\", \"choices\": "
+                  "[\"2\", \"x\", \"curse\"], \"answer\": \"curse\"}\n");
+  const std::string task = " --task " + dir.file("task.jsonl");
+  auto own = runJson(db + " eval --run " + std::to_string(trained) + task);
+  auto viaExport =
+      runJson(db + " eval --run " + std::to_string(back["run_id"].get<int64_t>()) + task);
+  EXPECT_NE(own["tokenizer"].get<std::string>().find("bytes"), std::string::npos) << own.dump();
+  ASSERT_EQ(own["docs"].size(), 2u);
+  for (size_t d = 0; d < 2; ++d) {
+    for (size_t c = 0; c < own["docs"][d]["loglikelihoods"].size(); ++c) {
+      EXPECT_NEAR(own["docs"][d]["loglikelihoods"][c].get<double>(),
+                  viaExport["docs"][d]["loglikelihoods"][c].get<double>(), 1e-3);
+    }
+  }
+  EXPECT_EQ(own["docs"][1]["answer"], 2);
+  EXPECT_EQ(own["acc"], viaExport["acc"]);
+  EXPECT_NEAR(own["chance"].get<double>(), (0.5 + 1.0 / 3) / 2, 1e-12);
 }
