@@ -171,13 +171,55 @@ struct EvalArgs {
 };
 
 // `eval --task FILE`: accuracy by log-likelihood, as lm-eval scores multiple choice.
+// The sweep's points as JSON: n, first block, acc, acc_norm, loss.
+nlohmann::json pointsJson(const std::vector<hf::PrunedTaskPoint>& points) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : points) {
+    out.push_back({{"removed", p.removed},
+                   {"first_block", p.firstBlock},
+                   {"acc", p.acc},
+                   {"acc_norm", p.accNorm},
+                   {"loss", p.loss}});
+  }
+  return out;
+}
+
+void printSweep(const hf::TaskEvalResult& r) {
+  std::printf("under pruning (loss on %s; stored at step %lld for export --figure pruned-task):\n",
+              r.lossText.c_str(), static_cast<long long>(r.step));
+  std::printf(
+      "  n  removed  | angular: blocks  acc     acc_norm loss    | deepest: blocks  acc     "
+      "acc_norm loss\n");
+  for (size_t i = 0; i < r.angular.size(); ++i) {
+    const auto& a = r.angular[i];
+    const auto& d = r.deepest[i];
+    auto span = [](const hf::PrunedTaskPoint& p) {
+      return p.removed == 0 ? std::string("-")
+                            : std::to_string(p.firstBlock + 1) + "-" +
+                                  std::to_string(p.firstBlock + p.removed);
+    };
+    std::printf("  %-2d %6.1f%%  | %14s  %.4f  %.4f   %.4f  | %14s  %.4f  %.4f   %.4f\n", a.removed,
+                100.0 * a.removed / r.nLayers, span(a).c_str(), a.acc, a.accNorm, a.loss,
+                span(d).c_str(), d.acc, d.accNorm, d.loss);
+  }
+}
+
 void runTaskEval(GlobalOptions& g, const EvalArgs& a) {
-  auto s = openStore(g, store::RunStore::Mode::ReadOnly);
+  auto s = openStore(
+      g, a.task.prune ? store::RunStore::Mode::ReadWrite : store::RunStore::Mode::ReadOnly);
   auto r = hf::evaluateTask(s, a.run, a.task);
   if (g.json) {
     nlohmann::json docs = nlohmann::json::array();
     for (size_t d = 0; d < r.answers.size(); ++d) {
       docs.push_back({{"answer", r.answers[d]}, {"loglikelihoods", r.logLikelihoods[d]}});
+    }
+    nlohmann::json pruning;
+    if (a.task.prune) {
+      pruning = {{"layers", r.nLayers},
+                 {"step", r.step},
+                 {"loss_text", r.lossText},
+                 {"angular", pointsJson(r.angular)},
+                 {"deepest", pointsJson(r.deepest)}};
     }
     std::cout << nlohmann::json{{"run_id", a.run},
                                 {"task", a.task.taskFile},
@@ -193,6 +235,7 @@ void runTaskEval(GlobalOptions& g, const EvalArgs& a) {
                                 {"tokenizer", r.tokensHow},
                                 {"model", r.modelFrom},
                                 {"skipped", r.skippedCheckpoints},
+                                {"pruning", pruning},
                                 {"docs", docs}}
                      .dump(2)
               << "\n";
@@ -206,6 +249,7 @@ void runTaskEval(GlobalOptions& g, const EvalArgs& a) {
       static_cast<long long>(a.run), r.modelFrom.c_str(), a.task.taskFile.c_str(),
       a.task.templ.c_str(), r.acc, r.accStderr, r.accNorm, r.accNormStderr, r.documents, r.requests,
       r.chance, r.tokensHow.c_str());
+  if (a.task.prune) printSweep(r);
 }
 
 void runEval(GlobalOptions& g, const EvalArgs& a) {
@@ -337,7 +381,11 @@ void addEvalCommand(CLI::App& app, GlobalOptions& g) {
       cmd->add_option("--task", a->task.taskFile,
                       "A multiple-choice task (JSONL: question, choices, answer; "
                       "docs/tasks.md): its accuracy by log-likelihood, as lm-eval scores it");
-  task->excludes(tokens)->excludes(corpus);
+  cmd->add_flag("--prune", a->task.prune,
+                "--task: also with n = 1..L/2 blocks removed (Gromov et al.'s angular choice and "
+                "the deepest), the loss beside; stored with the run (export --figure pruned-task)");
+  cmd->add_option("--max-removed", a->task.maxRemoved, "--prune: up to N blocks (0: L/2)")
+      ->capture_default_str();
   cmd->add_option("--template", a->task.templ,
                   "--task: the prompt template, plain | qa (ARC, PIQA) | mmlu | boolq | hellaswag")
       ->capture_default_str();
@@ -348,13 +396,20 @@ void addEvalCommand(CLI::App& app, GlobalOptions& g) {
       for (const char* opt : {"--seq-len", "--max-tokens"}) {
         if (cmd->count(opt)) throw std::runtime_error(std::string(opt) + " is not for --task");
       }
+      if (!a->task.prune && (cmd->count("--corpus") || cmd->count("--tokens"))) {
+        throw std::runtime_error("--corpus / --tokens with --task are the text of --prune's loss");
+      }
+      if (!a->task.prune && cmd->count("--max-removed")) {
+        throw std::runtime_error("--max-removed is for --prune");
+      }
+      a->task.text = a->options.text;
       a->task.batch = a->options.batch;
       a->task.device = a->options.device;
       a->task.threads = a->options.threads;
       runTaskEval(g, *a);
       return;
     }
-    for (const char* opt : {"--template", "--limit"}) {
+    for (const char* opt : {"--template", "--limit", "--prune", "--max-removed"}) {
       if (cmd->count(opt)) throw std::runtime_error(std::string(opt) + " is for --task");
     }
     a->options.text.validationSplit = !cmd->count("--tokens") && !cmd->count("--corpus");

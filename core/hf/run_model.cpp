@@ -40,6 +40,7 @@ LoadedModel loadRunModel(store::RunStore& store, const store::RunInfo& run,
         return train::loadCheckpoint(path, m.decoder, nullptr, device);
       });
   m.decoder->eval();
+  m.step = loaded.meta.step;
   m.from = "checkpoint at step " + std::to_string(loaded.meta.step);
   if (const auto gap = experiment::checkpointGapNote(store, run, loaded.meta.step); !gap.empty()) {
     m.from += " (" + gap + ")";

@@ -22,6 +22,7 @@ struct LoadedModel {
   experiment::ExperimentConfig config;
   std::optional<ImportRecord> imported;
   std::string from;
+  int64_t step = 0;                  // the checkpoint's step (an import: 0)
   std::vector<std::string> skipped;  // newer checkpoints passed over: "step N: why"
 };
 

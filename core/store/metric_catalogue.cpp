@@ -63,6 +63,8 @@ const std::vector<Metric>& catalogue() {
        "(after Shibata et al. 2026): above 1, the last block turns the stream most"},
       {kTunedSettle, K::Scalar, "tuned-lens settle depth", "block", S::Linear, C::None, kCompare,
        "the settle depth through the tuned lens (analyze --probes tuned_lens)"},
+      {kTaskChance, K::Scalar, "task chance level", "", S::Linear, C::None, kNoPanel,
+       "mean of 1 / choices over the documents of the task `eval --task --prune` scored"},
       // Per layer
       {kVariance, K::PerLayer, "output variance", "", S::Log, C::Sequential, kAllViews,
        "variance of the residual stream after each block"},
@@ -166,6 +168,15 @@ const std::vector<Metric>& catalogue() {
        kDashboard,
        "row s, column l > s: mean over sequences of the largest relative change of block l's "
        "contribution when block s is skipped (Csordás et al. 2025)"},
+      {kTaskAccPruned, K::Matrix, "task accuracy, blocks removed", "", S::Linear, C::None, kNoPanel,
+       "acc of eval --task --prune with n = 0..N blocks removed (columns): row 0 the n-block span "
+       "of least angular distance (Gromov et al. 2025), row 1 the n deepest before the last"},
+      {kTaskAccNormPruned, K::Matrix, "task acc_norm, blocks removed", "", S::Linear, C::None,
+       kNoPanel, "acc_norm of the same sweep (log-likelihoods over the choices' lengths)"},
+      {kTaskLossPruned, K::Matrix, "loss, blocks removed", "nats", S::Linear, C::None, kNoPanel,
+       "the loss on the probe text of the same pruned models"},
+      {kTaskPruneFirst, K::Matrix, "first block removed", "block", S::Linear, C::None, kNoPanel,
+       "the first removed block (0-based) of each point of the sweep"},
       {kBlockPruneError, K::Matrix, "block pruning delta standard error", "nats", S::Linear,
        C::None, kNoPanel, "standard error of the block pruning delta over its probe sequences"},
   };

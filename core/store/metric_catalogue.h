@@ -32,6 +32,7 @@ inline constexpr char kSpectralAlphaMean[] = "spectral_alpha_mean";  // weight s
 inline constexpr char kEffectiveDepth[] = "effective_depth";         // probes/depth_summaries.h
 inline constexpr char kJumpStrength[] = "jump_strength";
 inline constexpr char kTunedSettle[] = "tuned_settle";  // the tuned lens's settle depth
+inline constexpr char kTaskChance[] = "task_chance";    // eval --task --prune (hf/task_eval.h)
 // Per layer (one value per block per step).
 inline constexpr char kVariance[] = "variance";
 inline constexpr char kNormVarAttn[] = "norm_var_attn";
@@ -75,6 +76,11 @@ inline constexpr char kBlockPrune[] = "block_prune";
 inline constexpr char kBlockPruneError[] = "block_prune_se";  // standard error of block_prune
 inline constexpr char kAngularLast[] = "angular_last";
 inline constexpr char kSkipEffect[] = "skip_effect";  // (s, l): probes/skip_effect.h
+// (choice, n): row 0 Gromov et al.'s angular choice, row 1 the deepest blocks; n = 0..N removed.
+inline constexpr char kTaskAccPruned[] = "task_acc_pruned";
+inline constexpr char kTaskAccNormPruned[] = "task_acc_norm_pruned";
+inline constexpr char kTaskLossPruned[] = "task_loss_pruned";
+inline constexpr char kTaskPruneFirst[] = "task_prune_first";
 
 // --- rows -----------------------------------------------------------------------------------
 enum class Kind { Scalar, PerLayer, Matrix };

@@ -14,7 +14,8 @@ namespace {
 // The log-likelihoods of requests [begin, end) in one pass.
 std::vector<double> batchLogLikelihoods(model::Decoder& model,
                                         const std::vector<TokenizedRequest>& requests, size_t begin,
-                                        size_t end, const torch::Tensor& weight) {
+                                        size_t end, const torch::Tensor& weight,
+                                        const model::ForwardOptions& opts) {
   const auto device = weight.device();
   int64_t T = 0;
   for (size_t i = begin; i < end; ++i) {
@@ -37,18 +38,19 @@ std::vector<double> batchLogLikelihoods(model::Decoder& model,
       owners.push_back(b);
     }
   }
-  auto opts = torch::TensorOptions(torch::kInt64).device(device);
-  const auto hidden = probes::hiddenFrom(model, model->embed(inputs.to(device)), 0, {});  // (B,T,C)
-  const auto picked = hidden.reshape({B * T, -1}).index_select(0, torch::tensor(rows, opts));
+  const auto ids = torch::TensorOptions(torch::kInt64).device(device);
+  const auto hidden =
+      probes::hiddenFrom(model, model->embed(inputs.to(device)), 0, opts);  // (B,T,C)
+  const auto picked = hidden.reshape({B * T, -1}).index_select(0, torch::tensor(rows, ids));
   auto logits = torch::linear(picked.to(torch::kFloat32), weight);  // (M, V)
   const double cap = model->config().finalSoftcap;
   if (cap > 0) logits = torch::tanh(logits / cap) * cap;
   const auto logp = torch::log_softmax(logits, -1)
-                        .gather(1, torch::tensor(targets, opts).unsqueeze(1))
+                        .gather(1, torch::tensor(targets, ids).unsqueeze(1))
                         .squeeze(1)
                         .to(torch::kFloat64);  // (M)
   const auto sums =
-      torch::zeros({B}, logp.options()).index_add_(0, torch::tensor(owners, opts), logp);
+      torch::zeros({B}, logp.options()).index_add_(0, torch::tensor(owners, ids), logp);
   const auto host = sums.to(torch::kCPU).contiguous();
   return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + B);
 }
@@ -56,7 +58,8 @@ std::vector<double> batchLogLikelihoods(model::Decoder& model,
 }  // namespace
 
 std::vector<double> logLikelihoods(model::Decoder& model,
-                                   const std::vector<TokenizedRequest>& requests, int batch) {
+                                   const std::vector<TokenizedRequest>& requests, int batch,
+                                   const model::ForwardOptions& opts) {
   if (batch < 1) throw std::invalid_argument("the batch must hold at least one request");
   for (const auto& r : requests) {
     if (r.context.empty() || r.continuation.empty()) {
@@ -70,7 +73,7 @@ std::vector<double> logLikelihoods(model::Decoder& model,
   std::vector<double> out;
   for (size_t i = 0; i < requests.size(); i += static_cast<size_t>(batch)) {
     const size_t end = std::min(requests.size(), i + static_cast<size_t>(batch));
-    const auto part = batchLogLikelihoods(model, requests, i, end, weight);
+    const auto part = batchLogLikelihoods(model, requests, i, end, weight, opts);
     out.insert(out.end(), part.begin(), part.end());
   }
   return out;

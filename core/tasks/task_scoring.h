@@ -24,8 +24,10 @@ struct TokenizedRequest {
 };
 
 /// sum_i log p(continuation_i | context, continuation_<i) of every request, in order; `batch`
-/// requests a forward pass, on the model's device (ids as int64 there).
+/// requests a forward pass, on the model's device (ids as int64 there). `opts.skip`: blocks
+/// removed (the identity), as the pruning probes remove them.
 std::vector<double> logLikelihoods(model::Decoder& model,
-                                   const std::vector<TokenizedRequest>& requests, int batch);
+                                   const std::vector<TokenizedRequest>& requests, int batch,
+                                   const model::ForwardOptions& opts = {});
 
 }  // namespace depthlab::tasks

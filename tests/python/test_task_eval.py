@@ -135,3 +135,49 @@ def test_bad_task_files_name_the_line(cli, db, tmp_path, line, message):
                           capture_output=True, text=True)
     assert done.returncode != 0
     assert message in done.stderr and "bad.jsonl:2" in done.stderr, done.stderr
+
+
+def hf_accuracy(model, task):
+    """acc of the `qa` prompt computed here with transformers (byte ids: the tokenizer's)."""
+    hits = []
+    for line in open(task):
+        doc = json.loads(line)
+        prompt = f"Question: {doc['question']}\nAnswer:"
+        ctx = list(prompt.encode())
+        lls = []
+        for choice in doc["choices"]:
+            cont = list((" " + choice).encode())
+            ids = torch.tensor([ctx + cont[:-1]])
+            with torch.no_grad():
+                logp = model(ids, use_cache=False).logits[0].double().log_softmax(-1)
+            lls.append(sum(float(logp[len(ctx) - 1 + k, t]) for k, t in enumerate(cont)))
+        hits.append(float(max(range(len(lls)), key=lambda i: lls[i]) == doc["answer"]))
+    return sum(hits) / len(hits)
+
+
+def test_pruned_accuracy_equals_transformers_without_those_layers(cli, db, tmp_path):
+    """--prune: the deepest choice removes the blocks before the last; the same layers deleted
+    from the transformers model give the same accuracy; n = 0 is the whole model."""
+    pytest.importorskip("transformers")
+    folder = tmp_path / "llama"
+    model = small_llama(folder)
+    task = tmp_path / "task.jsonl"
+    task_file(task)
+    text = tmp_path / "text.txt"
+    text.write_text(" ".join(["the curse of depth in language models"] * 100))
+    imported = subprocess.run([cli, "import-hf", str(folder), "--db", db, "--json"],
+                              capture_output=True, text=True)
+    run_id = json.loads(imported.stdout)["run_id"]
+    done = subprocess.run([cli, "eval", "--run", str(run_id), "--task", str(task), "--template",
+                           "qa", "--prune", "--corpus", str(text), "--db", db, "--json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lab = json.loads(done.stdout)
+    sweep = lab["pruning"]
+    assert [p["removed"] for p in sweep["deepest"]] == [0, 1]  # 3 blocks: up to L/2 = 1
+    assert sweep["deepest"][0]["acc"] == lab["acc"] == sweep["angular"][0]["acc"]
+    assert sweep["deepest"][1]["first_block"] == 1  # the block before the last
+    assert hf_accuracy(model, task) == pytest.approx(lab["acc"])
+    del model.model.layers[1]
+    assert hf_accuracy(model, task) == pytest.approx(sweep["deepest"][1]["acc"])
+    assert sweep["deepest"][1]["loss"] != sweep["deepest"][0]["loss"]

@@ -185,6 +185,18 @@ void readMatrices(store::RunStore& store, int64_t id, RunData& d) {
   if (auto steps = store.matrixSteps(id, metrics::kSkipEffect); !steps.empty()) {
     d.skipEffect = store.matrix(id, metrics::kSkipEffect, steps.back());
   }
+  for (const char* key : {metrics::kTaskAccPruned, metrics::kTaskAccNormPruned,
+                          metrics::kTaskLossPruned, metrics::kTaskPruneFirst}) {
+    if (auto steps = store.matrixSteps(id, key); !steps.empty()) {
+      if (auto m = store.matrix(id, key, steps.back())) d.taskPruning[key] = std::move(*m);
+    }
+  }
+  if (!d.taskPruning.empty()) {
+    const auto latest = store.latestScalars(id);
+    if (auto it = latest.find(metrics::kTaskChance); it != latest.end()) {
+      d.taskChance = it->second.value;
+    }
+  }
 }
 
 }  // namespace

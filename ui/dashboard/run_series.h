@@ -35,6 +35,10 @@ struct RunData {
   std::optional<store::Matrix> blockPrune;           // latest (L x L), if any
   std::optional<store::Matrix> blockPruneError;      // its standard errors, if stored
   std::optional<store::Matrix> skipEffect;           // latest (L x L) (s, l), if any
+  /// eval --task --prune's latest matrices (2 x (N+1)) by key (task_acc_pruned, ...), and the
+  /// task's chance level.
+  std::map<std::string, store::Matrix> taskPruning;
+  std::optional<double> taskChance;
   std::optional<int64_t> divergedAt;
   /// Per-layer metrics drawn as curves (panel_specs: LayerCurves), each layer min/max-decimated
   /// over the whole run (layerOverview), assembled by the loader with the series it read.

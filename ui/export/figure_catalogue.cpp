@@ -95,6 +95,14 @@ std::vector<FigureRow> makeCatalogue() {
                   0,
                   0,
                   &buildLens});
+  rows.push_back({"pruned-task",
+                  "Task accuracy and loss as blocks are removed (eval --task --prune)",
+                  {kTaskAccPruned, kTaskAccNormPruned, kTaskLossPruned, kTaskPruneFirst},
+                  L::OnePanel,
+                  false,
+                  1,
+                  3,
+                  &buildPrunedTask});
   rows.push_back({"family-pruning",
                   "Pruning loss against relative depth (model families)",
                   {},

@@ -56,5 +56,7 @@ void buildBlockPruning(QCustomPlot* plot, const FigureInput& in);
 /// The logit lens's KL to the output, layer x step, a panel per run, one colour scale
 /// (lens_figure.cpp).
 void buildLens(QCustomPlot* plot, const FigureInput& in);
+/// Task accuracy and loss against the fraction of blocks removed (pruned_task_figure.cpp).
+void buildPrunedTask(QCustomPlot* plot, const FigureInput& in);
 
 }  // namespace depthlab::ui
