@@ -130,6 +130,12 @@ LogitLens lensOfHidden(const std::vector<torch::Tensor>& normed, const torch::Te
 
 LogitLens logitLensOfTrace(model::Decoder& model, const model::ForwardTrace& trace,
                            const torch::Tensor& targets) {
+  return lensOfTrace(model, trace, targets, {});
+}
+
+LogitLens lensOfTrace(model::Decoder& model, const model::ForwardTrace& trace,
+                      const torch::Tensor& targets,
+                      const std::function<torch::Tensor(int, const torch::Tensor&)>& transform) {
   const int L = model->nLayers();
   if (static_cast<int>(trace.blockInputs.size()) != L + 1) {
     throw std::invalid_argument("the logit lens needs a trace of every block's input");
@@ -141,7 +147,8 @@ LogitLens logitLensOfTrace(model::Decoder& model, const model::ForwardTrace& tra
   };
   std::vector<torch::Tensor> normed;
   for (int l = 1; l <= L; ++l) {
-    normed.push_back(rows(model->norm->forward(trace.blockInputs[static_cast<size_t>(l)]))
+    const auto& x = trace.blockInputs[static_cast<size_t>(l)];  // (B, T, C)
+    normed.push_back(rows(model->norm->forward(transform ? transform(l, x) : x))
                          .to(torch::kFloat32)
                          .contiguous());  // (N, C)
   }

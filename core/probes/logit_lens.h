@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "model/decoder.h"
@@ -41,5 +42,12 @@ LogitLens lensOfHidden(const std::vector<torch::Tensor>& normed, const torch::Te
 /// targets (B, T) int64.
 LogitLens logitLensOfTrace(model::Decoder& model, const model::ForwardTrace& trace,
                            const torch::Tensor& targets);
+
+/// The same statistics with the stream after block l (l = 1..L, (B, T, C)) first passed through
+/// `transform(l, x)` before the final norm (the tuned lens's translators, probes/tuned_lens.h);
+/// an empty `transform` is the logit lens.
+LogitLens lensOfTrace(model::Decoder& model, const model::ForwardTrace& trace,
+                      const torch::Tensor& targets,
+                      const std::function<torch::Tensor(int, const torch::Tensor&)>& transform);
 
 }  // namespace depthlab::probes

@@ -8,7 +8,6 @@
 
 #include "probes/eval_scope.h"
 #include "probes/head_loss.h"
-#include "probes/probe_tokens.h"
 #include "probes/traced_forward.h"
 #include "util/content_hash.h"
 
@@ -46,7 +45,7 @@ torch::Tensor lensLogits(model::Decoder& model, const torch::Tensor& h,
 }
 
 torch::Tensor translate(const TunedLens& lens, size_t l, const torch::Tensor& h) {
-  return h + torch::linear(h, lens.weight[l], lens.bias[l]);  // (N, C)
+  return h + torch::linear(h, lens.weight[l], lens.bias[l]);  // (..., C)
 }
 
 std::string fileBytes(const std::string& path) {
@@ -133,24 +132,13 @@ TunedLens trainTunedLens(model::Decoder& model, const torch::Tensor& text,
 LogitLens tunedLensOfTrace(model::Decoder& model, const TunedLens& lens,
                            const model::ForwardTrace& trace, const torch::Tensor& targets) {
   const int L = model->nLayers();
-  if (static_cast<int>(trace.blockInputs.size()) != L + 1 ||
-      static_cast<int>(lens.weight.size()) != L) {
-    throw std::invalid_argument(
-        "the tuned lens needs a trace of every block and a lens of as many");
+  if (static_cast<int>(lens.weight.size()) != L) {
+    throw std::invalid_argument("the tuned lens has a translator per block of another depth");
   }
   torch::NoGradGuard ng;
-  const auto real = realTokens(targets);  // undefined: every position counts
-  auto rows = [&](const torch::Tensor& x) {
-    return real.defined() ? realRows(x, real) : x.flatten(0, 1);  // (N, ...)
-  };
-  std::vector<torch::Tensor> normed;
-  for (int l = 1; l <= L; ++l) {
-    auto h = rows(trace.blockInputs[static_cast<size_t>(l)]).to(torch::kFloat32);  // (N, C)
-    if (l < L) h = translate(lens, static_cast<size_t>(l), h);
-    normed.push_back(model->norm->forward(h).to(torch::kFloat32).contiguous());
-  }
-  const auto tokenTargets = rows(targets.unsqueeze(-1)).squeeze(-1);  // (N)
-  return lensOfHidden(normed, headWeight(model), model->config().finalSoftcap, tokenTargets);
+  return lensOfTrace(model, trace, targets, [&](int l, const torch::Tensor& x) {
+    return l < L ? translate(lens, static_cast<size_t>(l), x) : x;  // (B, T, C)
+  });
 }
 
 std::string saveTunedLens(const TunedLens& lens, const std::string& path) {
